@@ -1,0 +1,85 @@
+//! `sstable-inspect ls`: the SSTables found, with their components checked against TOC.txt.
+
+use serde::Serialize;
+use sstable_engine::component::ComponentType;
+use sstable_engine::toc::{ComponentCheck, Toc};
+
+use crate::{files, parse_flags, Outcome};
+
+#[derive(Serialize)]
+struct Listing {
+    sstable: String,
+    version: String,
+    format: String,
+    generation: String,
+    components: ComponentCheck,
+    sizes_bytes: Vec<(ComponentType, u64)>,
+    errors: Vec<String>,
+}
+
+pub fn run(args: &[String]) -> Result<Outcome, String> {
+    let (paths, flags) = parse_flags(args, &["json"])?;
+    let found = files::find(&paths)?;
+    let mut listings = Vec::new();
+    for sstable in &found.grouping.sstables {
+        let mut errors = Vec::new();
+        let mut sizes_bytes = Vec::new();
+        for (component, index) in &sstable.files {
+            if let Some(path) = found.paths.get(*index) {
+                match std::fs::metadata(path) {
+                    Ok(m) => sizes_bytes.push((component.clone(), m.len())),
+                    Err(e) => errors.push(format!("{}: {e}", path.display())),
+                }
+            }
+        }
+        let toc = match sstable.file(&ComponentType::Toc).and_then(|i| found.paths.get(i)) {
+            Some(path) => match std::fs::read(path) {
+                Ok(bytes) => Some(Toc::parse(&bytes)),
+                Err(e) => {
+                    errors.push(format!("{}: {e}", path.display()));
+                    None
+                }
+            },
+            None => None,
+        };
+        let components = ComponentCheck::new(&sstable.components(), toc.as_ref());
+        listings.push(Listing {
+            sstable: sstable.prefix.clone(),
+            version: sstable.descriptor.version.to_string(),
+            format: sstable.descriptor.format.to_string(),
+            generation: sstable.descriptor.id.to_string(),
+            components,
+            sizes_bytes,
+            errors,
+        });
+    }
+    let any_errors = listings.iter().any(|l| !l.errors.is_empty());
+    if flags.contains(&"json") {
+        let json = serde_json::to_string_pretty(&listings).map_err(|e| e.to_string())?;
+        println!("{json}");
+    } else {
+        for l in &listings {
+            println!("{}  version {} format {} generation {}", l.sstable, l.version, l.format, l.generation);
+            for (c, size) in &l.sizes_bytes {
+                println!("    {:<20} {:>12} bytes", c.file_suffix(), size);
+            }
+            let names = |v: &[ComponentType]| v.iter().map(|c| c.file_suffix().to_owned()).collect::<Vec<_>>().join(", ");
+            if !l.components.missing.is_empty() {
+                println!("    missing (listed in TOC.txt): {}", names(&l.components.missing));
+            }
+            if !l.components.unlisted.is_empty() {
+                println!("    not listed in TOC.txt: {}", names(&l.components.unlisted));
+            }
+            if !l.components.unknown.is_empty() {
+                println!("    unknown components: {}", names(&l.components.unknown));
+            }
+            for e in &l.errors {
+                println!("    error: {e}");
+            }
+        }
+        for i in &found.grouping.ignored {
+            eprintln!("ignored {}: {}", i.path, i.reason);
+        }
+    }
+    Ok(if any_errors { Outcome::Errors } else { Outcome::Clean })
+}

@@ -1,0 +1,73 @@
+//! `sstable-inspect`: the SSTable inspector for terminals and scripts.
+//!
+//! Exit status: 0 when every SSTable was read without error, 1 when any had an error, 2 on bad usage.
+
+mod files;
+mod ls;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+sstable-inspect — look inside Apache Cassandra / ScyllaDB SSTable files
+
+USAGE:
+    sstable-inspect ls PATH... [--json]    list the SSTables found in files or directories (recursive),
+                                           with version, format, generation and components vs TOC.txt
+    sstable-inspect --help | --version
+
+PATH is a component file (any of an SSTable's files selects it) or a directory.
+";
+
+/// Exit codes shared by every command.
+pub(crate) enum Outcome {
+    Clean,
+    Errors,
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((command, rest)) = args.split_first() else {
+        eprint!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let result = match command.as_str() {
+        "ls" => ls::run(rest),
+        "-h" | "--help" | "help" => {
+            print!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        "-V" | "--version" => {
+            println!("sstable-inspect {}", env!("CARGO_PKG_VERSION"));
+            return ExitCode::SUCCESS;
+        }
+        other => Err(format!("unknown command `{other}`")),
+    };
+    match result {
+        Ok(Outcome::Clean) => ExitCode::SUCCESS,
+        Ok(Outcome::Errors) => ExitCode::from(1),
+        Err(usage_error) => {
+            eprintln!("error: {usage_error}\n\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Splits arguments into paths and `--flags`; unknown flags are usage errors.
+pub(crate) fn parse_flags<'a>(args: &'a [String], known: &[&str]) -> Result<(Vec<&'a str>, Vec<&'a str>), String> {
+    let mut paths = Vec::new();
+    let mut flags = Vec::new();
+    for a in args {
+        if let Some(flag) = a.strip_prefix("--") {
+            if !known.contains(&flag) {
+                return Err(format!("unknown option `{a}`"));
+            }
+            flags.push(flag);
+        } else {
+            paths.push(a.as_str());
+        }
+    }
+    if paths.is_empty() {
+        return Err("no PATH given".to_owned());
+    }
+    Ok((paths, flags))
+}

@@ -1,0 +1,28 @@
+//! Sans-I/O decoder for Apache Cassandra and ScyllaDB SSTable files.
+//!
+//! The engine never touches a file system, a clock or a thread: callers hand it bytes (whole small
+//! components, or the byte ranges it asks for in large ones) and a [`clock::Clock`]. It builds for
+//! `wasm32-unknown-unknown` (the web app) and natively (the `sstable-inspect` CLI).
+//!
+//! Module map: primitives ([`reader`], [`error`], [`span`], [`version`], [`clock`]) and one module
+//! per concept ([`descriptor`] for file names, [`component`], [`toc`], [`sstable_set`] for grouping).
+#![forbid(unsafe_code)]
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)
+)]
+
+pub mod clock;
+pub mod component;
+pub mod descriptor;
+pub mod error;
+pub mod reader;
+pub mod span;
+pub mod sstable_set;
+pub mod toc;
+pub mod version;
+
+pub use component::ComponentType;
+pub use error::{Error, ErrorKind, Result};
+pub use span::{Node, Span, Spanned};
+pub use version::{Format, Version};

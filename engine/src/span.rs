@@ -1,0 +1,82 @@
+//! Byte spans and the owned field tree that the UI, the CLI and golden files all render.
+
+use serde::Serialize;
+
+/// A half-open absolute byte range `[start, end)` in one component file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct Span {
+    pub start: u64,
+    pub end: u64,
+}
+
+impl Span {
+    pub const fn new(start: u64, end: u64) -> Self {
+        Span { start, end }
+    }
+
+    pub const fn len_bytes(&self) -> u64 {
+        self.end.saturating_sub(self.start)
+    }
+
+    pub const fn contains(&self, offset: u64) -> bool {
+        self.start <= offset && offset < self.end
+    }
+}
+
+/// A decoded value with the bytes it came from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Spanned<T> {
+    pub value: T,
+    pub span: Span,
+}
+
+/// One labelled field of a decoded component: the boundary type that every front end renders.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Node {
+    pub label: String,
+    pub value: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub span: Option<Span>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<Node>,
+}
+
+impl Node {
+    pub fn new(label: impl Into<String>, value: impl Into<String>, span: Option<Span>) -> Self {
+        Node { label: label.into(), value: value.into(), span, children: Vec::new() }
+    }
+
+    pub fn with_children(mut self, children: Vec<Node>) -> Self {
+        self.children = children;
+        self
+    }
+
+    /// The innermost node whose span contains `offset` (depth first), for "click a byte, select its field".
+    pub fn find_at(&self, offset: u64) -> Option<&Node> {
+        for child in &self.children {
+            if let Some(found) = child.find_at(offset) {
+                return Some(found);
+            }
+        }
+        match self.span {
+            Some(span) if span.contains(offset) => Some(self),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn find_at_returns_innermost_field() {
+        let tree = Node::new("root", "", Some(Span::new(0, 10))).with_children(vec![
+            Node::new("a", "1", Some(Span::new(0, 4))),
+            Node::new("b", "2", Some(Span::new(4, 8))),
+        ]);
+        assert_eq!(tree.find_at(5).map(|n| n.label.as_str()), Some("b"));
+        assert_eq!(tree.find_at(9).map(|n| n.label.as_str()), Some("root"));
+        assert!(tree.find_at(10).is_none());
+    }
+}
