@@ -25,7 +25,10 @@ pub fn find(args: &[&str]) -> Result<FoundFiles, String> {
     }
     paths.sort();
     paths.dedup();
-    let names: Vec<String> = paths.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    let names: Vec<String> = paths
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
     let grouping = group_files(&names);
     Ok(FoundFiles { paths, grouping })
 }
@@ -47,7 +50,10 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 /// The file itself plus every file in its directory that shares its SSTable prefix.
 fn siblings(file: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     out.push(file.to_path_buf());
-    let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let Ok((descriptor, _)) = sstable_engine::descriptor::parse_file_name(&name) else {
         return Ok(());
     };

@@ -32,7 +32,10 @@ pub fn run(args: &[String]) -> Result<Outcome, String> {
                 }
             }
         }
-        let toc = match sstable.file(&ComponentType::Toc).and_then(|i| found.paths.get(i)) {
+        let toc = match sstable
+            .file(&ComponentType::Toc)
+            .and_then(|i| found.paths.get(i))
+        {
             Some(path) => match std::fs::read(path) {
                 Ok(bytes) => Some(Toc::parse(&bytes)),
                 Err(e) => {
@@ -59,16 +62,30 @@ pub fn run(args: &[String]) -> Result<Outcome, String> {
         println!("{json}");
     } else {
         for l in &listings {
-            println!("{}  version {} format {} generation {}", l.sstable, l.version, l.format, l.generation);
+            println!(
+                "{}  version {} format {} generation {}",
+                l.sstable, l.version, l.format, l.generation
+            );
             for (c, size) in &l.sizes_bytes {
                 println!("    {:<20} {:>12} bytes", c.file_suffix(), size);
             }
-            let names = |v: &[ComponentType]| v.iter().map(|c| c.file_suffix().to_owned()).collect::<Vec<_>>().join(", ");
+            let names = |v: &[ComponentType]| {
+                v.iter()
+                    .map(|c| c.file_suffix().to_owned())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
             if !l.components.missing.is_empty() {
-                println!("    missing (listed in TOC.txt): {}", names(&l.components.missing));
+                println!(
+                    "    missing (listed in TOC.txt): {}",
+                    names(&l.components.missing)
+                );
             }
             if !l.components.unlisted.is_empty() {
-                println!("    not listed in TOC.txt: {}", names(&l.components.unlisted));
+                println!(
+                    "    not listed in TOC.txt: {}",
+                    names(&l.components.unlisted)
+                );
             }
             if !l.components.unknown.is_empty() {
                 println!("    unknown components: {}", names(&l.components.unknown));
@@ -81,5 +98,9 @@ pub fn run(args: &[String]) -> Result<Outcome, String> {
             eprintln!("ignored {}: {}", i.path, i.reason);
         }
     }
-    Ok(if any_errors { Outcome::Errors } else { Outcome::Clean })
+    Ok(if any_errors {
+        Outcome::Errors
+    } else {
+        Outcome::Clean
+    })
 }

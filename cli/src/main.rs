@@ -53,7 +53,10 @@ fn main() -> ExitCode {
 }
 
 /// Splits arguments into paths and `--flags`; unknown flags are usage errors.
-pub(crate) fn parse_flags<'a>(args: &'a [String], known: &[&str]) -> Result<(Vec<&'a str>, Vec<&'a str>), String> {
+pub(crate) fn parse_flags<'a>(
+    args: &'a [String],
+    known: &[&str],
+) -> Result<(Vec<&'a str>, Vec<&'a str>), String> {
     let mut paths = Vec::new();
     let mut flags = Vec::new();
     for a in args {

@@ -36,7 +36,10 @@ impl SSTableId {
     /// Parses a numeric generation or a 28-character UUID-based id.
     pub fn parse(s: &str) -> Option<SSTableId> {
         if !s.is_empty() && s.len() <= 19 && s.bytes().all(|b| b.is_ascii_digit()) {
-            return s.parse().ok().map(|generation| SSTableId::Sequence { generation });
+            return s
+                .parse()
+                .ok()
+                .map(|generation| SSTableId::Sequence { generation });
         }
         parse_uuid_id(s)
     }
@@ -76,9 +79,17 @@ fn parse_uuid_id(s: &str) -> Option<SSTableId> {
     if s.len() != 28 || s.get(4..5)? != "_" || s.get(9..10)? != "_" {
         return None;
     }
-    let ts_100ns = days.checked_mul(86_400)?.checked_add(seconds)?.checked_mul(10_000_000)?.checked_add(fraction)?;
+    let ts_100ns = days
+        .checked_mul(86_400)?
+        .checked_add(seconds)?
+        .checked_mul(10_000_000)?
+        .checked_add(fraction)?;
     let unix_millis = i64::try_from(ts_100ns / 10_000).ok()? - UUID_EPOCH_OFFSET_MILLIS;
-    Some(SSTableId::Uuid { text: s.to_ascii_lowercase(), unix_millis, lsb })
+    Some(SSTableId::Uuid {
+        text: s.to_ascii_lowercase(),
+        unix_millis,
+        lsb,
+    })
 }
 
 /// Everything a file name says about its SSTable (`Descriptor`).
@@ -137,7 +148,8 @@ pub fn parse_file_name(name: &str) -> Result<(Descriptor, ComponentType), String
     };
     let version = Version::parse(format, version)
         .ok_or_else(|| format!("`{version}` is not a two-letter SSTable version"))?;
-    let id = SSTableId::parse(id).ok_or_else(|| format!("`{id}` is not an SSTable generation or id"))?;
+    let id =
+        SSTableId::parse(id).ok_or_else(|| format!("`{id}` is not an SSTable generation or id"))?;
     if component.is_empty() {
         return Err("no component after the last `-`".to_owned());
     }
@@ -159,7 +171,10 @@ mod tests {
     #[test]
     fn current_names() {
         let (d, c) = parse_file_name("nb-1-big-Data.db").unwrap();
-        assert_eq!((d.version.as_str(), d.format, c), ("nb", Format::Big, ComponentType::Data));
+        assert_eq!(
+            (d.version.as_str(), d.format, c),
+            ("nb", Format::Big, ComponentType::Data)
+        );
         assert_eq!(d.id, SSTableId::Sequence { generation: 1 });
         assert_eq!(d.file_name_prefix(), "nb-1-big");
         let (d, c) = parse_file_name("da-1-bti-Partitions.db").unwrap();
@@ -172,7 +187,10 @@ mod tests {
         assert_eq!(d.keyspace.as_deref(), Some("legacy_tables"));
         assert_eq!(d.table.as_deref(), Some("legacy_ka_clust"));
         assert_eq!((d.version.as_str(), c), ("ka", ComponentType::Statistics));
-        assert_eq!(d.file_name(&ComponentType::Toc), "legacy_tables-legacy_ka_clust-ka-1-TOC.txt");
+        assert_eq!(
+            d.file_name(&ComponentType::Toc),
+            "legacy_tables-legacy_ka_clust-ka-1-TOC.txt"
+        );
         let (d, _) = parse_file_name("ks-t-tmp-jb-7-Data.db").unwrap();
         assert!(d.temporary);
     }
@@ -181,7 +199,14 @@ mod tests {
     fn uuid_ids_decode_their_time() {
         let id = SSTableId::parse("3gsm_0lob_1zdg02we44my8dy25w").unwrap();
         // 2025-08-07T07:48:11.333Z
-        assert_eq!(id, SSTableId::Uuid { text: "3gsm_0lob_1zdg02we44my8dy25w".into(), unix_millis: 1_754_552_891_333, lsb: 0xbeaf_3829_db28_2c74 });
+        assert_eq!(
+            id,
+            SSTableId::Uuid {
+                text: "3gsm_0lob_1zdg02we44my8dy25w".into(),
+                unix_millis: 1_754_552_891_333,
+                lsb: 0xbeaf_3829_db28_2c74
+            }
+        );
         let (d, c) = parse_file_name("nb-3gll_1kke_3qdyo2i4kzfpt3cqcy-big-Data.db").unwrap();
         assert!(matches!(d.id, SSTableId::Uuid { .. }));
         assert_eq!(c, ComponentType::Data);
@@ -190,7 +215,13 @@ mod tests {
 
     #[test]
     fn non_sstable_names_are_rejected_with_a_reason() {
-        for name in ["MANIFEST.md", "utils.BloomFilter1000.bin", "nb-1-huge-Data.db", "NB-1-big-Data.db", "a-b-c-d-e-f-g"] {
+        for name in [
+            "MANIFEST.md",
+            "utils.BloomFilter1000.bin",
+            "nb-1-huge-Data.db",
+            "NB-1-big-Data.db",
+            "a-b-c-d-e-f-g",
+        ] {
             assert!(parse_file_name(name).is_err(), "{name}");
         }
     }

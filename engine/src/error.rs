@@ -13,7 +13,10 @@ use crate::component::ComponentType;
 #[non_exhaustive]
 pub enum ErrorKind {
     /// Fewer bytes remain than the field needs.
-    UnexpectedEof { needed_bytes: u64, available_bytes: u64 },
+    UnexpectedEof {
+        needed_bytes: u64,
+        available_bytes: u64,
+    },
     /// A length or count read from the file is larger than the bytes that remain or a sane limit.
     LengthTooLarge { length: u64, limit: u64 },
     /// A value that the format does not allow.
@@ -27,7 +30,10 @@ pub enum ErrorKind {
 impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ErrorKind::UnexpectedEof { needed_bytes, available_bytes } => write!(
+            ErrorKind::UnexpectedEof {
+                needed_bytes,
+                available_bytes,
+            } => write!(
                 f,
                 "unexpected end of data (needed {needed_bytes} bytes, {available_bytes} available)"
             ),
@@ -36,7 +42,10 @@ impl fmt::Display for ErrorKind {
             }
             ErrorKind::InvalidValue(msg) => f.write_str(msg),
             ErrorKind::BadFileName(msg) => write!(f, "not an SSTable file name: {msg}"),
-            ErrorKind::MissingBytes { wanted_start, wanted_end } => {
+            ErrorKind::MissingBytes {
+                wanted_start,
+                wanted_end,
+            } => {
                 write!(f, "bytes {wanted_start}..{wanted_end} were not supplied")
             }
         }
@@ -61,7 +70,12 @@ pub type Result<T, E = Error> = core::result::Result<T, E>;
 impl Error {
     /// An error of `kind` at absolute file `offset`.
     pub fn new(kind: ErrorKind, offset: u64) -> Self {
-        Error(Box::new(Inner { kind, offset, component: None, context: "" }))
+        Error(Box::new(Inner {
+            kind,
+            offset,
+            component: None,
+            context: "",
+        }))
     }
 
     /// An [`ErrorKind::InvalidValue`] at `offset`.
@@ -134,9 +148,15 @@ mod tests {
 
     #[test]
     fn display_names_offset_component_and_context() {
-        let e = Error::new(ErrorKind::UnexpectedEof { needed_bytes: 8, available_bytes: 3 }, 0x1f40)
-            .context("STATS: estimated partition size")
-            .in_component(ComponentType::Statistics);
+        let e = Error::new(
+            ErrorKind::UnexpectedEof {
+                needed_bytes: 8,
+                available_bytes: 3,
+            },
+            0x1f40,
+        )
+        .context("STATS: estimated partition size")
+        .in_component(ComponentType::Statistics);
         assert_eq!(
             e.to_string(),
             "unexpected end of data (needed 8 bytes, 3 available) at 0x1f40 in Statistics.db \

@@ -9,17 +9,24 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(
     not(test),
-    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
 )]
 
 pub mod clock;
 pub mod component;
 pub mod descriptor;
 pub mod error;
+pub mod hash;
 pub mod reader;
 pub mod span;
 pub mod sstable_set;
 pub mod toc;
+pub mod types;
 pub mod version;
 
 pub use component::ComponentType;

@@ -21,7 +21,12 @@ pub struct Reader<'a> {
 impl<'a> Reader<'a> {
     /// A reader over `data`, whose first byte is at `base_offset` in its file.
     pub fn new(data: &'a [u8], base_offset: u64) -> Self {
-        Reader { data, pos: 0, base_offset, component: None }
+        Reader {
+            data,
+            pos: 0,
+            base_offset,
+            component: None,
+        }
     }
 
     /// Tags errors from this reader with `component`.
@@ -105,16 +110,32 @@ impl<'a> Reader<'a> {
     pub fn check_len(&self, len: u64, what: &'static str) -> Result<usize> {
         let remaining = self.remaining_bytes() as u64;
         if len > remaining {
-            return Err(
-                self.error(ErrorKind::LengthTooLarge { length: len, limit: remaining }, what)
-            );
+            return Err(self.error(
+                ErrorKind::LengthTooLarge {
+                    length: len,
+                    limit: remaining,
+                },
+                what,
+            ));
         }
-        usize::try_from(len)
-            .map_err(|_| self.error(ErrorKind::LengthTooLarge { length: len, limit: remaining }, what))
+        usize::try_from(len).map_err(|_| {
+            self.error(
+                ErrorKind::LengthTooLarge {
+                    length: len,
+                    limit: remaining,
+                },
+                what,
+            )
+        })
     }
 
     /// Checks an untrusted element count: each element needs at least `min_bytes_each` bytes.
-    pub fn check_count(&self, count: u64, min_bytes_each: u64, what: &'static str) -> Result<usize> {
+    pub fn check_count(
+        &self,
+        count: u64,
+        min_bytes_each: u64,
+        what: &'static str,
+    ) -> Result<usize> {
         let needed = count.saturating_mul(min_bytes_each.max(1));
         self.check_len(needed, what)?;
         usize::try_from(count).map_err(|_| self.invalid_at("count too large", self.offset(), what))
@@ -195,7 +216,11 @@ impl<'a> Reader<'a> {
                 what,
             )
         })?;
-        let mut value = if extra >= 8 { 0 } else { u64::from(first & (0xffu8 >> extra)) };
+        let mut value = if extra >= 8 {
+            0
+        } else {
+            u64::from(first & (0xffu8 >> extra))
+        };
         for &b in rest {
             value = (value << 8) | u64::from(b);
         }
@@ -212,7 +237,8 @@ impl<'a> Reader<'a> {
     pub fn unsigned_vint32(&mut self, what: &'static str) -> Result<u32> {
         let start = self.offset();
         let v = self.unsigned_vint(what)?;
-        u32::try_from(v).map_err(|_| self.invalid_at(format!("vint {v} does not fit in 32 bits"), start, what))
+        u32::try_from(v)
+            .map_err(|_| self.invalid_at(format!("vint {v} does not fit in 32 bits"), start, what))
     }
 
     /// u16 length + bytes (`ByteBufferUtil.readWithShortLength`).
@@ -246,7 +272,12 @@ impl<'a> Reader<'a> {
     pub fn sub_reader(&mut self, len: u64, what: &'static str) -> Result<Reader<'a>> {
         let base = self.offset();
         let bytes = self.bytes_u64(len, what)?;
-        Ok(Reader { data: bytes, pos: 0, base_offset: base, component: self.component.clone() })
+        Ok(Reader {
+            data: bytes,
+            pos: 0,
+            base_offset: base,
+            component: self.component.clone(),
+        })
     }
 }
 
@@ -270,7 +301,9 @@ pub fn decode_modified_utf8(bytes: &[u8]) -> String {
         } else if b0 & 0xf0 == 0xe0 {
             match (it.next(), it.next()) {
                 (Some(b1), Some(b2)) => {
-                    (u16::from(b0 & 0x0f) << 12) | (u16::from(b1 & 0x3f) << 6) | u16::from(b2 & 0x3f)
+                    (u16::from(b0 & 0x0f) << 12)
+                        | (u16::from(b1 & 0x3f) << 6)
+                        | u16::from(b2 & 0x3f)
                 }
                 _ => 0xfffd,
             }
@@ -302,14 +335,23 @@ mod tests {
         assert_eq!(vint(&[0xbf, 0xff]), 16383);
         assert_eq!(vint(&[0xc0, 0x40, 0x00]), 16384);
         assert_eq!(vint(&[0xdf, 0xff, 0xff]), (1 << 21) - 1);
-        assert_eq!(vint(&[0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), (1 << 56) - 1);
+        assert_eq!(
+            vint(&[0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
+            (1 << 56) - 1
+        );
         assert_eq!(vint(&[0xff, 0x01, 0, 0, 0, 0, 0, 0, 0]), 1 << 56);
         assert_eq!(vint(&[0xff, 0x80, 0, 0, 0, 0, 0, 0, 0]), 1 << 63);
     }
 
     #[test]
     fn signed_vint_is_zigzag() {
-        for (bytes, want) in [(&[0x01][..], -1i64), (&[0x02], 1), (&[0x7f], -64), (&[0x80, 0x80], 64), (&[0x87, 0xcf], -1000)] {
+        for (bytes, want) in [
+            (&[0x01][..], -1i64),
+            (&[0x02], 1),
+            (&[0x7f], -64),
+            (&[0x80, 0x80], 64),
+            (&[0x87, 0xcf], -1000),
+        ] {
             assert_eq!(Reader::new(bytes, 0).signed_vint("t").unwrap(), want);
         }
     }
@@ -321,7 +363,9 @@ mod tests {
         let e = r.i32("chunk length").unwrap_err();
         assert_eq!(e.offset(), 101);
         assert_eq!(e.to_string(), "unexpected end of data (needed 4 bytes, 2 available) at 0x65 in Statistics.db (reading chunk length)");
-        let e = Reader::new(&[0xc0, 0x40], 7).unsigned_vint("v").unwrap_err();
+        let e = Reader::new(&[0xc0, 0x40], 7)
+            .unsigned_vint("v")
+            .unwrap_err();
         assert_eq!(e.offset(), 7);
     }
 
@@ -329,7 +373,13 @@ mod tests {
     fn absurd_lengths_are_rejected_before_allocation() {
         let mut r = Reader::new(&[0x7f, 0xff, 0xff, 0xff, 0], 0);
         let e = r.int_length_bytes("blob").unwrap_err();
-        assert!(matches!(e.kind(), ErrorKind::LengthTooLarge { length: 0x7fff_ffff, limit: 1 }));
+        assert!(matches!(
+            e.kind(),
+            ErrorKind::LengthTooLarge {
+                length: 0x7fff_ffff,
+                limit: 1
+            }
+        ));
         let r = Reader::new(&[0; 16], 0);
         assert!(r.check_count(u64::MAX, 8, "offsets").is_err());
         assert_eq!(r.check_count(2, 8, "offsets").unwrap(), 2);
@@ -340,6 +390,9 @@ mod tests {
         assert_eq!(decode_modified_utf8(b"abc"), "abc");
         assert_eq!(decode_modified_utf8(&[0x61, 0xc0, 0x80, 0x62]), "a\u{0}b");
         // U+1F600 as a CESU-8 surrogate pair.
-        assert_eq!(decode_modified_utf8(&[0xed, 0xa0, 0xbd, 0xed, 0xb8, 0x80]), "\u{1F600}");
+        assert_eq!(
+            decode_modified_utf8(&[0xed, 0xa0, 0xbd, 0xed, 0xb8, 0x80]),
+            "\u{1F600}"
+        );
     }
 }

@@ -43,7 +43,12 @@ pub struct Node {
 
 impl Node {
     pub fn new(label: impl Into<String>, value: impl Into<String>, span: Option<Span>) -> Self {
-        Node { label: label.into(), value: value.into(), span, children: Vec::new() }
+        Node {
+            label: label.into(),
+            value: value.into(),
+            span,
+            children: Vec::new(),
+        }
     }
 
     pub fn with_children(mut self, children: Vec<Node>) -> Self {

@@ -25,7 +25,10 @@ pub struct SSTableFiles {
 impl SSTableFiles {
     /// The caller's index of the file holding `component`, if present.
     pub fn file(&self, component: &ComponentType) -> Option<usize> {
-        self.files.iter().find(|(c, _)| c == component).map(|&(_, i)| i)
+        self.files
+            .iter()
+            .find(|(c, _)| c == component)
+            .map(|&(_, i)| i)
     }
 
     pub fn components(&self) -> Vec<ComponentType> {
@@ -66,13 +69,19 @@ pub fn group_files<S: AsRef<str>>(paths: &[S]) -> Grouping {
         match parse_file_name(name) {
             Ok((descriptor, component)) => {
                 let file_prefix = descriptor.file_name_prefix();
-                let prefix = if dir.is_empty() { file_prefix.clone() } else { format!("{dir}/{file_prefix}") };
-                let entry = groups.entry((dir.to_owned(), file_prefix)).or_insert_with(|| SSTableFiles {
-                    directory: dir.to_owned(),
-                    prefix,
-                    descriptor,
-                    files: Vec::new(),
-                });
+                let prefix = if dir.is_empty() {
+                    file_prefix.clone()
+                } else {
+                    format!("{dir}/{file_prefix}")
+                };
+                let entry = groups
+                    .entry((dir.to_owned(), file_prefix))
+                    .or_insert_with(|| SSTableFiles {
+                        directory: dir.to_owned(),
+                        prefix,
+                        descriptor,
+                        files: Vec::new(),
+                    });
                 if entry.files.iter().any(|(c, _)| *c == component) {
                     ignored.push(IgnoredFile {
                         index,
@@ -83,7 +92,11 @@ pub fn group_files<S: AsRef<str>>(paths: &[S]) -> Grouping {
                     entry.files.push((component, index));
                 }
             }
-            Err(reason) => ignored.push(IgnoredFile { index, path: path.to_owned(), reason }),
+            Err(reason) => ignored.push(IgnoredFile {
+                index,
+                path: path.to_owned(),
+                reason,
+            }),
         }
     }
     let mut sstables: Vec<SSTableFiles> = groups.into_values().collect();
@@ -109,8 +122,14 @@ mod tests {
         ];
         let g = group_files(&paths);
         let prefixes: Vec<&str> = g.sstables.iter().map(|s| s.prefix.as_str()).collect();
-        assert_eq!(prefixes, ["ks-tbl-ka-3", "t1/nb-1-big", "t1/nb-2-big", "t2/nb-1-big"]);
-        assert_eq!(g.sstables[1].files, [(ComponentType::Data, 0), (ComponentType::Toc, 1)]);
+        assert_eq!(
+            prefixes,
+            ["ks-tbl-ka-3", "t1/nb-1-big", "t1/nb-2-big", "t2/nb-1-big"]
+        );
+        assert_eq!(
+            g.sstables[1].files,
+            [(ComponentType::Data, 0), (ComponentType::Toc, 1)]
+        );
         assert_eq!(g.ignored.len(), 1);
         assert_eq!(g.ignored[0].path, "t2/README.md");
         assert!(g.ignored[0].reason.contains("expected <version>"));

@@ -59,12 +59,19 @@ impl ComponentCheck {
         let mut present_sorted: Vec<ComponentType> = present.to_vec();
         present_sorted.sort();
         present_sorted.dedup();
-        let mut check = ComponentCheck { present: present_sorted.clone(), ..Default::default() };
+        let mut check = ComponentCheck {
+            present: present_sorted.clone(),
+            ..Default::default()
+        };
         if let Some(toc) = toc {
             let mut listed: Vec<ComponentType> = toc.components().cloned().collect();
             listed.sort();
             listed.dedup();
-            check.missing = listed.iter().filter(|c| !present_sorted.contains(c)).cloned().collect();
+            check.missing = listed
+                .iter()
+                .filter(|c| !present_sorted.contains(c))
+                .cloned()
+                .collect();
             check.unlisted = present_sorted
                 .iter()
                 .filter(|c| **c != ComponentType::Toc && !listed.contains(c))
@@ -96,9 +103,19 @@ mod tests {
     #[test]
     fn reports_missing_unlisted_and_unknown() {
         let toc = Toc::parse(b"Data.db\nSummary.db\nTOC.txt\nWeird.db\n");
-        let present = [ComponentType::Data, ComponentType::Toc, ComponentType::Filter];
+        let present = [
+            ComponentType::Data,
+            ComponentType::Toc,
+            ComponentType::Filter,
+        ];
         let check = ComponentCheck::new(&present, Some(&toc));
-        assert_eq!(check.missing, [ComponentType::Summary, ComponentType::Custom("Weird.db".into())]);
+        assert_eq!(
+            check.missing,
+            [
+                ComponentType::Summary,
+                ComponentType::Custom("Weird.db".into())
+            ]
+        );
         assert_eq!(check.unlisted, [ComponentType::Filter]);
         assert_eq!(check.unknown, [ComponentType::Custom("Weird.db".into())]);
     }

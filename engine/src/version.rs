@@ -55,9 +55,10 @@ impl Version {
     /// Parses two lowercase ASCII letters.
     pub fn parse(format: Format, s: &str) -> Option<Version> {
         match s.as_bytes() {
-            &[a, b] if a.is_ascii_lowercase() && b.is_ascii_lowercase() => {
-                Some(Version { format, letters: [a, b] })
-            }
+            &[a, b] if a.is_ascii_lowercase() && b.is_ascii_lowercase() => Some(Version {
+                format,
+                letters: [a, b],
+            }),
             _ => None,
         }
     }
@@ -91,7 +92,7 @@ impl Version {
 
     pub fn has_commit_log_lower_bound(&self) -> bool {
         let s = self.as_str();
-        self.is_bti() || (s >= "lb" && s < "ma") || s >= "mb"
+        self.is_bti() || ("lb".."ma").contains(&s) || s >= "mb"
     }
 
     pub fn has_commit_log_intervals(&self) -> bool {
@@ -100,17 +101,17 @@ impl Version {
 
     pub fn has_accurate_min_max(&self) -> bool {
         let s = self.as_str();
-        self.is_bti() || (s >= "md" && s < "oa")
+        self.is_bti() || ("md".."oa").contains(&s)
     }
 
     pub fn has_legacy_min_max(&self) -> bool {
         let s = self.as_str();
-        !self.is_bti() && s >= "ma" && s < "oa"
+        !self.is_bti() && ("ma".."oa").contains(&s)
     }
 
     pub fn has_originating_host_id(&self) -> bool {
         let s = self.as_str();
-        self.is_bti() || (s >= "me" && s < "na") || s >= "nb"
+        self.is_bti() || ("me".."na").contains(&s) || s >= "nb"
     }
 
     /// Max compressed length in CompressionInfo, pending repair, transient flag, metadata CRCs: na+.
@@ -215,7 +216,9 @@ mod tests {
     #[test]
     fn gates_follow_the_format_doc() {
         let da = Version::parse(Format::Bti, "da").unwrap();
-        assert!(da.has_metadata_checksum() && da.has_uint_deletion_time() && !da.has_legacy_min_max());
+        assert!(
+            da.has_metadata_checksum() && da.has_uint_deletion_time() && !da.has_legacy_min_max()
+        );
         assert!(!big("nb").has_uint_deletion_time() && big("oa").has_uint_deletion_time());
         assert!(big("mb").has_commit_log_lower_bound() && big("lb").has_commit_log_lower_bound());
         assert!(!big("ma").has_commit_log_lower_bound() && !big("la").has_commit_log_lower_bound());

@@ -1,1 +1,62 @@
-fn main() {}
+//! Project automation, in Rust: `cargo xtask serve | test | build | tools`.
+//!
+//! Every slow step is announced as it starts; tools are installed once at pinned versions into
+//! Cargo's bin directory and found there on later runs.
+
+mod server;
+mod steps;
+mod tools;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+cargo xtask <command>
+
+  serve [--port N]   install what is missing, build the web app (release) and serve it on
+                     http://127.0.0.1:8080 (or --port)
+  test               everything CI runs: fmt, clippy, native tests, wasm32 build, headless-browser
+                     tests of engine and web, release build and the Playwright end-to-end test
+  build              install what is missing and build the web app into dist/ (release)
+  tools              only install the pinned tools (wasm32 target, trunk, wasm-bindgen-cli,
+                     chromium + chromedriver, npm packages)
+";
+
+/// The repository root (the parent of `xtask/`).
+pub fn repo_root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().map(PathBuf::from).unwrap_or(manifest)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("serve") => parse_port(&args[1..]).and_then(steps::serve),
+        Some("test") => steps::test_all(),
+        Some("build") => steps::build_web(),
+        Some("tools") => tools::ensure_all(),
+        Some("-h" | "--help" | "help") => {
+            print!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        _ => {
+            eprint!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("\nxtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn parse_port(args: &[String]) -> Result<u16, String> {
+    match args {
+        [] => Ok(8080),
+        [flag, port] if flag == "--port" => port.parse().map_err(|_| format!("bad port `{port}`")),
+        _ => Err("usage: cargo xtask serve [--port N]".to_owned()),
+    }
+}

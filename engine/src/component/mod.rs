@@ -3,6 +3,14 @@
 //! Src: `io/sstable/Component.java`, `format/SSTableFormat.java` (`Components`),
 //! `format/big/BigFormat.java`, `format/bti/BtiFormat.java`.
 
+pub mod compression_info;
+pub mod crc;
+pub mod digest;
+pub mod filter;
+pub mod scylla;
+pub mod statistics;
+pub mod summary;
+
 use core::fmt;
 
 use serde::{Serialize, Serializer};
@@ -109,14 +117,29 @@ mod tests {
     #[test]
     fn suffixes_round_trip() {
         for s in [
-            "Data.db", "Index.db", "Summary.db", "Partitions.db", "Rows.db", "Statistics.db",
-            "Filter.db", "CompressionInfo.db", "CRC.db", "Digest.crc32", "Digest.adler32",
-            "Digest.sha1", "TOC.txt", "Scylla.db", "SAI+aa+GroupMeta.db",
+            "Data.db",
+            "Index.db",
+            "Summary.db",
+            "Partitions.db",
+            "Rows.db",
+            "Statistics.db",
+            "Filter.db",
+            "CompressionInfo.db",
+            "CRC.db",
+            "Digest.crc32",
+            "Digest.adler32",
+            "Digest.sha1",
+            "TOC.txt",
+            "Scylla.db",
+            "SAI+aa+GroupMeta.db",
         ] {
             let c = ComponentType::from_suffix(s);
             assert!(c.is_known(), "{s}");
             assert_eq!(c.file_suffix(), s);
         }
-        assert_eq!(ComponentType::from_suffix("Foo.db"), ComponentType::Custom("Foo.db".into()));
+        assert_eq!(
+            ComponentType::from_suffix("Foo.db"),
+            ComponentType::Custom("Foo.db".into())
+        );
     }
 }

@@ -1,0 +1,74 @@
+// Shared set-up for the end-to-end tests: the browser, the served page and the fixtures.
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+export const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
+export const FIXTURES = process.env.SSTABLE_FIXTURES ?? '';
+export const OUT = process.env.E2E_OUT ?? path.resolve('out');
+
+const ci = ['1', 'true'].includes((process.env.CI ?? '').toLowerCase());
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: [
+      '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    ],
+  });
+}
+
+/** The fixtures directory, or null after recording a skip (a failure when CI is set). */
+export function fixturesOrSkip(t) {
+  if (FIXTURES && fs.existsSync(path.join(FIXTURES, 'MANIFEST.md'))) return FIXTURES;
+  if (ci) throw new Error('the Cassandra fixtures are required when CI is set');
+  if (process.env.SSTABLE_SKIP_LOG) fs.appendFileSync(process.env.SSTABLE_SKIP_LOG, `e2e: ${t.name} (fixtures not found)\n`);
+  t.skip('Cassandra fixtures not found');
+  return null;
+}
+
+export function legacyTable(fixtures, version, table) {
+  return path.join(fixtures, 'legacy-sstables', version, 'legacy_tables', table);
+}
+
+/** Opens the page and fails the test on any uncaught page error. */
+export async function openPage(browser) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(BASE_URL);
+  await page.waitForSelector('[data-testid=drop-zone]');
+  return { page, errors };
+}
+
+/** Drops files on the drop zone with a synthetic DataTransfer, as a user's drag and drop would. */
+export async function dropFiles(page, filePaths) {
+  const payload = filePaths.map((p) => ({ name: path.basename(p), base64: fs.readFileSync(p).toString('base64') }));
+  await page.evaluate((files) => {
+    const transfer = new DataTransfer();
+    for (const f of files) {
+      const bytes = Uint8Array.from(atob(f.base64), (c) => c.charCodeAt(0));
+      transfer.items.add(new File([bytes], f.name));
+    }
+    const zone = document.querySelector('[data-testid=drop-zone]');
+    for (const type of ['dragenter', 'dragover', 'drop']) {
+      zone.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: transfer }));
+    }
+  }, payload);
+}
+
+export async function cardFacts(card) {
+  const text = async (id) => (await card.locator(`[data-testid=${id}]`).textContent())?.trim();
+  return {
+    prefix: await card.getAttribute('data-prefix'),
+    version: await text('version'),
+    format: await text('format'),
+    generation: await text('generation'),
+    components: Number(await text('component-count')),
+  };
+}
+
+export function filesIn(dir) {
+  return fs.readdirSync(dir).sort().map((f) => path.join(dir, f));
+}

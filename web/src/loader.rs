@@ -1,0 +1,184 @@
+//! All browser I/O: files from `<input type=file>`, drag and drop (walking dropped directories with
+//! `webkitGetAsEntry`), and reads of `Blob` byte ranges. Nothing here decodes; the engine does.
+
+use js_sys::{Array, Function, Promise, Reflect, Uint8Array};
+use sstable_engine::component::ComponentType;
+use sstable_engine::sstable_set::{group_files, IgnoredFile};
+use sstable_engine::toc::{ComponentCheck, Toc};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{
+    DataTransfer, File, FileList, FileSystemDirectoryEntry, FileSystemEntry, FileSystemFileEntry,
+};
+
+use crate::state::SSTableView;
+
+/// A file handle with the path it was found under (relative to what was dropped or picked).
+#[derive(Clone)]
+pub struct PickedFile {
+    pub path: String,
+    pub file: File,
+}
+
+/// Files from an `<input type=file>` (with or without `webkitdirectory`).
+pub fn from_file_list(list: &FileList) -> Vec<PickedFile> {
+    (0..list.length())
+        .filter_map(|i| list.item(i))
+        .map(|file| {
+            let relative = Reflect::get(&file, &JsValue::from_str("webkitRelativePath"))
+                .ok()
+                .and_then(|v| v.as_string())
+                .filter(|s| !s.is_empty());
+            PickedFile {
+                path: relative.unwrap_or_else(|| file.name()),
+                file,
+            }
+        })
+        .collect()
+}
+
+/// The entries of a drop, captured synchronously (a `DataTransfer` is emptied when the event ends).
+pub fn drop_entries(transfer: &DataTransfer) -> (Vec<FileSystemEntry>, Vec<PickedFile>) {
+    let mut entries = Vec::new();
+    let items = transfer.items();
+    for i in 0..items.length() {
+        if let Some(item) = items.get(i) {
+            if let Ok(Some(entry)) = item.webkit_get_as_entry() {
+                entries.push(entry);
+            }
+        }
+    }
+    // Browsers (and synthetic drops) without entries still give plain files.
+    let plain = if entries.is_empty() {
+        transfer
+            .files()
+            .map(|l| from_file_list(&l))
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    (entries, plain)
+}
+
+/// Walks dropped entries recursively and returns every file with its path.
+pub async fn walk_entries(entries: Vec<FileSystemEntry>) -> Result<Vec<PickedFile>, String> {
+    let mut out = Vec::new();
+    let mut stack = entries;
+    while let Some(entry) = stack.pop() {
+        if entry.is_directory() {
+            let dir: FileSystemDirectoryEntry = entry.unchecked_into();
+            let reader = dir.create_reader();
+            // readEntries returns at most ~100 entries per call: call until it returns none.
+            loop {
+                let batch = callback_promise(|ok, err| {
+                    reader.read_entries_with_callback_and_callback(&ok, &err)
+                })
+                .await?;
+                let batch: Array = batch.unchecked_into();
+                if batch.length() == 0 {
+                    break;
+                }
+                stack.extend(batch.iter().map(|v| v.unchecked_into::<FileSystemEntry>()));
+            }
+        } else if entry.is_file() {
+            let path = entry.full_path().trim_start_matches('/').to_owned();
+            let file_entry: FileSystemFileEntry = entry.unchecked_into();
+            let file = callback_promise(|ok, err| {
+                file_entry.file_with_callback_and_callback(&ok, &err);
+                Ok(())
+            })
+            .await?;
+            out.push(PickedFile {
+                path,
+                file: file.unchecked_into(),
+            });
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+/// Wraps a success/error callback API in a future.
+async fn callback_promise(
+    call: impl FnOnce(Function, Function) -> Result<(), JsValue>,
+) -> Result<JsValue, String> {
+    let mut call = Some(call);
+    let promise = Promise::new(&mut |resolve, reject: Function| {
+        if let Some(call) = call.take() {
+            if let Err(e) = call(resolve, reject.clone()) {
+                // The API threw instead of calling back: reject with what it threw.
+                let _ = reject.call1(&JsValue::NULL, &e);
+            }
+        }
+    });
+    JsFuture::from(promise).await.map_err(js_error)
+}
+
+/// Reads bytes `[start, end)` of a file with `Blob.slice`: large files are never read whole.
+pub async fn read_range(file: &File, start: u64, end: u64) -> Result<Vec<u8>, String> {
+    let blob = file
+        .slice_with_f64_and_f64(start as f64, end as f64)
+        .map_err(js_error)?;
+    let buffer = JsFuture::from(blob.array_buffer())
+        .await
+        .map_err(js_error)?;
+    Ok(Uint8Array::new(&buffer).to_vec())
+}
+
+/// Reads a whole (small) file.
+pub async fn read_all(file: &File) -> Result<Vec<u8>, String> {
+    read_range(file, 0, file.size() as u64).await
+}
+
+pub fn js_error(v: JsValue) -> String {
+    v.dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| v.as_string())
+        .unwrap_or_else(|| format!("{v:?}"))
+}
+
+/// Groups files into SSTables and checks each against its TOC.txt.
+pub async fn load(files: &[PickedFile]) -> (Vec<SSTableView>, Vec<IgnoredFile>) {
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    let grouping = group_files(&paths);
+    let mut views = Vec::new();
+    for sstable in &grouping.sstables {
+        let mut errors = Vec::new();
+        let components: Vec<(ComponentType, u64)> = sstable
+            .files
+            .iter()
+            .filter_map(|(c, i)| files.get(*i).map(|f| (c.clone(), f.file.size() as u64)))
+            .collect();
+        let toc = match sstable.file(&ComponentType::Toc).and_then(|i| files.get(i)) {
+            Some(f) => match read_all(&f.file).await {
+                Ok(bytes) => Some(Toc::parse(&bytes)),
+                Err(e) => {
+                    errors.push(format!("{}: {e}", f.path));
+                    None
+                }
+            },
+            None => None,
+        };
+        let d = &sstable.descriptor;
+        views.push(SSTableView {
+            prefix: sstable.prefix.clone(),
+            version: d.version.to_string(),
+            release: d.version.cassandra_release().to_owned(),
+            format: d.format.to_string(),
+            generation: d.id.to_string(),
+            check: ComponentCheck::new(&sstable.components(), toc.as_ref()),
+            components,
+            errors,
+        });
+    }
+    (views, grouping.ignored)
+}
+
+/// Milliseconds from `performance.now()` (0 where unavailable).
+pub fn now_millis() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map(|p| p.now())
+        .unwrap_or(0.0)
+}

@@ -1,0 +1,3 @@
+fn main() {
+    sstable_web::start();
+}

@@ -1,0 +1,97 @@
+//! The web crate in headless Chromium: the loader over real `File` objects and the card rendering.
+#![cfg(target_arch = "wasm32")]
+
+use js_sys::{Array, Uint8Array};
+use sstable_web::components::sstable_card::{SSTableCard, SSTableCardProps};
+use sstable_web::loader::{self, PickedFile};
+use wasm_bindgen_test::*;
+use web_sys::File;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn file(name: &str, bytes: &[u8]) -> PickedFile {
+    let parts = Array::new();
+    parts.push(&Uint8Array::from(bytes));
+    let file = File::new_with_u8_array_sequence(&parts, name).unwrap();
+    PickedFile {
+        path: format!("legacy_nb_clust/{name}"),
+        file,
+    }
+}
+
+const NB_CLUST_TOC: &[u8] =
+    b"CompressionInfo.db\nData.db\nSummary.db\nFilter.db\nDigest.crc32\nTOC.txt\nStatistics.db\nIndex.db\n";
+
+fn nb_files() -> Vec<PickedFile> {
+    let mut files: Vec<PickedFile> = [
+        "CompressionInfo.db",
+        "Data.db",
+        "Summary.db",
+        "Filter.db",
+        "Digest.crc32",
+        "Statistics.db",
+        "Index.db",
+    ]
+    .iter()
+    .map(|c| file(&format!("nb-1-big-{c}"), &[0u8; 3]))
+    .collect();
+    files.push(file("nb-1-big-TOC.txt", NB_CLUST_TOC));
+    files.push(file("notes.txt", b"hello"));
+    files
+}
+
+#[wasm_bindgen_test]
+async fn loader_groups_files_and_reads_the_toc_through_blob_slices() {
+    let (views, ignored) = loader::load(&nb_files()).await;
+    assert_eq!(views.len(), 1);
+    let v = &views[0];
+    assert_eq!(
+        (v.version.as_str(), v.format.as_str(), v.generation.as_str()),
+        ("nb", "big", "1")
+    );
+    assert_eq!(v.components.len(), 8);
+    assert!(v.check.missing.is_empty() && v.check.unlisted.is_empty());
+    assert_eq!(ignored.len(), 1);
+    assert_eq!(ignored[0].path, "legacy_nb_clust/notes.txt");
+    // A ranged read returns exactly the requested bytes.
+    let toc = &nb_files()[7];
+    assert_eq!(
+        loader::read_range(&toc.file, 8, 15).await.unwrap(),
+        b"Data.db"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn card_renders_version_format_generation_and_components() {
+    let (views, _) = loader::load(&nb_files()).await;
+    let document = web_sys::window().unwrap().document().unwrap();
+    let root = document.create_element("div").unwrap();
+    document.body().unwrap().append_child(&root).unwrap();
+    yew::Renderer::<SSTableCard>::with_root_and_props(
+        root.clone(),
+        SSTableCardProps {
+            sstable: views[0].clone(),
+        },
+    )
+    .render();
+    // Let Yew's scheduler render.
+    wasm_bindgen_futures::JsFuture::from(js_sys::Promise::resolve(&wasm_bindgen::JsValue::NULL))
+        .await
+        .unwrap();
+    let text = |sel: &str| {
+        root.query_selector(sel)
+            .unwrap()
+            .and_then(|e| e.text_content())
+            .unwrap_or_default()
+    };
+    assert_eq!(text("[data-testid=version]"), "nb");
+    assert_eq!(text("[data-testid=format]"), "big");
+    assert_eq!(text("[data-testid=generation]"), "1");
+    assert_eq!(text("[data-testid=component-count]"), "8");
+    assert_eq!(
+        root.query_selector_all("[data-testid=component]")
+            .unwrap()
+            .length(),
+        8
+    );
+}

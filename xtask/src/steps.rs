@@ -1,0 +1,249 @@
+//! The steps of `test`, `build` and `serve`, each announced by name as it starts.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use crate::{repo_root, server, tools};
+
+/// Prints a step banner.
+pub fn announce(what: &str) {
+    println!("\n==> {what}");
+}
+
+/// Runs a command with inherited output (so progress shows), PATH including Cargo's bin dir.
+pub fn run(cmd: &mut Command) -> Result<(), String> {
+    let shown = format!("{cmd:?}");
+    let status = cmd
+        .env("PATH", tools::path_env())
+        .status()
+        .map_err(|e| format!("could not start {shown}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{shown} failed ({status})"))
+    }
+}
+
+fn cargo() -> Command {
+    let mut c = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    c.current_dir(repo_root());
+    c
+}
+
+/// Where the real Cassandra fixtures are: `$SSTABLE_FIXTURES` (the `fixtures` dir or its
+/// `cassandra/` child) or `../shared/fixtures/cassandra` beside the repo.
+pub fn fixtures_dir() -> Option<PathBuf> {
+    let candidates = std::env::var_os("SSTABLE_FIXTURES")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain(
+            repo_root()
+                .parent()
+                .map(|p| p.join("shared").join("fixtures")),
+        );
+    for base in candidates {
+        for dir in [base.join("cassandra"), base.clone()] {
+            if dir.join("MANIFEST.md").is_file() {
+                return Some(dir);
+            }
+        }
+    }
+    None
+}
+
+fn skip_log() -> PathBuf {
+    repo_root().join("target").join("xtask").join("skips.log")
+}
+
+/// Environment shared by every test step: the skip log and the fixture location.
+fn test_env(cmd: &mut Command) -> &mut Command {
+    cmd.env("SSTABLE_SKIP_LOG", skip_log());
+    if let Some(dir) = fixtures_dir() {
+        cmd.env("SSTABLE_FIXTURES", dir);
+    }
+    cmd
+}
+
+struct Step {
+    name: &'static str,
+    run: fn() -> Result<(), String>,
+}
+
+/// `cargo xtask test`: everything, fail-fast.
+pub fn test_all() -> Result<(), String> {
+    let started = Instant::now();
+    let ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0");
+    match fixtures_dir() {
+        Some(dir) => println!("fixtures: {}", dir.display()),
+        None if ci => {
+            return Err("CI is set but the fixtures were not found: set SSTABLE_FIXTURES or put them at ../shared/fixtures".into())
+        }
+        None => println!("fixtures: not found (tests that read them will be skipped and counted)"),
+    }
+    let log = skip_log();
+    if let Some(parent) = log.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+    }
+    std::fs::write(&log, "").map_err(|e| format!("{}: {e}", log.display()))?;
+
+    let steps = [
+        Step {
+            name: "tools: wasm32 target, wasm-bindgen-cli, trunk, chromium, npm packages",
+            run: tools::ensure_all,
+        },
+        Step {
+            name: "cargo fmt --check",
+            run: || run(cargo().args(["fmt", "--all", "--check"])),
+        },
+        Step {
+            name: "cargo clippy --workspace --all-targets -- -D warnings",
+            run: || {
+                run(cargo().args([
+                    "clippy",
+                    "--workspace",
+                    "--all-targets",
+                    "--",
+                    "-D",
+                    "warnings",
+                ]))
+            },
+        },
+        Step {
+            name: "clippy for wasm32 (engine, web)",
+            run: || {
+                run(cargo().args([
+                    "clippy",
+                    "-p",
+                    "sstable-engine",
+                    "-p",
+                    "sstable-web",
+                    "--all-targets",
+                    "--target",
+                    "wasm32-unknown-unknown",
+                    "--",
+                    "-D",
+                    "warnings",
+                ]))
+            },
+        },
+        Step {
+            name: "native tests (cargo test --workspace)",
+            run: || run(test_env(cargo().args(["test", "--workspace"]))),
+        },
+        Step {
+            name: "engine build for wasm32-unknown-unknown",
+            run: || {
+                run(cargo().args([
+                    "build",
+                    "-p",
+                    "sstable-engine",
+                    "--target",
+                    "wasm32-unknown-unknown",
+                ]))
+            },
+        },
+        Step {
+            name: "engine and web tests in headless Chromium (wasm-bindgen-test-runner)",
+            run: browser_tests,
+        },
+        Step {
+            name: "web app release build (trunk build --release)",
+            run: build_dist,
+        },
+        Step {
+            name: "end-to-end test (Playwright, Chromium) against the release build",
+            run: e2e,
+        },
+    ];
+    for (i, step) in steps.iter().enumerate() {
+        announce(&format!("[{}/{}] {}", i + 1, steps.len(), step.name));
+        let t = Instant::now();
+        (step.run)().map_err(|e| format!("step `{}` failed: {e}", step.name))?;
+        println!("    ok in {:.1} s", t.elapsed().as_secs_f64());
+    }
+    let skips = std::fs::read_to_string(&log).unwrap_or_default();
+    let skipped: Vec<&str> = skips.lines().filter(|l| !l.trim().is_empty()).collect();
+    println!(
+        "\nall {} steps passed in {:.0} s",
+        steps.len(),
+        started.elapsed().as_secs_f64()
+    );
+    if skipped.is_empty() {
+        println!("skipped: 0 tests");
+    } else {
+        println!("skipped: {} tests (fixtures not found):", skipped.len());
+        for s in skipped {
+            println!("    {s}");
+        }
+    }
+    Ok(())
+}
+
+fn browser_tests() -> Result<(), String> {
+    run(test_env(
+        cargo()
+            .args([
+                "test",
+                "--target",
+                "wasm32-unknown-unknown",
+                "-p",
+                "sstable-engine",
+                "-p",
+                "sstable-web",
+                "--test",
+                "browser",
+            ])
+            .env("CHROMEDRIVER", tools::CHROMEDRIVER)
+            .env("WASM_BINDGEN_TEST_TIMEOUT", "180"),
+    ))
+}
+
+/// `trunk build --release` into `dist/` (Trunk never downloads: Trunk.toml sets `offline`).
+fn build_dist() -> Result<(), String> {
+    run(cargo().args(["fetch"]))?;
+    run(Command::new("trunk")
+        .args(["build", "--release"])
+        .current_dir(repo_root()))
+}
+
+pub fn build_web() -> Result<(), String> {
+    tools::ensure_wasm_target()?;
+    tools::ensure_wasm_bindgen()?;
+    tools::ensure_trunk()?;
+    announce("building the web app (trunk build --release)");
+    build_dist()?;
+    println!("built {}", repo_root().join("dist").display());
+    Ok(())
+}
+
+pub fn serve(port: u16) -> Result<(), String> {
+    build_web()?;
+    let port = server::spawn(repo_root().join("dist"), port)?;
+    announce(&format!(
+        "serving the inspector on http://127.0.0.1:{port}/  (Ctrl-C to stop)"
+    ));
+    loop {
+        std::thread::park();
+    }
+}
+
+fn e2e() -> Result<(), String> {
+    let port = server::spawn(repo_root().join("dist"), 0)?;
+    let out = repo_root().join("target").join("e2e");
+    std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
+    let e2e_dir = repo_root().join("e2e");
+    run(test_env(
+        Command::new("node")
+            .args([
+                "--test",
+                "--test-reporter=spec",
+                "--test-reporter-destination=stdout",
+            ])
+            .arg(Path::new("tests"))
+            .current_dir(&e2e_dir)
+            .env("BASE_URL", format!("http://127.0.0.1:{port}/"))
+            .env("E2E_OUT", &out)
+            .env("CHROMIUM", tools::CHROMIUM),
+    ))
+}
