@@ -1,0 +1,146 @@
+//! COMPACTION (`CompactionMetadata`): ancestors (2.x only) and the cardinality estimator.
+//!
+//! | field | type | since |
+//! |---|---|---|
+//! | ancestor count + ancestors | i32 n, n × i32 generation | ka, la only (`hasCompactionAncestors`) |
+//! | cardinality estimator | i32 length + stream-lib HyperLogLog++ bytes (see [`HyperLogLogPlus`]) | ka |
+//!
+//! Src: `src/java/org/apache/cassandra/io/sstable/metadata/CompactionMetadata.java` (trunk and
+//! cassandra-2.2).
+
+use serde::Serialize;
+
+use super::{leaf, spanned, spanned_leaf, HyperLogLogPlus};
+use crate::error::{Error, Result};
+use crate::reader::Reader;
+use crate::span::{Node, Span, Spanned};
+use crate::version::Version;
+
+/// Generations of the sstables this one was compacted from (2.x).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ancestors {
+    pub span: Span,
+    pub count: Spanned<i32>,
+    pub generations: Vec<Spanned<i32>>,
+}
+
+/// Cassandra's `CompactionMetadata`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CompactionMetadata {
+    pub span: Span,
+    /// ka/la only.
+    pub ancestors: Option<Ancestors>,
+    /// Length prefix of the serialized estimator.
+    pub cardinality_estimator_length: Spanned<i32>,
+    /// The raw serialized HyperLogLog++ bytes.
+    pub cardinality_estimator_bytes: Span,
+    /// The decoded estimator; `None` (with an error in the report) when its bytes are malformed.
+    pub cardinality_estimator: Option<HyperLogLogPlus>,
+}
+
+impl CompactionMetadata {
+    /// Decodes COMPACTION; a malformed estimator is pushed to `errors` and leaves
+    /// `cardinality_estimator` empty.
+    pub fn decode(
+        r: &mut Reader<'_>,
+        version: &Version,
+        errors: &mut Vec<Error>,
+    ) -> Result<CompactionMetadata> {
+        let start = r.offset();
+        let ancestors = if version.has_compaction_ancestors() {
+            let a_start = r.offset();
+            let count = spanned(r, |r| r.i32("COMPACTION: ancestor count"))?;
+            let n = u64::try_from(count.value).map_err(|_| {
+                r.invalid_at(
+                    format!("negative ancestor count {}", count.value),
+                    count.span.start,
+                    "COMPACTION: ancestor count",
+                )
+            })?;
+            let n = r.check_count(n, 4, "COMPACTION: ancestors")?;
+            let mut generations = Vec::with_capacity(n);
+            for _ in 0..n {
+                generations.push(spanned(r, |r| r.i32("COMPACTION: ancestor generation"))?);
+            }
+            Some(Ancestors {
+                span: r.span_from(a_start),
+                count,
+                generations,
+            })
+        } else {
+            None
+        };
+        let length_start = r.offset();
+        let cardinality_estimator_length =
+            spanned(r, |r| r.i32("COMPACTION: cardinality estimator length"))?;
+        let len = u64::try_from(cardinality_estimator_length.value).map_err(|_| {
+            r.invalid_at(
+                format!(
+                    "negative cardinality estimator length {}",
+                    cardinality_estimator_length.value
+                ),
+                length_start,
+                "COMPACTION: cardinality estimator length",
+            )
+        })?;
+        let mut hll_reader = r.sub_reader(len, "COMPACTION: cardinality estimator")?;
+        let bytes_start = hll_reader.offset();
+        let cardinality_estimator_bytes = Span::new(bytes_start, r.offset());
+        let cardinality_estimator = match HyperLogLogPlus::decode(&mut hll_reader) {
+            Ok(h) => Some(h),
+            Err(e) => {
+                errors.push(e);
+                None
+            }
+        };
+        Ok(CompactionMetadata {
+            span: r.span_from(start),
+            ancestors,
+            cardinality_estimator_length,
+            cardinality_estimator_bytes,
+            cardinality_estimator,
+        })
+    }
+
+    /// The estimated number of partitions, from the HyperLogLog++ estimator.
+    pub fn estimated_cardinality(&self) -> Option<u64> {
+        self.cardinality_estimator
+            .as_ref()
+            .map(|h| h.estimated_cardinality)
+    }
+
+    pub fn to_node(&self) -> Node {
+        let mut children = Vec::new();
+        if let Some(a) = &self.ancestors {
+            let mut gens = vec![spanned_leaf("count", &a.count)];
+            for (i, g) in a.generations.iter().enumerate() {
+                gens.push(spanned_leaf(&format!("ancestor {i}"), g));
+            }
+            children.push(
+                Node::new(
+                    "ancestors",
+                    format!("{} generations", a.generations.len()),
+                    Some(a.span),
+                )
+                .with_children(gens),
+            );
+        }
+        children.push(spanned_leaf(
+            "cardinality estimator length",
+            &self.cardinality_estimator_length,
+        ));
+        match &self.cardinality_estimator {
+            Some(h) => children.push(h.to_node()),
+            None => children.push(leaf(
+                "cardinality estimator",
+                "(not decoded)",
+                self.cardinality_estimator_bytes,
+            )),
+        }
+        let value = match self.estimated_cardinality() {
+            Some(c) => format!("estimated cardinality {c}"),
+            None => "cardinality estimator not decoded".to_owned(),
+        };
+        Node::new("COMPACTION", value, Some(self.span)).with_children(children)
+    }
+}
