@@ -56,7 +56,7 @@ async fn loader_groups_files_and_reads_the_toc_through_blob_slices() {
     // A ranged read returns exactly the requested bytes.
     let toc = &nb_files()[7];
     assert_eq!(
-        loader::read_range(&toc.file, 8, 15).await.unwrap(),
+        loader::read_range(&toc.file, 19, 26).await.unwrap(),
         b"Data.db"
     );
 }
