@@ -3,6 +3,7 @@
 //! Exit status: 0 when every SSTable was read without error, 1 when any had an error, 2 on bad usage.
 
 mod files;
+mod info;
 mod ls;
 
 use std::process::ExitCode;
@@ -11,6 +12,8 @@ const USAGE: &str = "\
 sstable-inspect — look inside Apache Cassandra / ScyllaDB SSTable files
 
 USAGE:
+    sstable-inspect info PATH... [--json]  every metadata component (TOC, Statistics, CompressionInfo,
+                                           Filter, Summary, Digest, CRC, Scylla) of every SSTable found
     sstable-inspect ls PATH... [--json]    list the SSTables found in files or directories (recursive),
                                            with version, format, generation and components vs TOC.txt
     sstable-inspect --help | --version
@@ -32,6 +35,7 @@ fn main() -> ExitCode {
     };
     let result = match command.as_str() {
         "ls" => ls::run(rest),
+        "info" => info::run(rest),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

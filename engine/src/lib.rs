@@ -22,6 +22,7 @@ pub mod component;
 pub mod descriptor;
 pub mod error;
 pub mod hash;
+pub mod info;
 pub mod reader;
 pub mod span;
 pub mod sstable_set;

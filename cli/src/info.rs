@@ -1,0 +1,275 @@
+//! `sstable-inspect info`: every metadata component of every SSTable found, like sstablemetadata
+//! but for all components. `--json` prints the engine's stable `InfoReport` array.
+
+use std::fmt::Write as _;
+
+use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, InfoReport};
+
+use crate::{files, parse_flags, Outcome};
+
+pub fn run(args: &[String]) -> Result<Outcome, String> {
+    let (paths, flags) = parse_flags(args, &["json"])?;
+    let found = files::find(&paths)?;
+    let mut reports = Vec::new();
+    for sstable in &found.grouping.sstables {
+        let mut contents: Vec<(usize, Option<Vec<u8>>, u64)> = Vec::new();
+        let mut io_errors = Vec::new();
+        for (component, index) in &sstable.files {
+            let Some(path) = found.paths.get(*index) else {
+                continue;
+            };
+            let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+            let bytes = if reads_whole(component) {
+                match std::fs::read(path) {
+                    Ok(b) => Some(b),
+                    Err(e) => {
+                        io_errors.push(format!("{}: {e}", path.display()));
+                        None
+                    }
+                }
+            } else {
+                None
+            };
+            contents.push((*index, bytes, size));
+        }
+        let inputs: Vec<ComponentInput<'_>> = sstable
+            .files
+            .iter()
+            .zip(&contents)
+            .map(|((component, _), (_, bytes, size))| ComponentInput {
+                component,
+                size_bytes: *size,
+                bytes: bytes.as_deref(),
+            })
+            .collect();
+        let metadata = decode_metadata(&sstable.descriptor, &inputs);
+        let mut report = metadata.report(&sstable.prefix);
+        for e in io_errors {
+            report.errors.push(sstable_engine::info::ErrorReport {
+                component: None,
+                offset: 0,
+                message: e,
+            });
+        }
+        reports.push(report);
+    }
+    let any_errors = reports.iter().any(|r| !r.errors.is_empty());
+    if flags.contains(&"json") {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&reports).map_err(|e| e.to_string())?
+        );
+    } else {
+        for r in &reports {
+            print!("{}", human(r));
+        }
+        for i in &found.grouping.ignored {
+            eprintln!("ignored {}: {}", i.path, i.reason);
+        }
+    }
+    Ok(if any_errors {
+        Outcome::Errors
+    } else {
+        Outcome::Clean
+    })
+}
+
+/// µs since the epoch as ISO-8601 UTC.
+pub fn iso_micros(micros: i64) -> String {
+    let secs = micros.div_euclid(1_000_000);
+    let frac = micros.rem_euclid(1_000_000);
+    format!("{}.{frac:06}Z", iso_secs(secs).trim_end_matches('Z'))
+}
+
+/// Seconds since the epoch as ISO-8601 UTC (proleptic Gregorian, days from civil).
+pub fn iso_secs(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+fn human(r: &InfoReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "SSTable: {}", r.sstable);
+    let _ = writeln!(
+        out,
+        "  version {}  format {}  generation {}",
+        r.version, r.format, r.generation
+    );
+    let _ = writeln!(out, "  components: {}", r.components.present.join(", "));
+    if !r.components.missing.is_empty() {
+        let _ = writeln!(
+            out,
+            "  missing (listed in TOC.txt): {}",
+            r.components.missing.join(", ")
+        );
+    }
+    if !r.components.unlisted.is_empty() {
+        let _ = writeln!(
+            out,
+            "  not listed in TOC.txt: {}",
+            r.components.unlisted.join(", ")
+        );
+    }
+    if let Some(v) = &r.validation {
+        let _ = writeln!(out, "  Partitioner: {}", v.partitioner);
+        let _ = writeln!(
+            out,
+            "  Bloom Filter FP chance: {}",
+            v.bloom_filter_fp_chance
+        );
+    }
+    if let Some(s) = &r.stats {
+        let _ = writeln!(
+            out,
+            "  Minimum timestamp: {} ({})",
+            s.min_timestamp,
+            iso_micros(s.min_timestamp)
+        );
+        let _ = writeln!(
+            out,
+            "  Maximum timestamp: {} ({})",
+            s.max_timestamp,
+            iso_micros(s.max_timestamp)
+        );
+        if let Some(v) = s.min_local_deletion_time {
+            let _ = writeln!(out, "  SSTable min local deletion time: {v}");
+        }
+        let _ = writeln!(
+            out,
+            "  SSTable max local deletion time: {}",
+            s.max_local_deletion_time
+        );
+        if let (Some(a), Some(b)) = (s.min_ttl, s.max_ttl) {
+            let _ = writeln!(out, "  TTL min: {a}  max: {b}");
+        }
+        let _ = writeln!(out, "  Compression ratio: {}", s.compression_ratio);
+        let _ = writeln!(out, "  SSTable Level: {}", s.sstable_level);
+        let _ = writeln!(out, "  Repaired at: {}", s.repaired_at);
+        if let (Some(rows), Some(cols)) = (s.total_rows, s.total_columns_set) {
+            let _ = writeln!(out, "  totalRows: {rows}  totalColumnsSet: {cols}");
+        }
+        let _ = writeln!(
+            out,
+            "  Estimated partitions: {}",
+            s.estimated_partition_count
+        );
+        if let Some(c) = s.estimated_cardinality {
+            let _ = writeln!(out, "  Estimated cardinality: {c}");
+        }
+        let _ = writeln!(
+            out,
+            "  Metadata checksums: {}",
+            if s.metadata_checksums_ok {
+                "ok"
+            } else {
+                "FAILED"
+            }
+        );
+    }
+    if let Some(h) = &r.header {
+        let cql = |t: &Option<String>, raw: &str| t.clone().unwrap_or_else(|| raw.to_owned());
+        let _ = writeln!(
+            out,
+            "  Partition key: {}",
+            cql(&h.key_cql_type, &h.key_type)
+        );
+        for (i, c) in h.clustering_types.iter().enumerate() {
+            let _ = writeln!(out, "  Clustering {i}: {}", cql(&c.cql_type, &c.r#type));
+        }
+        for c in &h.static_columns {
+            let _ = writeln!(
+                out,
+                "  Static column {}: {}",
+                c.name,
+                cql(&c.cql_type, &c.r#type)
+            );
+        }
+        for c in &h.regular_columns {
+            let _ = writeln!(
+                out,
+                "  Regular column {}: {}",
+                c.name,
+                cql(&c.cql_type, &c.r#type)
+            );
+        }
+    }
+    if let Some(c) = &r.compression {
+        let _ = writeln!(
+            out,
+            "  Compression: {} chunk {} B, {} chunks, uncompressed {} B{}",
+            c.compressor,
+            c.chunk_length,
+            c.chunk_count,
+            c.data_length,
+            c.ratio
+                .map(|x| format!(", ratio {x:.3}"))
+                .unwrap_or_default()
+        );
+    }
+    if let Some(f) = &r.filter {
+        let _ = writeln!(
+            out,
+            "  Bloom filter: {} hashes, {} bits, {} set ({:.1}%), {} byte format{}",
+            f.hash_count,
+            f.bitset_bits,
+            f.bits_set,
+            f.fill_ratio * 100.0,
+            f.format,
+            f.expected_fp_rate
+                .map(|p| format!(", expected FP rate {p:.5}"))
+                .unwrap_or_default()
+        );
+    }
+    if let Some(d) = &r.digest {
+        let _ = writeln!(out, "  Digest ({:?}): {}", d.algorithm, d.value);
+    }
+    for f in &r.findings {
+        let _ = writeln!(out, "  finding in {}: {}", f.component, f.message);
+    }
+    for e in &r.errors {
+        let _ = writeln!(
+            out,
+            "  error in {} at offset {}: {}",
+            e.component.as_deref().unwrap_or("?"),
+            e.offset,
+            e.message
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso_dates() {
+        assert_eq!(iso_secs(0), "1970-01-01T00:00:00Z");
+        assert_eq!(iso_secs(1_754_552_891), "2025-08-07T07:48:11Z");
+        assert_eq!(
+            iso_micros(1_442_880_000_000_000),
+            "2015-09-22T00:00:00.000000Z"
+        );
+        assert_eq!(iso_secs(-1), "1969-12-31T23:59:59Z");
+    }
+}

@@ -1,0 +1,647 @@
+//! One SSTable's metadata components decoded together — what `sstable-inspect info` prints and the
+//! page's overview shows — and the JSON report both share.
+//!
+//! Sans-I/O: the caller passes every file's size and, for the small components that
+//! [`reads_whole`] names, its bytes. Each component is decoded on its own; an error in one is
+//! recorded (component, offset, message) and the others still decode. Cross-checks between
+//! components (the bloom filter against the keys Summary.db and Statistics.db name) become
+//! findings.
+
+use serde::Serialize;
+
+use crate::component::compression_info::{self, CompressionInfo};
+use crate::component::crc::{self, CrcFile};
+use crate::component::digest::{self, Digest, DigestValue};
+use crate::component::filter::{self, BloomFilter};
+use crate::component::scylla::{self, ScyllaMetadata};
+use crate::component::statistics::{self, Statistics};
+use crate::component::summary::{self, IndexSummary};
+use crate::component::ComponentType;
+use crate::descriptor::Descriptor;
+use crate::error::Error;
+use crate::span::Node;
+use crate::toc::{ComponentCheck, Toc};
+use crate::types::parse_type;
+
+/// One file of an SSTable as the caller supplies it.
+#[derive(Debug, Clone, Copy)]
+pub struct ComponentInput<'a> {
+    pub component: &'a ComponentType,
+    pub size_bytes: u64,
+    /// The whole file, for components [`reads_whole`] names; `None` for the others.
+    pub bytes: Option<&'a [u8]>,
+}
+
+/// Whether `info` needs the whole file: the small metadata components. Data.db and the indexes
+/// are only measured here; other modules read them by byte range.
+pub fn reads_whole(component: &ComponentType) -> bool {
+    matches!(
+        component,
+        ComponentType::Statistics
+            | ComponentType::CompressionInfo
+            | ComponentType::Filter
+            | ComponentType::Summary
+            | ComponentType::Digest(_)
+            | ComponentType::Crc
+            | ComponentType::Toc
+            | ComponentType::Scylla
+    )
+}
+
+/// Every metadata component of one SSTable, decoded.
+#[derive(Debug, Clone)]
+pub struct SSTableMetadata {
+    pub descriptor: Descriptor,
+    pub sizes_bytes: Vec<(ComponentType, u64)>,
+    pub toc: Option<Toc>,
+    pub components: ComponentCheck,
+    pub statistics: Option<Statistics>,
+    pub compression: Option<CompressionInfo>,
+    pub filter: Option<BloomFilter>,
+    pub summary: Option<IndexSummary>,
+    pub digest: Option<Digest>,
+    pub crc: Option<CrcFile>,
+    pub scylla: Option<ScyllaMetadata>,
+    /// Decoding errors, each with its component and offset.
+    pub errors: Vec<Error>,
+    /// Suspicious but decodable things, in words.
+    pub findings: Vec<Finding>,
+}
+
+/// A finding: not an error, but something an engineer should see.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    pub component: ComponentType,
+    pub message: String,
+}
+
+fn record<T>(
+    errors: &mut Vec<Error>,
+    component: &ComponentType,
+    result: crate::Result<T>,
+) -> Option<T> {
+    match result {
+        Ok(v) => Some(v),
+        Err(e) => {
+            errors.push(e.in_component(component.clone()));
+            None
+        }
+    }
+}
+
+/// Decodes every metadata component of one SSTable.
+pub fn decode_metadata(descriptor: &Descriptor, inputs: &[ComponentInput<'_>]) -> SSTableMetadata {
+    let version = &descriptor.version;
+    let mut errors = Vec::new();
+    let mut findings = Vec::new();
+    let mut m = SSTableMetadata {
+        descriptor: descriptor.clone(),
+        sizes_bytes: inputs
+            .iter()
+            .map(|i| (i.component.clone(), i.size_bytes))
+            .collect(),
+        toc: None,
+        components: ComponentCheck::default(),
+        statistics: None,
+        compression: None,
+        filter: None,
+        summary: None,
+        digest: None,
+        crc: None,
+        scylla: None,
+        errors: Vec::new(),
+        findings: Vec::new(),
+    };
+    for input in inputs {
+        let Some(bytes) = input.bytes else { continue };
+        let c = input.component;
+        match c {
+            ComponentType::Toc => m.toc = Some(Toc::parse(bytes)),
+            ComponentType::Statistics => {
+                m.statistics = record(&mut errors, c, statistics::decode(bytes, version));
+            }
+            ComponentType::CompressionInfo => {
+                m.compression = record(&mut errors, c, compression_info::decode(bytes, version));
+            }
+            ComponentType::Filter => {
+                m.filter = record(&mut errors, c, filter::decode(bytes, version))
+            }
+            ComponentType::Summary => {
+                m.summary = record(&mut errors, c, summary::decode(bytes, version))
+            }
+            ComponentType::Digest(algorithm) => {
+                m.digest = record(&mut errors, c, digest::decode(bytes, *algorithm, version));
+            }
+            ComponentType::Crc => m.crc = record(&mut errors, c, crc::decode(bytes, version)),
+            ComponentType::Scylla => m.scylla = record(&mut errors, c, scylla::decode(bytes)),
+            _ => {}
+        }
+    }
+    let present: Vec<ComponentType> = inputs.iter().map(|i| i.component.clone()).collect();
+    m.components = ComponentCheck::new(&present, m.toc.as_ref());
+
+    if let Some(s) = &m.statistics {
+        errors.extend(
+            s.errors
+                .iter()
+                .cloned()
+                .map(|e| e.in_component(ComponentType::Statistics)),
+        );
+        for c in s.checksums.iter().filter(|c| !c.ok) {
+            findings.push(Finding {
+                component: ComponentType::Statistics,
+                message: format!(
+                    "metadata checksum of the {} fails: stored {:#010x} at offset {}, computed {:#010x}",
+                    c.part, c.stored.value, c.stored.span.start, c.computed
+                ),
+            });
+        }
+        if let Some(h) = &s.header {
+            let types = std::iter::once(&h.key_type)
+                .chain(&h.clustering_types)
+                .chain(h.static_columns.columns.iter().map(|c| &c.type_name))
+                .chain(h.regular_columns.columns.iter().map(|c| &c.type_name));
+            for t in types {
+                if let Err(e) = parse_type(&t.value) {
+                    // The string's bytes start after its vint length prefix.
+                    let string_start = t.span.end.saturating_sub(t.value.len() as u64);
+                    errors.push(
+                        e.to_engine_error(string_start)
+                            .in_component(ComponentType::Statistics),
+                    );
+                }
+            }
+        }
+    }
+    let mut push_warnings = |component: ComponentType, warnings: &[String]| {
+        for w in warnings {
+            findings.push(Finding {
+                component: component.clone(),
+                message: w.clone(),
+            });
+        }
+    };
+    if let Some(c) = &m.compression {
+        push_warnings(ComponentType::CompressionInfo, &c.warnings);
+    }
+    if let Some(s) = &m.summary {
+        push_warnings(ComponentType::Summary, &s.warnings);
+    }
+    if let Some(d) = &m.digest {
+        push_warnings(d_component(d), &d.warnings);
+    }
+    if let Some(c) = &m.crc {
+        push_warnings(ComponentType::Crc, &c.warnings);
+    }
+    for (component, list) in [
+        (
+            ComponentType::Filter,
+            m.filter.as_ref().map(|f| &f.findings),
+        ),
+        (
+            ComponentType::Scylla,
+            m.scylla.as_ref().map(|s| &s.findings),
+        ),
+    ] {
+        for f in list.into_iter().flatten() {
+            findings.push(Finding {
+                component: component.clone(),
+                message: format!("{} (at offset {})", f.value, f.span.start),
+            });
+        }
+    }
+    check_filter_against_known_keys(&mut m, &mut findings);
+    m.errors = errors;
+    m.findings = findings;
+    m
+}
+
+fn d_component(d: &Digest) -> ComponentType {
+    ComponentType::Digest(d.file_algorithm)
+}
+
+/// Partition keys the SSTable itself says it holds: Summary.db samples and Statistics.db's key range.
+fn known_keys(m: &SSTableMetadata) -> Vec<Vec<u8>> {
+    let mut keys: Vec<Vec<u8>> = Vec::new();
+    if let Some(s) = &m.summary {
+        keys.extend(s.entries.iter().map(|e| e.key.value.clone()));
+        keys.push(s.first_key.value.clone());
+        keys.push(s.last_key.value.clone());
+    }
+    if let Some(stats) = m.statistics.as_ref().and_then(|s| s.stats.as_ref()) {
+        keys.extend(stats.first_key.iter().map(|k| k.bytes.clone()));
+        keys.extend(stats.last_key.iter().map(|k| k.bytes.clone()));
+    }
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+/// A bloom filter must never answer "absent" for a key the SSTable holds. When the version's format
+/// does, but another format finds every key (some of Cassandra's own test files), the filter is
+/// re-read in that format and the finding says so.
+fn check_filter_against_known_keys(m: &mut SSTableMetadata, findings: &mut Vec<Finding>) {
+    let keys = known_keys(m);
+    let Some(f) = &m.filter else { return };
+    if keys.is_empty() {
+        return;
+    }
+    let key_refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+    let present = f.count_present(key_refs.iter().copied());
+    if present == keys.len() {
+        return;
+    }
+    let survey = f.format_survey(&key_refs);
+    let best = survey
+        .iter()
+        .find(|s| s.keys_present == keys.len() && s.format != f.format());
+    match best {
+        Some(found) => {
+            findings.push(Finding {
+                component: ComponentType::Filter,
+                message: format!(
+                    "the filter answers \"absent\" for {} of {} keys this SSTable holds when read as version {} implies ({}); \
+                     read as {} it finds all of them, so it is shown in that format",
+                    keys.len() - present,
+                    keys.len(),
+                    m.descriptor.version,
+                    f.format().describe(),
+                    found.format.describe()
+                ),
+            });
+            let refit = f.with_format(found.format);
+            m.filter = Some(refit);
+        }
+        None => findings.push(Finding {
+            component: ComponentType::Filter,
+            message: format!(
+                "bloom filter false negative: {} of {} keys this SSTable holds (from Summary.db / Statistics.db) test absent in every format",
+                keys.len() - present,
+                keys.len()
+            ),
+        }),
+    }
+}
+
+impl SSTableMetadata {
+    /// The decoded fields of every component, one tree per component, for the UI and annotated dumps.
+    pub fn component_nodes(&self) -> Vec<(ComponentType, Node)> {
+        let mut out = Vec::new();
+        if let Some(t) = &self.toc {
+            let children = t
+                .entries
+                .iter()
+                .map(|e| Node::new("component", e.value.file_suffix(), Some(e.span)))
+                .collect();
+            out.push((
+                ComponentType::Toc,
+                Node::new("TOC.txt", format!("{} components", t.entries.len()), None)
+                    .with_children(children),
+            ));
+        }
+        if let Some(s) = &self.statistics {
+            out.push((ComponentType::Statistics, s.to_node()));
+        }
+        if let Some(c) = &self.compression {
+            out.push((ComponentType::CompressionInfo, c.to_node()));
+        }
+        if let Some(f) = &self.filter {
+            out.push((ComponentType::Filter, f.to_node()));
+        }
+        if let Some(s) = &self.summary {
+            out.push((ComponentType::Summary, s.to_node()));
+        }
+        if let Some(d) = &self.digest {
+            out.push((d_component(d), d.to_node()));
+        }
+        if let Some(c) = &self.crc {
+            out.push((ComponentType::Crc, c.to_node()));
+        }
+        if let Some(s) = &self.scylla {
+            out.push((ComponentType::Scylla, s.to_node()));
+        }
+        out
+    }
+
+    pub fn size_of(&self, component: &ComponentType) -> Option<u64> {
+        self.sizes_bytes
+            .iter()
+            .find(|(c, _)| c == component)
+            .map(|&(_, s)| s)
+    }
+
+    /// The stable JSON report of `sstable-inspect info` (and the page's export).
+    pub fn report(&self, sstable: &str) -> InfoReport {
+        let stats = self.statistics.as_ref().and_then(|s| s.stats.as_ref());
+        let data_size = self.size_of(&ComponentType::Data);
+        InfoReport {
+            sstable: sstable.to_owned(),
+            version: self.descriptor.version.to_string(),
+            format: self.descriptor.format.to_string(),
+            generation: self.descriptor.id.to_string(),
+            components: ComponentsReport {
+                present: names(&self.components.present),
+                missing: names(&self.components.missing),
+                unlisted: names(&self.components.unlisted),
+                unknown: names(&self.components.unknown),
+                sizes_bytes: self
+                    .sizes_bytes
+                    .iter()
+                    .map(|(c, s)| (c.file_suffix().to_owned(), *s))
+                    .collect(),
+            },
+            errors: self
+                .errors
+                .iter()
+                .map(|e| ErrorReport {
+                    component: e.component().map(|c| c.file_suffix().to_owned()),
+                    offset: e.offset(),
+                    message: e.message(),
+                })
+                .collect(),
+            findings: self.findings.clone(),
+            validation: self
+                .statistics
+                .as_ref()
+                .and_then(|s| s.validation.as_ref())
+                .map(|v| ValidationReport {
+                    partitioner: v.partitioner.value.clone(),
+                    bloom_filter_fp_chance: v.bloom_filter_fp_chance.value,
+                }),
+            stats: stats.map(|st| {
+                let ldt = |l: &statistics::LocalDeletionTime| {
+                    if l.unsigned {
+                        i64::from(l.raw)
+                    } else {
+                        i64::from(l.raw as i32)
+                    }
+                };
+                StatsReport {
+                    min_timestamp: st.min_timestamp_micros.value,
+                    max_timestamp: st.max_timestamp_micros.value,
+                    min_local_deletion_time: st.min_local_deletion_time.as_ref().map(ldt),
+                    max_local_deletion_time: ldt(&st.max_local_deletion_time),
+                    min_ttl: st.min_ttl_secs.as_ref().map(|t| t.value),
+                    max_ttl: st.max_ttl_secs.as_ref().map(|t| t.value),
+                    compression_ratio: st.compression_ratio.value,
+                    sstable_level: st.sstable_level.value,
+                    repaired_at: st.repaired_at_millis.value,
+                    total_rows: st.total_rows.as_ref().map(|t| t.value),
+                    total_columns_set: st.total_columns_set.as_ref().map(|t| t.value),
+                    estimated_partition_count: st.estimated_partition_count,
+                    estimated_cardinality: self
+                        .statistics
+                        .as_ref()
+                        .and_then(|s| s.compaction.as_ref())
+                        .and_then(|c| c.estimated_cardinality()),
+                    metadata_checksums_ok: self
+                        .statistics
+                        .as_ref()
+                        .map(|s| s.checksums_ok())
+                        .unwrap_or(true),
+                }
+            }),
+            header: self
+                .statistics
+                .as_ref()
+                .and_then(|s| s.header.as_ref())
+                .map(|h| HeaderReport {
+                    key_type: h.key_type.value.clone(),
+                    key_cql_type: cql_of(&h.key_type.value),
+                    clustering_types: h
+                        .clustering_types
+                        .iter()
+                        .map(|t| TypeReport {
+                            r#type: t.value.clone(),
+                            cql_type: cql_of(&t.value),
+                        })
+                        .collect(),
+                    static_columns: columns(&h.static_columns),
+                    regular_columns: columns(&h.regular_columns),
+                }),
+            compression: self.compression.as_ref().map(|c| CompressionReport {
+                compressor: c.compressor.clone(),
+                options: c
+                    .options
+                    .iter()
+                    .map(|o| (o.key.value.clone(), o.value.value.clone()))
+                    .collect(),
+                chunk_length: c.chunk_length_bytes.value,
+                max_compressed_length: c.max_compressed_length_bytes.as_ref().map(|m| m.value),
+                data_length: c.data_length_bytes.value,
+                chunk_count: c.chunk_offsets.len(),
+                ratio: data_size.and_then(|d| c.compression_ratio(d)),
+            }),
+            filter: self.filter.as_ref().map(|f| {
+                let estimated_keys = stats
+                    .map(|s| s.estimated_partition_count)
+                    .and_then(|n| u64::try_from(n).ok());
+                FilterReport {
+                    format: if f.format().old_byte_order {
+                        "old"
+                    } else {
+                        "new"
+                    },
+                    hash_order: if f.format().old_hash_order {
+                        "old"
+                    } else {
+                        "new"
+                    },
+                    hash_count: f.hash_count(),
+                    bitset_bits: f.bitset_size_bits(),
+                    bits_set: f.bits_set,
+                    fill_ratio: f.fill_ratio,
+                    expected_fp_rate: estimated_keys.map(|n| f.expected_fp_rate(n)),
+                    configured_fp_chance: self
+                        .statistics
+                        .as_ref()
+                        .and_then(|s| s.validation.as_ref())
+                        .map(|v| v.bloom_filter_fp_chance.value),
+                }
+            }),
+            digest: self.digest.as_ref().map(|d| DigestReport {
+                algorithm: d.algorithm,
+                file: d.file_algorithm,
+                value: match &d.value {
+                    DigestValue::Checksum(v) => v.value.to_string(),
+                    DigestValue::Sha1 { hex, .. } => hex.value.clone(),
+                },
+            }),
+        }
+    }
+}
+
+fn names(list: &[ComponentType]) -> Vec<String> {
+    list.iter().map(|c| c.file_suffix().to_owned()).collect()
+}
+
+fn cql_of(type_string: &str) -> Option<String> {
+    parse_type(type_string).ok().map(|t| t.cql())
+}
+
+fn columns(list: &statistics::ColumnList) -> Vec<ColumnReport> {
+    list.columns
+        .iter()
+        .map(|c| ColumnReport {
+            name: c.name.value.clone(),
+            r#type: c.type_name.value.clone(),
+            cql_type: cql_of(&c.type_name.value),
+        })
+        .collect()
+}
+
+/// `sstable-inspect info --json`, one per SSTable. These keys are a stable contract: add, never rename.
+#[derive(Debug, Clone, Serialize)]
+pub struct InfoReport {
+    pub sstable: String,
+    pub version: String,
+    pub format: String,
+    pub generation: String,
+    pub components: ComponentsReport,
+    pub errors: Vec<ErrorReport>,
+    pub findings: Vec<Finding>,
+    pub validation: Option<ValidationReport>,
+    pub stats: Option<StatsReport>,
+    pub header: Option<HeaderReport>,
+    pub compression: Option<CompressionReport>,
+    pub filter: Option<FilterReport>,
+    pub digest: Option<DigestReport>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ComponentsReport {
+    pub present: Vec<String>,
+    pub missing: Vec<String>,
+    pub unlisted: Vec<String>,
+    pub unknown: Vec<String>,
+    pub sizes_bytes: std::collections::BTreeMap<String, u64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorReport {
+    pub component: Option<String>,
+    pub offset: u64,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ValidationReport {
+    pub partitioner: String,
+    pub bloom_filter_fp_chance: f64,
+}
+
+/// Timestamps in microseconds, deletion times in seconds (as stored: signed before oa), TTLs in
+/// seconds, repaired_at in milliseconds — Cassandra's units, as sstablemetadata prints them.
+#[derive(Debug, Clone, Serialize)]
+pub struct StatsReport {
+    pub min_timestamp: i64,
+    pub max_timestamp: i64,
+    pub min_local_deletion_time: Option<i64>,
+    pub max_local_deletion_time: i64,
+    pub min_ttl: Option<i32>,
+    pub max_ttl: Option<i32>,
+    pub compression_ratio: f64,
+    pub sstable_level: i32,
+    pub repaired_at: i64,
+    pub total_rows: Option<i64>,
+    pub total_columns_set: Option<i64>,
+    pub estimated_partition_count: i64,
+    pub estimated_cardinality: Option<u64>,
+    pub metadata_checksums_ok: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TypeReport {
+    pub r#type: String,
+    pub cql_type: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ColumnReport {
+    pub name: String,
+    pub r#type: String,
+    pub cql_type: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HeaderReport {
+    pub key_type: String,
+    pub key_cql_type: Option<String>,
+    pub clustering_types: Vec<TypeReport>,
+    pub static_columns: Vec<ColumnReport>,
+    pub regular_columns: Vec<ColumnReport>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CompressionReport {
+    pub compressor: String,
+    pub options: std::collections::BTreeMap<String, String>,
+    pub chunk_length: u32,
+    pub max_compressed_length: Option<u32>,
+    pub data_length: u64,
+    pub chunk_count: usize,
+    /// On-disk Data.db bytes over uncompressed bytes (Cassandra's definition).
+    pub ratio: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FilterReport {
+    /// Byte format: "old" (before na) or "new".
+    pub format: &'static str,
+    /// Hash order: "old" (ka/la) or "new".
+    pub hash_order: &'static str,
+    pub hash_count: u32,
+    pub bitset_bits: u64,
+    pub bits_set: u64,
+    pub fill_ratio: f64,
+    /// (1 − e^(−kn/m))^k for the estimated partition count.
+    pub expected_fp_rate: Option<f64>,
+    pub configured_fp_chance: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DigestReport {
+    /// What the file really holds (adler32 for a 2.1 `Digest.sha1`).
+    pub algorithm: crate::component::DigestAlgorithm,
+    /// What its name says.
+    pub file: crate::component::DigestAlgorithm,
+    pub value: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::descriptor::parse_file_name;
+
+    #[test]
+    fn a_data_file_named_statistics_is_an_error_and_the_rest_decodes() {
+        let (d, _) = parse_file_name("nb-1-big-Data.db").unwrap();
+        let garbage = [
+            0x00u8, 0x01, 0x30, 0x7f, 0xff, 0xff, 0xff, 0x80, 0, 0, 0, 0, 0, 0, 0, 1,
+        ];
+        let toc = b"Statistics.db\nTOC.txt\n";
+        let stats = ComponentType::Statistics;
+        let toc_c = ComponentType::Toc;
+        let m = decode_metadata(
+            &d,
+            &[
+                ComponentInput {
+                    component: &stats,
+                    size_bytes: 16,
+                    bytes: Some(&garbage),
+                },
+                ComponentInput {
+                    component: &toc_c,
+                    size_bytes: toc.len() as u64,
+                    bytes: Some(toc),
+                },
+            ],
+        );
+        assert!(m.toc.is_some());
+        assert!(!m.errors.is_empty());
+        assert_eq!(m.errors[0].component(), Some(&ComponentType::Statistics));
+        let r = m.report("x");
+        assert_eq!(r.errors[0].component.as_deref(), Some("Statistics.db"));
+        assert!(m.components.missing.is_empty());
+    }
+}
