@@ -19,6 +19,7 @@
 
 pub mod clock;
 pub mod component;
+pub mod compress;
 pub mod descriptor;
 pub mod error;
 pub mod hash;
