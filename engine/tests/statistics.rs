@@ -5,8 +5,10 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use sstable_engine::component::compression_info;
 use sstable_engine::component::statistics::{
     self, ChecksumPart, ClusteringValueState, EstimatedHistogram, MetadataType, Statistics,
+    StatisticsLayout,
 };
 use sstable_engine::descriptor::parse_file_name;
 use sstable_engine::reader::Reader;
@@ -669,23 +671,24 @@ fn tree_and_json_carry_spans() {
         node.find_at(key_at).map(|n| n.label.as_str()),
         Some("partition key type")
     );
-    // Every span lies inside its parent's.
-    fn check(n: &sstable_engine::Node) {
-        for c in &n.children {
-            if let (Some(p), Some(cs)) = (n.span, c.span) {
-                assert!(
-                    p.start <= cs.start && cs.end <= p.end,
-                    "{} in {}",
-                    c.label,
-                    n.label
-                );
-            }
-            check(c);
-        }
-    }
-    check(&node);
+    assert_spans_nest(&node);
     let json = serde_json::to_string(&s).unwrap();
     assert!(json.contains("ByteOrderedPartitioner"));
+}
+
+/// Every span in the tree lies inside its parent's.
+fn assert_spans_nest(n: &sstable_engine::Node) {
+    for c in &n.children {
+        if let (Some(p), Some(cs)) = (n.span, c.span) {
+            assert!(
+                p.start <= cs.start && cs.end <= p.end,
+                "{} in {}",
+                c.label,
+                n.label
+            );
+        }
+        assert_spans_nest(c);
+    }
 }
 
 /// Every prefix and every single-byte flip decodes to `Ok` or `Err` without panicking.
@@ -724,12 +727,341 @@ fn every_truncation_and_flip_is_handled() {
         let bytes = std::fs::read(path).unwrap();
         assert_robust(&bytes, &version);
     }
-    // The bytes of one version read as every other version's layout.
-    let (path, _) = statistics_file(&common::legacy_dir(&fx, "oa", "legacy_oa_simple"));
-    let bytes = std::fs::read(path).unwrap();
-    for v in VERSIONS {
-        let format = if v == "da" { Format::Bti } else { Format::Big };
-        let version = Version::parse(format, v).unwrap();
-        let _ = statistics::decode(&bytes, &version);
+    // The flat pre-ka record: a jb table with long column names, and the ic file.
+    let (path, version) = statistics_file(&common::legacy_dir(&fx, "jb", "legacy_jb_clust"));
+    assert_robust(&std::fs::read(path).unwrap(), &version);
+    let (bytes, version, _) = decode_file(&fx.join(IC_STATISTICS));
+    assert_robust(&bytes, &version);
+    // The bytes of one version read as every other version's layout (container bytes as the
+    // flat record, and the flat record as a container).
+    for (v, table) in [("oa", "legacy_oa_simple"), ("jb", "legacy_jb_simple")] {
+        let (path, _) = statistics_file(&common::legacy_dir(&fx, v, table));
+        let bytes = std::fs::read(path).unwrap();
+        for v in VERSIONS.iter().chain(&["jb", "ja", "ic", "ib"]) {
+            let format = if *v == "da" { Format::Bti } else { Format::Big };
+            let version = Version::parse(format, v).unwrap();
+            if let Ok(s) = statistics::decode(&bytes, &version) {
+                let _ = s.to_node();
+            }
+        }
     }
+}
+
+const IC_STATISTICS: &str =
+    "other/invalid-legacy-sstables/Keyspace1/Standard1/Keyspace1-Standard1-ic-0-Statistics.db";
+const JB_CORRUPT_STATISTICS: &str = "other/corrupt-sstables/Keyspace1-Standard3-jb-1-Statistics.db";
+const JB_KEYSPACE1_STATISTICS: &str =
+    "legacy-sstables/jb/Keyspace1/Keyspace1-Standard1-jb-0-Statistics.db";
+
+/// Decodes one Statistics.db (version from its name) and checks it decoded without errors.
+fn decode_file(path: &Path) -> (Vec<u8>, Version, Statistics) {
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let (descriptor, _) = parse_file_name(&name).unwrap();
+    let bytes = std::fs::read(path).unwrap();
+    let s = statistics::decode(&bytes, &descriptor.version)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(s.errors.is_empty(), "{}: {:?}", path.display(), s.errors);
+    (bytes, descriptor.version, s)
+}
+
+/// The `field` names of what the flat record does not store.
+fn not_stored(s: &Statistics) -> Vec<&'static str> {
+    s.legacy_record()
+        .unwrap()
+        .not_stored
+        .iter()
+        .map(|f| f.field)
+        .collect()
+}
+
+/// What every jb record holds the same way: no container, BOP, FP 0.01, a stored level of 0,
+/// no ancestors, an empty tombstone histogram, nothing after the last field.
+fn assert_jb_common(bytes: &[u8], s: &Statistics, ctx: &str) {
+    assert_eq!(s.version.as_str(), "jb", "{ctx}");
+    assert!(
+        matches!(s.layout, StatisticsLayout::LegacyRecord(_)),
+        "{ctx}"
+    );
+    assert!(s.toc.is_empty() && s.checksums.is_empty() && s.header.is_none());
+    assert_eq!(s.component_count.span.len_bytes(), 0, "{ctx}");
+    let record = s.legacy_record().unwrap();
+    assert_eq!(record.span.end, bytes.len() as u64, "{ctx}");
+    assert!(record.unread.is_none(), "{ctx}");
+    assert_eq!(
+        not_stored(s),
+        [
+            "COMPACTION: cardinality estimator",
+            "STATS: repaired at",
+            "STATS: has legacy counter shards"
+        ],
+        "{ctx}"
+    );
+    // The record names the partitioner (MANIFEST §2 for legacy_tables; MANIFEST §6 says the
+    // corrupt-sstables jb file does not, but its bytes hold the same class name).
+    assert_eq!(s.partitioner(), Some(BOP), "{ctx}");
+    let v = s.validation.as_ref().unwrap();
+    assert_eq!(v.bloom_filter_fp_chance.value, 0.01, "{ctx}");
+    assert_eq!(v.bloom_filter_fp_chance.span.len_bytes(), 8, "{ctx}");
+    // FP chance, then compression ratio, then the partitioner (SSTableMetadata.java, 2.0).
+    let st = s.stats.as_ref().unwrap();
+    assert_eq!(
+        v.bloom_filter_fp_chance.span.end, st.compression_ratio.span.start,
+        "{ctx}"
+    );
+    assert_eq!(
+        st.compression_ratio.span.end, v.partitioner.span.start,
+        "{ctx}"
+    );
+    assert_eq!(
+        st.estimated_partition_size.span.start, 0,
+        "{ctx}: row sizes come first"
+    );
+    assert_eq!(
+        (
+            st.estimated_partition_size.buckets.len(),
+            st.estimated_cell_per_partition_count.buckets.len()
+        ),
+        (151, 115),
+        "{ctx}"
+    );
+    assert_eq!(st.max_local_deletion_time.secs, None, "{ctx}");
+    assert_eq!(st.max_local_deletion_time.span.len_bytes(), 4, "{ctx}");
+    assert_eq!(
+        (st.sstable_level.value, st.sstable_level.span.len_bytes()),
+        (0, 4),
+        "{ctx}"
+    );
+    assert_eq!(st.repaired_at_millis.value, 0, "{ctx}");
+    assert_eq!(st.repaired_at_millis.span.len_bytes(), 0, "{ctx}");
+    assert!(st.has_legacy_counter_shards.value, "{ctx}");
+    assert!(st.min_local_deletion_time.is_none() && st.total_rows.is_none());
+    let tombstones = &st.estimated_tombstone_drop_time;
+    assert_eq!(
+        (tombstones.max_bin_size.value, tombstones.bins.len()),
+        (100, 0),
+        "{ctx}"
+    );
+    let compaction = s.compaction.as_ref().unwrap();
+    assert_eq!(
+        compaction.ancestors.as_ref().unwrap().count.value,
+        0,
+        "{ctx}"
+    );
+    assert_eq!(compaction.estimated_cardinality(), None, "{ctx}");
+    assert!(compaction.cardinality_estimator.is_none(), "{ctx}");
+
+    // The tree: the partitioner's bytes select the partitioner, spans nest, JSON names the layout.
+    let node = s.to_node();
+    assert_eq!(node.span.map(|sp| sp.end), Some(bytes.len() as u64));
+    assert_eq!(
+        node.find_at(v.partitioner.span.start + 3)
+            .map(|n| n.label.as_str()),
+        Some("partitioner"),
+        "{ctx}"
+    );
+    assert_eq!(
+        node.find_at(st.sstable_level.span.start)
+            .map(|n| n.label.as_str()),
+        Some("sstable level"),
+        "{ctx}"
+    );
+    assert_spans_nest(&node);
+    // Every byte of the record belongs to a field.
+    for at in 0..bytes.len() as u64 {
+        let found = node.find_at(at).map(|n| n.label.as_str());
+        assert!(
+            found.is_some_and(|l| l != "Statistics.db"),
+            "{ctx}: byte {at}"
+        );
+    }
+    let json = serde_json::to_string(s).unwrap();
+    assert!(json.contains("LegacyRecord"), "{ctx}");
+}
+
+fn column_names(c: &Option<statistics::ClusteringValues>) -> Vec<Vec<u8>> {
+    c.as_ref()
+        .unwrap()
+        .values
+        .iter()
+        .map(|v| v.bytes.clone())
+        .collect()
+}
+
+#[test]
+fn jb_legacy_tables() {
+    let Some(fx) = common::cassandra_fixtures("statistics::jb_legacy_tables") else {
+        return;
+    };
+    for table in tables("jb") {
+        let dir = common::legacy_dir(&fx, "jb", &table);
+        let (bytes, _, s) = decode_dir(&dir);
+        let ctx = format!("jb/{table}");
+        assert_jb_common(&bytes, &s, &ctx);
+        let st = s.stats.as_ref().unwrap();
+
+        // MANIFEST §3: 5 partitions of one (simple) or 50 (clust) rows.
+        assert_eq!(s.estimated_partition_count(), Some(5), "{ctx}");
+        assert_eq!(
+            st.estimated_cell_per_partition_count.total_count(),
+            5,
+            "{ctx}"
+        );
+        // One flush: a real replay position.
+        assert!(!st.commit_log_upper_bound.is_none(), "{ctx}");
+        assert!(st.commit_log_upper_bound.segment_id > 0, "{ctx}");
+        // Timestamps, less than a minute apart. Observed: the counter tables' cells carry
+        // millisecond timestamps (the others microseconds).
+        let scale = if table.contains("counter") { 1000 } else { 1 };
+        let (min_ts, max_ts) = (st.min_timestamp_micros.value, st.max_timestamp_micros.value);
+        assert!(
+            EARLIEST_MICROS / scale < min_ts && min_ts <= max_ts,
+            "{ctx}"
+        );
+        assert!(
+            max_ts < LATEST_MICROS / scale && max_ts - min_ts < 60_000_000 / scale,
+            "{ctx}"
+        );
+
+        // Compression ratio: Data.db without its 4-byte Adler32 per chunk, over the
+        // uncompressed length (both from the files).
+        let info_path = statistics_file(&dir)
+            .0
+            .to_string_lossy()
+            .replace("-Statistics.db", "-CompressionInfo.db");
+        let info =
+            compression_info::decode(&std::fs::read(&info_path).unwrap(), &s.version).unwrap();
+        let data_len = std::fs::metadata(info_path.replace("-CompressionInfo.db", "-Data.db"))
+            .unwrap()
+            .len();
+        let expected = (data_len - 4 * u64::from(info.chunk_count.value)) as f64
+            / info.data_length_bytes.value as f64;
+        assert!(
+            (st.compression_ratio.value - expected).abs() < 1e-12,
+            "{ctx}: {} vs {expected}",
+            st.compression_ratio.value
+        );
+
+        // Min/max column names (cell names, per comparator component). Clust tables: the first
+        // and last clustering values "0"+LONG and "9"+LONG; non-compact CQL3 tables add the
+        // column-name component ("" = the row marker, then "val"); counter tables have no row
+        // marker. Simple tables: only the column-name component.
+        let clust = table.contains("clust");
+        let compact = table.ends_with("compact");
+        let counter = table.contains("counter");
+        let (min_last, max_last): (&[u8], &[u8]) = if counter {
+            (b"val", b"val")
+        } else {
+            (b"", b"val")
+        };
+        let (want_min, want_max): (Vec<Vec<u8>>, Vec<Vec<u8>>) = match (clust, compact) {
+            (true, true) => (vec![long_value("0")], vec![long_value("9")]),
+            (true, false) => (
+                vec![long_value("0"), min_last.to_vec()],
+                vec![long_value("9"), max_last.to_vec()],
+            ),
+            (false, true) => (vec![b"val".to_vec()], vec![b"val".to_vec()]),
+            (false, false) => (vec![min_last.to_vec()], vec![max_last.to_vec()]),
+        };
+        assert_eq!(column_names(&st.min_clustering_values), want_min, "{ctx}");
+        assert_eq!(column_names(&st.max_clustering_values), want_max, "{ctx}");
+    }
+}
+
+#[test]
+fn jb_and_ic_other_files() {
+    let Some(fx) = common::cassandra_fixtures("statistics::jb_and_ic_other_files") else {
+        return;
+    };
+    // jb Keyspace1 (MANIFEST §5): 900 partitions, keys "100".."999", one cell each. The
+    // row-size histogram holds 900 rows and the column-count histogram 900 single-cell rows;
+    // the cell names run "100".."999" too. Uncompressed (ratio −1), written with timestamp 0
+    // and no commit log (replay position NONE).
+    let (bytes, _, s) = decode_file(&fx.join(JB_KEYSPACE1_STATISTICS));
+    assert_jb_common(&bytes, &s, "jb Keyspace1");
+    let st = s.stats.as_ref().unwrap();
+    assert_eq!(s.estimated_partition_count(), Some(900));
+    let columns = &st.estimated_cell_per_partition_count;
+    assert_eq!(columns.total_count(), 900);
+    // All 900 in the first bucket (≤ 1 cell).
+    assert_eq!(columns.counts().first(), Some(&900));
+    assert_eq!(columns.max(), Some(1));
+    assert_eq!(column_names(&st.min_clustering_values), [b"100".to_vec()]);
+    assert_eq!(column_names(&st.max_clustering_values), [b"999".to_vec()]);
+    assert_eq!(st.compression_ratio.value, -1.0);
+    assert!(st.commit_log_upper_bound.is_none());
+    assert_eq!(
+        (st.min_timestamp_micros.value, st.max_timestamp_micros.value),
+        (0, 0)
+    );
+
+    // corrupt-sstables jb (MANIFEST §6): 6 partitions, LZ4 compressed. "Single-cell" is one CQL
+    // cell: each partition (read from the decompressed Data.db) holds a CQL3 row marker (cell
+    // name "" ) and the cell "b", so the column-count histogram has all 6 in the (1, 2] bucket
+    // and the min/max column names are "" and "b".
+    let (bytes, _, s) = decode_file(&fx.join(JB_CORRUPT_STATISTICS));
+    assert_jb_common(&bytes, &s, "jb corrupt-sstables");
+    let st = s.stats.as_ref().unwrap();
+    assert_eq!(s.estimated_partition_count(), Some(6));
+    let columns = &st.estimated_cell_per_partition_count;
+    assert_eq!(columns.total_count(), 6);
+    assert_eq!(columns.counts().get(1), Some(&6));
+    assert_eq!(columns.max(), Some(2));
+    assert_eq!(column_names(&st.min_clustering_values), [b"".to_vec()]);
+    assert_eq!(column_names(&st.max_clustering_values), [b"b".to_vec()]);
+    // Max timestamp = the newest cell's (2013-09-26T17:20:52.253Z), also in Data.db.
+    assert_eq!(st.max_timestamp_micros.value, 1_380_216_052_253_000);
+    assert!(st.compression_ratio.value > 0.0 && st.compression_ratio.value < 1.0);
+
+    // ic (MANIFEST §6): 10 keys. 1.2 stores neither the FP chance nor the max local deletion
+    // time nor min/max column names, and this file ends right after the tombstone histogram
+    // (no sstable level).
+    let (bytes, version, s) = decode_file(&fx.join(IC_STATISTICS));
+    assert_eq!(version.as_str(), "ic");
+    assert_eq!(s.partitioner(), Some(BOP));
+    assert_eq!(s.estimated_partition_count(), Some(10));
+    assert_eq!(
+        not_stored(&s),
+        [
+            "STATS: max local deletion time",
+            "VALIDATION: bloom filter fp chance",
+            "COMPACTION: cardinality estimator",
+            "STATS: sstable level",
+            "STATS: repaired at",
+            "STATS: has legacy counter shards"
+        ]
+    );
+    let v = s.validation.as_ref().unwrap();
+    assert_eq!(
+        v.bloom_filter_fp_chance.value,
+        statistics::NO_BLOOM_FILTER_FP_CHANCE
+    );
+    assert_eq!(v.bloom_filter_fp_chance.span.len_bytes(), 0);
+    let st = s.stats.as_ref().unwrap();
+    assert_eq!(st.estimated_cell_per_partition_count.total_count(), 10);
+    assert_eq!(st.max_local_deletion_time.span.len_bytes(), 0);
+    assert_eq!(st.sstable_level.span.len_bytes(), 0);
+    assert!(st.min_clustering_values.is_none() && st.max_clustering_values.is_none());
+    assert_eq!(st.compression_ratio.value, -1.0);
+    // Max timestamp, then compression ratio, then partitioner: no gap where jb has two fields.
+    assert_eq!(
+        st.max_timestamp_micros.span.end,
+        st.compression_ratio.span.start
+    );
+    assert_eq!(st.compression_ratio.span.end, v.partitioner.span.start);
+    assert_eq!(
+        st.estimated_tombstone_drop_time.span.end,
+        bytes.len() as u64
+    );
+    let record = s.legacy_record().unwrap();
+    assert_eq!(record.span.end, bytes.len() as u64);
+    let node = s.to_node();
+    assert_spans_nest(&node);
+    assert_eq!(
+        node.find_at(v.partitioner.span.start + 2)
+            .map(|n| n.label.as_str()),
+        Some("partitioner")
+    );
+    // Versions older than ic are refused, as Cassandra 2.0 refuses them.
+    let ib = Version::parse(Format::Big, "ib").unwrap();
+    assert!(statistics::decode(&bytes, &ib).is_err());
 }

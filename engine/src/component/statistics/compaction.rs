@@ -5,6 +5,10 @@
 //! | ancestor count + ancestors | i32 n, n × i32 generation | ka, la only (`hasCompactionAncestors`) |
 //! | cardinality estimator | i32 length + stream-lib HyperLogLog++ bytes (see [`HyperLogLogPlus`]) | ka |
 //!
+//! Before ka there is no COMPACTION component: the flat `SSTableMetadata` record holds the
+//! ancestors between the partitioner and the tombstone histogram, and no estimator (see
+//! `legacy.rs`).
+//!
 //! Src: `src/java/org/apache/cassandra/io/sstable/metadata/CompactionMetadata.java` (trunk and
 //! cassandra-2.2).
 
@@ -24,15 +28,60 @@ pub struct Ancestors {
     pub generations: Vec<Spanned<i32>>,
 }
 
+impl Ancestors {
+    /// i32 count, then that many i32 generations (`what_count` / `what_items` name the fields in
+    /// errors: COMPACTION in ka/la, the flat `SSTableMetadata` record before ka).
+    pub(super) fn decode(
+        r: &mut Reader<'_>,
+        what_count: &'static str,
+        what_items: &'static str,
+    ) -> Result<Ancestors> {
+        let a_start = r.offset();
+        let count = spanned(r, |r| r.i32(what_count))?;
+        let n = u64::try_from(count.value).map_err(|_| {
+            r.invalid_at(
+                format!("negative ancestor count {}", count.value),
+                count.span.start,
+                what_count,
+            )
+        })?;
+        let n = r.check_count(n, 4, what_items)?;
+        let mut generations = Vec::with_capacity(n);
+        for _ in 0..n {
+            generations.push(spanned(r, |r| r.i32(what_items))?);
+        }
+        Ok(Ancestors {
+            span: r.span_from(a_start),
+            count,
+            generations,
+        })
+    }
+
+    pub(super) fn to_node(&self) -> Node {
+        let mut gens = vec![spanned_leaf("count", &self.count)];
+        for (i, g) in self.generations.iter().enumerate() {
+            gens.push(spanned_leaf(&format!("ancestor {i}"), g));
+        }
+        Node::new(
+            "ancestors",
+            format!("{} generations", self.generations.len()),
+            Some(self.span),
+        )
+        .with_children(gens)
+    }
+}
+
 /// Cassandra's `CompactionMetadata`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CompactionMetadata {
+    /// The component; for the legacy (ic–jb) record, the ancestors.
     pub span: Span,
-    /// ka/la only.
+    /// ic–la only.
     pub ancestors: Option<Ancestors>,
-    /// Length prefix of the serialized estimator.
+    /// Length prefix of the serialized estimator; 0 with an empty span for the legacy (ic–jb)
+    /// record, which stores no estimator.
     pub cardinality_estimator_length: Spanned<i32>,
-    /// The raw serialized HyperLogLog++ bytes.
+    /// The raw serialized HyperLogLog++ bytes (empty for the legacy record).
     pub cardinality_estimator_bytes: Span,
     /// The decoded estimator; `None` (with an error in the report) when its bytes are malformed.
     pub cardinality_estimator: Option<HyperLogLogPlus>,
@@ -48,25 +97,11 @@ impl CompactionMetadata {
     ) -> Result<CompactionMetadata> {
         let start = r.offset();
         let ancestors = if version.has_compaction_ancestors() {
-            let a_start = r.offset();
-            let count = spanned(r, |r| r.i32("COMPACTION: ancestor count"))?;
-            let n = u64::try_from(count.value).map_err(|_| {
-                r.invalid_at(
-                    format!("negative ancestor count {}", count.value),
-                    count.span.start,
-                    "COMPACTION: ancestor count",
-                )
-            })?;
-            let n = r.check_count(n, 4, "COMPACTION: ancestors")?;
-            let mut generations = Vec::with_capacity(n);
-            for _ in 0..n {
-                generations.push(spanned(r, |r| r.i32("COMPACTION: ancestor generation"))?);
-            }
-            Some(Ancestors {
-                span: r.span_from(a_start),
-                count,
-                generations,
-            })
+            Some(Ancestors::decode(
+                r,
+                "COMPACTION: ancestor count",
+                "COMPACTION: ancestors",
+            )?)
         } else {
             None
         };
@@ -112,18 +147,7 @@ impl CompactionMetadata {
     pub fn to_node(&self) -> Node {
         let mut children = Vec::new();
         if let Some(a) = &self.ancestors {
-            let mut gens = vec![spanned_leaf("count", &a.count)];
-            for (i, g) in a.generations.iter().enumerate() {
-                gens.push(spanned_leaf(&format!("ancestor {i}"), g));
-            }
-            children.push(
-                Node::new(
-                    "ancestors",
-                    format!("{} generations", a.generations.len()),
-                    Some(a.span),
-                )
-                .with_children(gens),
-            );
+            children.push(a.to_node());
         }
         children.push(spanned_leaf(
             "cardinality estimator length",

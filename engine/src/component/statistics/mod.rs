@@ -22,7 +22,9 @@
 //! decode is reported in [`Statistics::errors`] and the others are still decoded; [`decode`]
 //! fails only when the count or the table of contents cannot be read.
 //!
-//! Versions before `ka` (2.0 and older) use a different container and are rejected.
+//! Versions before `ka` (1.2 `ic`, 2.0 `ja`/`jb`) have no container: Statistics.db is one flat
+//! `SSTableMetadata` record, decoded by `legacy.rs` into the same structures ([`StatisticsLayout`]
+//! says which layout a file has).
 //!
 //! Src: `src/java/org/apache/cassandra/io/sstable/metadata/MetadataSerializer.java`,
 //! `MetadataType.java`, `ValidationMetadata.java`, `CompactionMetadata.java`,
@@ -34,6 +36,7 @@ mod compaction;
 mod header;
 mod histogram;
 mod hll;
+mod legacy;
 mod stats;
 mod validation;
 
@@ -50,6 +53,7 @@ pub use histogram::{
     EstimatedHistogram, HistogramBucket, TombstoneBin, TombstoneHistogram, TombstoneHistogramLayout,
 };
 pub use hll::{HllFormat, HyperLogLogPlus, RegisterSet, SparseSet};
+pub use legacy::{LegacyRecord, NotStoredField, NO_BLOOM_FILTER_FP_CHANCE};
 pub use stats::{
     clustering_kind_name, fixed_value_length, ClusteringBound, ClusteringValue,
     ClusteringValueState, ClusteringValues, CommitLogInterval, CommitLogIntervals,
@@ -163,13 +167,27 @@ pub struct RawBytes {
     pub span: Span,
 }
 
+/// How a Statistics.db is laid out.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum StatisticsLayout {
+    /// `ka` and later: component count, table of contents and components (`MetadataSerializer`).
+    MetadataContainer,
+    /// `ic`, `ja`, `jb`: one flat `SSTableMetadata` record, with no table of contents and no
+    /// checksums. Its fields fill [`Statistics::validation`], [`Statistics::stats`] and
+    /// [`Statistics::compaction`]; the fields it does not store are listed here.
+    LegacyRecord(LegacyRecord),
+}
+
 /// A decoded Statistics.db.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Statistics {
     pub version: Version,
     /// The whole file.
     pub span: Span,
+    /// The container's component count; 0 with an empty span for the legacy record, which has
+    /// none (see [`Statistics::layout`]).
     pub component_count: Spanned<i32>,
+    /// Empty for the legacy record.
     pub toc: Vec<TocEntry>,
     /// The metadata CRC32s (na+, da), in file order.
     pub checksums: Vec<ChecksumCheck>,
@@ -180,6 +198,8 @@ pub struct Statistics {
     /// Components (or parts of them) that could not be decoded.
     #[serde(serialize_with = "serialize_errors")]
     pub errors: Vec<Error>,
+    /// The metadata container (`ka`+) or the flat legacy record (`ic`–`jb`).
+    pub layout: StatisticsLayout,
 }
 
 impl Statistics {
@@ -195,6 +215,15 @@ impl Statistics {
             .map(|v| v.partitioner.value.as_str())
     }
 
+    /// The flat pre-`ka` record's own facts (what it does not store, unread bytes); `None` for
+    /// the metadata container.
+    pub fn legacy_record(&self) -> Option<&LegacyRecord> {
+        match &self.layout {
+            StatisticsLayout::LegacyRecord(r) => Some(r),
+            StatisticsLayout::MetadataContainer => None,
+        }
+    }
+
     /// Whether every metadata checksum matched (trivially true before na).
     pub fn checksums_ok(&self) -> bool {
         self.checksums.iter().all(|c| c.ok)
@@ -206,6 +235,9 @@ impl Statistics {
     }
 
     pub fn to_node(&self) -> Node {
+        if let StatisticsLayout::LegacyRecord(record) = &self.layout {
+            return legacy::to_node(self, record);
+        }
         let checksum_of = |part: ChecksumPart| self.checksums.iter().find(|c| c.part == part);
         let mut children = vec![spanned_leaf("component count", &self.component_count)];
         children.extend(checksum_of(ChecksumPart::ComponentCount).map(checksum_node));
@@ -333,19 +365,14 @@ fn checksum_node(c: &ChecksumCheck) -> Node {
 
 /// Decodes a whole Statistics.db of `version`.
 ///
-/// Fails only when the version predates `ka` or the count / table of contents cannot be read;
-/// everything else (bad components, checksum mismatches) is reported inside the result.
+/// `ka` and later: fails only when the count / table of contents cannot be read; everything else
+/// (bad components, checksum mismatches) is reported inside the result. `ic`–`jb` (the flat
+/// legacy record): fails when any field cannot be read. Versions before `ic` are errors.
 pub fn decode(bytes: &[u8], version: &Version) -> Result<Statistics> {
-    let mut r = Reader::new(bytes, 0).for_component(ComponentType::Statistics);
-    if !version.has_repaired_at() {
-        return Err(r.invalid_at(
-            format!(
-                "Statistics.db of version {version} (before ka) uses the legacy layout, which is not decoded"
-            ),
-            0,
-            "metadata component count",
-        ));
+    if !legacy::has_new_stats_file(version) {
+        return legacy::decode(bytes, version);
     }
+    let mut r = Reader::new(bytes, 0).for_component(ComponentType::Statistics);
     let checksummed = version.has_metadata_checksum();
     let mut checksums = Vec::new();
     let mut running = crc32fast::Hasher::new();
@@ -422,6 +449,7 @@ pub fn decode(bytes: &[u8], version: &Version) -> Result<Statistics> {
         stats: None,
         header: None,
         errors: Vec::new(),
+        layout: StatisticsLayout::MetadataContainer,
     };
     let mut decoded_types: Vec<MetadataType> = Vec::new();
     for (span, metadata_type, offset) in raw_toc {
@@ -745,8 +773,11 @@ mod tests {
         assert!(decode(&[], &nb()).is_err());
         assert!(decode(&[0x80, 0, 0, 0, 0, 0, 0, 0], &nb()).is_err());
         assert!(decode(&[0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 0], &nb()).is_err());
+        // Read as jb's flat record, the container's bytes give an absurd histogram size.
         let jb = Version::parse(Format::Big, "jb").unwrap();
         assert!(decode(&tiny_nb(), &jb).is_err());
+        let ib = Version::parse(Format::Big, "ib").unwrap();
+        assert!(decode(&tiny_nb(), &ib).is_err());
         // Offset pointing past the end: the entry is kept, the error reported.
         let mut bytes = tiny_nb();
         bytes[15] = 0xff;

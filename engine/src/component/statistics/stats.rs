@@ -27,6 +27,10 @@
 //! | 20 | firstKey, lastKey | vint-length bytes each | nc, oa, da |
 //! | 21 | tokenSpaceCoverage | f64 | oa, da |
 //!
+//! Before ka there is no STATS component: the flat `SSTableMetadata` record (`legacy.rs`) fills
+//! #1–5 (max only), #7–9 and #11a/b (as min/max column names, ja+); `repairedAt` and
+//! `hasLegacyCounterShards` then hold Cassandra's defaults (0, true) with empty spans.
+//!
 //! Early pre-release `na` files stop before #17: fields from #14 on that are missing at the end
 //! of the component are reported in [`StatsMetadata::missing_fields`], not as errors.
 //!
@@ -105,7 +109,7 @@ impl CommitLogPosition {
         }
     }
 
-    fn to_node(&self, label: &str) -> Node {
+    pub(super) fn to_node(&self, label: &str) -> Node {
         leaf(label, self.display(), self.span)
     }
 }
@@ -139,7 +143,7 @@ pub struct LocalDeletionTime {
 }
 
 impl LocalDeletionTime {
-    fn decode(r: &mut Reader<'_>, unsigned: bool, what: &'static str) -> Result<Self> {
+    pub(super) fn decode(r: &mut Reader<'_>, unsigned: bool, what: &'static str) -> Result<Self> {
         let start = r.offset();
         let raw = r.u32(what)?;
         let secs = if unsigned {
@@ -156,7 +160,7 @@ impl LocalDeletionTime {
         })
     }
 
-    fn display(&self) -> String {
+    pub(super) fn display(&self) -> String {
         match self.secs {
             None => format!("none (0x{:08x})", self.raw),
             Some(s) if self.unsigned && self.raw == 0xffff_fffe => {
@@ -176,7 +180,7 @@ pub struct ClusteringValues {
 }
 
 impl ClusteringValues {
-    fn decode(r: &mut Reader<'_>, what: &'static str) -> Result<Self> {
+    pub(super) fn decode(r: &mut Reader<'_>, what: &'static str) -> Result<Self> {
         let start = r.offset();
         let count = spanned(r, |r| r.i32(what))?;
         let n = u64::try_from(count.value).map_err(|_| {
@@ -203,7 +207,7 @@ impl ClusteringValues {
         })
     }
 
-    fn to_node(&self, label: &str) -> Node {
+    pub(super) fn to_node(&self, label: &str) -> Node {
         let mut children = vec![spanned_leaf("count", &self.count)];
         for (i, v) in self.values.iter().enumerate() {
             children.push(leaf(&format!("value {i}"), bytes_display(&v.bytes), v.span));

@@ -5,6 +5,9 @@
 //! | partitioner | writeUTF (u16 length + modified UTF-8) class name | ka |
 //! | bloom_filter_fp_chance | f64 | ka |
 //!
+//! Before ka both fields sit in the flat `SSTableMetadata` record (`legacy.rs`), FP chance (ja+)
+//! then compression ratio then partitioner; `ic` has no FP chance (−1.0, empty span).
+//!
 //! Src: `src/java/org/apache/cassandra/io/sstable/metadata/ValidationMetadata.java`.
 
 use serde::Serialize;
@@ -17,6 +20,8 @@ use crate::span::{Node, Span, Spanned};
 /// Cassandra's `ValidationMetadata`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ValidationMetadata {
+    /// The component; for the legacy record, from the FP chance to the end of the partitioner
+    /// (the compression ratio lies between them), or the partitioner alone in `ic`.
     pub span: Span,
     /// Fully qualified partitioner class, e.g. `org.apache.cassandra.dht.Murmur3Partitioner`.
     pub partitioner: Spanned<String>,
