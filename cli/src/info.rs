@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use sstable_engine::datetime::iso8601_micros as iso_micros;
 use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, InfoReport};
 
 use crate::{files, parse_flags, Outcome};
@@ -72,39 +73,6 @@ pub fn run(args: &[String]) -> Result<Outcome, String> {
     } else {
         Outcome::Clean
     })
-}
-
-/// µs since the epoch as ISO-8601 UTC.
-pub fn iso_micros(micros: i64) -> String {
-    let secs = micros.div_euclid(1_000_000);
-    let frac = micros.rem_euclid(1_000_000);
-    format!("{}.{frac:06}Z", iso_secs(secs).trim_end_matches('Z'))
-}
-
-/// Seconds since the epoch as ISO-8601 UTC (proleptic Gregorian, days from civil).
-pub fn iso_secs(secs: i64) -> String {
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
 fn human(r: &InfoReport) -> String {
@@ -256,20 +224,4 @@ fn human(r: &InfoReport) -> String {
         );
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn iso_dates() {
-        assert_eq!(iso_secs(0), "1970-01-01T00:00:00Z");
-        assert_eq!(iso_secs(1_754_552_891), "2025-08-07T07:48:11Z");
-        assert_eq!(
-            iso_micros(1_442_880_000_000_000),
-            "2015-09-22T00:00:00.000000Z"
-        );
-        assert_eq!(iso_secs(-1), "1969-12-31T23:59:59Z");
-    }
 }

@@ -491,7 +491,7 @@ fn columns(list: &statistics::ColumnList) -> Vec<ColumnReport> {
 }
 
 /// `sstable-inspect info --json`, one per SSTable. These keys are a stable contract: add, never rename.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InfoReport {
     pub sstable: String,
     pub version: String,
@@ -508,7 +508,7 @@ pub struct InfoReport {
     pub digest: Option<DigestReport>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ComponentsReport {
     pub present: Vec<String>,
     pub missing: Vec<String>,
@@ -517,14 +517,14 @@ pub struct ComponentsReport {
     pub sizes_bytes: std::collections::BTreeMap<String, u64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ErrorReport {
     pub component: Option<String>,
     pub offset: u64,
     pub message: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ValidationReport {
     pub partitioner: String,
     pub bloom_filter_fp_chance: f64,
@@ -532,7 +532,7 @@ pub struct ValidationReport {
 
 /// Timestamps in microseconds, deletion times in seconds (as stored: signed before oa), TTLs in
 /// seconds, repaired_at in milliseconds — Cassandra's units, as sstablemetadata prints them.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StatsReport {
     pub min_timestamp: i64,
     pub max_timestamp: i64,
@@ -550,20 +550,20 @@ pub struct StatsReport {
     pub metadata_checksums_ok: bool,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TypeReport {
     pub r#type: String,
     pub cql_type: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ColumnReport {
     pub name: String,
     pub r#type: String,
     pub cql_type: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HeaderReport {
     pub key_type: String,
     pub key_cql_type: Option<String>,
@@ -572,7 +572,7 @@ pub struct HeaderReport {
     pub regular_columns: Vec<ColumnReport>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CompressionReport {
     pub compressor: String,
     pub options: std::collections::BTreeMap<String, String>,
@@ -584,7 +584,7 @@ pub struct CompressionReport {
     pub ratio: Option<f64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FilterReport {
     /// Byte format: "old" (before na) or "new".
     pub format: &'static str,
@@ -599,7 +599,7 @@ pub struct FilterReport {
     pub configured_fp_chance: Option<f64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DigestReport {
     /// What the file really holds (adler32 for a 2.1 `Digest.sha1`).
     pub algorithm: crate::component::DigestAlgorithm,

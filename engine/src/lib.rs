@@ -20,6 +20,7 @@
 pub mod clock;
 pub mod component;
 pub mod compress;
+pub mod datetime;
 pub mod descriptor;
 pub mod error;
 pub mod hash;
