@@ -27,6 +27,16 @@ test('file input: nb-1-big-* of legacy_nb_clust is one SSTable, nb, big, generat
   const names = await cards.first().locator('[data-testid=component] td:first-child').allTextContents();
   assert.deepEqual(names, ['Data.db', 'Index.db', 'Summary.db', 'Statistics.db', 'Filter.db', 'CompressionInfo.db', 'Digest.crc32', 'TOC.txt']);
   assert.equal(await page.locator('[data-testid=missing]').count(), 0);
+  // Decoded metadata (MANIFEST §2, §3, §7).
+  const fact = async (id) => (await cards.first().locator(`[data-testid=${id}]`).textContent()).trim();
+  assert.equal(await fact('partitioner'), 'ByteOrderedPartitioner');
+  assert.equal(await fact('fp-chance'), '0.01');
+  assert.match(await fact('compressor'), /^LZ4Compressor 16 KiB chunks × 21, ratio /);
+  assert.equal(await fact('estimated-partitions'), '5');
+  assert.equal(await fact('total-rows'), '250');
+  assert.equal(await fact('schema'), 'key text, clustering text, val text');
+  assert.equal(await fact('digest'), 'CRC32 2568411107');
+  assert.equal(await cards.first().locator('[data-testid=decode-error]').count(), 0);
   await page.screenshot({ path: path.join(OUT, 'overview.png'), fullPage: true });
   assert.deepEqual(errors, []);
 });
@@ -43,6 +53,8 @@ test('drag and drop: da bti files and a stray file; the stray one is listed with
   assert.deepEqual(await cardFacts(card.first()), {
     prefix: 'da-1-bti', version: 'da', format: 'bti', generation: '1', components: 8,
   });
+  assert.equal((await card.first().locator('[data-testid=digest]').textContent()).trim(), 'CRC32 1983729251');
+  assert.equal((await card.first().locator('[data-testid=partitioner]').textContent()).trim(), 'ByteOrderedPartitioner');
   const ignored = await page.locator('[data-testid=ignored]').textContent();
   assert.match(ignored, /MANIFEST\.md: expected <version>-<id>-<format>-<Component>/);
   assert.deepEqual(errors, []);
@@ -62,5 +74,9 @@ test('directory picker: the whole ka directory, with the TOC that lists an absen
   assert.deepEqual(missing, ['Listed in TOC.txt but not given: Summary.db', 'Listed in TOC.txt but not given: Summary.db']);
   const versions = new Set(await page.locator('[data-testid=version]').allTextContents());
   assert.deepEqual([...versions], ['ka']);
+  // MANIFEST §5: legacy_ka_14912's Digest.sha1 holds a decimal Adler32, 2565739962.
+  const ka14912 = page.locator('[data-testid=sstable][data-prefix$="legacy_ka_14912-ka-1"]');
+  assert.equal((await ka14912.locator('[data-testid=digest]').textContent()).trim(), 'Adler32 2565739962');
+  assert.equal(await page.locator('[data-testid=decode-error]').count(), 0);
   assert.deepEqual(errors, []);
 });

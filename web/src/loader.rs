@@ -3,8 +3,8 @@
 
 use js_sys::{Array, Function, Promise, Reflect, Uint8Array};
 use sstable_engine::component::ComponentType;
+use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput};
 use sstable_engine::sstable_set::{group_files, IgnoredFile};
-use sstable_engine::toc::{ComponentCheck, Toc};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -150,16 +150,34 @@ pub async fn load(files: &[PickedFile]) -> (Vec<SSTableView>, Vec<IgnoredFile>) 
             .iter()
             .filter_map(|(c, i)| files.get(*i).map(|f| (c.clone(), f.file.size() as u64)))
             .collect();
-        let toc = match sstable.file(&ComponentType::Toc).and_then(|i| files.get(i)) {
-            Some(f) => match read_all(&f.file).await {
-                Ok(bytes) => Some(Toc::parse(&bytes)),
-                Err(e) => {
-                    errors.push(format!("{}: {e}", f.path));
-                    None
-                }
-            },
-            None => None,
-        };
+        // Small metadata components are read whole; Data.db and the indexes only by range, later.
+        let mut contents: Vec<Option<Vec<u8>>> = Vec::with_capacity(sstable.files.len());
+        for (component, index) in &sstable.files {
+            let bytes = match files.get(*index) {
+                Some(f) if reads_whole(component) => match read_all(&f.file).await {
+                    Ok(bytes) => Some(bytes),
+                    Err(e) => {
+                        errors.push(format!("{}: {e}", f.path));
+                        None
+                    }
+                },
+                _ => None,
+            };
+            contents.push(bytes);
+        }
+        let inputs: Vec<ComponentInput<'_>> = sstable
+            .files
+            .iter()
+            .zip(&contents)
+            .zip(&components)
+            .map(|(((component, _), bytes), (_, size))| ComponentInput {
+                component,
+                size_bytes: *size,
+                bytes: bytes.as_deref(),
+            })
+            .collect();
+        let metadata = decode_metadata(&sstable.descriptor, &inputs);
+        let info = metadata.report(&sstable.prefix);
         let d = &sstable.descriptor;
         views.push(SSTableView {
             prefix: sstable.prefix.clone(),
@@ -167,9 +185,10 @@ pub async fn load(files: &[PickedFile]) -> (Vec<SSTableView>, Vec<IgnoredFile>) 
             release: d.version.cassandra_release().to_owned(),
             format: d.format.to_string(),
             generation: d.id.to_string(),
-            check: ComponentCheck::new(&sstable.components(), toc.as_ref()),
+            check: metadata.components.clone(),
             components,
             errors,
+            info: Some(info),
         });
     }
     (views, grouping.ignored)

@@ -3,6 +3,7 @@
 use std::rc::Rc;
 
 use sstable_engine::component::ComponentType;
+use sstable_engine::info::InfoReport;
 use sstable_engine::sstable_set::IgnoredFile;
 use sstable_engine::toc::ComponentCheck;
 use yew::Reducible;
@@ -27,6 +28,8 @@ pub struct SSTableView {
     pub check: ComponentCheck,
     /// Problems reading this SSTable's files, in words.
     pub errors: Vec<String>,
+    /// Every metadata component decoded (the same report as `sstable-inspect info --json`).
+    pub info: Option<InfoReport>,
 }
 
 /// Everything the page shows.
