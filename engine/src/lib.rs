@@ -29,6 +29,7 @@ pub mod reader;
 pub mod span;
 pub mod sstable_set;
 pub mod toc;
+pub mod token;
 pub mod types;
 pub mod version;
 

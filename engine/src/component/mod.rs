@@ -3,10 +3,12 @@
 //! Src: `io/sstable/Component.java`, `format/SSTableFormat.java` (`Components`),
 //! `format/big/BigFormat.java`, `format/bti/BtiFormat.java`.
 
+pub mod bti;
 pub mod compression_info;
 pub mod crc;
 pub mod digest;
 pub mod filter;
+pub mod index;
 pub mod scylla;
 pub mod statistics;
 pub mod summary;

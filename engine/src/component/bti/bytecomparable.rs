@@ -1,0 +1,165 @@
+//! Byte-comparable forms of partition keys: the byte strings the BTI partition trie is keyed by.
+//!
+//! | part | bytes |
+//! |---|---|
+//! | decorated key | `40` ‖ token ‖ `40` ‖ escape(key bytes) ‖ `38` (`ByteSource.withTerminator`) |
+//! | Murmur3 token | 8 bytes big-endian of `token XOR 0x8000000000000000` (signed → unsigned order) |
+//! | ByteOrdered token | escape(key bytes) |
+//! | OrderPreserving token | escape(UTF-8 of the token string) |
+//! | Random token | `IntegerType` form: 7+ significant bytes → `FF` ‖ (length − 7) ‖ magnitude bytes (small tokens use a signed varint form that is not implemented here) |
+//! | Local token | the key type's own form (the type is not in the sstable: not supported) |
+//!
+//! Escaping (`ByteSource.of(bytes)`): bytes are copied; a run of n zero bytes becomes `00`
+//! followed by n−1 × `FE`, then `FF` if more bytes follow; the encoding ends with `00`, or — when
+//! the input ends in a zero byte — the last run ends with `FE` instead of `FF` and nothing is
+//! appended (`22 00` → `22 00 FE`, `22 00 00 33` → `22 00 FE FF 33 00`, `22` → `22 00`).
+//!
+//! Separators `40` (next component), `38` (terminator), `20`/`60` (bound before/after) and `3F`
+//! (null) are in [`NEXT_COMPONENT`] etc. Row-index separators are byte-comparable clustering
+//! prefixes built the same way, one component per clustering column.
+//!
+//! Only the Murmur3 and ByteOrdered forms are checked against real files (the ByteOrdered
+//! fixtures); the Random form is read from `IntegerType` and is UNVERIFIED.
+//!
+//! Src: `src/java/org/apache/cassandra/utils/bytecomparable/ByteComparable.md`, `ByteSource.java`,
+//! `src/java/org/apache/cassandra/db/DecoratedKey.java` (`asComparableBytes`),
+//! `dht/Murmur3Partitioner.java`, `dht/ByteOrderedPartitioner.java`,
+//! `dht/OrderPreservingPartitioner.java`, `dht/RandomPartitioner.java`, `db/marshal/IntegerType.java`.
+
+use crate::token::{md5_digest, Partitioner};
+
+/// `ByteSource.NEXT_COMPONENT`: before each component of a sequence.
+pub const NEXT_COMPONENT: u8 = 0x40;
+/// `ByteSource.TERMINATOR`: ends a full sequence (partition or clustering key).
+pub const TERMINATOR: u8 = 0x38;
+/// `ByteSource.LT_NEXT_COMPONENT`: ends a bound that sorts before everything with its prefix.
+pub const LT_NEXT_COMPONENT: u8 = 0x20;
+/// `ByteSource.GT_NEXT_COMPONENT`: ends a bound that sorts after everything with its prefix.
+pub const GT_NEXT_COMPONENT: u8 = 0x60;
+/// `ByteSource.NEXT_COMPONENT_NULL`: a null component.
+pub const NEXT_COMPONENT_NULL: u8 = 0x3f;
+
+/// Appends the escaped form of `input` (`ByteSource.of(byte[])`) to `out`.
+pub fn escape_bytes(input: &[u8], out: &mut Vec<u8>) {
+    out.reserve(input.len() + 1);
+    let mut in_zero_run = false;
+    for &b in input {
+        if b == 0 {
+            out.push(if in_zero_run { 0xfe } else { 0x00 });
+            in_zero_run = true;
+        } else {
+            if in_zero_run {
+                out.push(0xff);
+                in_zero_run = false;
+            }
+            out.push(b);
+        }
+    }
+    out.push(if in_zero_run { 0xfe } else { 0x00 });
+}
+
+/// The escaped form of `input`.
+pub fn escaped(input: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    escape_bytes(input, &mut out);
+    out
+}
+
+/// The byte-comparable form of a key's token (`Token.asComparableBytes`), or `None` where this
+/// module cannot build it (Local and unknown partitioners; Random tokens below 2⁴⁸).
+pub fn token_bytes(partitioner: &Partitioner, key: &[u8]) -> Option<Vec<u8>> {
+    match partitioner {
+        Partitioner::Murmur3 => {
+            let token = crate::hash::murmur3_token(key);
+            Some(((token as u64) ^ (1u64 << 63)).to_be_bytes().to_vec())
+        }
+        Partitioner::ByteOrdered => Some(escaped(key)),
+        Partitioner::OrderPreserving => Some(escaped(String::from_utf8_lossy(key).as_bytes())),
+        Partitioner::Random => random_token_bytes(key),
+        Partitioner::Local | Partitioner::Unknown(_) => None,
+    }
+}
+
+/// `DecoratedKey.asComparableBytes`: `40` token `40` escape(key) `38`.
+pub fn partition_key(partitioner: &Partitioner, key: &[u8]) -> Option<Vec<u8>> {
+    let token = token_bytes(partitioner, key)?;
+    let mut out = Vec::with_capacity(token.len() + key.len() + 4);
+    out.push(NEXT_COMPONENT);
+    out.extend_from_slice(&token);
+    out.push(NEXT_COMPONENT);
+    escape_bytes(key, &mut out);
+    out.push(TERMINATOR);
+    Some(out)
+}
+
+/// The RandomPartitioner token (`abs(BigInteger(MD5(key)))`) as `IntegerType` byte-comparable.
+fn random_token_bytes(key: &[u8]) -> Option<Vec<u8>> {
+    if key.is_empty() {
+        return None; // the minimum token −1
+    }
+    let magnitude = i128::from_be_bytes(md5_digest(key)).unsigned_abs();
+    let be = magnitude.to_be_bytes();
+    let significant: Vec<u8> = be.iter().copied().skip_while(|&b| b == 0).collect();
+    // Fewer than 7 significant bytes use the signed varint form (not implemented).
+    const FULL_FORM_THRESHOLD: usize = 7;
+    let extra = significant.len().checked_sub(FULL_FORM_THRESHOLD)?;
+    let mut out = Vec::with_capacity(significant.len() + 2);
+    out.push(0xff); // positive
+    out.push(u8::try_from(extra).ok()?); // < 128: one byte of the unsigned variable-length form
+    out.extend_from_slice(&significant);
+    Some(out)
+}
+
+/// Hex with the separator bytes of a decoded prefix made visible, for display.
+pub fn describe(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(3 * bytes.len());
+    for (i, b) in bytes.iter().enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        s.push_str(&format!("{b:02x}"));
+    }
+    if s.is_empty() {
+        s.push_str("(empty)");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_examples_from_byte_comparable_md() {
+        assert_eq!(escaped(&[0x22, 0x00]), [0x22, 0x00, 0xfe]);
+        assert_eq!(
+            escaped(&[0x22, 0x00, 0x00, 0x33]),
+            [0x22, 0x00, 0xfe, 0xff, 0x33, 0x00]
+        );
+        assert_eq!(escaped(&[0x22, 0x00, 0x11]), [0x22, 0x00, 0xff, 0x11, 0x00]);
+        assert_eq!(escaped(&[0x22, 0x00, 0x00]), [0x22, 0x00, 0xfe, 0xfe]);
+        assert_eq!(escaped(&[0x22]), [0x22, 0x00]);
+        assert_eq!(escaped(&[]), [0x00]);
+    }
+
+    #[test]
+    fn partition_keys() {
+        // ByteOrdered key "0": 40 · 30 00 · 40 · 30 00 · 38.
+        assert_eq!(
+            partition_key(&Partitioner::ByteOrdered, b"0").unwrap(),
+            [0x40, 0x30, 0x00, 0x40, 0x30, 0x00, 0x38]
+        );
+        // Murmur3 int 0: token 0xcfa0f7ddd84c76bc with the sign bit flipped.
+        let k = partition_key(&Partitioner::Murmur3, &[0, 0, 0, 0]).unwrap();
+        assert_eq!(
+            &k[..10],
+            [0x40, 0x4f, 0xa0, 0xf7, 0xdd, 0xd8, 0x4c, 0x76, 0xbc, 0x40]
+        );
+        assert_eq!(&k[10..], [0x00, 0xfe, 0xfe, 0xfe, 0xfe, 0x38]);
+        assert!(partition_key(&Partitioner::Local, b"x").is_none());
+        let r = token_bytes(&Partitioner::Random, b"a").unwrap();
+        assert_eq!(r[0], 0xff);
+        assert_eq!(usize::from(r[1]) + 7, r.len() - 2);
+        assert_eq!(describe(&[0x40, 0x30]), "40 30");
+    }
+}
