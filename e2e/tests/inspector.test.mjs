@@ -80,3 +80,37 @@ test('directory picker: the whole ka directory, with the TOC that lists an absen
   assert.equal(await page.locator('[data-testid=decode-error]').count(), 0);
   assert.deepEqual(errors, []);
 });
+
+test('component view: a field highlights its bytes, a byte selects its field', async (t) => {
+  const fixtures = fixturesOrSkip(t);
+  if (!fixtures) return;
+  const { page, errors } = await openPage(browser);
+  await page.setInputFiles('[data-testid=file-input]', filesIn(legacyTable(fixtures, 'nb', 'legacy_nb_clust')));
+  await page.locator('[data-testid=inspect]').click();
+  await page.locator('[data-testid=component-button]', { hasText: 'Statistics.db' }).click();
+  // Open VALIDATION and click its partitioner (a writeUTF) in the tree.
+  await page.locator('[data-testid=field]', { hasText: 'VALIDATION' }).locator('.twisty').click();
+  const partitioner = page.locator('[data-testid=field]', { hasText: 'org.apache.cassandra.dht.ByteOrderedPartitioner' }).first();
+  await partitioner.click();
+  const span = await partitioner.getAttribute('data-span');
+  const [start, end] = span.split('..').map(Number);
+  assert.ok(end - start > 40, `partitioner span ${span}`);
+  const lit = page.locator('[data-testid=hex-view] .byte.lit');
+  await lit.first().waitFor();
+  const litOffsets = (await lit.evaluateAll((els) => els.map((e) => Number(e.dataset.offset))));
+  assert.equal(litOffsets[0], start);
+  // The bytes shown are the file's: the 2-byte length then "org.apache…".
+  const stats = fs.readFileSync(path.join(legacyTable(fixtures, 'nb', 'legacy_nb_clust'), 'nb-1-big-Statistics.db'));
+  const shown = await lit.evaluateAll((els) => els.map((e) => parseInt(e.textContent, 16)));
+  assert.deepEqual(shown, [...stats.subarray(start, start + shown.length)]);
+  await page.screenshot({ path: path.join(OUT, 'component-view.png'), fullPage: true });
+  // Clicking a byte of the bloom FP chance selects that field.
+  const fp = page.locator('[data-testid=field]', { hasText: /^bloom filter fp chance/ }).first();
+  const fpSpan = (await fp.getAttribute('data-span')).split('..').map(Number);
+  // Select something else first, so the byte click is what selects the FP chance.
+  await partitioner.click();
+  await page.locator(`[data-testid=hex-view] .byte[data-offset="${fpSpan[0] + 3}"]`).click();
+  const selected = await page.locator('[data-testid=selected-field]').textContent();
+  assert.match(selected, /0\.01/);
+  assert.deepEqual(errors, []);
+});

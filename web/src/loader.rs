@@ -12,7 +12,7 @@ use web_sys::{
     DataTransfer, File, FileList, FileSystemDirectoryEntry, FileSystemEntry, FileSystemFileEntry,
 };
 
-use crate::state::SSTableView;
+use crate::state::{SSTableView, Shared};
 
 /// A file handle with the path it was found under (relative to what was dropped or picked).
 #[derive(Clone)]
@@ -178,6 +178,12 @@ pub async fn load(files: &[PickedFile]) -> (Vec<SSTableView>, Vec<IgnoredFile>) 
             .collect();
         let metadata = decode_metadata(&sstable.descriptor, &inputs);
         let info = metadata.report(&sstable.prefix);
+        let nodes = Shared(std::rc::Rc::new(metadata.component_nodes()));
+        let handles = sstable
+            .files
+            .iter()
+            .filter_map(|(c, i)| files.get(*i).map(|f| (c.clone(), f.file.clone())))
+            .collect();
         let d = &sstable.descriptor;
         views.push(SSTableView {
             prefix: sstable.prefix.clone(),
@@ -189,6 +195,8 @@ pub async fn load(files: &[PickedFile]) -> (Vec<SSTableView>, Vec<IgnoredFile>) 
             components,
             errors,
             info: Some(info),
+            nodes,
+            files: handles,
         });
     }
     (views, grouping.ignored)

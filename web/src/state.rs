@@ -4,16 +4,10 @@ use std::rc::Rc;
 
 use sstable_engine::component::ComponentType;
 use sstable_engine::info::InfoReport;
+use sstable_engine::span::{Node, Span};
 use sstable_engine::sstable_set::IgnoredFile;
 use sstable_engine::toc::ComponentCheck;
 use yew::Reducible;
-
-/// One dropped or picked file: the browser handle stays in the loader; views see this.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FileInfo {
-    pub path: String,
-    pub size_bytes: u64,
-}
 
 /// One SSTable as shown in the list.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,6 +24,44 @@ pub struct SSTableView {
     pub errors: Vec<String>,
     /// Every metadata component decoded (the same report as `sstable-inspect info --json`).
     pub info: Option<InfoReport>,
+    /// Decoded field trees, one per decoded component.
+    pub nodes: Shared<Vec<(ComponentType, Node)>>,
+    /// The browser file handles, by component (read by `Blob.slice` ranges).
+    pub files: Vec<(ComponentType, web_sys::File)>,
+}
+
+impl SSTableView {
+    pub fn file(&self, component: &ComponentType) -> Option<&web_sys::File> {
+        self.files.iter().find(|(c, _)| c == component).map(|(_, f)| f)
+    }
+
+    pub fn node(&self, component: &ComponentType) -> Option<&Node> {
+        self.nodes.0.iter().find(|(c, _)| c == component).map(|(_, n)| n)
+    }
+}
+
+/// Shared, immutable data compared by identity (cheap props for large trees).
+#[derive(Debug, Default)]
+pub struct Shared<T>(pub Rc<T>);
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        Shared(Rc::clone(&self.0))
+    }
+}
+
+impl<T> PartialEq for Shared<T> {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// The detail tabs of the selected SSTable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Tab {
+    #[default]
+    Overview,
+    Components,
 }
 
 /// Everything the page shows.
@@ -41,6 +73,12 @@ pub struct State {
     /// Wall time of the last load (grouping and TOC reads), from `performance.now()`.
     pub load_millis: Option<f64>,
     pub error: Option<String>,
+    /// Index into `sstables` of the SSTable shown in detail.
+    pub selected: Option<usize>,
+    pub tab: Tab,
+    /// The component shown in the component view, and the byte range highlighted in it.
+    pub component: Option<ComponentType>,
+    pub highlight: Option<Span>,
 }
 
 pub enum Action {
@@ -52,6 +90,10 @@ pub enum Action {
     },
     Failed(String),
     Clear,
+    Select(usize),
+    ShowTab(Tab),
+    ShowComponent(ComponentType),
+    Highlight(Option<Span>),
 }
 
 impl Reducible for State {
@@ -70,6 +112,9 @@ impl Reducible for State {
                 millis,
             } => {
                 next.loading = false;
+                next.selected = (!sstables.is_empty()).then_some(0);
+                next.component = None;
+                next.highlight = None;
                 next.sstables = sstables;
                 next.ignored = ignored;
                 next.load_millis = Some(millis);
@@ -79,6 +124,20 @@ impl Reducible for State {
                 next.error = Some(message);
             }
             Action::Clear => next = State::default(),
+            Action::Select(i) => {
+                if i < next.sstables.len() && next.selected != Some(i) {
+                    next.selected = Some(i);
+                    next.component = None;
+                    next.highlight = None;
+                }
+            }
+            Action::ShowTab(tab) => next.tab = tab,
+            Action::ShowComponent(c) => {
+                next.tab = Tab::Components;
+                next.component = Some(c);
+                next.highlight = None;
+            }
+            Action::Highlight(span) => next.highlight = span,
         }
         Rc::new(next)
     }

@@ -1,11 +1,16 @@
-//! The page: header, drop zone, then one card per SSTable and the ignored files.
+//! The page: header, drop zone, then the SSTables found (cards and a sortable table) and the
+//! component view of the selected one.
 
+use sstable_engine::component::ComponentType;
+use sstable_engine::span::Span;
 use yew::prelude::*;
 
+use super::component_view::ComponentView;
 use super::drop_zone::DropZone;
+use super::overview_table::OverviewTable;
 use super::sstable_card::SSTableCard;
 use crate::loader::{self, PickedFile};
-use crate::state::{Action, State};
+use crate::state::{Action, State, Tab};
 
 #[function_component(App)]
 pub fn app() -> Html {
@@ -20,11 +25,7 @@ pub fn app() -> Html {
                 let started = loader::now_millis();
                 let (sstables, ignored) = loader::load(&files).await;
                 let millis = loader::now_millis() - started;
-                state.dispatch(Action::Loaded {
-                    sstables,
-                    ignored,
-                    millis,
-                });
+                state.dispatch(Action::Loaded { sstables, ignored, millis });
             });
         })
     };
@@ -32,6 +33,37 @@ pub fn app() -> Html {
         let state = state.clone();
         Callback::from(move |message: String| state.dispatch(Action::Failed(message)))
     };
+    let on_select = {
+        let state = state.clone();
+        Callback::from(move |i: usize| state.dispatch(Action::Select(i)))
+    };
+    let on_inspect = {
+        let state = state.clone();
+        Callback::from(move |i: usize| {
+            state.dispatch(Action::Select(i));
+            state.dispatch(Action::ShowTab(Tab::Components));
+        })
+    };
+    let on_component = {
+        let state = state.clone();
+        Callback::from(move |c: ComponentType| state.dispatch(Action::ShowComponent(c)))
+    };
+    let on_highlight = {
+        let state = state.clone();
+        Callback::from(move |s: Option<Span>| state.dispatch(Action::Highlight(s)))
+    };
+    let tab_button = |tab: Tab, label: &str| {
+        let state = state.clone();
+        let active = state.tab == tab;
+        html! {
+            <button class={classes!("tab", active.then_some("active"))} role="tab" aria-selected={active.to_string()}
+                    data-testid={format!("tab-{}", label.to_lowercase())}
+                    onclick={Callback::from(move |_| state.dispatch(Action::ShowTab(tab)))}>
+                { label.to_owned() }
+            </button>
+        }
+    };
+    let selected = state.selected.and_then(|i| state.sstables.get(i).cloned());
 
     html! {
         <>
@@ -49,12 +81,30 @@ pub fn app() -> Html {
             }
             if let Some(ms) = state.load_millis {
                 <p class="timing" data-testid="summary">
-                    { format!("{} SSTable{} found in {:.1} ms", state.sstables.len(), if state.sstables.len() == 1 { "" } else { "s" }, ms) }
+                    { format!("{} SSTable{} found and their metadata decoded in {:.1} ms", state.sstables.len(), if state.sstables.len() == 1 { "" } else { "s" }, ms) }
                 </p>
             }
-            <section class="sstables">
-                { for state.sstables.iter().map(|s| html! { <SSTableCard key={s.prefix.clone()} sstable={s.clone()} /> }) }
-            </section>
+            if !state.sstables.is_empty() {
+                <nav class="tabs main-tabs" role="tablist">
+                    { tab_button(Tab::Overview, "SSTables") }
+                    { tab_button(Tab::Components, "Components") }
+                </nav>
+            }
+            if state.tab == Tab::Overview {
+                if state.sstables.len() > 1 {
+                    <OverviewTable sstables={state.sstables.clone()} selected={state.selected} on_select={on_select.clone()} />
+                }
+                <section class="sstables">
+                    { for state.sstables.iter().enumerate().map(|(i, s)| {
+                        let on_inspect = on_inspect.clone();
+                        html! { <SSTableCard key={s.prefix.clone()} sstable={s.clone()} on_inspect={Callback::from(move |_| on_inspect.emit(i))} /> }
+                    }) }
+                </section>
+            } else if let Some(sstable) = selected {
+                <h2 class="detail-title"><code>{ &sstable.prefix }</code></h2>
+                <ComponentView {sstable} component={state.component.clone()} highlight={state.highlight}
+                               {on_component} {on_highlight} />
+            }
             if !state.ignored.is_empty() {
                 <section class="ignored" data-testid="ignored">
                     <h2>{ "Ignored files" }</h2>

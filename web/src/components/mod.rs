@@ -1,5 +1,9 @@
 //! UI components, one per file.
 
 pub mod app;
+pub mod component_view;
 pub mod drop_zone;
+pub mod field_tree;
+pub mod hex_view;
+pub mod overview_table;
 pub mod sstable_card;

@@ -10,6 +10,8 @@ use crate::state::SSTableView;
 #[derive(Properties, PartialEq)]
 pub struct SSTableCardProps {
     pub sstable: SSTableView,
+    #[prop_or_default]
+    pub on_inspect: Callback<()>,
 }
 
 /// Human size: bytes, KiB, MiB, GiB.
@@ -42,6 +44,7 @@ pub fn sstable_card(props: &SSTableCardProps) -> Html {
     html! {
         <article class="card" data-testid="sstable" data-prefix={s.prefix.clone()}>
             <h2><code>{ &s.prefix }</code></h2>
+            <button class="button small" data-testid="inspect" onclick={props.on_inspect.reform(|_| ())}>{ "Inspect components →" }</button>
             <dl class="facts">
                 <dt>{ "Version" }</dt><dd data-testid="version">{ &s.version }</dd>
                 <dt>{ "Written by" }</dt><dd>{ format!("Cassandra {}", s.release) }</dd>
