@@ -52,6 +52,7 @@
 
 mod cql;
 mod parser;
+pub mod value;
 
 use serde::Serialize;
 
