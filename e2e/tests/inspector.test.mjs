@@ -114,3 +114,38 @@ test('component view: a field highlights its bytes, a byte selects its field', a
   assert.match(selected, /0\.01/);
   assert.deepEqual(errors, []);
 });
+
+test('bloom lab: keys the SSTable holds are maybe-present with their probed bits; others absent', async (t) => {
+  const fixtures = fixturesOrSkip(t);
+  if (!fixtures) return;
+  const { page, errors } = await openPage(browser);
+  const verdict = async (key) => {
+    await page.locator('[data-testid=bloom-key]').fill(key);
+    return (await page.locator('[data-testid=bloom-verdict]').textContent()).trim();
+  };
+  // MANIFEST §6: bloom-filter/la holds int keys 1..10 (Murmur3); 2.2 records no key type, so hex.
+  await page.setInputFiles('[data-testid=file-input]', filesIn(path.join(fixtures, 'other', 'bloom-filter', 'la', 'foo')));
+  await page.locator('[data-testid=tab-bloom]').click();
+  await page.locator('[data-testid=bloom-lab]').waitFor();
+  const hex = (k) => '0x' + k.toString(16).padStart(8, '0');
+  for (let k = 1; k <= 10; k++) {
+    assert.match(await verdict(hex(k)), /^maybe present/, `key ${k}`);
+    assert.equal(await page.locator('[data-testid=bloom-probe]').count(), 5);
+  }
+  let absent = 0;
+  for (let k = 11; k <= 40; k++) if ((await verdict(hex(k))).startsWith('absent')) absent++;
+  assert.ok(absent >= 25, `only ${absent} of 30 absent keys tested absent`);
+  await page.screenshot({ path: path.join(OUT, 'bloom-lab.png'), fullPage: true });
+
+  // A 3.0 table with an int key (MANIFEST §6 negative-local-expiration table1: keys 1 and 2):
+  // keys are typed as cqlsh prints them.
+  await page.setInputFiles('[data-testid=file-input]', filesIn(path.join(fixtures, 'other', 'negative-local-expiration-test', 'table1')));
+  await page.locator('[data-testid=tab-bloom]').click();
+  assert.match(await verdict('1'), /^maybe present/);
+  // Murmur3 token of int 1 (bytes 00000001), as Cassandra computes it.
+  assert.equal((await page.locator('[data-testid=bloom-token]').textContent()).trim(), '-4069959284402364209');
+  assert.match(await verdict('2'), /^maybe present/);
+  await page.locator('[data-testid=bloom-key]').fill('not-an-int');
+  assert.match(await page.locator('[data-testid=bloom-error]').textContent(), /int/i);
+  assert.deepEqual(errors, []);
+});

@@ -21,7 +21,9 @@ use crate::descriptor::Descriptor;
 use crate::error::Error;
 use crate::span::Node;
 use crate::toc::{ComponentCheck, Toc};
-use crate::types::parse_type;
+use crate::token::Partitioner;
+use crate::types::value::parse_partition_key;
+use crate::types::{parse_type, AbstractType};
 
 /// One file of an SSTable as the caller supplies it.
 #[derive(Debug, Clone, Copy)]
@@ -283,7 +285,38 @@ fn check_filter_against_known_keys(m: &mut SSTableMetadata, findings: &mut Vec<F
     }
 }
 
+/// What the bloom filter says of one key, with the key's token.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BloomCheck {
+    pub token: String,
+    pub probe: filter::BloomProbe,
+}
+
 impl SSTableMetadata {
+    /// The partitioner named in Statistics.db (`Unknown("")` when there is none).
+    pub fn partitioner(&self) -> Partitioner {
+        Partitioner::from_class_name(self.statistics.as_ref().and_then(|s| s.partitioner()).unwrap_or(""))
+    }
+
+    /// The partition key type from the serialization header (3.0+).
+    pub fn key_type(&self) -> Option<AbstractType> {
+        let h = self.statistics.as_ref()?.header.as_ref()?;
+        parse_type(&h.key_type.value).ok()
+    }
+
+    /// A key typed as cqlsh prints it (parsed per the header's key type; UTF-8 text before 3.0,
+    /// which records no key type), or `0x…` hex for any type.
+    pub fn parse_key(&self, text: &str) -> Result<Vec<u8>, String> {
+        let key_type = self.key_type().unwrap_or(AbstractType::Utf8);
+        parse_partition_key(&key_type, text).map_err(|e| e.to_string())
+    }
+
+    /// The key's token and the bloom filter's answer, with every probed bit.
+    pub fn bloom_check(&self, key: &[u8]) -> Option<BloomCheck> {
+        let filter = self.filter.as_ref()?;
+        Some(BloomCheck { token: self.partitioner().token(key).to_string(), probe: filter.might_contain(key) })
+    }
+
     /// The decoded fields of every component, one tree per component, for the UI and annotated dumps.
     pub fn component_nodes(&self) -> Vec<(ComponentType, Node)> {
         let mut out = Vec::new();

@@ -196,6 +196,7 @@ pub async fn load(files: &[PickedFile]) -> (Vec<SSTableView>, Vec<IgnoredFile>) 
             errors,
             info: Some(info),
             nodes,
+            metadata: Shared(std::rc::Rc::new(metadata)),
             files: handles,
         });
     }

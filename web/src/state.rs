@@ -3,7 +3,7 @@
 use std::rc::Rc;
 
 use sstable_engine::component::ComponentType;
-use sstable_engine::info::InfoReport;
+use sstable_engine::info::{InfoReport, SSTableMetadata};
 use sstable_engine::span::{Node, Span};
 use sstable_engine::sstable_set::IgnoredFile;
 use sstable_engine::toc::ComponentCheck;
@@ -24,6 +24,8 @@ pub struct SSTableView {
     pub errors: Vec<String>,
     /// Every metadata component decoded (the same report as `sstable-inspect info --json`).
     pub info: Option<InfoReport>,
+    /// Every metadata component, decoded (for the bloom lab and lookups).
+    pub metadata: Shared<SSTableMetadata>,
     /// Decoded field trees, one per decoded component.
     pub nodes: Shared<Vec<(ComponentType, Node)>>,
     /// The browser file handles, by component (read by `Blob.slice` ranges).
@@ -62,6 +64,7 @@ pub enum Tab {
     #[default]
     Overview,
     Components,
+    Bloom,
 }
 
 /// Everything the page shows.

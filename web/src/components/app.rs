@@ -5,6 +5,7 @@ use sstable_engine::component::ComponentType;
 use sstable_engine::span::Span;
 use yew::prelude::*;
 
+use super::bloom_lab::BloomLab;
 use super::component_view::ComponentView;
 use super::drop_zone::DropZone;
 use super::overview_table::OverviewTable;
@@ -88,6 +89,7 @@ pub fn app() -> Html {
                 <nav class="tabs main-tabs" role="tablist">
                     { tab_button(Tab::Overview, "SSTables") }
                     { tab_button(Tab::Components, "Components") }
+                    { tab_button(Tab::Bloom, "Bloom") }
                 </nav>
             }
             if state.tab == Tab::Overview {
@@ -102,8 +104,12 @@ pub fn app() -> Html {
                 </section>
             } else if let Some(sstable) = selected {
                 <h2 class="detail-title"><code>{ &sstable.prefix }</code></h2>
-                <ComponentView {sstable} component={state.component.clone()} highlight={state.highlight}
-                               {on_component} {on_highlight} />
+                if state.tab == Tab::Components {
+                    <ComponentView {sstable} component={state.component.clone()} highlight={state.highlight}
+                                   {on_component} {on_highlight} />
+                } else {
+                    <BloomLab {sstable} />
+                }
             }
             if !state.ignored.is_empty() {
                 <section class="ignored" data-testid="ignored">

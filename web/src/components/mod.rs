@@ -1,6 +1,7 @@
 //! UI components, one per file.
 
 pub mod app;
+pub mod bloom_lab;
 pub mod component_view;
 pub mod drop_zone;
 pub mod field_tree;
