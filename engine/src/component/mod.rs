@@ -6,6 +6,7 @@
 pub mod bti;
 pub mod compression_info;
 pub mod crc;
+pub mod data;
 pub mod digest;
 pub mod filter;
 pub mod index;

@@ -1,0 +1,225 @@
+//! The columns a row holds: all of the header's (row flag HAS_ALL_COLUMNS) or a subset
+//! (`Columns.Serializer.serializeSubset`).
+//!
+//! Superset = the sorted header columns of the row's kind (static or regular), N of them.
+//!
+//! | first unsigned vint | N | what follows | meaning |
+//! |---|---|---|---|
+//! | 0 | any | nothing | every column is present |
+//! | bitmap | < 64 | nothing | bit i set = column i is **missing** |
+//! | m (missing count) | ≥ 64 | if `N − m < N / 2`: N − m vints, the indices of the *present* columns | ascending |
+//! | m | ≥ 64 | else: m vints, the indices of the *missing* columns | ascending |
+//!
+//! Src: `src/java/org/apache/cassandra/db/Columns.java` (`Serializer.serializeSubset`,
+//! `deserializeSubset`, `encodeBitmap`, `serializeLargeSubset`, `deserializeLargeSubset`).
+
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::reader::Reader;
+use crate::span::{Span, Spanned};
+
+/// How a row's column subset was stored.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnsEncoding {
+    /// Row flag HAS_ALL_COLUMNS: no subset stored.
+    AllColumnsFlag,
+    /// A stored `0`: every column present.
+    AllPresent,
+    /// N < 64: a bitmap of the missing columns.
+    MissingBitmap(u64),
+    /// N ≥ 64: the indices of the present columns.
+    PresentIndices,
+    /// N ≥ 64: the indices of the missing columns.
+    MissingIndices,
+}
+
+/// The columns present in one row, as indices into `DataSchema::columns(is_static)`.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct ColumnSubset {
+    /// The stored subset; `None` with [`ColumnsEncoding::AllColumnsFlag`].
+    pub span: Option<Span>,
+    pub encoding: ColumnsEncoding,
+    /// The vints as stored (the first is the bitmap / missing count).
+    pub stored: Vec<Spanned<u64>>,
+    /// Present columns, ascending.
+    pub present: Vec<usize>,
+    /// N: the number of header columns of the row's kind.
+    pub superset_count: usize,
+}
+
+impl ColumnSubset {
+    /// All `superset_count` columns, announced by the HAS_ALL_COLUMNS row flag.
+    pub(crate) fn all(superset_count: usize) -> ColumnSubset {
+        ColumnSubset {
+            span: None,
+            encoding: ColumnsEncoding::AllColumnsFlag,
+            stored: Vec::new(),
+            present: (0..superset_count).collect(),
+            superset_count,
+        }
+    }
+
+    /// `Columns.serializer.deserializeSubset` against a superset of `superset_count` columns.
+    pub(crate) fn read(r: &mut Reader<'_>, superset_count: usize) -> Result<ColumnSubset> {
+        const WHAT: &str = "row column subset";
+        let start = r.offset();
+        let mut stored = Vec::new();
+        let first = spanned_vint(r, WHAT)?;
+        let encoded = first.value;
+        stored.push(first);
+        let n = superset_count as u64;
+        let (encoding, present) = if encoded == 0 {
+            (ColumnsEncoding::AllPresent, (0..superset_count).collect())
+        } else if superset_count < 64 {
+            if n < 64 && encoded >> n != 0 {
+                return Err(r.invalid_at(
+                    format!(
+                        "column bitmap {encoded:#x} marks columns beyond the header's {superset_count}"
+                    ),
+                    start,
+                    WHAT,
+                ));
+            }
+            let present = (0..superset_count)
+                .filter(|i| encoded & (1u64 << i) == 0)
+                .collect();
+            (ColumnsEncoding::MissingBitmap(encoded), present)
+        } else {
+            let missing = encoded;
+            if missing > n {
+                return Err(r.invalid_at(
+                    format!("{missing} missing columns, but the header has only {superset_count}"),
+                    start,
+                    WHAT,
+                ));
+            }
+            let present_count = n - missing;
+            if present_count < n / 2 {
+                // Each index is at least one byte.
+                let count = r.check_count(present_count, 1, WHAT)?;
+                let mut present = Vec::with_capacity(count);
+                for _ in 0..count {
+                    let idx = read_index(r, &mut stored, superset_count, present.last(), WHAT)?;
+                    present.push(idx);
+                }
+                (ColumnsEncoding::PresentIndices, present)
+            } else {
+                let count = r.check_count(missing, 1, WHAT)?;
+                let mut missing_indices: Vec<usize> = Vec::with_capacity(count);
+                for _ in 0..count {
+                    let idx =
+                        read_index(r, &mut stored, superset_count, missing_indices.last(), WHAT)?;
+                    missing_indices.push(idx);
+                }
+                let mut it = missing_indices.iter().peekable();
+                let mut present = Vec::with_capacity(superset_count - count);
+                for i in 0..superset_count {
+                    if it.peek() == Some(&&i) {
+                        it.next();
+                    } else {
+                        present.push(i);
+                    }
+                }
+                (ColumnsEncoding::MissingIndices, present)
+            }
+        };
+        Ok(ColumnSubset {
+            span: Some(r.span_from(start)),
+            encoding,
+            stored,
+            present,
+            superset_count,
+        })
+    }
+}
+
+fn spanned_vint(r: &mut Reader<'_>, what: &'static str) -> Result<Spanned<u64>> {
+    let start = r.offset();
+    let value = r.unsigned_vint(what)?;
+    Ok(Spanned {
+        value,
+        span: r.span_from(start),
+    })
+}
+
+/// One column index of a large subset: below N and above the previous one.
+fn read_index(
+    r: &mut Reader<'_>,
+    stored: &mut Vec<Spanned<u64>>,
+    superset_count: usize,
+    previous: Option<&usize>,
+    what: &'static str,
+) -> Result<usize> {
+    let v = spanned_vint(r, what)?;
+    let idx = usize::try_from(v.value)
+        .ok()
+        .filter(|&i| i < superset_count && previous.is_none_or(|&p| i > p))
+        .ok_or_else(|| {
+            r.invalid_at(
+                format!(
+                    "column index {} is not an ascending index below {superset_count}",
+                    v.value
+                ),
+                v.span.start,
+                what,
+            )
+        })?;
+    stored.push(v);
+    Ok(idx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vint(v: u64, out: &mut Vec<u8>) {
+        // Cassandra's unsigned vint, enough for the values used here.
+        if v < 0x80 {
+            out.push(v as u8);
+        } else if v < 0x4000 {
+            out.push(0x80 | (v >> 8) as u8);
+            out.push(v as u8);
+        } else {
+            out.push(0xc0 | (v >> 16) as u8);
+            out.push((v >> 8) as u8);
+            out.push(v as u8);
+        }
+    }
+
+    #[test]
+    fn small_bitmap_marks_missing_columns() {
+        let s = ColumnSubset::read(&mut Reader::new(&[0b0101], 0), 4).unwrap();
+        assert_eq!(s.present, [1, 3]);
+        assert_eq!(s.encoding, ColumnsEncoding::MissingBitmap(5));
+        assert!(ColumnSubset::read(&mut Reader::new(&[0b10000], 0), 4).is_err());
+        let s = ColumnSubset::read(&mut Reader::new(&[0], 0), 4).unwrap();
+        assert_eq!(s.present, [0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn large_subsets_list_present_or_missing_indices() {
+        // 70 columns, 3 present (< 35): present indices.
+        let mut b = Vec::new();
+        vint(67, &mut b);
+        for i in [2, 40, 69] {
+            vint(i, &mut b);
+        }
+        let s = ColumnSubset::read(&mut Reader::new(&b, 0), 70).unwrap();
+        assert_eq!(s.present, [2, 40, 69]);
+        assert_eq!(s.encoding, ColumnsEncoding::PresentIndices);
+        // 70 columns, 2 missing: missing indices.
+        let mut b = Vec::new();
+        vint(2, &mut b);
+        vint(0, &mut b);
+        vint(64, &mut b);
+        let s = ColumnSubset::read(&mut Reader::new(&b, 0), 70).unwrap();
+        assert_eq!(s.present.len(), 68);
+        assert!(!s.present.contains(&0) && !s.present.contains(&64));
+        assert_eq!(s.encoding, ColumnsEncoding::MissingIndices);
+        // Not ascending, out of range, too many missing: errors.
+        assert!(ColumnSubset::read(&mut Reader::new(&[2, 5, 5], 0), 70).is_err());
+        assert!(ColumnSubset::read(&mut Reader::new(&[1, 70], 0), 70).is_err());
+        assert!(ColumnSubset::read(&mut Reader::new(&[71], 0), 70).is_err());
+    }
+}

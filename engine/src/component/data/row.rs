@@ -1,0 +1,475 @@
+//! Unfiltereds: rows (static and regular) and range tombstone markers.
+//!
+//! Row (`UnfilteredSerializer`, sstable form):
+//!
+//! | part | encoding | when |
+//! |---|---|---|
+//! | flags | u8: 0x01 END_OF_PARTITION, 0x02 IS_MARKER, 0x04 HAS_TIMESTAMP, 0x08 HAS_TTL, 0x10 HAS_DELETION, 0x20 HAS_ALL_COLUMNS, 0x40 HAS_COMPLEX_DELETION, 0x80 EXTENSION_FLAG | always |
+//! | extended flags | u8: 0x01 IS_STATIC, 0x02 HAS_SHADOWABLE_DELETION (Cassandra MV), 0x80 Scylla's extra shadowable deletion | flag 0x80 (static rows always) |
+//! | clustering | one value per clustering column ([`Clustering`]) | not for static rows |
+//! | row size | unsigned vint: bytes after this field to the row's end | |
+//! | previous unfiltered size | unsigned vint (static rows: 0) | |
+//! | liveness | timestamp delta; with HAS_TTL: ttl delta, ldt delta | HAS_TIMESTAMP |
+//! | row deletion | timestamp delta, ldt delta | HAS_DELETION |
+//! | Scylla shadowable deletion | timestamp delta, ldt delta | extended 0x80 |
+//! | column subset | [`ColumnSubset`] | unless HAS_ALL_COLUMNS |
+//! | column data | each present column in sorted order: simple → [`Cell`]; complex → [`ComplexColumn`] | |
+//!
+//! Range tombstone marker:
+//!
+//! | part | encoding |
+//! |---|---|
+//! | flags | `0x02` |
+//! | bound | [`ClusteringBoundOrBoundary`]: u8 kind, u16 size, values |
+//! | marker size | unsigned vint: bytes after this field to the marker's end |
+//! | previous unfiltered size | unsigned vint |
+//! | deletion | bound: one DeletionTime; boundary: the **end** deletion, then the **start** one (deltas) |
+//!
+//! The previous unfiltered size is the distance from the previous unfiltered's first byte;
+//! for the first one, the distance from the partition start.
+//!
+//! Src: `src/java/org/apache/cassandra/db/rows/UnfilteredSerializer.java` (`deserializeOne`,
+//! `deserializeStaticRow`, `deserializeRowBody`, `deserializeMarkerBody`, `readExtendedFlags`),
+//! `db/rows/Row.java` (`Deletion`), `db/rows/RangeTombstoneBoundMarker.java`,
+//! `db/rows/RangeTombstoneBoundaryMarker.java`,
+//! `io/sstable/format/SortedTablePartitionWriter.java` (previous sizes); ScyllaDB
+//! `sstables/mx/writer.cc` (the extra shadowable tombstone).
+
+use serde::Serialize;
+
+use super::cell::{Cell, ColumnData, ComplexColumn};
+use super::clustering::{read_bound, read_clustering, Clustering, ClusteringBoundOrBoundary};
+use super::columns::ColumnSubset;
+use super::deletion::{read_delta_deletion_time, DeletionTime, LivenessInfo};
+use super::schema::{ColumnKind, DataSchema};
+use super::{DecodeOptions, Finding, FindingKind};
+use crate::error::Result;
+use crate::reader::Reader;
+use crate::span::{Span, Spanned};
+
+/// Unfiltered flag: nothing follows, the partition ends.
+pub const END_OF_PARTITION: u8 = 0x01;
+/// Unfiltered flag: a range tombstone marker, not a row.
+pub const IS_MARKER: u8 = 0x02;
+/// Row flag: primary key liveness timestamp present.
+pub const HAS_TIMESTAMP: u8 = 0x04;
+/// Row flag: the liveness is expiring (TTL and local expiration time follow).
+pub const HAS_TTL: u8 = 0x08;
+/// Row flag: row deletion present.
+pub const HAS_DELETION: u8 = 0x10;
+/// Row flag: every header column present, no subset stored.
+pub const HAS_ALL_COLUMNS: u8 = 0x20;
+/// Row flag: every complex column carries a deletion time.
+pub const HAS_COMPLEX_DELETION: u8 = 0x40;
+/// Row flag: an extended-flags byte follows.
+pub const EXTENSION_FLAG: u8 = 0x80;
+/// Extended flag: the static row.
+pub const IS_STATIC: u8 = 0x01;
+/// Extended flag: the row deletion is shadowable (deprecated, Cassandra materialized views).
+pub const HAS_SHADOWABLE_DELETION: u8 = 0x02;
+/// Extended flag (ScyllaDB): an extra shadowable row tombstone follows the row deletion.
+pub const SCYLLA_HAS_SHADOWABLE_TOMBSTONE: u8 = 0x80;
+
+/// `Row.Deletion`: the row tombstone and whether it is shadowable.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct RowDeletion {
+    pub time: DeletionTime,
+    /// Extended flag HAS_SHADOWABLE_DELETION.
+    pub is_shadowable: bool,
+}
+
+/// A static or regular row.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct Row {
+    /// Absolute uncompressed Data.db offset of the flags byte.
+    pub position: u64,
+    /// From the flags byte to the declared end of the row.
+    pub span: Span,
+    pub is_static: bool,
+    pub flags: Spanned<u8>,
+    pub extended_flags: Option<Spanned<u8>>,
+    /// `None` for the static row.
+    pub clustering: Option<Clustering>,
+    /// Declared bytes after the row size field.
+    pub row_size: Spanned<u64>,
+    pub previous_unfiltered_size: Spanned<u64>,
+    pub liveness: Option<LivenessInfo>,
+    pub deletion: Option<RowDeletion>,
+    /// ScyllaDB's extra shadowable tombstone (extended flag 0x80).
+    pub scylla_shadowable_deletion: Option<DeletionTime>,
+    pub columns: ColumnSubset,
+    /// One entry per present column, in column order.
+    pub column_data: Vec<ColumnData>,
+    /// Where decoding of the row's body stopped (the declared end, unless a size finding says
+    /// otherwise).
+    pub body_end: u64,
+    pub findings: Vec<Finding>,
+}
+
+impl Row {
+    /// The cells of the row, simple and complex, in column order.
+    pub fn cells(&self) -> impl Iterator<Item = &Cell> {
+        self.column_data.iter().flat_map(ColumnData::cells)
+    }
+
+    /// The data of the column at `column_index` (into `DataSchema::columns(self.is_static)`).
+    pub fn column(&self, column_index: usize) -> Option<&ColumnData> {
+        self.column_data
+            .iter()
+            .find(|c| c.column_index() == column_index)
+    }
+}
+
+/// A marker's deletion: one time for a bound, two for a boundary.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub enum MarkerDeletion {
+    Bound(DeletionTime),
+    /// Stored end first, then start.
+    Boundary {
+        end: DeletionTime,
+        start: DeletionTime,
+    },
+}
+
+/// A range tombstone bound or boundary marker.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct RangeTombstoneMarker {
+    /// Absolute uncompressed Data.db offset of the flags byte.
+    pub position: u64,
+    /// From the flags byte to the declared end.
+    pub span: Span,
+    pub flags: Spanned<u8>,
+    /// Markers are never written with extended flags; kept if present.
+    pub extended_flags: Option<Spanned<u8>>,
+    pub bound: ClusteringBoundOrBoundary,
+    pub marker_size: Spanned<u64>,
+    pub previous_unfiltered_size: Spanned<u64>,
+    pub deletion: MarkerDeletion,
+    pub findings: Vec<Finding>,
+}
+
+/// The part of an unfiltered read before its body: enough to know where it ends.
+#[derive(Debug, Clone)]
+pub(crate) enum Head {
+    EndOfPartition(Spanned<u8>),
+    Row(UnfilteredHead<Option<Clustering>>),
+    Marker(UnfilteredHead<ClusteringBoundOrBoundary>),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct UnfilteredHead<P> {
+    pub position: u64,
+    pub flags: Spanned<u8>,
+    pub extended_flags: Option<Spanned<u8>>,
+    pub prefix: P,
+    pub size: Spanned<u64>,
+    pub body_start: u64,
+    pub declared_end: u64,
+}
+
+/// Reads flags, extended flags, clustering or bound and the size field. `static_row` says
+/// whether the static row is expected here.
+pub(crate) fn read_head(
+    r: &mut Reader<'_>,
+    schema: &DataSchema,
+    options: &DecodeOptions,
+    static_row: bool,
+) -> Result<Head> {
+    let position = r.offset();
+    let raw = r.u8("unfiltered flags")?;
+    let flags = Spanned {
+        value: raw,
+        span: r.span_from(position),
+    };
+    if !static_row && raw & END_OF_PARTITION != 0 {
+        return Ok(Head::EndOfPartition(flags));
+    }
+    let extended_flags = if raw & EXTENSION_FLAG != 0 {
+        let s = r.offset();
+        let e = r.u8("extended flags")?;
+        Some(Spanned {
+            value: e,
+            span: r.span_from(s),
+        })
+    } else {
+        None
+    };
+    let ext = extended_flags.as_ref().map_or(0, |e| e.value);
+    let is_marker = raw & IS_MARKER != 0;
+    if static_row && (raw & (END_OF_PARTITION | IS_MARKER) != 0 || ext & IS_STATIC == 0) {
+        return Err(r.invalid_at(
+            format!(
+                "expected the static row (the header has static columns), found flags {raw:#04x}{}",
+                extended_flags.as_ref().map_or(String::new(), |e| format!(
+                    ", extended flags {:#04x}",
+                    e.value
+                ))
+            ),
+            position,
+            "static row flags",
+        ));
+    }
+    if !static_row && !is_marker && ext & IS_STATIC != 0 {
+        return Err(r.invalid_at(
+            format!("a non-static position holds a row with the IS_STATIC flag (flags {raw:#04x}, extended {ext:#04x})"),
+            position,
+            "unfiltered flags",
+        ));
+    }
+    if is_marker {
+        let bound = read_bound(r, schema, options)?;
+        let (size, body_start, declared_end) = read_size(r, options, "marker size")?;
+        Ok(Head::Marker(UnfilteredHead {
+            position,
+            flags,
+            extended_flags,
+            prefix: bound,
+            size,
+            body_start,
+            declared_end,
+        }))
+    } else {
+        let clustering = if static_row {
+            None
+        } else {
+            Some(read_clustering(r, schema, options)?)
+        };
+        let (size, body_start, declared_end) = read_size(r, options, "row size")?;
+        Ok(Head::Row(UnfilteredHead {
+            position,
+            flags,
+            extended_flags,
+            prefix: clustering,
+            size,
+            body_start,
+            declared_end,
+        }))
+    }
+}
+
+fn read_size(
+    r: &mut Reader<'_>,
+    options: &DecodeOptions,
+    what: &'static str,
+) -> Result<(Spanned<u64>, u64, u64)> {
+    let start = r.offset();
+    let size = r.unsigned_vint(what)?;
+    let span = r.span_from(start);
+    let body_start = r.offset();
+    let declared_end = body_start
+        .checked_add(size)
+        .filter(|_| size <= options.max_unfiltered_bytes);
+    match declared_end {
+        Some(end) => Ok((Spanned { value: size, span }, body_start, end)),
+        None => Err(r.invalid_at(
+            format!(
+                "{what} {size} exceeds the maximum unfiltered size of {} bytes",
+                options.max_unfiltered_bytes
+            ),
+            start,
+            what,
+        )),
+    }
+}
+
+fn spanned_vint(r: &mut Reader<'_>, what: &'static str) -> Result<Spanned<u64>> {
+    let start = r.offset();
+    let value = r.unsigned_vint(what)?;
+    Ok(Spanned {
+        value,
+        span: r.span_from(start),
+    })
+}
+
+/// A finding when the body ended before its declared end (a body that runs past it fails to
+/// decode inside the declared bytes instead).
+fn check_size(
+    what: &str,
+    body_end: u64,
+    declared_end: u64,
+    size: &Spanned<u64>,
+) -> Option<Finding> {
+    (body_end != declared_end).then(|| {
+        Finding::new(
+            FindingKind::SizeMismatch,
+            size.span,
+            format!(
+                "{what} declares {} bytes after its size field but its body used {}; decoding \
+                 continues at the declared end",
+                size.value,
+                size.value.saturating_sub(declared_end - body_end)
+            ),
+        )
+    })
+}
+
+impl UnfilteredHead<Option<Clustering>> {
+    /// Decodes the row body from `r`, which holds exactly the declared bytes.
+    pub(crate) fn read_body(
+        &self,
+        r: &mut Reader<'_>,
+        schema: &DataSchema,
+        options: &DecodeOptions,
+    ) -> Result<Row> {
+        let flags = self.flags.value;
+        let ext = self.extended_flags.as_ref().map_or(0, |e| e.value);
+        let is_static = self.prefix.is_none();
+        let base = &schema.delta_base;
+        let mut findings = Vec::new();
+        if ext & !(IS_STATIC | HAS_SHADOWABLE_DELETION | SCYLLA_HAS_SHADOWABLE_TOMBSTONE) != 0 {
+            if let Some(e) = &self.extended_flags {
+                findings.push(Finding::new(
+                    FindingKind::UnexpectedFlags,
+                    e.span,
+                    format!("extended flags {ext:#04x} set unknown bits"),
+                ));
+            }
+        }
+        if flags & HAS_TTL != 0 && flags & HAS_TIMESTAMP == 0 {
+            findings.push(Finding::new(
+                FindingKind::UnexpectedFlags,
+                self.flags.span,
+                "HAS_TTL without HAS_TIMESTAMP: Cassandra ignores the TTL flag".to_owned(),
+            ));
+        }
+        let previous_unfiltered_size = spanned_vint(r, "previous unfiltered size")?;
+        let liveness = if flags & HAS_TIMESTAMP != 0 {
+            Some(LivenessInfo::read(
+                r,
+                base,
+                flags & HAS_TTL != 0,
+                &mut findings,
+            )?)
+        } else {
+            None
+        };
+        let deletion = if flags & HAS_DELETION != 0 {
+            let time = read_delta_deletion_time(r, base, "row deletion")?;
+            time.check("row deletion", &mut findings);
+            Some(RowDeletion {
+                time,
+                is_shadowable: ext & HAS_SHADOWABLE_DELETION != 0,
+            })
+        } else {
+            None
+        };
+        let scylla_shadowable_deletion = if ext & SCYLLA_HAS_SHADOWABLE_TOMBSTONE != 0 {
+            let time = read_delta_deletion_time(r, base, "Scylla shadowable row deletion")?;
+            time.check("Scylla shadowable row deletion", &mut findings);
+            Some(time)
+        } else {
+            None
+        };
+        let header_columns = schema.columns(is_static);
+        let columns = if flags & HAS_ALL_COLUMNS != 0 {
+            ColumnSubset::all(header_columns.len())
+        } else {
+            ColumnSubset::read(r, header_columns.len())?
+        };
+        let has_complex_deletion = flags & HAS_COMPLEX_DELETION != 0;
+        let mut column_data = Vec::with_capacity(columns.present.len());
+        for &index in &columns.present {
+            let Some(column) = header_columns.get(index) else {
+                return Err(r.invalid_at(
+                    format!("column index {index} beyond the header"),
+                    r.offset(),
+                    "row column data",
+                ));
+            };
+            let data = match column.kind {
+                ColumnKind::Simple => ColumnData::Simple(Cell::read(
+                    r,
+                    column,
+                    index,
+                    liveness.as_ref(),
+                    base,
+                    options,
+                    &mut findings,
+                )?),
+                ColumnKind::Complex => ColumnData::Complex(ComplexColumn::read(
+                    r,
+                    column,
+                    index,
+                    has_complex_deletion,
+                    liveness.as_ref(),
+                    base,
+                    options,
+                    &mut findings,
+                )?),
+            };
+            column_data.push(data);
+        }
+        let body_end = r.offset();
+        let what = if is_static { "static row" } else { "row" };
+        findings.extend(check_size(what, body_end, self.declared_end, &self.size));
+        Ok(Row {
+            position: self.position,
+            span: Span::new(self.position, self.declared_end),
+            is_static,
+            flags: self.flags.clone(),
+            extended_flags: self.extended_flags.clone(),
+            clustering: self.prefix.clone(),
+            row_size: self.size.clone(),
+            previous_unfiltered_size,
+            liveness,
+            deletion,
+            scylla_shadowable_deletion,
+            columns,
+            column_data,
+            body_end,
+            findings,
+        })
+    }
+}
+
+impl UnfilteredHead<ClusteringBoundOrBoundary> {
+    /// Decodes the marker body from `r`, which holds exactly the declared bytes.
+    pub(crate) fn read_body(
+        &self,
+        r: &mut Reader<'_>,
+        schema: &DataSchema,
+    ) -> Result<RangeTombstoneMarker> {
+        let base = &schema.delta_base;
+        let mut findings = Vec::new();
+        if let Some(e) = &self.extended_flags {
+            findings.push(Finding::new(
+                FindingKind::UnexpectedFlags,
+                e.span,
+                format!(
+                    "a range tombstone marker with extended flags {:#04x} (markers never have them)",
+                    e.value
+                ),
+            ));
+        }
+        let previous_unfiltered_size = spanned_vint(r, "previous unfiltered size")?;
+        let deletion = if self.prefix.kind.value.is_boundary() {
+            let end = read_delta_deletion_time(r, base, "boundary end deletion")?;
+            let start = read_delta_deletion_time(r, base, "boundary start deletion")?;
+            end.check("range tombstone boundary (end)", &mut findings);
+            start.check("range tombstone boundary (start)", &mut findings);
+            MarkerDeletion::Boundary { end, start }
+        } else {
+            let d = read_delta_deletion_time(r, base, "range tombstone deletion")?;
+            d.check("range tombstone marker", &mut findings);
+            MarkerDeletion::Bound(d)
+        };
+        let body_end = r.offset();
+        findings.extend(check_size(
+            "range tombstone marker",
+            body_end,
+            self.declared_end,
+            &self.size,
+        ));
+        Ok(RangeTombstoneMarker {
+            position: self.position,
+            span: Span::new(self.position, self.declared_end),
+            flags: self.flags.clone(),
+            extended_flags: self.extended_flags.clone(),
+            bound: self.prefix.clone(),
+            marker_size: self.size.clone(),
+            previous_unfiltered_size,
+            deletion,
+            findings,
+        })
+    }
+}
