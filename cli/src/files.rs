@@ -74,3 +74,57 @@ fn siblings(file: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+/// Reads an SSTable's small metadata components whole (sizes only for the rest) and decodes them.
+/// Returns the decoded metadata and any I/O errors, in words.
+pub fn load_metadata(
+    found: &FoundFiles,
+    sstable: &sstable_engine::sstable_set::SSTableFiles,
+) -> (sstable_engine::info::SSTableMetadata, Vec<String>) {
+    use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput};
+    let mut io_errors = Vec::new();
+    let mut contents: Vec<(Option<Vec<u8>>, u64)> = Vec::new();
+    for (component, index) in &sstable.files {
+        let Some(path) = found.paths.get(*index) else {
+            contents.push((None, 0));
+            continue;
+        };
+        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        let bytes = if reads_whole(component) {
+            std::fs::read(path).map_err(|e| io_errors.push(format!("{}: {e}", path.display()))).ok()
+        } else {
+            None
+        };
+        contents.push((bytes, size));
+    }
+    let inputs: Vec<ComponentInput<'_>> = sstable
+        .files
+        .iter()
+        .zip(&contents)
+        .map(|((component, _), (bytes, size))| ComponentInput { component, size_bytes: *size, bytes: bytes.as_deref() })
+        .collect();
+    (decode_metadata(&sstable.descriptor, &inputs), io_errors)
+}
+
+/// Positioned reads of one file: what the engine's range requests are answered with.
+pub struct RangeFile {
+    file: std::fs::File,
+    pub len_bytes: u64,
+}
+
+impl RangeFile {
+    pub fn open(path: &Path) -> std::io::Result<RangeFile> {
+        let file = std::fs::File::open(path)?;
+        let len_bytes = file.metadata()?.len();
+        Ok(RangeFile { file, len_bytes })
+    }
+
+    /// Reads `len` bytes at `offset` (fewer at the end of the file).
+    pub fn read_at(&mut self, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
+        use std::io::{Read, Seek, SeekFrom};
+        self.file.seek(SeekFrom::Start(offset))?;
+        let mut buf = Vec::with_capacity(len.min(64 << 20));
+        (&mut self.file).take(len as u64).read_to_end(&mut buf)?;
+        Ok(buf)
+    }
+}

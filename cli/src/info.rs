@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use sstable_engine::datetime::iso8601_micros as iso_micros;
-use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, InfoReport};
+use sstable_engine::info::InfoReport;
 
 use crate::{files, parse_flags, Outcome};
 
@@ -13,44 +13,10 @@ pub fn run(args: &[String]) -> Result<Outcome, String> {
     let found = files::find(&paths)?;
     let mut reports = Vec::new();
     for sstable in &found.grouping.sstables {
-        let mut contents: Vec<(usize, Option<Vec<u8>>, u64)> = Vec::new();
-        let mut io_errors = Vec::new();
-        for (component, index) in &sstable.files {
-            let Some(path) = found.paths.get(*index) else {
-                continue;
-            };
-            let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-            let bytes = if reads_whole(component) {
-                match std::fs::read(path) {
-                    Ok(b) => Some(b),
-                    Err(e) => {
-                        io_errors.push(format!("{}: {e}", path.display()));
-                        None
-                    }
-                }
-            } else {
-                None
-            };
-            contents.push((*index, bytes, size));
-        }
-        let inputs: Vec<ComponentInput<'_>> = sstable
-            .files
-            .iter()
-            .zip(&contents)
-            .map(|((component, _), (_, bytes, size))| ComponentInput {
-                component,
-                size_bytes: *size,
-                bytes: bytes.as_deref(),
-            })
-            .collect();
-        let metadata = decode_metadata(&sstable.descriptor, &inputs);
+        let (metadata, io_errors) = files::load_metadata(&found, sstable);
         let mut report = metadata.report(&sstable.prefix);
         for e in io_errors {
-            report.errors.push(sstable_engine::info::ErrorReport {
-                component: None,
-                offset: 0,
-                message: e,
-            });
+            report.errors.push(sstable_engine::info::ErrorReport { component: None, offset: 0, message: e });
         }
         reports.push(report);
     }

@@ -2,6 +2,7 @@
 //!
 //! Exit status: 0 when every SSTable was read without error, 1 when any had an error, 2 on bad usage.
 
+mod dump;
 mod files;
 mod info;
 mod ls;
@@ -14,6 +15,9 @@ sstable-inspect — look inside Apache Cassandra / ScyllaDB SSTable files
 USAGE:
     sstable-inspect info PATH... [--json]  every metadata component (TOC, Statistics, CompressionInfo,
                                            Filter, Summary, Digest, CRC, Scylla) of every SSTable found
+    sstable-inspect dump PATH [--json | --jsonl] [--key K]... [--limit N] [--schema FILE.cql]
+                                           every partition, row, cell and tombstone of Data.db
+                                           (3.0+ row format), values rendered like cqlsh
     sstable-inspect ls PATH... [--json]    list the SSTables found in files or directories (recursive),
                                            with version, format, generation and components vs TOC.txt
     sstable-inspect --help | --version
@@ -36,6 +40,7 @@ fn main() -> ExitCode {
     let result = match command.as_str() {
         "ls" => ls::run(rest),
         "info" => info::run(rest),
+        "dump" => dump::run(rest),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

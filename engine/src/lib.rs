@@ -20,8 +20,10 @@
 pub mod clock;
 pub mod component;
 pub mod compress;
+pub mod cql_schema;
 pub mod datetime;
 pub mod descriptor;
+pub mod dump;
 pub mod error;
 pub mod hash;
 pub mod info;
