@@ -210,3 +210,85 @@ pub fn now_millis() -> f64 {
         .map(|p| p.now())
         .unwrap_or(0.0)
 }
+
+/// One page of decoded partitions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DataPage {
+    pub partitions: Vec<sstable_engine::dump::PartitionJson>,
+    /// Where the next page starts (`None` at the end of Data.db).
+    pub next_position: Option<u64>,
+    /// Column names for the rows table: clustering types count and regular/static names.
+    pub bytes_read: u64,
+    pub millis: f64,
+    pub findings: Vec<String>,
+}
+
+/// Decodes up to `max_partitions` partitions of Data.db from `start` (a partition position), reading
+/// only the chunks they need by `Blob.slice`. `wanted_key` keeps only that partition (and stops
+/// at it). Each read awaits the browser, so the page stays responsive.
+pub async fn read_partitions(
+    view: &crate::state::SSTableView,
+    start: u64,
+    max_partitions: usize,
+    wanted_key: Option<Vec<u8>>,
+) -> Result<DataPage, String> {
+    use sstable_engine::component::data::{DataFileReader, DataSchema, DecodeOptions, DecodeStep};
+    use sstable_engine::dump::PartitionBuilder;
+    let started = now_millis();
+    let m = &view.metadata.0;
+    let header = m
+        .statistics
+        .as_ref()
+        .and_then(|s| s.header.as_ref())
+        .ok_or("no serialization header: Data.db of versions before 3.0 (ma) is not decoded")?;
+    let schema = DataSchema::from_header(header, &m.descriptor.version).map_err(|e| e.to_string())?;
+    let file = view.file(&ComponentType::Data).ok_or("no Data.db was given")?;
+    let len = file.size() as u64;
+    let now = (js_sys::Date::now() / 1000.0) as i64;
+    let options = DecodeOptions { now_seconds: Some(now), ..DecodeOptions::default() };
+    let mut reader = match &m.compression {
+        Some(ci) => DataFileReader::compressed(schema.clone(), options, ci.clone(), len),
+        None => DataFileReader::uncompressed(schema.clone(), options, len),
+    };
+    if start > 0 {
+        reader.seek_to_partition(start).map_err(|e| e.to_string())?;
+    }
+    let wanted_hex = wanted_key.map(|k| k.iter().map(|b| format!("{b:02x}")).collect::<String>());
+    let mut builder = PartitionBuilder::new(Some(now));
+    let mut page = DataPage { partitions: Vec::new(), next_position: None, bytes_read: 0, millis: 0.0, findings: Vec::new() };
+    loop {
+        match reader.next_item().map_err(|e| e.to_string())? {
+            DecodeStep::Finished => break,
+            DecodeStep::NeedMoreData => {
+                let Some((offset, n)) = reader.next_read() else { break };
+                let bytes = read_range(file, offset, offset + n).await?;
+                page.bytes_read += bytes.len() as u64;
+                reader.supply(offset, &bytes).map_err(|e| e.to_string())?;
+            }
+            DecodeStep::Item(item) => {
+                let end = match &item {
+                    sstable_engine::component::data::DataItem::PartitionEnd(e) => Some(e.partition_span.end),
+                    _ => None,
+                };
+                if let Some(p) = builder.push(&schema, &item) {
+                    let keep = wanted_hex.as_ref().is_none_or(|k| *k == p.partition.key_hex);
+                    if keep {
+                        page.partitions.push(p);
+                    }
+                    if page.partitions.len() >= max_partitions || (keep && wanted_hex.is_some()) {
+                        page.next_position = end.filter(|&e| e < reader_data_len(m, len));
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    page.findings = reader.take_findings().into_iter().map(|f| f.message).collect();
+    page.millis = now_millis() - started;
+    Ok(page)
+}
+
+/// The uncompressed Data.db length.
+fn reader_data_len(m: &sstable_engine::info::SSTableMetadata, file_len: u64) -> u64 {
+    m.compression.as_ref().map_or(file_len, |c| c.data_length_bytes.value)
+}

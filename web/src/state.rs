@@ -64,6 +64,7 @@ pub enum Tab {
     #[default]
     Overview,
     Components,
+    Data,
     Bloom,
 }
 

@@ -7,6 +7,7 @@ use yew::prelude::*;
 
 use super::bloom_lab::BloomLab;
 use super::component_view::ComponentView;
+use super::data_browser::DataBrowser;
 use super::drop_zone::DropZone;
 use super::overview_table::OverviewTable;
 use super::sstable_card::SSTableCard;
@@ -89,6 +90,7 @@ pub fn app() -> Html {
                 <nav class="tabs main-tabs" role="tablist">
                     { tab_button(Tab::Overview, "SSTables") }
                     { tab_button(Tab::Components, "Components") }
+                    { tab_button(Tab::Data, "Data") }
                     { tab_button(Tab::Bloom, "Bloom") }
                 </nav>
             }
@@ -107,6 +109,8 @@ pub fn app() -> Html {
                 if state.tab == Tab::Components {
                     <ComponentView {sstable} component={state.component.clone()} highlight={state.highlight}
                                    {on_component} {on_highlight} />
+                } else if state.tab == Tab::Data {
+                    <DataBrowser key={sstable.prefix.clone()} sstable={sstable.clone()} />
                 } else {
                     <BloomLab {sstable} />
                 }

@@ -3,6 +3,7 @@
 pub mod app;
 pub mod bloom_lab;
 pub mod component_view;
+pub mod data_browser;
 pub mod drop_zone;
 pub mod field_tree;
 pub mod hex_view;

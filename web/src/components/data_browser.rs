@@ -1,0 +1,286 @@
+//! The data browser: partitions → rows → cells, a page at a time, with typed values; tombstones,
+//! TTLs and expired cells marked; jump to a partition by key; an optional `CREATE TABLE` names the
+//! key and clustering columns and is checked against the serialization header.
+
+use sstable_engine::cql_schema::parse_create_table;
+use sstable_engine::dump::{PartitionJson, UnfilteredJson};
+use web_sys::{HtmlInputElement, HtmlTextAreaElement};
+use yew::prelude::*;
+
+use crate::loader::{self, DataPage};
+use crate::state::SSTableView;
+
+const PAGE_PARTITIONS: usize = 10;
+/// Rows shown per partition; the rest is summarised (the view never renders a whole huge partition).
+const MAX_ROWS_SHOWN: usize = 200;
+
+#[derive(Properties, PartialEq)]
+pub struct DataBrowserProps {
+    pub sstable: SSTableView,
+}
+
+#[derive(Clone, PartialEq, Default)]
+struct Browse {
+    /// Start positions of the pages visited (for "previous").
+    starts: Vec<u64>,
+    page: Option<DataPage>,
+    loading: bool,
+    error: Option<String>,
+}
+
+#[function_component(DataBrowser)]
+pub fn data_browser(props: &DataBrowserProps) -> Html {
+    let browse = use_state(Browse::default);
+    let key_text = use_state(String::new);
+    let schema_text = use_state(String::new);
+
+    let load = {
+        let browse = browse.clone();
+        let view = props.sstable.clone();
+        Callback::from(move |(start, key): (u64, Option<Vec<u8>>)| {
+            let browse = browse.clone();
+            let view = view.clone();
+            let mut next = (*browse).clone();
+            next.loading = true;
+            next.error = None;
+            browse.set(next.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let result = loader::read_partitions(&view, start, PAGE_PARTITIONS, key.clone()).await;
+                let mut done = next;
+                done.loading = false;
+                match result {
+                    Ok(page) => {
+                        if key.is_some() && page.partitions.is_empty() {
+                            done.error = Some("no partition with that key in Data.db".to_owned());
+                        } else {
+                            if key.is_none() {
+                                if done.starts.last() != Some(&start) {
+                                    done.starts.push(start);
+                                }
+                            } else {
+                                done.starts.clear();
+                            }
+                            done.page = Some(page);
+                        }
+                    }
+                    Err(e) => done.error = Some(e),
+                }
+                browse.set(done);
+            });
+        })
+    };
+    // The first page, once per SSTable.
+    {
+        let load = load.clone();
+        use_effect_with(props.sstable.prefix.clone(), move |_| {
+            load.emit((0, None));
+        });
+    }
+    let metadata = &props.sstable.metadata.0;
+    let header = props.sstable.info.as_ref().and_then(|i| i.header.clone());
+    let table = (!schema_text.trim().is_empty()).then(|| parse_create_table(&schema_text));
+    let mismatches: Vec<String> = match (&table, metadata.statistics.as_ref().and_then(|s| s.header.as_ref())) {
+        (Some(Ok(t)), Some(h)) => t.check(h),
+        (Some(Err(e)), _) => vec![format!("CREATE TABLE: {e}")],
+        _ => Vec::new(),
+    };
+    let table = table.and_then(Result::ok);
+    let key_names: Vec<String> = table.as_ref().map(|t| t.partition_key.clone()).unwrap_or_default();
+    let clustering_count = header.as_ref().map_or(0, |h| h.clustering_types.len());
+    let ck_names: Vec<String> = (0..clustering_count)
+        .map(|i| table.as_ref().and_then(|t| t.clustering.get(i).cloned()).unwrap_or_else(|| format!("clustering {i}")))
+        .collect();
+    let columns: Vec<String> = header
+        .as_ref()
+        .map(|h| h.static_columns.iter().chain(&h.regular_columns).map(|c| c.name.clone()).collect())
+        .unwrap_or_default();
+
+    let on_next = {
+        let load = load.clone();
+        let next = browse.page.as_ref().and_then(|p| p.next_position);
+        Callback::from(move |_| {
+            if let Some(n) = next {
+                load.emit((n, None));
+            }
+        })
+    };
+    let on_prev = {
+        let load = load.clone();
+        let browse = browse.clone();
+        Callback::from(move |_| {
+            let mut b = (*browse).clone();
+            b.starts.pop();
+            let start = b.starts.pop().unwrap_or(0);
+            browse.set(b);
+            load.emit((start, None));
+        })
+    };
+    let on_key_input = {
+        let key_text = key_text.clone();
+        Callback::from(move |e: InputEvent| {
+            if let Some(i) = e.target_dyn_into::<HtmlInputElement>() {
+                key_text.set(i.value());
+            }
+        })
+    };
+    let on_jump = {
+        let load = load.clone();
+        let key_text = key_text.clone();
+        let browse = browse.clone();
+        let m = props.sstable.metadata.clone();
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            match m.0.parse_key(&key_text) {
+                Ok(k) => load.emit((0, Some(k))),
+                Err(err) => {
+                    let mut b = (*browse).clone();
+                    b.error = Some(format!("key: {err}"));
+                    browse.set(b);
+                }
+            }
+        })
+    };
+    let on_schema = {
+        let schema_text = schema_text.clone();
+        Callback::from(move |e: InputEvent| {
+            if let Some(t) = e.target_dyn_into::<HtmlTextAreaElement>() {
+                schema_text.set(t.value());
+            }
+        })
+    };
+
+    html! {
+        <section class="data-browser" data-testid="data-browser">
+            <div class="data-controls">
+                <form class="jump" onsubmit={on_jump}>
+                    <label>{ "Partition key: " }
+                        <input type="text" value={(*key_text).clone()} oninput={on_key_input} data-testid="data-key" spellcheck="false" />
+                    </label>
+                    <button class="tab" type="submit" data-testid="data-jump">{ "Find" }</button>
+                </form>
+                <button class="tab" onclick={on_prev} disabled={browse.starts.len() < 2} data-testid="data-prev">{ "◀ Previous" }</button>
+                <button class="tab" onclick={on_next} disabled={browse.page.as_ref().is_none_or(|p| p.next_position.is_none())} data-testid="data-next">{ "Next ▶" }</button>
+                if browse.loading { <span class="muted" aria-live="polite">{ "decoding…" }</span> }
+            </div>
+            <details class="schema-box">
+                <summary>{ "CREATE TABLE (optional: names the key and clustering columns)" }</summary>
+                <textarea rows="4" oninput={on_schema} data-testid="data-schema" spellcheck="false"
+                          placeholder="CREATE TABLE ks.t (pk text, ck text, val text, PRIMARY KEY (pk, ck))" />
+                { for mismatches.iter().map(|m| html! { <p class="warning" data-testid="schema-mismatch">{ m }</p> }) }
+            </details>
+            if let Some(e) = &browse.error { <p class="error" role="alert" data-testid="data-error">{ e }</p> }
+            if let Some(page) = &browse.page {
+                <p class="timing" data-testid="data-timing">{ format!("{} partitions decoded from {} bytes read in {:.1} ms", page.partitions.len(), page.bytes_read, page.millis) }</p>
+                { for page.findings.iter().map(|f| html! { <p class="warning">{ f }</p> }) }
+                { for page.partitions.iter().map(|p| partition(p, &key_names, &ck_names, &columns)) }
+            }
+        </section>
+    }
+}
+
+fn partition(p: &PartitionJson, key_names: &[String], ck_names: &[String], columns: &[String]) -> Html {
+    let key = p
+        .partition
+        .key
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match key_names.get(i) {
+            Some(n) => format!("{n} = {v}"),
+            None => v.clone(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let shown = p.rows.len().min(MAX_ROWS_SHOWN);
+    html! {
+        <article class="partition" data-testid="partition" data-key={p.partition.key.join(":")}>
+            <h3>
+                <span data-testid="partition-key">{ key }</span>
+                <span class="muted">{ format!("  at {} · {} rows", p.partition.position, p.rows.len()) }</span>
+            </h3>
+            if let Some(d) = &p.partition.deletion_info {
+                <p class="tombstone">{ format!("partition deleted at {} (local {}{})", d.marked_deleted, d.local_delete_time, if d.invalid_local_delete_time { ", invalid" } else { "" }) }</p>
+            }
+            { for p.partition.findings.iter().map(|f| html! { <p class="warning">{ f }</p> }) }
+            if !p.rows.is_empty() {
+                <div class="rows-scroll">
+                <table class="rows">
+                    <thead><tr>
+                        <th>{ "kind" }</th>
+                        { for ck_names.iter().map(|n| html! { <th>{ n }</th> }) }
+                        { for columns.iter().map(|n| html! { <th>{ n }</th> }) }
+                        <th>{ "written" }</th>
+                    </tr></thead>
+                    <tbody>{ for p.rows.iter().take(shown).map(|r| row(r, ck_names.len(), columns)) }</tbody>
+                </table>
+                </div>
+            }
+            if p.rows.len() > shown {
+                <p class="muted">{ format!("… {} more rows not shown (dump the partition with the CLI or export it)", p.rows.len() - shown) }</p>
+            }
+        </article>
+    }
+}
+
+fn row(r: &UnfilteredJson, clustering_count: usize, columns: &[String]) -> Html {
+    let kind = match r.r#type {
+        "static_block" => "static",
+        "range_tombstone_bound" | "range_tombstone_boundary" => "range tombstone",
+        _ => "row",
+    };
+    let mut clustering: Vec<Html> = Vec::new();
+    if r.start.is_some() || r.end.is_some() {
+        let describe = |b: &Option<sstable_engine::dump::BoundJson>, side: &str| {
+            b.as_ref().map(|b| {
+                format!("{side} {} [{}]", b.r#type, b.clustering.iter().map(|v| v.clone().unwrap_or_else(|| "null".into())).collect::<Vec<_>>().join(", "))
+            })
+        };
+        let text = [describe(&r.start, "from"), describe(&r.end, "to")].into_iter().flatten().collect::<Vec<_>>().join(" ");
+        clustering.push(html! { <td class="tombstone" colspan={clustering_count.max(1).to_string()}>{ text }</td> });
+    } else {
+        for i in 0..clustering_count {
+            let v = r.clustering.get(i).cloned().flatten();
+            clustering.push(html! { <td class="value">{ v.unwrap_or_else(|| "null".into()) }</td> });
+        }
+    }
+    let cells = columns.iter().map(|name| {
+        let cells: Vec<_> = r.cells.iter().filter(|c| c.name == *name).collect();
+        if cells.is_empty() {
+            return html! { <td></td> };
+        }
+        let parts: Vec<Html> = cells
+            .iter()
+            .map(|c| {
+                let mut class = classes!("cell");
+                let mut text = String::new();
+                if let Some(p) = &c.path {
+                    text.push_str(&format!("{}: ", p.join(",")));
+                }
+                if c.deletion_info.is_some() {
+                    class.push("tombstone");
+                    text.push_str("✝ deleted");
+                } else if let Some(v) = &c.value {
+                    text.push_str(v);
+                }
+                let mut title = c.tstamp.clone().unwrap_or_default();
+                if let Some(ttl) = c.ttl {
+                    class.push(if c.expired == Some(true) { "expired" } else { "ttl" });
+                    title.push_str(&format!(" ttl {ttl}s, expires {}", c.expires_at.clone().unwrap_or_default()));
+                }
+                if let Some(n) = &c.value_note {
+                    title.push_str(&format!(" ({n})"));
+                }
+                html! { <span {class} title={title} data-testid="cell">{ text }</span> }
+            })
+            .collect();
+        html! { <td class="value">{ for parts }</td> }
+    });
+    let written = r.liveness_info.as_ref().map(|l| l.tstamp.clone()).or_else(|| r.cells.first().and_then(|c| c.tstamp.clone())).unwrap_or_default();
+    html! {
+        <tr class={classes!(r.deletion_info.is_some().then_some("tombstone"))} data-testid="row">
+            <td>{ kind }</td>
+            { for clustering }
+            { for cells }
+            <td class="muted">{ written }</td>
+        </tr>
+    }
+}
