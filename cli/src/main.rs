@@ -6,6 +6,7 @@ mod dump;
 mod files;
 mod info;
 mod ls;
+mod verify;
 
 use std::process::ExitCode;
 
@@ -20,6 +21,10 @@ USAGE:
                                            (3.0+ row format), values rendered like cqlsh
     sstable-inspect ls PATH... [--json]    list the SSTables found in files or directories (recursive),
                                            with version, format, generation and components vs TOC.txt
+    sstable-inspect verify PATH... [--json] [--decompress]
+                                           every checksum in one pass: compressed chunks, CRC.db,
+                                           the Data.db digest, Statistics.db metadata CRCs; with
+                                           --decompress also every chunk. Exit 1 if any fails
     sstable-inspect --help | --version
 
 PATH is a component file (any of an SSTable's files selects it) or a directory.
@@ -41,6 +46,7 @@ fn main() -> ExitCode {
         "ls" => ls::run(rest),
         "info" => info::run(rest),
         "dump" => dump::run(rest),
+        "verify" => verify::run(rest),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

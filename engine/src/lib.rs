@@ -33,6 +33,7 @@ pub mod sstable_set;
 pub mod toc;
 pub mod token;
 pub mod types;
+pub mod verify;
 pub mod version;
 
 pub use component::ComponentType;

@@ -1,21 +1,36 @@
 //! Chunk codecs for compressed Data.db, framed exactly as Cassandra frames them.
 //!
-//! Src: `io/compress/LZ4Compressor.java`, `SnappyCompressor.java`, `DeflateCompressor.java`,
-//! `ZstdCompressor.java`, `NoopCompressor.java`, `io/util/CompressedChunkReader.java`.
+//! | compressor | stored chunk | module |
+//! |---|---|---|
+//! | LZ4Compressor | u32 **little-endian** uncompressed length, then one raw LZ4 block | `lz4.rs` |
+//! | SnappyCompressor | one raw Snappy block (LEB128 length preamble, no stream framing) | `snappy.rs` |
+//! | DeflateCompressor | one zlib stream (header, deflate, Adler-32); an empty chunk is 0 bytes | `deflate.rs` |
+//! | ZstdCompressor | one zstd frame with the content-checksum flag | `zstd.rs` |
+//! | NoopCompressor | the bytes as they are | here |
 //!
-//! | compressor | stored chunk |
-//! |---|---|
-//! | LZ4Compressor | u32 **little-endian** uncompressed length, then one raw LZ4 block |
-//! | NoopCompressor | the bytes as they are |
+//! Src: `src/java/org/apache/cassandra/io/compress/LZ4Compressor.java`, `SnappyCompressor.java`,
+//! `DeflateCompressor.java`, `ZstdCompressor.java`, `NoopCompressor.java`,
+//! `io/util/CompressedChunkReader.java`, `schema/CompressionParams.java` (class names).
 //!
 //! Every decompressor writes into a buffer bounded by the uncompressed length the caller expects
-//! (from CompressionInfo): a stored length that claims more is an error, never an allocation.
-//! Whether a chunk is stored raw (na+: stored length ≥ max compressed length) is decided by the
-//! caller from CompressionInfo before calling [`decompress_chunk`].
+//! (from CompressionInfo): a stored length that claims more is an error, never an allocation, and a
+//! stream that would inflate past the bound (a decompression bomb) stops there with
+//! [`CodecError::LengthTooLarge`]. Whether a chunk is stored raw (na+: stored length ≥ max
+//! compressed length) is decided by the caller from CompressionInfo before calling
+//! [`decompress_chunk`].
+//!
+//! [`compress_chunk`] writes the same framing, for tests and a future writer. Zstd is written at
+//! ruzstd's fastest level (about zstd level 1) whatever `compression_level` says; the other codecs
+//! match Cassandra's defaults (LZ4 fast, zlib level 6).
 
 use core::fmt;
 
 use serde::Serialize;
+
+mod deflate;
+mod lz4;
+mod snappy;
+mod zstd;
 
 /// A Data.db compressor, by the class name CompressionInfo.db stores.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -53,13 +68,26 @@ impl Compressor {
             Compressor::Unknown(n) => n,
         }
     }
+
+    /// A short lowercase codec name for reports: `lz4`, `snappy`, `deflate`, `zstd`, `noop`, or
+    /// the class name of an unknown compressor.
+    pub fn codec_name(&self) -> &str {
+        match self {
+            Compressor::Lz4 => "lz4",
+            Compressor::Snappy => "snappy",
+            Compressor::Deflate => "deflate",
+            Compressor::Zstd => "zstd",
+            Compressor::Noop => "noop",
+            Compressor::Unknown(n) => n,
+        }
+    }
 }
 
 /// Why a chunk did not decompress.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub enum CodecError {
-    /// The chunk's own length header claims more than the chunk can hold.
+    /// The chunk's own length header (or its output) claims more than the chunk can hold.
     LengthTooLarge {
         claimed_bytes: u64,
         limit_bytes: u64,
@@ -78,15 +106,24 @@ pub enum CodecError {
 impl fmt::Display for CodecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CodecError::LengthTooLarge { claimed_bytes, limit_bytes } => write!(
+            CodecError::LengthTooLarge {
+                claimed_bytes,
+                limit_bytes,
+            } => write!(
                 f,
-                "chunk header claims {claimed_bytes} uncompressed bytes, more than the {limit_bytes} a chunk holds"
+                "chunk claims {claimed_bytes} uncompressed bytes, more than the {limit_bytes} it may hold"
             ),
-            CodecError::WrongLength { expected_bytes, actual_bytes } => {
-                write!(f, "chunk decompressed to {actual_bytes} bytes, expected {expected_bytes}")
+            CodecError::WrongLength {
+                expected_bytes,
+                actual_bytes,
+            } => {
+                write!(
+                    f,
+                    "chunk decompressed to {actual_bytes} bytes, expected {expected_bytes}"
+                )
             }
             CodecError::Corrupt(m) => write!(f, "corrupt compressed data: {m}"),
-            CodecError::Unsupported(c) => write!(f, "no decompressor for {c}"),
+            CodecError::Unsupported(c) => write!(f, "no codec for {c}"),
         }
     }
 }
@@ -104,13 +141,16 @@ pub fn decompress_chunk(
 ) -> Result<(), CodecError> {
     out.clear();
     match compressor {
-        Compressor::Lz4 => lz4(stored, expected_bytes, out)?,
+        Compressor::Lz4 => lz4::decompress(stored, expected_bytes, out)?,
+        Compressor::Snappy => snappy::decompress(stored, expected_bytes, out)?,
+        Compressor::Deflate => deflate::decompress(stored, expected_bytes, out)?,
+        Compressor::Zstd => zstd::decompress(stored, expected_bytes, out)?,
         Compressor::Noop => out.extend_from_slice(
             stored
                 .get(..expected_bytes.min(stored.len()))
                 .unwrap_or(stored),
         ),
-        other => return Err(CodecError::Unsupported(other.name().to_owned())),
+        Compressor::Unknown(name) => return Err(CodecError::Unsupported(name.clone())),
     }
     if out.len() != expected_bytes {
         return Err(CodecError::WrongLength {
@@ -121,82 +161,34 @@ pub fn decompress_chunk(
     Ok(())
 }
 
-fn lz4(stored: &[u8], expected_bytes: usize, out: &mut Vec<u8>) -> Result<(), CodecError> {
-    let (header, block) = match (stored.get(..4), stored.get(4..)) {
-        (Some(h), Some(b)) => (h, b),
-        _ => {
-            return Err(CodecError::Corrupt(format!(
-                "{} bytes cannot hold the 4-byte LZ4 length",
-                stored.len()
-            )))
+/// Compresses one chunk of uncompressed `data` into `out` (cleared first), framed as
+/// `compressor`'s Cassandra class writes it. The 4-byte chunk checksum is not included.
+pub fn compress_chunk(
+    compressor: &Compressor,
+    data: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<(), CodecError> {
+    out.clear();
+    match compressor {
+        Compressor::Lz4 => lz4::compress(data, out),
+        Compressor::Snappy => snappy::compress(data, out),
+        Compressor::Deflate => deflate::compress(data, out),
+        Compressor::Zstd => zstd::compress(data, out),
+        Compressor::Noop => {
+            out.extend_from_slice(data);
+            Ok(())
         }
-    };
-    let mut le = [0u8; 4];
-    le.copy_from_slice(header);
-    let claimed = u32::from_le_bytes(le) as usize;
-    if claimed > expected_bytes {
-        return Err(CodecError::LengthTooLarge {
-            claimed_bytes: claimed as u64,
-            limit_bytes: expected_bytes as u64,
-        });
+        Compressor::Unknown(name) => Err(CodecError::Unsupported(name.clone())),
     }
-    out.resize(claimed, 0);
-    let written = lz4_flex::block::decompress_into(block, out)
-        .map_err(|e| CodecError::Corrupt(e.to_string()))?;
-    out.truncate(written);
-    Ok(())
 }
 
-/// Compresses `data` as Cassandra's LZ4Compressor frames a chunk (for the writer and tests).
+/// Compresses `data` as Cassandra's LZ4Compressor frames a chunk (same as
+/// [`compress_chunk`] with [`Compressor::Lz4`]; a chunk over 4 GiB leaves `out` empty).
 pub fn compress_lz4(data: &[u8], out: &mut Vec<u8>) {
-    out.clear();
-    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
-    out.extend_from_slice(&lz4_flex::block::compress(data));
+    if compress_chunk(&Compressor::Lz4, data, out).is_err() {
+        out.clear();
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lz4_round_trip_and_lying_lengths() {
-        let data: Vec<u8> = (0..20_000u32).map(|i| (i % 251) as u8).collect();
-        let mut stored = Vec::new();
-        compress_lz4(&data, &mut stored);
-        let mut out = Vec::new();
-        decompress_chunk(&Compressor::Lz4, &stored, data.len(), &mut out).unwrap();
-        assert_eq!(out, data);
-        // The chunk claims more than CompressionInfo allows: an error, not an allocation.
-        let mut lying = stored.clone();
-        lying[..4].copy_from_slice(&u32::MAX.to_le_bytes());
-        assert!(matches!(
-            decompress_chunk(&Compressor::Lz4, &lying, data.len(), &mut out),
-            Err(CodecError::LengthTooLarge { .. })
-        ));
-        // Every truncation and every flip: Ok or Err, never a panic.
-        for n in 0..stored.len() {
-            let _ = decompress_chunk(&Compressor::Lz4, &stored[..n], data.len(), &mut out);
-        }
-        for i in 0..stored.len() {
-            let mut flipped = stored.clone();
-            flipped[i] ^= 0xff;
-            let _ = decompress_chunk(&Compressor::Lz4, &flipped, data.len(), &mut out);
-        }
-    }
-
-    #[test]
-    fn class_names_short_or_qualified() {
-        assert_eq!(
-            Compressor::from_class_name("LZ4Compressor"),
-            Compressor::Lz4
-        );
-        assert_eq!(
-            Compressor::from_class_name("org.apache.cassandra.io.compress.ZstdCompressor"),
-            Compressor::Zstd
-        );
-        assert!(matches!(
-            Compressor::from_class_name("com.acme.Custom"),
-            Compressor::Unknown(_)
-        ));
-    }
-}
+mod tests;

@@ -1,0 +1,1104 @@
+//! One-pass verification of every checksum: the real fixtures (all valid but one, MANIFEST §5 and
+//! §7), copies with flipped bytes and truncations, every codec, and bounded memory on a 64 MiB
+//! synthetic Data.db.
+
+mod common;
+
+use std::cell::Cell;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use sstable_engine::clock::{Clock, NoClock};
+use sstable_engine::component::statistics::{ChecksumPart, MetadataType};
+use sstable_engine::component::{compression_info, digest, ComponentType, DigestAlgorithm};
+use sstable_engine::compress::{compress_chunk, compress_lz4, Compressor};
+use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
+use sstable_engine::sstable_set::{group_files, SSTableFiles};
+use sstable_engine::verify::{
+    CheckKind, FindingKind, PartitionRange, Phase, Verifier, VerifyInput, VerifyOptions,
+    VerifyReport,
+};
+use sstable_engine::{ErrorKind, Format, Version};
+
+/// One SSTable's files, as bytes (Data.db included, so tests can alter it).
+struct SSTable {
+    prefix: String,
+    files: BTreeMap<ComponentType, Vec<u8>>,
+    info: SSTableFiles,
+}
+
+impl SSTable {
+    fn metadata(&self) -> SSTableMetadata {
+        let inputs: Vec<ComponentInput<'_>> = self
+            .files
+            .iter()
+            .map(|(c, b)| ComponentInput {
+                component: c,
+                size_bytes: b.len() as u64,
+                bytes: reads_whole(c).then_some(b.as_slice()),
+            })
+            .collect();
+        decode_metadata(&self.info.descriptor, &inputs)
+    }
+
+    fn data(&self) -> &[u8] {
+        &self.files[&ComponentType::Data]
+    }
+
+    fn file_mut(&mut self, c: &ComponentType) -> &mut Vec<u8> {
+        self.files.get_mut(c).unwrap()
+    }
+
+    fn verify(&self, options: VerifyOptions) -> VerifyReport {
+        self.verify_with(options, Vec::new())
+    }
+
+    fn verify_with(&self, options: VerifyOptions, partitions: Vec<PartitionRange>) -> VerifyReport {
+        let m = self.metadata();
+        let v = Verifier::for_sstable(&m, options)
+            .unwrap()
+            .with_partitions(partitions);
+        drive(v, self.data(), &self.prefix)
+    }
+}
+
+/// Supplies exactly the ranges the verifier asks for.
+fn drive(mut v: Verifier, data: &[u8], name: &str) -> VerifyReport {
+    while let Some((offset, len)) = v.next_read() {
+        let (s, e) = (offset as usize, (offset + len) as usize);
+        v.supply(offset, &data[s..e], &NoClock).unwrap();
+    }
+    assert_eq!(v.progress().done_bytes, data.len() as u64);
+    v.finish(name)
+}
+
+fn load_all(fx: &Path) -> Vec<SSTable> {
+    let files = common::files_under(fx);
+    let grouping = group_files(&files);
+    grouping
+        .sstables
+        .into_iter()
+        .map(|info| SSTable {
+            prefix: info.prefix.clone(),
+            files: info
+                .files
+                .iter()
+                .map(|(c, i)| (c.clone(), std::fs::read(fx.join(&files[*i])).unwrap()))
+                .collect(),
+            info,
+        })
+        .collect()
+}
+
+fn load(dir: &Path, prefix: &str) -> SSTable {
+    let files: Vec<String> = common::files_under(dir)
+        .into_iter()
+        .filter(|f| f.starts_with(prefix))
+        .collect();
+    let grouping = group_files(&files);
+    assert_eq!(grouping.sstables.len(), 1, "{dir:?} {prefix}");
+    let info = grouping.sstables.into_iter().next().unwrap();
+    SSTable {
+        prefix: format!("{}/{}", dir.display(), info.prefix),
+        files: info
+            .files
+            .iter()
+            .map(|(c, i)| (c.clone(), std::fs::read(dir.join(&files[*i])).unwrap()))
+            .collect(),
+        info,
+    }
+}
+
+fn legacy(fx: &Path, v: &str, table: &str, prefix: &str) -> SSTable {
+    load(&common::legacy_dir(fx, v, table), prefix)
+}
+
+fn decompressing() -> VerifyOptions {
+    VerifyOptions {
+        decompress: true,
+        ..VerifyOptions::default()
+    }
+}
+
+/// (kind, chunk, offset, length) of every failure, check by check.
+fn failures(r: &VerifyReport) -> Vec<(CheckKind, FindingKind, Option<u64>, u64, u64)> {
+    r.checks
+        .iter()
+        .flat_map(|c| {
+            c.failures
+                .iter()
+                .map(move |f| (c.kind, f.kind, f.chunk, f.offset, f.length))
+        })
+        .collect()
+}
+
+#[test]
+fn every_fixture_verifies_except_the_known_bad_digest() {
+    let Some(fx) = common::cassandra_fixtures("verify::every_fixture") else {
+        return;
+    };
+    let mut verified = 0;
+    let (mut chunks, mut crc_entries, mut digests, mut metadata_crcs) = (0, 0, 0, 0);
+    let (mut sha1, mut adler, mut crc32) = (0, 0, 0);
+    for t in load_all(&fx) {
+        if !t.files.contains_key(&ComponentType::Data) {
+            continue;
+        }
+        verified += 1;
+        let m = t.metadata();
+        let r = t.verify(decompressing());
+        let name = &t.prefix;
+        assert!(r.complete && r.errors.is_empty(), "{name}: {r:#?}");
+        assert_eq!(r.data_bytes, t.data().len() as u64);
+        if name.ends_with("legacy_ka_14912-ka-1") {
+            assert!(!r.valid);
+            let bad: Vec<_> = r.failed_checks().collect();
+            assert_eq!(bad.len(), 1, "{r:#?}");
+            let d = bad[0];
+            assert_eq!(
+                (d.kind, d.component.as_str(), d.algorithm.as_str()),
+                (CheckKind::Digest, "Digest.sha1", "adler32")
+            );
+            assert_eq!(d.failures.len(), 1);
+            let f = &d.failures[0];
+            assert_eq!(
+                (f.expected.as_str(), f.actual.as_str()),
+                ("2565739962", "4125366287")
+            );
+            assert_eq!(
+                (f.kind, f.chunk, f.offset, f.length),
+                (FindingKind::Digest, None, 0, t.data().len() as u64)
+            );
+        } else {
+            assert!(
+                r.valid,
+                "{name}: {:#?}",
+                r.failed_checks().collect::<Vec<_>>()
+            );
+        }
+        // Which checks were made follows from the components present.
+        if let Some(ci) = &m.compression {
+            let c = r.check(CheckKind::Chunk).unwrap();
+            assert_eq!(c.checked, ci.chunk_offsets.len() as u64, "{name}");
+            let v = t.info.descriptor.version;
+            let expected = if v.as_str() < "ma" && v.format() == Format::Big {
+                "adler32"
+            } else {
+                "crc32"
+            };
+            assert_eq!(c.algorithm, expected, "{name}");
+            let d = r.check(CheckKind::Decompress).unwrap();
+            assert_eq!(
+                (d.checked, d.ok, d.algorithm.as_str()),
+                (c.checked, true, "lz4"),
+                "{name}"
+            );
+            chunks += c.checked;
+        } else {
+            assert!(
+                r.check(CheckKind::Chunk).is_none() && r.check(CheckKind::Decompress).is_none()
+            );
+        }
+        match &m.crc {
+            Some(crc) => {
+                let c = r.check(CheckKind::CrcDb).unwrap();
+                assert_eq!(c.checked, crc.checksums.len() as u64, "{name}");
+                crc_entries += c.checked;
+            }
+            None => assert!(r.check(CheckKind::CrcDb).is_none()),
+        }
+        match &m.digest {
+            Some(_) => {
+                let d = r.check(CheckKind::Digest).unwrap();
+                assert_eq!(d.checked, 1);
+                digests += 1;
+                match d.algorithm.as_str() {
+                    "sha1" => sha1 += 1,
+                    "adler32" => adler += 1,
+                    "crc32" => crc32 += 1,
+                    other => panic!("{other}"),
+                }
+            }
+            None => assert!(r.check(CheckKind::Digest).is_none()),
+        }
+        if t.info.descriptor.version.has_metadata_checksum() {
+            let c = r.check(CheckKind::Metadata).unwrap();
+            // Component count, table of contents, and 4 components.
+            assert_eq!((c.checked, c.ok), (6, true), "{name}");
+            metadata_crcs += c.checked;
+        } else {
+            assert!(r.check(CheckKind::Metadata).is_none());
+        }
+    }
+    // 120 SSTables with a Data.db; 458 LZ4 chunks; CRC.db in jb Keyspace1, ka illegal_cell_names
+    // gen 1, ka illegal_cell_names_indexed and corrupt-sstables ka-2 (one entry each); SHA-1 in
+    // jb Keyspace1 and the ic SSTable; 28 na+ SSTables × 6 metadata CRCs.
+    assert_eq!(
+        (
+            verified,
+            chunks,
+            crc_entries,
+            digests,
+            sha1,
+            adler,
+            crc32,
+            metadata_crcs
+        ),
+        (120, 458, 4, 111, 2, 35, 74, 168)
+    );
+}
+
+#[test]
+fn manifest_figures() {
+    let Some(fx) = common::cassandra_fixtures("verify::manifest_figures") else {
+        return;
+    };
+    // MANIFEST §2 and §7: nb_clust has 21 chunks and digest 2568411107; da_clust 21 chunks and
+    // digest 1983729251; oa_simple 1 chunk and digest 309360903.
+    for (v, table, prefix, chunks, digest) in [
+        ("nb", "legacy_nb_clust", "nb-1", 21, "2568411107"),
+        ("da", "legacy_da_clust", "da-1", 21, "1983729251"),
+        ("oa", "legacy_oa_simple", "oa-1", 1, "309360903"),
+    ] {
+        let t = legacy(&fx, v, table, prefix);
+        assert_eq!(
+            t.metadata().digest.unwrap().checksum().unwrap().to_string(),
+            digest
+        );
+        assert_eq!(crc32fast::hash(t.data()).to_string(), digest);
+        let r = t.verify(VerifyOptions::default());
+        assert!(r.valid, "{r:#?}");
+        let c = r.check(CheckKind::Chunk).unwrap();
+        assert_eq!(
+            (c.component.as_str(), c.algorithm.as_str(), c.checked),
+            ("Data.db", "crc32", chunks)
+        );
+        let d = r.check(CheckKind::Digest).unwrap();
+        assert_eq!(
+            (d.component.as_str(), d.algorithm.as_str(), d.checked),
+            ("Digest.crc32", "crc32", 1)
+        );
+        // No decompress check unless asked for.
+        assert!(r.check(CheckKind::Decompress).is_none());
+        assert_eq!(
+            r.timings.iter().map(|t| t.phase).collect::<Vec<_>>(),
+            [Phase::Checksum, Phase::Digest]
+        );
+    }
+    // jb Keyspace1: uncompressed, CRC.db (CRC32, one 65536-byte chunk over 36000 bytes), real SHA-1.
+    let jb = load(
+        &fx.join("legacy-sstables/jb/Keyspace1"),
+        "Keyspace1-Standard1-jb-0",
+    );
+    let r = jb.verify(VerifyOptions::default());
+    assert!(r.valid, "{r:#?}");
+    let c = r.check(CheckKind::CrcDb).unwrap();
+    assert_eq!(
+        (c.component.as_str(), c.algorithm.as_str(), c.checked),
+        ("CRC.db", "crc32", 1)
+    );
+    let d = r.check(CheckKind::Digest).unwrap();
+    assert_eq!(
+        (d.component.as_str(), d.algorithm.as_str(), d.ok),
+        ("Digest.sha1", "sha1", true)
+    );
+    // ka illegal_cell_names gen 1: CRC.db in Adler32, digest a decimal Adler32 in Digest.sha1.
+    let ka = legacy(
+        &fx,
+        "ka",
+        "legacy_ka_with_illegal_cell_names",
+        "legacy_tables-legacy_ka_with_illegal_cell_names-ka-1",
+    );
+    let r = ka.verify(VerifyOptions::default());
+    assert!(r.valid, "{r:#?}");
+    assert_eq!(r.check(CheckKind::CrcDb).unwrap().algorithm, "adler32");
+    assert_eq!(r.check(CheckKind::Digest).unwrap().algorithm, "adler32");
+    // jb compressed chunks are Adler32, with no digest.
+    let jb = legacy(
+        &fx,
+        "jb",
+        "legacy_jb_clust",
+        "legacy_tables-legacy_jb_clust-jb-1",
+    );
+    let r = jb.verify(VerifyOptions::default());
+    assert!(r.valid && r.check(CheckKind::Digest).is_none(), "{r:#?}");
+    assert_eq!(r.check(CheckKind::Chunk).unwrap().algorithm, "adler32");
+}
+
+#[test]
+fn flipped_byte_in_a_compressed_chunk_fails_that_chunk_and_the_digest() {
+    let Some(fx) = common::cassandra_fixtures("verify::flip_nb") else {
+        return;
+    };
+    let mut t = legacy(&fx, "nb", "legacy_nb_clust", "nb-1");
+    // Partition ranges in the uncompressed stream (made up for the test; chunk 1 holds
+    // uncompressed bytes 16384..32768).
+    let partitions = vec![
+        PartitionRange {
+            key: "a".into(),
+            start: 0,
+            end: 20_000,
+        },
+        PartitionRange {
+            key: "b".into(),
+            start: 20_000,
+            end: 30_000,
+        },
+        PartitionRange {
+            key: "c".into(),
+            start: 30_000,
+            end: 40_000,
+        },
+        PartitionRange {
+            key: "d".into(),
+            start: 40_000,
+            end: 336_016,
+        },
+    ];
+    // MANIFEST §7: chunk 1 is Data.db [424, 836); its stored bytes are 424..832.
+    for at in [424usize, 600, 831] {
+        let mut flipped = SSTable {
+            prefix: t.prefix.clone(),
+            files: t.files.clone(),
+            info: t.info.clone(),
+        };
+        flipped.file_mut(&ComponentType::Data)[at] ^= 0x40;
+        let r = flipped.verify_with(decompressing(), partitions.clone());
+        assert!(!r.valid && r.complete);
+        let chunk = r.check(CheckKind::Chunk).unwrap();
+        assert_eq!((chunk.checked, chunk.failed), (21, 1));
+        let f = &chunk.failures[0];
+        assert_eq!(
+            (f.kind, f.chunk, f.offset, f.length),
+            (FindingKind::Chunk, Some(1), 424, 408)
+        );
+        let stored = u32::from_be_bytes(t.data()[832..836].try_into().unwrap());
+        assert_eq!(f.expected, stored.to_string());
+        assert_eq!(
+            f.actual,
+            crc32fast::hash(&flipped.data()[424..832]).to_string()
+        );
+        assert_eq!(f.partitions, ["a", "b", "c"]);
+        let digest = r.check(CheckKind::Digest).unwrap();
+        assert_eq!(digest.failed, 1);
+        assert_eq!(digest.failures[0].expected, "2568411107");
+        assert_eq!(
+            digest.failures[0].actual,
+            crc32fast::hash(flipped.data()).to_string()
+        );
+        assert!(r.check(CheckKind::Metadata).unwrap().ok);
+        // Only chunk 1 and the digest; decompression may or may not notice a flipped LZ4 byte
+        // (LZ4 has no checksum of its own), but it never fails another chunk.
+        let fails = failures(&r);
+        assert!(
+            fails.iter().all(|f| f.2.is_none() || f.2 == Some(1)),
+            "{fails:?}"
+        );
+        assert_eq!(
+            fails
+                .iter()
+                .filter(|f| f.0 != CheckKind::Decompress)
+                .count(),
+            2,
+            "{fails:?}"
+        );
+    }
+    // A flip in the stored checksum itself (832..836) also fails chunk 1 only.
+    t.file_mut(&ComponentType::Data)[833] ^= 1;
+    let r = t.verify(VerifyOptions::default());
+    assert_eq!(
+        failures(&r),
+        [
+            (CheckKind::Chunk, FindingKind::Chunk, Some(1), 424, 408),
+            (
+                CheckKind::Digest,
+                FindingKind::Digest,
+                None,
+                0,
+                t.data().len() as u64
+            )
+        ]
+    );
+}
+
+#[test]
+fn flipped_byte_in_a_bti_chunk() {
+    let Some(fx) = common::cassandra_fixtures("verify::flip_da") else {
+        return;
+    };
+    let mut t = legacy(&fx, "da", "legacy_da_clust", "da-1");
+    // Chunk 0 is [0, 417): stored bytes 0..413.
+    t.file_mut(&ComponentType::Data)[100] ^= 0xff;
+    let r = t.verify(VerifyOptions::default());
+    let len = t.data().len() as u64;
+    assert_eq!(
+        failures(&r),
+        [
+            (CheckKind::Chunk, FindingKind::Chunk, Some(0), 0, 413),
+            (CheckKind::Digest, FindingKind::Digest, None, 0, len)
+        ]
+    );
+    assert_eq!(
+        r.check(CheckKind::Digest).unwrap().failures[0].expected,
+        "1983729251"
+    );
+}
+
+#[test]
+fn flipped_byte_in_crc_protected_data() {
+    let Some(fx) = common::cassandra_fixtures("verify::flip_crc") else {
+        return;
+    };
+    // ka, Adler32 CRC.db over a 292-byte Data.db, Adler32 digest.
+    let mut t = legacy(
+        &fx,
+        "ka",
+        "legacy_ka_with_illegal_cell_names",
+        "legacy_tables-legacy_ka_with_illegal_cell_names-ka-1",
+    );
+    t.file_mut(&ComponentType::Data)[100] ^= 0x10;
+    let r = t.verify(VerifyOptions::default());
+    assert_eq!(
+        failures(&r),
+        [
+            (CheckKind::CrcDb, FindingKind::CrcDb, Some(0), 0, 292),
+            (CheckKind::Digest, FindingKind::Digest, None, 0, 292)
+        ]
+    );
+    let f = &r.check(CheckKind::CrcDb).unwrap().failures[0];
+    let crc = &t.files[&ComponentType::Crc];
+    assert_eq!(
+        f.expected,
+        u32::from_be_bytes(crc[4..8].try_into().unwrap()).to_string()
+    );
+    assert_eq!(
+        f.actual,
+        adler32::RollingAdler32::from_buffer(t.data())
+            .hash()
+            .to_string()
+    );
+    // jb, CRC32 CRC.db and a SHA-1 digest over 36000 bytes.
+    let mut t = load(
+        &fx.join("legacy-sstables/jb/Keyspace1"),
+        "Keyspace1-Standard1-jb-0",
+    );
+    t.file_mut(&ComponentType::Data)[35_999] ^= 1;
+    let r = t.verify(VerifyOptions::default());
+    assert_eq!(
+        failures(&r),
+        [
+            (CheckKind::CrcDb, FindingKind::CrcDb, Some(0), 0, 36_000),
+            (CheckKind::Digest, FindingKind::Digest, None, 0, 36_000)
+        ]
+    );
+    let d = &r.check(CheckKind::Digest).unwrap().failures[0];
+    assert_eq!(d.expected, "4a9f1896a599e4b3ff5d19600901de1a0b851bc1");
+    assert_eq!(d.actual.len(), 40);
+}
+
+#[test]
+fn truncated_compressed_data() {
+    let Some(fx) = common::cassandra_fixtures("verify::truncated") else {
+        return;
+    };
+    let t = legacy(&fx, "nb", "legacy_nb_clust", "nb-1");
+    let full = t.data().len();
+    // Cut inside chunk 2 ([836, 1249)): chunk 2 is short, chunks 3..=20 start past the end.
+    for (cut, first_truncated) in [(1000usize, 2u64), (836, 2), (1249, 3)] {
+        let mut c = SSTable {
+            prefix: t.prefix.clone(),
+            files: t.files.clone(),
+            info: t.info.clone(),
+        };
+        c.file_mut(&ComponentType::Data).truncate(cut);
+        let r = c.verify(decompressing());
+        assert!(r.complete && !r.valid);
+        let chunk = r.check(CheckKind::Chunk).unwrap();
+        assert_eq!(chunk.checked, 21);
+        assert_eq!(chunk.failed, 21 - first_truncated, "cut at {cut}");
+        assert!(chunk
+            .failures
+            .iter()
+            .all(|f| f.kind == FindingKind::Truncated));
+        let chunks: Vec<u64> = chunk.failures.iter().map(|f| f.chunk.unwrap()).collect();
+        assert_eq!(chunks, (first_truncated..21).collect::<Vec<_>>());
+        let first = &chunk.failures[0];
+        if cut == 1000 {
+            assert_eq!((first.offset, first.length), (836, 164));
+            assert_eq!(
+                (first.expected.as_str(), first.actual.as_str()),
+                ("413 bytes", "164 bytes")
+            );
+        }
+        // Decompression ran on the chunks that are there, and they are fine.
+        let d = r.check(CheckKind::Decompress).unwrap();
+        assert_eq!((d.checked, d.ok), (first_truncated, true));
+        assert!(!r.check(CheckKind::Digest).unwrap().ok);
+    }
+    // Two bytes of the last chunk left: fewer than its 4-byte checksum.
+    let m = t.metadata();
+    let last_start = *m
+        .compression
+        .as_ref()
+        .unwrap()
+        .chunk_offsets
+        .last()
+        .unwrap() as usize;
+    let mut c = SSTable {
+        prefix: t.prefix.clone(),
+        files: t.files.clone(),
+        info: t.info.clone(),
+    };
+    c.file_mut(&ComponentType::Data).truncate(last_start + 2);
+    let r = c.verify(VerifyOptions::default());
+    let f = failures(&r);
+    assert_eq!(
+        f[0],
+        (
+            CheckKind::Chunk,
+            FindingKind::Truncated,
+            Some(20),
+            last_start as u64,
+            2
+        )
+    );
+    assert_eq!(f.len(), 2, "{f:?}");
+    assert!(full > last_start + 2);
+}
+
+/// A CRC.db with more entries than the (truncated) Data.db has chunks.
+#[test]
+fn truncated_crc_protected_data() {
+    let Some(fx) = common::cassandra_fixtures("verify::truncated_crc") else {
+        return;
+    };
+    let mut t = load(
+        &fx.join("legacy-sstables/jb/Keyspace1"),
+        "Keyspace1-Standard1-jb-0",
+    );
+    // Rebuild CRC.db with 4096-byte chunks (the size is read from the file): 9 entries.
+    let data = t.data().to_vec();
+    let mut crc = 4096u32.to_be_bytes().to_vec();
+    for chunk in data.chunks(4096) {
+        crc.extend_from_slice(&crc32fast::hash(chunk).to_be_bytes());
+    }
+    *t.file_mut(&ComponentType::Crc) = crc;
+    let r = t.verify(VerifyOptions {
+        read_size_bytes: 10_000,
+        ..VerifyOptions::default()
+    });
+    assert!(r.valid, "{r:#?}");
+    assert_eq!(r.check(CheckKind::CrcDb).unwrap().checked, 9);
+    t.file_mut(&ComponentType::Data).truncate(10_000);
+    let r = t.verify(VerifyOptions::default());
+    let crc = r.check(CheckKind::CrcDb).unwrap();
+    assert_eq!((crc.checked, crc.failed), (9, 7));
+    // Chunk 2 (8192..10000) is short and fails; chunks 3..=8 are past the end.
+    assert_eq!(
+        (
+            crc.failures[0].kind,
+            crc.failures[0].chunk,
+            crc.failures[0].offset,
+            crc.failures[0].length
+        ),
+        (FindingKind::CrcDb, Some(2), 8192, 1808)
+    );
+    let truncated: Vec<(Option<u64>, u64)> = crc.failures[1..]
+        .iter()
+        .map(|f| {
+            assert_eq!(f.kind, FindingKind::Truncated);
+            (f.chunk, f.offset)
+        })
+        .collect();
+    assert_eq!(
+        truncated,
+        (3..9u64).map(|i| (Some(i), i * 4096)).collect::<Vec<_>>()
+    );
+    // A CRC.db with too few entries leaves bytes unchecked: one crc_db finding.
+    let mut short = SSTable {
+        prefix: t.prefix.clone(),
+        files: t.files.clone(),
+        info: t.info.clone(),
+    };
+    short.file_mut(&ComponentType::Crc).truncate(4 + 4 * 2);
+    let r = short.verify(VerifyOptions::default());
+    let crc = r.check(CheckKind::CrcDb).unwrap();
+    assert_eq!((crc.checked, crc.failed), (3, 1));
+    assert_eq!(
+        (
+            crc.failures[0].chunk,
+            crc.failures[0].offset,
+            crc.failures[0].length
+        ),
+        (Some(2), 8192, 1808)
+    );
+}
+
+#[test]
+fn flipped_statistics_byte_fails_its_metadata_crc() {
+    let Some(fx) = common::cassandra_fixtures("verify::flip_statistics") else {
+        return;
+    };
+    let mut t = legacy(&fx, "na", "legacy_na_clust", "na-1");
+    let stats = t.metadata().statistics.unwrap();
+    let validation = stats
+        .toc
+        .iter()
+        .find(|e| e.metadata_type.value == MetadataType::Validation)
+        .unwrap();
+    let body = validation.body.unwrap();
+    // A byte inside the partitioner class name.
+    let at = body.start as usize + 10;
+    t.file_mut(&ComponentType::Statistics)[at] ^= 0x01;
+    let m = t.metadata();
+    let c = m
+        .statistics
+        .as_ref()
+        .unwrap()
+        .failed_checksums()
+        .next()
+        .unwrap();
+    assert_eq!(c.part, ChecksumPart::Component(MetadataType::Validation));
+    let r = t.verify(VerifyOptions::default());
+    assert!(!r.valid);
+    let bad: Vec<_> = r.failed_checks().collect();
+    assert_eq!(bad.len(), 1, "{bad:#?}");
+    assert_eq!(
+        (
+            bad[0].kind,
+            bad[0].component.as_str(),
+            bad[0].checked,
+            bad[0].failed
+        ),
+        (CheckKind::Metadata, "Statistics.db", 6, 1)
+    );
+    let f = &bad[0].failures[0];
+    assert_eq!(
+        (f.kind, f.chunk, f.offset, f.length),
+        (
+            FindingKind::Metadata,
+            None,
+            body.start,
+            body.end - body.start
+        )
+    );
+    assert_eq!(f.expected, c.stored.value.to_string());
+    assert_eq!(f.actual, c.computed.to_string());
+}
+
+/// A clock that advances 1 µs per reading.
+struct TickClock(Cell<u64>);
+
+impl Clock for TickClock {
+    fn now_nanos(&self) -> u64 {
+        let t = self.0.get() + 1000;
+        self.0.set(t);
+        t
+    }
+}
+
+/// CompressionInfo.db bytes (na+ layout) for `chunks` stored chunks.
+fn compression_info_bytes(class: &str, chunk_len: u32, data_len: u64, offsets: &[u64]) -> Vec<u8> {
+    let mut b = (class.len() as u16).to_be_bytes().to_vec();
+    b.extend_from_slice(class.as_bytes());
+    b.extend_from_slice(&0i32.to_be_bytes());
+    b.extend_from_slice(&chunk_len.to_be_bytes());
+    b.extend_from_slice(&i32::MAX.to_be_bytes());
+    b.extend_from_slice(&data_len.to_be_bytes());
+    b.extend_from_slice(&(offsets.len() as i32).to_be_bytes());
+    for o in offsets {
+        b.extend_from_slice(&o.to_be_bytes());
+    }
+    b
+}
+
+/// A synthetic compressed Data.db: chunks of `data` compressed with `codec`, each followed by its
+/// CRC32; returns (Data.db, CompressionInfo.db).
+fn build_compressed(codec: &Compressor, data: &[u8], chunk_len: u32) -> (Vec<u8>, Vec<u8>) {
+    let mut file = Vec::new();
+    let mut offsets = Vec::new();
+    let mut stored = Vec::new();
+    for chunk in data.chunks(chunk_len as usize) {
+        offsets.push(file.len() as u64);
+        compress_chunk(codec, chunk, &mut stored).unwrap();
+        file.extend_from_slice(&stored);
+        file.extend_from_slice(&crc32fast::hash(&stored).to_be_bytes());
+    }
+    let ci = compression_info_bytes(codec.name(), chunk_len, data.len() as u64, &offsets);
+    (file, ci)
+}
+
+fn nb() -> Version {
+    Version::parse(Format::Big, "nb").unwrap()
+}
+
+/// Semi-compressible bytes: runs of a counter mixed with noise.
+fn sample_data(len: usize) -> Vec<u8> {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut out = Vec::with_capacity(len);
+    while out.len() < len {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let run = (x % 64) as usize + 1;
+        let byte = (x >> 24) as u8;
+        if x.is_multiple_of(3) {
+            out.extend((0..run).map(|i| byte.wrapping_add(i as u8)));
+        } else {
+            out.extend(std::iter::repeat_n(byte, run));
+        }
+    }
+    out.truncate(len);
+    out
+}
+
+fn synthetic(
+    codec: &Compressor,
+    data: &[u8],
+    chunk_len: u32,
+    options: VerifyOptions,
+) -> (Verifier, Vec<u8>) {
+    let (file, ci) = build_compressed(codec, data, chunk_len);
+    let ci = compression_info::decode(&ci, &nb()).unwrap();
+    assert!(ci.warnings.is_empty(), "{:?}", ci.warnings);
+    let digest_text = crc32fast::hash(&file).to_string();
+    let d = digest::decode(digest_text.as_bytes(), DigestAlgorithm::Crc32, &nb()).unwrap();
+    let input = VerifyInput {
+        version: nb(),
+        data_file_len_bytes: file.len() as u64,
+        compression: Some(&ci),
+        crc: None,
+        digest: Some(&d),
+        statistics: None,
+    };
+    (Verifier::new(input, options), file)
+}
+
+#[test]
+fn every_codec_verifies_and_decompresses() {
+    let data = sample_data(200_000);
+    for codec in [
+        Compressor::Lz4,
+        Compressor::Snappy,
+        Compressor::Deflate,
+        Compressor::Zstd,
+        Compressor::Noop,
+    ] {
+        let (v, file) = synthetic(&codec, &data, 16_384, decompressing());
+        let r = drive(v, &file, "synthetic");
+        assert!(r.valid, "{codec:?}: {r:#?}");
+        assert_eq!(r.check(CheckKind::Chunk).unwrap().checked, 13);
+        let d = r.check(CheckKind::Decompress).unwrap();
+        assert_eq!((d.checked, d.algorithm.as_str()), (13, codec.codec_name()));
+    }
+}
+
+#[test]
+fn corrupt_chunk_with_a_valid_checksum_is_a_decompress_finding() {
+    let data = sample_data(50_000);
+    let (file, ci) = build_compressed(&Compressor::Deflate, &data, 16_384);
+    let ci = compression_info::decode(&ci, &nb()).unwrap();
+    // Rewrite chunk 1 as garbage with a matching CRC32: only decompression can tell.
+    let (s, e) = (ci.chunk_offsets[1] as usize, ci.chunk_offsets[2] as usize);
+    let mut bad = file.clone();
+    for b in &mut bad[s + 2..e - 4] {
+        *b = 0xaa;
+    }
+    let crc = crc32fast::hash(&bad[s..e - 4]);
+    bad[e - 4..e].copy_from_slice(&crc.to_be_bytes());
+    let input = VerifyInput {
+        version: nb(),
+        data_file_len_bytes: bad.len() as u64,
+        compression: Some(&ci),
+        crc: None,
+        digest: None,
+        statistics: None,
+    };
+    let r = drive(Verifier::new(input, decompressing()), &bad, "x");
+    assert_eq!(
+        failures(&r),
+        [(
+            CheckKind::Decompress,
+            FindingKind::Decompress,
+            Some(1),
+            s as u64,
+            (e - s - 4) as u64
+        )]
+    );
+    assert!(r.check(CheckKind::Chunk).unwrap().ok);
+    let f = &r.check(CheckKind::Decompress).unwrap().failures[0];
+    assert_eq!(f.expected, "16384 bytes");
+    // Without --decompress the file looks valid.
+    let r = drive(Verifier::new(input, VerifyOptions::default()), &bad, "x");
+    assert!(r.valid);
+}
+
+#[test]
+fn stopping_early_and_bad_supplies() {
+    let data = sample_data(100_000);
+    // A 1-byte read budget: every read is one whole chunk.
+    let one_chunk = VerifyOptions {
+        read_size_bytes: 1,
+        ..VerifyOptions::default()
+    };
+    let (mut v, file) = synthetic(&Compressor::Lz4, &data, 16_384, one_chunk);
+    let (offset, len) = v.next_read().unwrap();
+    assert_eq!(offset, 0);
+    // A wrong offset or an empty or overlong slice is refused, naming the range wanted.
+    let e = v.supply(5, &file[5..10], &NoClock).unwrap_err();
+    assert_eq!(e.component(), Some(&ComponentType::Data));
+    assert_eq!(
+        e.kind(),
+        &ErrorKind::MissingBytes {
+            wanted_start: 0,
+            wanted_end: len
+        }
+    );
+    assert!(v.supply(0, &[], &NoClock).is_err());
+    let mut too_long = file.clone();
+    too_long.push(0);
+    assert!(v.supply(0, &too_long, &NoClock).is_err());
+    // One chunk, then stop.
+    v.supply(0, &file[..len as usize], &NoClock).unwrap();
+    let (next, next_len) = v.next_read().unwrap();
+    assert_eq!(next, len);
+    assert!(next_len > 4 && next_len < 16_384, "{next_len}");
+    assert_eq!(v.progress().done_bytes, len);
+    assert_eq!(v.progress().total_bytes, file.len() as u64);
+    assert!(!v.is_done());
+    let r = v.finish("stopped");
+    assert!(!r.complete && !r.valid);
+    assert_eq!(r.verified_bytes, len);
+    assert_eq!(r.check(CheckKind::Chunk).unwrap().checked, 1);
+    let d = r.check(CheckKind::Digest).unwrap();
+    assert!(d.ok && d.checked == 0 && d.note.is_some(), "{d:#?}");
+}
+
+/// 64 MiB of data in 1024 LZ4 chunks: the verifier's own buffers stay within a few chunks and
+/// every read it asks for is at most 1 MiB, whether the caller supplies what it asks for or
+/// slices of another size.
+#[test]
+fn sixty_four_mib_in_bounded_memory() {
+    const CHUNK: usize = 65_536;
+    let data = sample_data(64 << 20);
+    // Build the Data.db chunk by chunk with the LZ4 compressor.
+    let mut file = Vec::new();
+    let mut offsets = Vec::new();
+    let mut stored = Vec::new();
+    for chunk in data.chunks(CHUNK) {
+        offsets.push(file.len() as u64);
+        compress_lz4(chunk, &mut stored);
+        file.extend_from_slice(&stored);
+        file.extend_from_slice(&crc32fast::hash(&stored).to_be_bytes());
+    }
+    drop(data);
+    let ci_bytes = compression_info_bytes("LZ4Compressor", CHUNK as u32, 64 << 20, &offsets);
+    let ci = compression_info::decode(&ci_bytes, &nb()).unwrap();
+    assert_eq!(ci.chunk_offsets.len(), 1024);
+    let digest_text = crc32fast::hash(&file).to_string();
+    let d = digest::decode(digest_text.as_bytes(), DigestAlgorithm::Crc32, &nb()).unwrap();
+    let input = VerifyInput {
+        version: nb(),
+        data_file_len_bytes: file.len() as u64,
+        compression: Some(&ci),
+        crc: None,
+        digest: Some(&d),
+        statistics: None,
+    };
+    let clock = TickClock(Cell::new(0));
+    // As asked.
+    let mut v = Verifier::new(input, decompressing());
+    let (mut reads, mut max_read) = (0, 0);
+    while let Some((offset, len)) = v.next_read() {
+        reads += 1;
+        max_read = max_read.max(len);
+        v.supply(
+            offset,
+            &file[offset as usize..(offset + len) as usize],
+            &clock,
+        )
+        .unwrap();
+    }
+    assert!(max_read <= 1 << 20, "{max_read}");
+    assert!(reads >= file.len() as u64 / (1 << 20), "{reads}");
+    // The decompression buffer: one chunk, nothing else.
+    assert!(
+        v.max_buffered_bytes() <= 2 * CHUNK,
+        "{}",
+        v.max_buffered_bytes()
+    );
+    let r = v.finish("synthetic-64MiB");
+    assert!(r.valid, "{:#?}", r.failed_checks().collect::<Vec<_>>());
+    assert_eq!(r.check(CheckKind::Chunk).unwrap().checked, 1024);
+    assert_eq!(r.check(CheckKind::Decompress).unwrap().checked, 1024);
+    let timing = |p: Phase| r.timings.iter().find(|t| t.phase == p).unwrap().clone();
+    assert_eq!(timing(Phase::Checksum).bytes, file.len() as u64 - 4 * 1024);
+    assert_eq!(timing(Phase::Decompress).bytes, 64 << 20);
+    assert_eq!(timing(Phase::Digest).bytes, file.len() as u64);
+    assert!(timing(Phase::Checksum).nanos > 0 && timing(Phase::Checksum).mb_per_s.is_some());
+    // Supplied in 100,000-byte slices that split chunks: one split chunk is copied at a time.
+    let mut v = Verifier::new(input, decompressing());
+    let mut at = 0usize;
+    while at < file.len() {
+        let end = (at + 100_000).min(file.len());
+        v.supply(at as u64, &file[at..end], &NoClock).unwrap();
+        at = end;
+    }
+    assert!(
+        v.max_buffered_bytes() <= 4 * CHUNK,
+        "{}",
+        v.max_buffered_bytes()
+    );
+    let r = v.finish("synthetic-64MiB-split");
+    assert!(r.valid, "{:#?}", r.failed_checks().collect::<Vec<_>>());
+    assert_eq!(r.check(CheckKind::Decompress).unwrap().checked, 1024);
+}
+
+/// Whatever the supply sizes, the result is the same; every truncation and every flipped byte of
+/// a real Data.db gives a report (never a panic), and never a valid one.
+#[test]
+fn any_split_any_truncation_any_flip() {
+    let Some(fx) = common::cassandra_fixtures("verify::splits") else {
+        return;
+    };
+    let t = legacy(&fx, "da", "legacy_da_clust", "da-1");
+    let m = t.metadata();
+    let data = t.data();
+    let input = VerifyInput::from_metadata(&m).unwrap();
+    for step in [1usize, 3, 4, 5, 100, 413, 417, 1000, 4096] {
+        let mut v = Verifier::new(input, decompressing());
+        for (i, piece) in data.chunks(step).enumerate() {
+            v.supply((i * step) as u64, piece, &NoClock).unwrap();
+        }
+        let r = v.finish("split");
+        assert!(r.valid, "step {step}: {r:#?}");
+        assert_eq!(r.check(CheckKind::Decompress).unwrap().checked, 21);
+    }
+    // Cut before the last chunk's checksum can fit: a truncation finding; inside the last chunk
+    // (which runs to the end of the file): that chunk's checksum fails.
+    let last_start = *m
+        .compression
+        .as_ref()
+        .unwrap()
+        .chunk_offsets
+        .last()
+        .unwrap() as usize;
+    for cut in 0..data.len() {
+        let input = VerifyInput {
+            data_file_len_bytes: cut as u64,
+            ..input
+        };
+        let r = drive(
+            Verifier::new(input, VerifyOptions::default()),
+            &data[..cut],
+            "cut",
+        );
+        assert!(!r.valid && r.complete, "cut at {cut}");
+        let chunk = r.check(CheckKind::Chunk).unwrap();
+        let truncated = chunk
+            .failures
+            .iter()
+            .any(|f| f.kind == FindingKind::Truncated);
+        assert_eq!(truncated, cut < last_start + 4, "cut at {cut}");
+        if !truncated {
+            assert_eq!(chunk.failures[0].chunk, Some(20), "cut at {cut}");
+        }
+    }
+    // Every flip is caught by its chunk's CRC32 (decompressing too on a sample of them: LZ4 has no
+    // checksum, so a flipped chunk may or may not decompress).
+    let mut flipped = data.to_vec();
+    for at in 0..data.len() {
+        flipped[at] ^= 0x21;
+        let options = if at.is_multiple_of(61) {
+            decompressing()
+        } else {
+            VerifyOptions::default()
+        };
+        let r = drive(Verifier::new(input, options), &flipped, "flip");
+        flipped[at] ^= 0x21;
+        let chunk = r.check(CheckKind::Chunk).unwrap();
+        assert_eq!(chunk.failed, 1, "flip at {at}");
+        assert!(!r.check(CheckKind::Digest).unwrap().ok, "flip at {at}");
+    }
+}
+
+/// Before `jb` the chunk CRC32 covers the uncompressed bytes, so every chunk is decompressed to
+/// check it (synthetic: no such fixture); the digest is a SHA-1.
+#[test]
+fn pre_jb_chunk_checksums_cover_uncompressed_bytes() {
+    let ic = Version::parse(Format::Big, "ic").unwrap();
+    let data = sample_data(40_000);
+    let mut file = Vec::new();
+    let mut offsets = Vec::new();
+    let mut stored = Vec::new();
+    for chunk in data.chunks(16_384) {
+        offsets.push(file.len() as u64);
+        compress_chunk(&Compressor::Snappy, chunk, &mut stored).unwrap();
+        file.extend_from_slice(&stored);
+        file.extend_from_slice(&crc32fast::hash(chunk).to_be_bytes());
+    }
+    // Pre-na layout: no max compressed length.
+    let mut ci = compression_info_bytes("SnappyCompressor", 16_384, data.len() as u64, &offsets);
+    // It follows the class name (2 + 16 bytes), the option count and the chunk length.
+    ci.drain(26..30);
+    let ci = compression_info::decode(&ci, &ic).unwrap();
+    assert_eq!(ci.chunk_offsets, offsets);
+    assert_eq!(ci.chunk_length_bytes.value, 16_384);
+    let mut sha = sstable_engine::verify::sha1::Sha1::new();
+    sha.update(&file);
+    let text = format!("{}  Keyspace1-Standard1-ic-0-Data.db\n", sha.finish_hex());
+    let d = digest::decode(text.as_bytes(), DigestAlgorithm::Sha1, &ic).unwrap();
+    let input = VerifyInput {
+        version: ic,
+        data_file_len_bytes: file.len() as u64,
+        compression: Some(&ci),
+        crc: None,
+        digest: Some(&d),
+        statistics: None,
+    };
+    let r = drive(Verifier::new(input, VerifyOptions::default()), &file, "ic");
+    assert!(r.valid, "{r:#?}");
+    assert_eq!(r.check(CheckKind::Chunk).unwrap().checked, 3);
+    assert_eq!(r.check(CheckKind::Digest).unwrap().algorithm, "sha1");
+    // A flipped compressed byte: the chunk either fails to decompress (then its checksum cannot be
+    // computed) or decompresses to other bytes; either way chunk 1 fails.
+    let mut bad = file.clone();
+    bad[offsets[1] as usize + 40] ^= 0x55;
+    let r = drive(Verifier::new(input, VerifyOptions::default()), &bad, "ic");
+    let chunk = r.check(CheckKind::Chunk).unwrap();
+    assert_eq!((chunk.failed, chunk.failures[0].chunk), (1, Some(1)));
+    assert!(!r.check(CheckKind::Digest).unwrap().ok);
+}
+
+/// A CompressionInfo whose chunk length is 1 GiB: the chunk is checksummed but not decompressed,
+/// and nothing of that size is allocated.
+#[test]
+fn huge_chunk_length_is_a_finding_not_an_allocation() {
+    let mut stored = Vec::new();
+    compress_lz4(&[7u8; 100], &mut stored);
+    // The LZ4 header lies: it claims 1 GiB.
+    stored[..4].copy_from_slice(&(1u32 << 30).to_le_bytes());
+    let mut file = stored.clone();
+    file.extend_from_slice(&crc32fast::hash(&stored).to_be_bytes());
+    let ci = compression_info_bytes("LZ4Compressor", 1 << 30, 1 << 30, &[0]);
+    let ci = compression_info::decode(&ci, &nb()).unwrap();
+    let input = VerifyInput {
+        version: nb(),
+        data_file_len_bytes: file.len() as u64,
+        compression: Some(&ci),
+        crc: None,
+        digest: None,
+        statistics: None,
+    };
+    let mut v = Verifier::new(input, decompressing());
+    let (_, len) = v.next_read().unwrap();
+    v.supply(0, &file[..len as usize], &NoClock).unwrap();
+    assert!(v.max_buffered_bytes() < 1 << 20);
+    let r = v.finish("huge");
+    assert!(r.check(CheckKind::Chunk).unwrap().ok);
+    let f = &r.check(CheckKind::Decompress).unwrap().failures[0];
+    assert_eq!(
+        (f.kind, f.chunk, f.actual.as_str()),
+        (FindingKind::Decompress, Some(0), "1073741824 bytes")
+    );
+}
