@@ -4,6 +4,7 @@
 
 mod dump;
 mod files;
+mod generate;
 mod info;
 mod ls;
 mod verify;
@@ -25,6 +26,10 @@ USAGE:
                                            every checksum in one pass: compressed chunks, CRC.db,
                                            the Data.db digest, Statistics.db metadata CRCs; with
                                            --decompress also every chunk. Exit 1 if any fails
+    sstable-inspect generate --out DIR --version nb|oa --compression lz4|snappy|deflate|zstd|none
+                    --partitions N --rows-per-partition M [--chunk-kib K] [--seed S]
+                    [--ttl-fraction F] [--tombstone-fraction F]
+                                           write a deterministic test SSTable DIR/<version>-1-big-*
     sstable-inspect --help | --version
 
 PATH is a component file (any of an SSTable's files selects it) or a directory.
@@ -46,6 +51,7 @@ fn main() -> ExitCode {
         "ls" => ls::run(rest),
         "info" => info::run(rest),
         "dump" => dump::run(rest),
+        "generate" => generate::run(rest),
         "verify" => verify::run(rest),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");

@@ -35,6 +35,7 @@ pub mod token;
 pub mod types;
 pub mod verify;
 pub mod version;
+pub mod write;
 
 pub use component::ComponentType;
 pub use error::{Error, ErrorKind, Result};
