@@ -5,7 +5,9 @@
 mod dump;
 mod files;
 mod generate;
+mod index;
 mod info;
+mod lookup;
 mod ls;
 mod verify;
 
@@ -20,6 +22,16 @@ USAGE:
     sstable-inspect dump PATH [--json | --jsonl] [--key K]... [--limit N] [--schema FILE.cql]
                                            every partition, row, cell and tombstone of Data.db
                                            (3.0+ row format), values rendered like cqlsh
+    sstable-inspect index PATH... [--json] [--blocks]
+                                           every partition the index lists (Index.db, or Partitions.db
+                                           + Rows.db): key, token, Data.db position, row-index blocks
+                                           (--blocks: each block), and cross-checks against Data.db,
+                                           the bloom filter and Summary.db (findings do not fail)
+    sstable-inspect lookup PATH KEY [--hex] [--json]
+                                           the read path of one partition key: bloom filter, summary,
+                                           index, Data.db, each step's bytes and time. KEY as cqlsh
+                                           prints it (text before 3.0), or hex (--hex or 0x…).
+                                           Exit 0 found or not, 1 on a read/decode error
     sstable-inspect ls PATH... [--json]    list the SSTables found in files or directories (recursive),
                                            with version, format, generation and components vs TOC.txt
     sstable-inspect verify PATH... [--json] [--decompress]
@@ -50,6 +62,8 @@ fn main() -> ExitCode {
     let result = match command.as_str() {
         "ls" => ls::run(rest),
         "info" => info::run(rest),
+        "index" => index::run(rest),
+        "lookup" => lookup::run(rest),
         "dump" => dump::run(rest),
         "generate" => generate::run(rest),
         "verify" => verify::run(rest),

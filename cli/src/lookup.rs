@@ -1,0 +1,453 @@
+//! `sstable-inspect lookup PATH KEY [--hex] [--json]`: the read path of one partition key through
+//! one SSTable — bloom filter, Summary.db / Index.db (big) or Partitions.db / Rows.db (bti), then
+//! Data.db — with the byte range and time of every step, and the partition when it is found.
+//!
+//! KEY is typed as cqlsh prints it and parsed per the SerializationHeader's key type (text for
+//! pre-3.0 SSTables, which record none); `--hex` or a `0x` prefix gives the raw key bytes. Each
+//! range is read with a positioned read of the component file (never the whole Data.db or
+//! Index.db). Exit status: 0 whether the key is found or not (the output says which), 1 when a
+//! read or decode error stopped the lookup, 2 on bad usage (including a KEY that does not parse).
+//!
+//! Also the CLI's side of the sans-I/O boundary shared with `index`: loading an SSTable's
+//! metadata ([`load_sstable`]), positioned reads ([`SSTableFiles::read_at`]), the clock and key
+//! rendering.
+
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write as _};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use serde_json::{json, Value};
+use sstable_engine::clock::Clock;
+use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
+use sstable_engine::lookup::{
+    data_file_reader, decodes_rows, lookup_with, read_partition_with, LookupResult, LookupStep,
+    PartitionRead, StopReason,
+};
+use sstable_engine::types::value::{format_value, split_composite_key};
+use sstable_engine::types::AbstractType;
+use sstable_engine::{ComponentType, Error};
+
+use crate::{files, parse_flags, Outcome};
+
+/// `std::time::Instant` as the engine's injected clock.
+pub(crate) struct InstantClock(Instant);
+
+impl InstantClock {
+    pub(crate) fn new() -> Self {
+        InstantClock(Instant::now())
+    }
+}
+
+impl Clock for InstantClock {
+    fn now_nanos(&self) -> u64 {
+        u64::try_from(self.0.elapsed().as_nanos()).unwrap_or(u64::MAX)
+    }
+}
+
+/// One SSTable's files, read by range.
+pub(crate) struct SSTableFiles {
+    pub prefix: String,
+    files: Vec<(ComponentType, PathBuf)>,
+    open: Vec<(ComponentType, File)>,
+}
+
+impl SSTableFiles {
+    /// Reads up to `len` bytes at `offset` of `component` (fewer only at the end of the file).
+    pub(crate) fn read_at(
+        &mut self,
+        component: &ComponentType,
+        offset: u64,
+        len: usize,
+    ) -> Result<Vec<u8>, Error> {
+        let fail = |msg: String| Error::invalid(msg, offset).in_component(component.clone());
+        let position = match self.open.iter().position(|(c, _)| c == component) {
+            Some(i) => i,
+            None => {
+                let path = self
+                    .files
+                    .iter()
+                    .find(|(c, _)| c == component)
+                    .map(|(_, p)| p.clone())
+                    .ok_or_else(|| fail(format!("the SSTable has no {component}")))?;
+                let file =
+                    File::open(&path).map_err(|e| fail(format!("{}: {e}", path.display())))?;
+                self.open.push((component.clone(), file));
+                self.open.len() - 1
+            }
+        };
+        let Some((_, file)) = self.open.get_mut(position) else {
+            return Err(fail("file handle lost".to_owned()));
+        };
+        file.seek(SeekFrom::Start(offset))
+            .map_err(|e| fail(format!("seek: {e}")))?;
+        let mut out = Vec::with_capacity(len);
+        file.take(len as u64)
+            .read_to_end(&mut out)
+            .map_err(|e| fail(format!("read: {e}")))?;
+        Ok(out)
+    }
+}
+
+/// Every SSTable under `paths`: files and decoded metadata (the small components read whole,
+/// Data.db and the indexes only measured).
+pub(crate) fn load_sstables(
+    paths: &[&str],
+) -> Result<Vec<(SSTableFiles, SSTableMetadata)>, String> {
+    let found = files::find(paths)?;
+    let mut out = Vec::new();
+    for sstable in &found.grouping.sstables {
+        let mut files = Vec::new();
+        let mut contents: Vec<(u64, Option<Vec<u8>>)> = Vec::new();
+        for (component, index) in &sstable.files {
+            let Some(path) = found.paths.get(*index) else {
+                continue;
+            };
+            let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+            let bytes = if reads_whole(component) {
+                Some(std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?)
+            } else {
+                None
+            };
+            files.push((component.clone(), path.clone()));
+            contents.push((size, bytes));
+        }
+        let inputs: Vec<ComponentInput<'_>> = files
+            .iter()
+            .zip(&contents)
+            .map(|((component, _), (size, bytes))| ComponentInput {
+                component,
+                size_bytes: *size,
+                bytes: bytes.as_deref(),
+            })
+            .collect();
+        let metadata = decode_metadata(&sstable.descriptor, &inputs);
+        out.push((
+            SSTableFiles {
+                prefix: sstable.prefix.clone(),
+                files,
+                open: Vec::new(),
+            },
+            metadata,
+        ));
+    }
+    for i in &found.grouping.ignored {
+        eprintln!("ignored {}: {}", i.path, i.reason);
+    }
+    Ok(out)
+}
+
+/// A partition key's columns, rendered per the key type (cqlsh style). Without a key type
+/// (before 3.0): printable UTF-8 as text, anything else as `0x…` hex.
+pub(crate) fn render_key(key_type: Option<&AbstractType>, key: &[u8]) -> Vec<String> {
+    match key_type {
+        Some(t) => match split_composite_key(t, key) {
+            Ok(parts) => parts.into_iter().map(|c| c.value.text).collect(),
+            Err(_) => vec![hex(key)],
+        },
+        None => match std::str::from_utf8(key) {
+            Ok(s) if !s.is_empty() && !s.chars().any(char::is_control) => {
+                vec![format_value(&AbstractType::Utf8, key).text]
+            }
+            _ => vec![hex(key)],
+        },
+    }
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(2 + 2 * bytes.len());
+    s.push_str("0x");
+    for b in bytes {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+/// Raw hex digits (an optional `0x` prefix), for `--hex`.
+fn parse_hex_key(text: &str) -> Result<Vec<u8>, String> {
+    let digits = text
+        .strip_prefix("0x")
+        .or_else(|| text.strip_prefix("0X"))
+        .unwrap_or(text);
+    if !digits.len().is_multiple_of(2) {
+        return Err(format!("KEY `{text}`: an odd number of hex digits"));
+    }
+    (0..digits.len() / 2)
+        .map(|i| {
+            digits
+                .get(2 * i..2 * i + 2)
+                .and_then(|d| u8::from_str_radix(d, 16).ok())
+                .ok_or_else(|| format!("KEY `{text}`: not hex"))
+        })
+        .collect()
+}
+
+pub fn run(args: &[String]) -> Result<Outcome, String> {
+    let (positional, flags) = parse_flags(args, &["hex", "json"])?;
+    let [path, key_text] = positional.as_slice() else {
+        return Err(format!(
+            "lookup takes PATH and KEY ({} arguments given)",
+            positional.len()
+        ));
+    };
+    let mut sstables = load_sstables(&[path])?;
+    if sstables.len() != 1 {
+        return Err(format!(
+            "{path}: lookup needs exactly one SSTable, found {}",
+            sstables.len()
+        ));
+    }
+    let Some((mut files, metadata)) = sstables.pop() else {
+        return Err(format!("{path}: no SSTable"));
+    };
+    let key = if flags.contains(&"hex") {
+        parse_hex_key(key_text)?
+    } else {
+        metadata
+            .parse_key(key_text)
+            .map_err(|e| format!("KEY `{key_text}`: {e}"))?
+    };
+    let clock = InstantClock::new();
+    let result = lookup_with(
+        &metadata,
+        &key,
+        |c, offset, len| files.read_at(c, offset, len),
+        &clock,
+    );
+    let mut errors: Vec<String> = metadata.errors.iter().map(|e| e.to_string()).collect();
+    if let Some(reason @ StopReason::Error { .. }) = &result.stopped_at {
+        errors.push(reason.describe());
+    }
+    let partition = match result.partition_position {
+        Some(position) if decodes_rows(&metadata.descriptor.version) => {
+            match data_file_reader(&metadata).and_then(|mut reader| {
+                read_partition_with(
+                    &mut reader,
+                    position,
+                    |offset, len| files.read_at(&ComponentType::Data, offset, len),
+                    &clock,
+                    |_| {},
+                )
+            }) {
+                Ok(p) => Some(Ok(p)),
+                Err(e) => {
+                    errors.push(e.to_string());
+                    Some(Err(e))
+                }
+            }
+        }
+        _ => None,
+    };
+    let key_type = metadata.key_type();
+    let report = report_json(
+        &files.prefix,
+        key_text,
+        &key,
+        key_type.as_ref(),
+        &result,
+        partition.as_ref(),
+        &errors,
+    );
+    let text = if flags.contains(&"json") {
+        let mut t = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+        t.push('\n');
+        t
+    } else {
+        human(&report, &result, partition.as_ref())
+    };
+    // A closed pipe is not an error of the lookup.
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush());
+    Ok(if errors.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::Errors
+    })
+}
+
+fn step_json(s: &LookupStep) -> Value {
+    json!({
+        "component": s.component.file_suffix(),
+        "offset": s.offset,
+        "length": s.length,
+        "touched_bytes": s.touched_bytes,
+        "nanos": s.nanos,
+        "note": s.note,
+    })
+}
+
+/// The JSON report; its keys are a stable contract (add, never rename).
+fn report_json(
+    sstable: &str,
+    key_text: &str,
+    key: &[u8],
+    key_type: Option<&AbstractType>,
+    r: &LookupResult,
+    partition: Option<&Result<PartitionRead, Error>>,
+    errors: &[String],
+) -> Value {
+    let bloom = match &r.bloom {
+        Some(b) => json!({
+            "filter": true,
+            "maybe_present": b.maybe_present,
+            "bits": b.bits.iter().map(|bit| json!({
+                "index": bit.index,
+                "set": bit.set,
+                "byte_offset": bit.byte_offset,
+            })).collect::<Vec<_>>(),
+        }),
+        None => json!({"filter": false, "maybe_present": true, "bits": []}),
+    };
+    let mut steps: Vec<Value> = r.steps.iter().map(step_json).collect();
+    let partition_json = match (r.partition_position, &r.partition_start) {
+        (Some(position), Some(start)) => {
+            let mut p = json!({
+                "key": render_key(key_type, &start.key.bytes.bytes),
+                "hex": hex(&start.key.bytes.bytes),
+                "position": position,
+                "deletion": if start.deletion.is_live() { "live" } else { "deleted" },
+                "rows": Value::Null,
+            });
+            if let Some(Ok(read)) = partition {
+                steps.extend(read.steps.iter().map(step_json));
+                p["rows"] = json!(read.rows);
+                p["static_row"] = json!(read.has_static_row);
+                p["range_tombstone_markers"] = json!(read.range_tombstone_markers);
+                p["end"] = json!(read.end.partition_span.end);
+                p["length"] = json!(read.end.partition_span.len_bytes());
+            }
+            p
+        }
+        _ => Value::Null,
+    };
+    json!({
+        "sstable": sstable,
+        "key": {"text": key_text, "hex": hex(key), "rendered": render_key(key_type, key)},
+        "found": r.found,
+        "token": r.token.to_string(),
+        "bloom": bloom,
+        "steps": steps,
+        "index_entry": r.index_entry.as_ref().map(|h| json!({
+            "component": h.component.file_suffix(),
+            "offset": h.offset,
+            "scanned_entries": h.scanned_entries,
+            "blocks": h.block_count,
+        })),
+        "partition": partition_json,
+        "stopped_at": r.stopped_at.as_ref().map(|s| json!({
+            "stage": s.name(),
+            "description": s.describe(),
+            "detail": serde_json::to_value(s).unwrap_or(Value::Null),
+        })),
+        "total_nanos": total_nanos(r, partition),
+        "errors": errors,
+    })
+}
+
+/// Every step's time: the lookup's and the partition read's.
+fn total_nanos(r: &LookupResult, partition: Option<&Result<PartitionRead, Error>>) -> u64 {
+    let rows = match partition {
+        Some(Ok(p)) => p.steps.iter().fold(0u64, |a, s| a.saturating_add(s.nanos)),
+        _ => 0,
+    };
+    r.total_nanos().saturating_add(rows)
+}
+
+fn millis(nanos: u64) -> String {
+    format!("{:.3} ms", nanos as f64 / 1e6)
+}
+
+fn human(
+    report: &Value,
+    r: &LookupResult,
+    partition: Option<&Result<PartitionRead, Error>>,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "lookup of {} ({}) in {}",
+        report["key"]["text"].as_str().unwrap_or(""),
+        report["key"]["hex"].as_str().unwrap_or(""),
+        report["sstable"].as_str().unwrap_or("")
+    );
+    let _ = writeln!(out, "  token {}", r.token);
+    match &r.bloom {
+        Some(b) => {
+            let bits: Vec<String> = b
+                .bits
+                .iter()
+                .map(|bit| format!("{}{}", bit.index, if bit.set { "" } else { " (clear)" }))
+                .collect();
+            let _ = writeln!(
+                out,
+                "  bloom filter: {} — bits {}",
+                if b.maybe_present {
+                    "may be present"
+                } else {
+                    "absent"
+                },
+                bits.join(", ")
+            );
+        }
+        None => {
+            let _ = writeln!(out, "  bloom filter: none");
+        }
+    }
+    let mut steps: Vec<&LookupStep> = r.steps.iter().collect();
+    if let Some(Ok(p)) = partition {
+        steps.extend(&p.steps);
+    }
+    for (i, s) in steps.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  {:>2}. {:<18} [{}, +{}) {:>10}  {}",
+            i + 1,
+            s.component.file_suffix(),
+            s.offset,
+            s.length,
+            millis(s.nanos),
+            s.note
+        );
+    }
+    match (&r.stopped_at, r.partition_position) {
+        (None, Some(position)) => {
+            let rows = match partition {
+                Some(Ok(p)) => format!(
+                    ", {} rows{}{}",
+                    p.rows,
+                    if p.has_static_row {
+                        " + static row"
+                    } else {
+                        ""
+                    },
+                    if p.range_tombstone_markers > 0 {
+                        format!(", {} range tombstone markers", p.range_tombstone_markers)
+                    } else {
+                        String::new()
+                    }
+                ),
+                Some(Err(e)) => format!(", rows not decoded: {e}"),
+                None => ", rows not decoded (pre-3.0 cell layout)".to_owned(),
+            };
+            let _ = writeln!(
+                out,
+                "  found: partition {} at Data.db {position}{rows}",
+                report["partition"]["key"]
+            );
+        }
+        (Some(reason), _) => {
+            let _ = writeln!(out, "  not found: {}", reason.describe());
+        }
+        (None, None) => {}
+    }
+    let _ = writeln!(out, "  total {}", millis(total_nanos(r, partition)));
+    if let Some(errors) = report["errors"].as_array() {
+        for e in errors {
+            let _ = writeln!(out, "  error: {}", e.as_str().unwrap_or(""));
+        }
+    }
+    out
+}
