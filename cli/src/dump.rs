@@ -23,7 +23,14 @@ struct Args<'a> {
 }
 
 fn parse_args(args: &[String]) -> Result<Args<'_>, String> {
-    let mut a = Args { paths: Vec::new(), json: false, jsonl: false, keys: Vec::new(), limit: None, schema: None };
+    let mut a = Args {
+        paths: Vec::new(),
+        json: false,
+        jsonl: false,
+        keys: Vec::new(),
+        limit: None,
+        schema: None,
+    };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -99,22 +106,38 @@ pub fn run(args: &[String]) -> Result<Outcome, String> {
             Ok(k) => k,
             Err(e) => return Err(format!("bad --key: {e}")),
         };
-        let Some(data_path) = sstable.file(&ComponentType::Data).and_then(|i| found.paths.get(i)) else {
+        let Some(data_path) = sstable
+            .file(&ComponentType::Data)
+            .and_then(|i| found.paths.get(i))
+        else {
             eprintln!("error: {}: no Data.db", sstable.prefix);
             errors = true;
             continue;
         };
-        let mut file = RangeFile::open(data_path).map_err(|e| format!("{}: {e}", data_path.display()))?;
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).ok();
-        let options = DecodeOptions { now_seconds: now, ..DecodeOptions::default() };
+        let mut file =
+            RangeFile::open(data_path).map_err(|e| format!("{}: {e}", data_path.display()))?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .ok();
+        let options = DecodeOptions {
+            now_seconds: now,
+            ..DecodeOptions::default()
+        };
         let mut reader = match &metadata.compression {
-            Some(ci) => DataFileReader::compressed(schema.clone(), options, ci.clone(), file.len_bytes),
+            Some(ci) => {
+                DataFileReader::compressed(schema.clone(), options, ci.clone(), file.len_bytes)
+            }
             None => DataFileReader::uncompressed(schema.clone(), options, file.len_bytes),
         };
         let mut builder = PartitionBuilder::new(now);
         let mut emitted = 0u64;
         if !a.json && !a.jsonl {
-            let _ = writeln!(out, "SSTable {} ({} {})", sstable.prefix, sstable.descriptor.format, sstable.descriptor.version);
+            let _ = writeln!(
+                out,
+                "SSTable {} ({} {})",
+                sstable.prefix, sstable.descriptor.format, sstable.descriptor.version
+            );
         }
         loop {
             if a.limit.is_some_and(|l| emitted >= l) {
@@ -131,9 +154,13 @@ pub fn run(args: &[String]) -> Result<Outcome, String> {
             match step {
                 DecodeStep::Finished => break,
                 DecodeStep::NeedMoreData => {
-                    let Some((offset, len)) = reader.next_read() else { break };
+                    let Some((offset, len)) = reader.next_read() else {
+                        break;
+                    };
                     let len = usize::try_from(len).map_err(|_| "read too large".to_owned())?;
-                    let bytes = file.read_at(offset, len).map_err(|e| format!("{}: {e}", data_path.display()))?;
+                    let bytes = file
+                        .read_at(offset, len)
+                        .map_err(|e| format!("{}: {e}", data_path.display()))?;
                     if let Err(e) = reader.supply(offset, &bytes) {
                         eprintln!("error: {}: {e}", sstable.prefix);
                         errors = true;
@@ -142,7 +169,9 @@ pub fn run(args: &[String]) -> Result<Outcome, String> {
                 }
                 DecodeStep::Item(item) => {
                     if let Some(p) = builder.push(&schema, &item) {
-                        if !wanted.is_empty() && !wanted.iter().any(|k| hex(k) == p.partition.key_hex) {
+                        if !wanted.is_empty()
+                            && !wanted.iter().any(|k| hex(k) == p.partition.key_hex)
+                        {
                             continue;
                         }
                         emitted += 1;
@@ -159,7 +188,11 @@ pub fn run(args: &[String]) -> Result<Outcome, String> {
         let _ = writeln!(out, "\n]");
     }
     let _ = out.flush();
-    Ok(if errors { Outcome::Errors } else { Outcome::Clean })
+    Ok(if errors {
+        Outcome::Errors
+    } else {
+        Outcome::Clean
+    })
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -177,7 +210,11 @@ fn write_partition(
     if a.json {
         let sep = if *first_json { "" } else { ",\n" };
         *first_json = false;
-        let _ = write!(out, "{sep}{}", serde_json::to_string_pretty(p).unwrap_or_default());
+        let _ = write!(
+            out,
+            "{sep}{}",
+            serde_json::to_string_pretty(p).unwrap_or_default()
+        );
         return;
     }
     if a.jsonl {
@@ -186,16 +223,33 @@ fn write_partition(
     }
     let key_names: Vec<String> = match table {
         Some(t) => t.partition_key.clone(),
-        None => (0..p.partition.key.len()).map(|i| format!("key{i}")).collect(),
+        None => (0..p.partition.key.len())
+            .map(|i| format!("key{i}"))
+            .collect(),
     };
-    let key = key_names.iter().zip(&p.partition.key).map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>().join(", ");
-    let _ = writeln!(out, "partition {key} (0x{}) at {}", p.partition.key_hex, p.partition.position);
+    let key = key_names
+        .iter()
+        .zip(&p.partition.key)
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let _ = writeln!(
+        out,
+        "partition {key} (0x{}) at {}",
+        p.partition.key_hex, p.partition.position
+    );
     if let Some(d) = &p.partition.deletion_info {
-        let _ = writeln!(out, "  partition deletion: marked {} local {}", d.marked_deleted, d.local_delete_time);
+        let _ = writeln!(
+            out,
+            "  partition deletion: marked {} local {}",
+            d.marked_deleted, d.local_delete_time
+        );
     }
     let ck_names: Vec<String> = match table {
         Some(t) => t.clustering.clone(),
-        None => (0..schema.clustering_types.len()).map(|i| format!("ck{i}")).collect(),
+        None => (0..schema.clustering_types.len())
+            .map(|i| format!("ck{i}"))
+            .collect(),
     };
     for r in &p.rows {
         let clustering = ck_names
@@ -219,13 +273,26 @@ fn write_partition(
         }
         for (side, b) in [("start", &r.start), ("end", &r.end)] {
             if let Some(b) = b {
-                let values = b.clustering.iter().map(|v| v.clone().unwrap_or_else(|| "null".into())).collect::<Vec<_>>();
-                line.push_str(&format!(" {side} {} [{}] deleted {}", b.r#type, values.join(", "), b.deletion_info.marked_deleted));
+                let values = b
+                    .clustering
+                    .iter()
+                    .map(|v| v.clone().unwrap_or_else(|| "null".into()))
+                    .collect::<Vec<_>>();
+                line.push_str(&format!(
+                    " {side} {} [{}] deleted {}",
+                    b.r#type,
+                    values.join(", "),
+                    b.deletion_info.marked_deleted
+                ));
             }
         }
         let _ = writeln!(out, "{line}");
         for c in &r.cells {
-            let path = c.path.as_ref().map(|p| format!("[{}]", p.join(", "))).unwrap_or_default();
+            let path = c
+                .path
+                .as_ref()
+                .map(|p| format!("[{}]", p.join(", ")))
+                .unwrap_or_default();
             let value = match (&c.value, &c.deletion_info) {
                 (_, Some(d)) => format!(" = <tombstone, deleted {}>", d.local_delete_time),
                 (Some(v), None) => format!(" = {v}"),
@@ -233,7 +300,10 @@ fn write_partition(
             };
             let mut line = format!("    {}{path}{value}", c.name);
             if let Some(ttl) = c.ttl {
-                line.push_str(&format!(" (ttl {ttl}, expires {})", c.expires_at.as_deref().unwrap_or("?")));
+                line.push_str(&format!(
+                    " (ttl {ttl}, expires {})",
+                    c.expires_at.as_deref().unwrap_or("?")
+                ));
             }
             if c.expired == Some(true) {
                 line.push_str(" EXPIRED");

@@ -91,7 +91,9 @@ pub fn load_metadata(
         };
         let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         let bytes = if reads_whole(component) {
-            std::fs::read(path).map_err(|e| io_errors.push(format!("{}: {e}", path.display()))).ok()
+            std::fs::read(path)
+                .map_err(|e| io_errors.push(format!("{}: {e}", path.display())))
+                .ok()
         } else {
             None
         };
@@ -101,7 +103,11 @@ pub fn load_metadata(
         .files
         .iter()
         .zip(&contents)
-        .map(|((component, _), (bytes, size))| ComponentInput { component, size_bytes: *size, bytes: bytes.as_deref() })
+        .map(|((component, _), (bytes, size))| ComponentInput {
+            component,
+            size_bytes: *size,
+            bytes: bytes.as_deref(),
+        })
         .collect();
     (decode_metadata(&sstable.descriptor, &inputs), io_errors)
 }

@@ -16,7 +16,11 @@ pub fn run(args: &[String]) -> Result<Outcome, String> {
         let (metadata, io_errors) = files::load_metadata(&found, sstable);
         let mut report = metadata.report(&sstable.prefix);
         for e in io_errors {
-            report.errors.push(sstable_engine::info::ErrorReport { component: None, offset: 0, message: e });
+            report.errors.push(sstable_engine::info::ErrorReport {
+                component: None,
+                offset: 0,
+                message: e,
+            });
         }
         reports.push(report);
     }

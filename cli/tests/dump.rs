@@ -27,7 +27,8 @@ fn dump_json(path: &Path, extra: &[&str]) -> Vec<Value> {
     args.extend_from_slice(extra);
     let (stdout, stderr, code) = dump(&args, path);
     assert_eq!(code, 0, "{stderr}");
-    let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("invalid JSON ({e}): {stdout}"));
+    let v: Value =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("invalid JSON ({e}): {stdout}"));
     v.as_array().unwrap().clone()
 }
 
@@ -56,19 +57,30 @@ fn clust_val(v: &str) -> &'static str {
 
 #[test]
 fn every_table_of_every_3_0_plus_version_dumps_the_manifest_content() {
-    let Some(fx) = common::cassandra_fixtures("cli::dump::legacy_tables") else { return };
+    let Some(fx) = common::cassandra_fixtures("cli::dump::legacy_tables") else {
+        return;
+    };
     // Rows sorted as UTF-8 text of the whole clustering value str(i) + LONG.
     let mut order: Vec<usize> = (0..50).collect();
     order.sort_by_key(|&i| clustering(i));
     for v in ["ma", "mb", "mc", "md", "me", "na", "nb", "nc", "oa", "da"] {
         for table in ["simple", "simple_counter", "clust", "clust_counter"] {
-            let partitions = dump_json(&common::legacy_dir(&fx, v, &format!("legacy_{v}_{table}")), &[]);
+            let partitions = dump_json(
+                &common::legacy_dir(&fx, v, &format!("legacy_{v}_{table}")),
+                &[],
+            );
             let what = format!("{v} {table}");
-            let keys: Vec<&str> = partitions.iter().map(|p| p["partition"]["key"][0].as_str().unwrap()).collect();
+            let keys: Vec<&str> = partitions
+                .iter()
+                .map(|p| p["partition"]["key"][0].as_str().unwrap())
+                .collect();
             assert_eq!(keys, ["0", "1", "2", "3", "4"], "{what}");
             assert_eq!(partitions[0]["partition"]["position"], 0, "{what}");
             for p in &partitions {
-                assert!(p["partition"].get("deletion_info").is_none(), "{what}: no tombstones");
+                assert!(
+                    p["partition"].get("deletion_info").is_none(),
+                    "{what}: no tombstones"
+                );
                 let rows = p["rows"].as_array().unwrap();
                 let expected_rows = if table.starts_with("clust") { 50 } else { 1 };
                 assert_eq!(rows.len(), expected_rows, "{what}");
@@ -95,9 +107,14 @@ fn every_table_of_every_3_0_plus_version_dumps_the_manifest_content() {
 
 #[test]
 fn compact_simple_tables_hold_val_in_a_static_row() {
-    let Some(fx) = common::cassandra_fixtures("cli::dump::compact") else { return };
+    let Some(fx) = common::cassandra_fixtures("cli::dump::compact") else {
+        return;
+    };
     for v in ["ma", "mb", "mc", "md", "me", "na"] {
-        let partitions = dump_json(&common::legacy_dir(&fx, v, &format!("legacy_{v}_simple_compact")), &[]);
+        let partitions = dump_json(
+            &common::legacy_dir(&fx, v, &format!("legacy_{v}_simple_compact")),
+            &[],
+        );
         assert_eq!(partitions.len(), 5, "{v}");
         for p in &partitions {
             let rows = p["rows"].as_array().unwrap();
@@ -110,9 +127,14 @@ fn compact_simple_tables_hold_val_in_a_static_row() {
 
 #[test]
 fn range_tombstones_duplicates_and_invalid_deletions() {
-    let Some(fx) = common::cassandra_fixtures("cli::dump::other") else { return };
+    let Some(fx) = common::cassandra_fixtures("cli::dump::other") else {
+        return;
+    };
     // MANIFEST §4: one partition k = 100: RT markers [start inclusive, empty) .. (end exclusive, [3]), row (4,4,4) v = 4.
-    let p = dump_json(&common::legacy_dir(&fx, "mc", "legacy_mc_inaccurate_min_max"), &[]);
+    let p = dump_json(
+        &common::legacy_dir(&fx, "mc", "legacy_mc_inaccurate_min_max"),
+        &[],
+    );
     assert_eq!(p.len(), 1);
     assert_eq!(p[0]["partition"]["key"], serde_json::json!(["100"]));
     let rows = p[0]["rows"].as_array().unwrap();
@@ -126,20 +148,43 @@ fn range_tombstones_duplicates_and_invalid_deletions() {
     assert_eq!(rows[2]["cells"][0]["name"], "v");
     assert_eq!(rows[2]["cells"][0]["value"], "4");
     // MANIFEST §6: the duplicate-row file: partition a = 1 with two rows b = 2, the second flagged.
-    let p = dump_json(&fx.join("other/invalid-legacy-sstables/Keyspace1/cf_with_duplicates_3_0"), &[]);
+    let p = dump_json(
+        &fx.join("other/invalid-legacy-sstables/Keyspace1/cf_with_duplicates_3_0"),
+        &[],
+    );
     assert_eq!(p.len(), 1);
     let rows = p[0]["rows"].as_array().unwrap();
     let clusterings: Vec<&Value> = rows.iter().map(|r| &r["clustering"]).collect();
-    assert_eq!(clusterings, [&serde_json::json!(["2"]), &serde_json::json!(["2"])]);
-    assert!(rows[1]["findings"].as_array().is_some_and(|f| f.iter().any(|m| m.as_str().unwrap().contains("duplicate"))), "{rows:?}");
+    assert_eq!(
+        clusterings,
+        [&serde_json::json!(["2"]), &serde_json::json!(["2"])]
+    );
+    assert!(
+        rows[1]["findings"]
+            .as_array()
+            .is_some_and(|f| f.iter().any(|m| m.as_str().unwrap().contains("duplicate"))),
+        "{rows:?}"
+    );
     // MANIFEST §6: partition 22 carries a partition deletion (markedForDeleteAt 1677485274992000 µs)
     // with ldt −1, reported invalid.
-    let p = dump_json(&fx.join("other/negative-ldts-invalid-deletions-test/invalid_partition_deletion"), &[]);
-    let keys: Vec<&str> = p.iter().map(|p| p["partition"]["key"][0].as_str().unwrap()).collect();
+    let p = dump_json(
+        &fx.join("other/negative-ldts-invalid-deletions-test/invalid_partition_deletion"),
+        &[],
+    );
+    let keys: Vec<&str> = p
+        .iter()
+        .map(|p| p["partition"]["key"][0].as_str().unwrap())
+        .collect();
     assert_eq!(keys.len(), 3);
     let deleted = p.iter().find(|p| p["partition"]["key"][0] == "22").unwrap();
-    assert_eq!(deleted["partition"]["deletion_info"]["invalid_local_delete_time"], true);
-    assert_eq!(deleted["partition"]["deletion_info"]["marked_deleted"], "2023-02-27T08:07:54.992000Z");
+    assert_eq!(
+        deleted["partition"]["deletion_info"]["invalid_local_delete_time"],
+        true
+    );
+    assert_eq!(
+        deleted["partition"]["deletion_info"]["marked_deleted"],
+        "2023-02-27T08:07:54.992000Z"
+    );
     assert_eq!(deleted["rows"], serde_json::json!([]));
     // MANIFEST §6: negative-local-expiration table3: (1, 1, {v11..v14}), (2, 2, {v21..v24}), TTL 630,720,000.
     let p = dump_json(&fx.join("other/negative-local-expiration-test/table3"), &[]);
@@ -155,21 +200,35 @@ fn range_tombstones_duplicates_and_invalid_deletions() {
                 .collect()
         })
         .collect();
-    assert_eq!(sets, [["'v11'", "'v12'", "'v13'", "'v14'"], ["'v21'", "'v22'", "'v23'", "'v24'"]]);
+    assert_eq!(
+        sets,
+        [
+            ["'v11'", "'v12'", "'v13'", "'v14'"],
+            ["'v21'", "'v22'", "'v23'", "'v24'"]
+        ]
+    );
     assert_eq!(p[0]["rows"][0]["cells"][0]["ttl"], 630_720_000);
 }
 
 #[test]
 fn key_limit_jsonl_and_schema_options() {
-    let Some(fx) = common::cassandra_fixtures("cli::dump::options") else { return };
+    let Some(fx) = common::cassandra_fixtures("cli::dump::options") else {
+        return;
+    };
     let dir = common::legacy_dir(&fx, "nb", "legacy_nb_clust");
     let p = dump_json(&dir, &["--key", "3", "--key", "0x31"]);
-    let keys: Vec<&str> = p.iter().map(|p| p["partition"]["key"][0].as_str().unwrap()).collect();
+    let keys: Vec<&str> = p
+        .iter()
+        .map(|p| p["partition"]["key"][0].as_str().unwrap())
+        .collect();
     assert_eq!(keys, ["1", "3"]);
     assert_eq!(dump_json(&dir, &["--limit", "2"]).len(), 2);
     let (stdout, _, code) = dump(&["--jsonl"], &dir);
     assert_eq!(code, 0);
-    let lines: Vec<Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.len(), 5);
     assert_eq!(lines[4]["rows"].as_array().unwrap().len(), 50);
     // A CREATE TABLE names the columns; a wrong type is reported as a mismatch.
@@ -179,10 +238,20 @@ fn key_limit_jsonl_and_schema_options() {
     assert!(stdout.contains("partition pk=0 (0x30) at 0"), "{stdout}");
     assert!(stdout.contains("[ck=0012345"), "{stdout}");
     assert!(!stderr.contains("mismatch"), "{stderr}");
-    std::fs::write(&tmp, "CREATE TABLE t (pk int, ck text, val blob, PRIMARY KEY (pk, ck))").unwrap();
+    std::fs::write(
+        &tmp,
+        "CREATE TABLE t (pk int, ck text, val blob, PRIMARY KEY (pk, ck))",
+    )
+    .unwrap();
     let (_, stderr, _) = dump(&["--limit", "1", "--schema", tmp.to_str().unwrap()], &dir);
-    assert!(stderr.contains("partition key pk: the statement says int, the SSTable text"), "{stderr}");
-    assert!(stderr.contains("column val: the statement says blob, the SSTable text"), "{stderr}");
+    assert!(
+        stderr.contains("partition key pk: the statement says int, the SSTable text"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("column val: the statement says blob, the SSTable text"),
+        "{stderr}"
+    );
     std::fs::remove_file(&tmp).unwrap();
     let (_, _, code) = dump(&["--json", "--jsonl"], &dir);
     assert_eq!(code, 2);

@@ -190,3 +190,33 @@ for (const [version, table, rowsPer, val] of [
     assert.deepEqual(errors, []);
   });
 }
+
+test('trust: no network request after load, connections forbidden; exports are the CLI JSON shapes', async (t) => {
+  const fixtures = fixturesOrSkip(t);
+  if (!fixtures) return;
+  const { page, errors } = await openPage(browser);
+  const requests = [];
+  page.on('request', (r) => { if (!r.url().startsWith('blob:') && !r.url().startsWith('data:')) requests.push(r.url()); });
+  await page.setInputFiles('[data-testid=file-input]', filesIn(legacyTable(fixtures, 'nb', 'legacy_nb_clust')));
+  await page.locator('[data-testid=sstable]').waitFor();
+  for (const tab of ['components', 'data', 'bloom', 'sstables']) await page.locator(`[data-testid=tab-${tab}]`).click();
+  const attempt = await page.evaluate(() => fetch('./index.html').then(() => 'connected', () => 'blocked'));
+  assert.equal(attempt, 'blocked');
+  assert.deepEqual(requests.filter((u) => !u.endsWith('/index.html')), []);
+  // The info export is the array `sstable-inspect info --json` prints.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid=export-info]').click()]);
+  const info = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
+  assert.equal(info.length, 1);
+  assert.equal(info[0].version, 'nb');
+  assert.equal(info[0].validation.partitioner, 'org.apache.cassandra.dht.ByteOrderedPartitioner');
+  assert.equal(info[0].compression.chunk_count, 21);
+  assert.equal(info[0].digest.value, '2568411107');
+  await page.locator('[data-testid=tab-data]').click();
+  await page.locator('[data-testid=data-timing]').waitFor();
+  const [dumpDownload] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid=export-dump]').click()]);
+  const dump = JSON.parse(fs.readFileSync(await dumpDownload.path(), 'utf8'));
+  assert.deepEqual(dump.map((p) => p.partition.key[0]), ['0', '1', '2', '3', '4']);
+  assert.equal(dump[0].rows.length, 50);
+  assert.equal(dump[0].rows[0].cells[0].value, VAL.nb);
+  assert.deepEqual(errors, []);
+});

@@ -23,16 +23,25 @@ pub struct CqlTable {
 
 impl CqlTable {
     fn type_of(&self, column: &str) -> Option<&str> {
-        self.columns.iter().find(|(n, _, _)| n == column).map(|(_, t, _)| t.as_str())
+        self.columns
+            .iter()
+            .find(|(n, _, _)| n == column)
+            .map(|(_, t, _)| t.as_str())
     }
 
     /// Where the statement and the header disagree, in words (empty when they agree).
     pub fn check(&self, header: &SerializationHeader) -> Vec<String> {
         let mut out = Vec::new();
-        let cql = |t: &str| parse_type(t).map(|t| t.cql()).unwrap_or_else(|_| t.to_owned());
+        let cql = |t: &str| {
+            parse_type(t)
+                .map(|t| t.cql())
+                .unwrap_or_else(|_| t.to_owned())
+        };
         let norm = |t: &str| t.replace(' ', "").to_ascii_lowercase();
         let key_types: Vec<String> = match parse_type(&header.key_type.value) {
-            Ok(crate::types::AbstractType::Composite(parts)) => parts.iter().map(|t| t.cql()).collect(),
+            Ok(crate::types::AbstractType::Composite(parts)) => {
+                parts.iter().map(|t| t.cql()).collect()
+            }
             Ok(t) => vec![t.cql()],
             Err(_) => vec![header.key_type.value.clone()],
         };
@@ -46,7 +55,9 @@ impl CqlTable {
         for (name, header_type) in self.partition_key.iter().zip(&key_types) {
             if let Some(t) = self.type_of(name) {
                 if norm(t) != norm(header_type) {
-                    out.push(format!("partition key {name}: the statement says {t}, the SSTable {header_type}"));
+                    out.push(format!(
+                        "partition key {name}: the statement says {t}, the SSTable {header_type}"
+                    ));
                 }
             }
         }
@@ -65,17 +76,29 @@ impl CqlTable {
                 }
             }
         }
-        for (list, is_static) in [(&header.static_columns, true), (&header.regular_columns, false)] {
+        for (list, is_static) in [
+            (&header.static_columns, true),
+            (&header.regular_columns, false),
+        ] {
             for c in &list.columns {
                 let header_type = cql(&c.type_name.value);
                 match self.columns.iter().find(|(n, _, _)| *n == c.name.value) {
-                    None => out.push(format!("column {} ({header_type}) is in the SSTable but not in the statement", c.name.value)),
+                    None => out.push(format!(
+                        "column {} ({header_type}) is in the SSTable but not in the statement",
+                        c.name.value
+                    )),
                     Some((_, t, s)) => {
                         if norm(t) != norm(&header_type) {
-                            out.push(format!("column {}: the statement says {t}, the SSTable {header_type}", c.name.value));
+                            out.push(format!(
+                                "column {}: the statement says {t}, the SSTable {header_type}",
+                                c.name.value
+                            ));
                         }
                         if *s != is_static {
-                            out.push(format!("column {}: static in one, regular in the other", c.name.value));
+                            out.push(format!(
+                                "column {}: static in one, regular in the other",
+                                c.name.value
+                            ));
                         }
                     }
                 }
@@ -151,10 +174,18 @@ pub fn parse_create_table(statement: &str) -> Result<CqlTable, String> {
         i += 2;
     }
     if peek(i) != "(" {
-        return Err(format!("expected ( after the table name, found `{}`", peek(i)));
+        return Err(format!(
+            "expected ( after the table name, found `{}`",
+            peek(i)
+        ));
     }
     i += 1;
-    let mut table = CqlTable { name, columns: Vec::new(), partition_key: Vec::new(), clustering: Vec::new() };
+    let mut table = CqlTable {
+        name,
+        columns: Vec::new(),
+        partition_key: Vec::new(),
+        clustering: Vec::new(),
+    };
     loop {
         if peek(i).is_empty() {
             return Err("unexpected end of statement".to_owned());
@@ -221,7 +252,11 @@ pub fn parse_create_table(statement: &str) -> Result<CqlTable, String> {
         match peek(i) {
             "," => i += 1,
             ")" => break,
-            other => return Err(format!("expected , or ) in the column list, found `{other}`")),
+            other => {
+                return Err(format!(
+                    "expected , or ) in the column list, found `{other}`"
+                ))
+            }
         }
     }
     if table.partition_key.is_empty() {
@@ -244,10 +279,16 @@ mod tests {
         assert_eq!(t.name, "Tbl");
         assert_eq!(t.partition_key, ["a", "b"]);
         assert_eq!(t.clustering, ["c"]);
-        assert_eq!(t.columns[2], ("c".into(), "frozen<map<text, int>>".into(), false));
+        assert_eq!(
+            t.columns[2],
+            ("c".into(), "frozen<map<text, int>>".into(), false)
+        );
         assert_eq!(t.columns[3], ("s".into(), "int".into(), true));
         let t = parse_create_table("create table t (pk text PRIMARY KEY, val text)").unwrap();
-        assert_eq!((t.partition_key.as_slice(), t.clustering.len()), (&["pk".to_owned()][..], 0));
+        assert_eq!(
+            (t.partition_key.as_slice(), t.clustering.len()),
+            (&["pk".to_owned()][..], 0)
+        );
         assert!(parse_create_table("SELECT * FROM t").is_err());
         assert!(parse_create_table("CREATE TABLE t (a int").is_err());
     }

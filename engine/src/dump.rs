@@ -7,8 +7,8 @@
 use serde::Serialize;
 
 use crate::component::data::{
-    Cell, CellKind, ClusteringValue, ClusteringValueState, ColumnData, DataItem, DataSchema, DeletionTime,
-    MarkerDeletion, PartitionStart, RangeTombstoneMarker, Row,
+    Cell, CellKind, ClusteringValue, ClusteringValueState, ColumnData, DataItem, DataSchema,
+    DeletionTime, MarkerDeletion, PartitionStart, RangeTombstoneMarker, Row,
 };
 use crate::datetime::{iso8601_micros, iso8601_secs};
 use crate::types::value::{format_cell_path, format_value};
@@ -129,7 +129,9 @@ fn clustering_json(schema: &DataSchema, values: &[ClusteringValue]) -> Vec<Optio
         .map(|v| match v.state {
             ClusteringValueState::Null => None,
             ClusteringValueState::Empty => Some(String::new()),
-            ClusteringValueState::Present => Some(render(schema.clustering_types.get(v.index), &v.value.bytes).0),
+            ClusteringValueState::Present => {
+                Some(render(schema.clustering_types.get(v.index), &v.value.bytes).0)
+            }
         })
         .collect()
 }
@@ -140,7 +142,10 @@ fn render(t: Option<&AbstractType>, bytes: &[u8]) -> (String, Option<String>) {
             let f = format_value(t, bytes);
             (f.text, f.note)
         }
-        None => (format!("0x{}", hex(bytes)), Some("no type for this value".to_owned())),
+        None => (
+            format!("0x{}", hex(bytes)),
+            Some("no type for this value".to_owned()),
+        ),
     }
 }
 
@@ -150,12 +155,19 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 
 fn cell_json(schema: &DataSchema, is_static: bool, cell: &Cell) -> CellJson {
     let column = schema.columns(is_static).get(cell.column_index);
-    let name = column.map_or_else(|| format!("column #{}", cell.column_index), |c| c.name.clone());
+    let name = column.map_or_else(
+        || format!("column #{}", cell.column_index),
+        |c| c.name.clone(),
+    );
     let path = cell.path.as_ref().map(|p| {
-        let rendered = column.map_or_else(|| format!("0x{}", hex(&p.bytes)), |c| format_cell_path(&c.column_type, &p.bytes));
+        let rendered = column.map_or_else(
+            || format!("0x{}", hex(&p.bytes)),
+            |c| format_cell_path(&c.column_type, &p.bytes),
+        );
         vec![rendered]
     });
-    let value_type = column.and_then(|c| c.cell_value_type(cell.path.as_ref().map(|p| p.bytes.as_slice())));
+    let value_type =
+        column.and_then(|c| c.cell_value_type(cell.path.as_ref().map(|p| p.bytes.as_slice())));
     let (value, value_note) = if cell.kind == CellKind::Tombstone {
         (None, None)
     } else if let Some(counter) = &cell.counter {
@@ -174,24 +186,41 @@ fn cell_json(schema: &DataSchema, is_static: bool, cell: &Cell) -> CellJson {
         value,
         value_note,
         deletion_info: (cell.kind == CellKind::Tombstone).then(|| CellDeletionJson {
-            local_delete_time: cell.local_deletion_time.map_or_else(String::new, |l| iso8601_secs(l.secs)),
+            local_delete_time: cell
+                .local_deletion_time
+                .map_or_else(String::new, |l| iso8601_secs(l.secs)),
         }),
-        tstamp: cell.timestamp_span.map(|_| iso8601_micros(cell.timestamp_micros)),
+        tstamp: cell
+            .timestamp_span
+            .map(|_| iso8601_micros(cell.timestamp_micros)),
         ttl: cell.ttl_secs.filter(|_| expiring),
-        expires_at: expiring.then(|| cell.local_deletion_time.map(|l| iso8601_secs(l.expiry_secs()))).flatten(),
+        expires_at: expiring
+            .then(|| {
+                cell.local_deletion_time
+                    .map(|l| iso8601_secs(l.expiry_secs()))
+            })
+            .flatten(),
         expired: expiring.then_some(cell.kind == CellKind::Expired),
         shards: cell
             .counter
             .iter()
             .flat_map(|c| c.shards.iter())
-            .map(|s| format!("{:?} {} clock {} count {}", s.kind, s.counter_id, s.clock, s.count))
+            .map(|s| {
+                format!(
+                    "{:?} {} clock {} count {}",
+                    s.kind, s.counter_id, s.clock, s.count
+                )
+            })
             .collect(),
     }
 }
 
 fn row_json(schema: &DataSchema, row: &Row, now_seconds: Option<i64>) -> UnfilteredJson {
     let liveness_info = row.liveness.as_ref().map(|l| {
-        let expires = l.local_expiration_time.as_ref().map(|e| e.value.expiry_secs());
+        let expires = l
+            .local_expiration_time
+            .as_ref()
+            .map(|e| e.value.expiry_secs());
         LivenessJson {
             tstamp: iso8601_micros(l.timestamp_micros.value),
             ttl: l.ttl_secs.as_ref().map(|t| t.value),
@@ -203,13 +232,21 @@ fn row_json(schema: &DataSchema, row: &Row, now_seconds: Option<i64>) -> Unfilte
     for data in &row.column_data {
         match data {
             ColumnData::Simple(c) => cells.push(cell_json(schema, row.is_static, c)),
-            ColumnData::Complex(c) => cells.extend(c.cells.iter().map(|cell| cell_json(schema, row.is_static, cell))),
+            ColumnData::Complex(c) => cells.extend(
+                c.cells
+                    .iter()
+                    .map(|cell| cell_json(schema, row.is_static, cell)),
+            ),
         }
     }
     UnfilteredJson {
         r#type: if row.is_static { "static_block" } else { "row" },
         position: row.position,
-        clustering: row.clustering.as_ref().map(|c| clustering_json(schema, &c.values)).unwrap_or_default(),
+        clustering: row
+            .clustering
+            .as_ref()
+            .map(|c| clustering_json(schema, &c.values))
+            .unwrap_or_default(),
         liveness_info,
         deletion_info: row.deletion.as_ref().map(|d| deletion_json(&d.time)),
         start: None,
@@ -235,7 +272,11 @@ fn marker_json(schema: &DataSchema, m: &RangeTombstoneMarker) -> UnfilteredJson 
     };
     let (r#type, start, end) = match &m.deletion {
         MarkerDeletion::Bound(d) => {
-            let b = BoundJson { r#type: inclusive(kind.is_start()), clustering: clustering.clone(), deletion_info: deletion_json(d) };
+            let b = BoundJson {
+                r#type: inclusive(kind.is_start()),
+                clustering: clustering.clone(),
+                deletion_info: deletion_json(d),
+            };
             if kind.is_start() {
                 ("range_tombstone_bound", Some(b), None)
             } else {
@@ -244,8 +285,16 @@ fn marker_json(schema: &DataSchema, m: &RangeTombstoneMarker) -> UnfilteredJson 
         }
         MarkerDeletion::Boundary { end, start } => (
             "range_tombstone_boundary",
-            Some(BoundJson { r#type: inclusive(true), clustering: clustering.clone(), deletion_info: deletion_json(start) }),
-            Some(BoundJson { r#type: inclusive(false), clustering: clustering.clone(), deletion_info: deletion_json(end) }),
+            Some(BoundJson {
+                r#type: inclusive(true),
+                clustering: clustering.clone(),
+                deletion_info: deletion_json(start),
+            }),
+            Some(BoundJson {
+                r#type: inclusive(false),
+                clustering: clustering.clone(),
+                deletion_info: deletion_json(end),
+            }),
         ),
     };
     UnfilteredJson {
@@ -268,7 +317,16 @@ fn header_json(schema: &DataSchema, p: &PartitionStart) -> PartitionHeaderJson {
         p.key
             .components
             .iter()
-            .map(|c| render(schema.key_component_types.get(c.index).or(Some(&schema.key_type)), &c.value.bytes).0)
+            .map(|c| {
+                render(
+                    schema
+                        .key_component_types
+                        .get(c.index)
+                        .or(Some(&schema.key_type)),
+                    &c.value.bytes,
+                )
+                .0
+            })
             .collect()
     };
     PartitionHeaderJson {
@@ -291,14 +349,20 @@ pub struct PartitionBuilder {
 
 impl PartitionBuilder {
     pub fn new(now_seconds: Option<i64>) -> Self {
-        PartitionBuilder { current: None, now_seconds }
+        PartitionBuilder {
+            current: None,
+            now_seconds,
+        }
     }
 
     /// Feeds one item; returns a finished partition at its end.
     pub fn push(&mut self, schema: &DataSchema, item: &DataItem) -> Option<PartitionJson> {
         match item {
             DataItem::PartitionStart(p) => {
-                self.current = Some(PartitionJson { partition: header_json(schema, p), rows: Vec::new() });
+                self.current = Some(PartitionJson {
+                    partition: header_json(schema, p),
+                    rows: Vec::new(),
+                });
                 None
             }
             DataItem::StaticRow(r) | DataItem::Row(r) => {
@@ -317,7 +381,9 @@ impl PartitionBuilder {
             }
             DataItem::PartitionEnd(e) => {
                 let mut done = self.current.take()?;
-                done.partition.findings.extend(e.findings.iter().map(|f| f.message.clone()));
+                done.partition
+                    .findings
+                    .extend(e.findings.iter().map(|f| f.message.clone()));
                 Some(done)
             }
         }

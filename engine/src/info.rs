@@ -295,7 +295,12 @@ pub struct BloomCheck {
 impl SSTableMetadata {
     /// The partitioner named in Statistics.db (`Unknown("")` when there is none).
     pub fn partitioner(&self) -> Partitioner {
-        Partitioner::from_class_name(self.statistics.as_ref().and_then(|s| s.partitioner()).unwrap_or(""))
+        Partitioner::from_class_name(
+            self.statistics
+                .as_ref()
+                .and_then(|s| s.partitioner())
+                .unwrap_or(""),
+        )
     }
 
     /// The partition key type from the serialization header (3.0+).
@@ -314,7 +319,10 @@ impl SSTableMetadata {
     /// The key's token and the bloom filter's answer, with every probed bit.
     pub fn bloom_check(&self, key: &[u8]) -> Option<BloomCheck> {
         let filter = self.filter.as_ref()?;
-        Some(BloomCheck { token: self.partitioner().token(key).to_string(), probe: filter.might_contain(key) })
+        Some(BloomCheck {
+            token: self.partitioner().token(key).to_string(),
+            probe: filter.might_contain(key),
+        })
     }
 
     /// The decoded fields of every component, one tree per component, for the UI and annotated dumps.

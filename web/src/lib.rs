@@ -11,6 +11,7 @@ use wasm_bindgen::prelude::*;
 
 /// Mounts the app on `<main id="app">` (or `<body>` when absent).
 pub fn start() {
+    loader::forbid_connections();
     let root = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.get_element_by_id("app"));

@@ -241,11 +241,17 @@ pub async fn read_partitions(
         .as_ref()
         .and_then(|s| s.header.as_ref())
         .ok_or("no serialization header: Data.db of versions before 3.0 (ma) is not decoded")?;
-    let schema = DataSchema::from_header(header, &m.descriptor.version).map_err(|e| e.to_string())?;
-    let file = view.file(&ComponentType::Data).ok_or("no Data.db was given")?;
+    let schema =
+        DataSchema::from_header(header, &m.descriptor.version).map_err(|e| e.to_string())?;
+    let file = view
+        .file(&ComponentType::Data)
+        .ok_or("no Data.db was given")?;
     let len = file.size() as u64;
     let now = (js_sys::Date::now() / 1000.0) as i64;
-    let options = DecodeOptions { now_seconds: Some(now), ..DecodeOptions::default() };
+    let options = DecodeOptions {
+        now_seconds: Some(now),
+        ..DecodeOptions::default()
+    };
     let mut reader = match &m.compression {
         Some(ci) => DataFileReader::compressed(schema.clone(), options, ci.clone(), len),
         None => DataFileReader::uncompressed(schema.clone(), options, len),
@@ -255,23 +261,35 @@ pub async fn read_partitions(
     }
     let wanted_hex = wanted_key.map(|k| k.iter().map(|b| format!("{b:02x}")).collect::<String>());
     let mut builder = PartitionBuilder::new(Some(now));
-    let mut page = DataPage { partitions: Vec::new(), next_position: None, bytes_read: 0, millis: 0.0, findings: Vec::new() };
+    let mut page = DataPage {
+        partitions: Vec::new(),
+        next_position: None,
+        bytes_read: 0,
+        millis: 0.0,
+        findings: Vec::new(),
+    };
     loop {
         match reader.next_item().map_err(|e| e.to_string())? {
             DecodeStep::Finished => break,
             DecodeStep::NeedMoreData => {
-                let Some((offset, n)) = reader.next_read() else { break };
+                let Some((offset, n)) = reader.next_read() else {
+                    break;
+                };
                 let bytes = read_range(file, offset, offset + n).await?;
                 page.bytes_read += bytes.len() as u64;
                 reader.supply(offset, &bytes).map_err(|e| e.to_string())?;
             }
             DecodeStep::Item(item) => {
                 let end = match &item {
-                    sstable_engine::component::data::DataItem::PartitionEnd(e) => Some(e.partition_span.end),
+                    sstable_engine::component::data::DataItem::PartitionEnd(e) => {
+                        Some(e.partition_span.end)
+                    }
                     _ => None,
                 };
                 if let Some(p) = builder.push(&schema, &item) {
-                    let keep = wanted_hex.as_ref().is_none_or(|k| *k == p.partition.key_hex);
+                    let keep = wanted_hex
+                        .as_ref()
+                        .is_none_or(|k| *k == p.partition.key_hex);
                     if keep {
                         page.partitions.push(p);
                     }
@@ -283,12 +301,59 @@ pub async fn read_partitions(
             }
         }
     }
-    page.findings = reader.take_findings().into_iter().map(|f| f.message).collect();
+    page.findings = reader
+        .take_findings()
+        .into_iter()
+        .map(|f| f.message)
+        .collect();
     page.millis = now_millis() - started;
     Ok(page)
 }
 
 /// The uncompressed Data.db length.
 fn reader_data_len(m: &sstable_engine::info::SSTableMetadata, file_len: u64) -> u64 {
-    m.compression.as_ref().map_or(file_len, |c| c.data_length_bytes.value)
+    m.compression
+        .as_ref()
+        .map_or(file_len, |c| c.data_length_bytes.value)
+}
+
+/// Offers `json` as a download named `file_name` (a Blob URL; nothing leaves the machine).
+pub fn download_json(file_name: &str, json: &str) -> Result<(), String> {
+    use wasm_bindgen::JsCast;
+    let parts = Array::of1(&JsValue::from_str(json));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type("application/json");
+    let blob =
+        web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).map_err(js_error)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(js_error)?;
+    let document = web_sys::window()
+        .and_then(|w| w.document())
+        .ok_or("no document")?;
+    let a: web_sys::HtmlAnchorElement = document
+        .create_element("a")
+        .map_err(js_error)?
+        .unchecked_into();
+    a.set_href(&url);
+    a.set_download(file_name);
+    a.click();
+    web_sys::Url::revoke_object_url(&url).map_err(js_error)
+}
+
+/// Forbids every further network connection from this page: a second Content-Security-Policy,
+/// added once the app's own files are loaded, that browsers enforce together with the first.
+pub fn forbid_connections() {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Ok(meta) = document.create_element("meta") else {
+        return;
+    };
+    let _ = meta.set_attribute("http-equiv", "Content-Security-Policy");
+    let _ = meta.set_attribute(
+        "content",
+        "connect-src 'none'; frame-src 'none'; form-action 'none'; worker-src 'self' blob:",
+    );
+    if let Some(head) = document.head() {
+        let _ = head.append_child(&meta);
+    }
 }

@@ -34,11 +34,18 @@ pub struct SSTableView {
 
 impl SSTableView {
     pub fn file(&self, component: &ComponentType) -> Option<&web_sys::File> {
-        self.files.iter().find(|(c, _)| c == component).map(|(_, f)| f)
+        self.files
+            .iter()
+            .find(|(c, _)| c == component)
+            .map(|(_, f)| f)
     }
 
     pub fn node(&self, component: &ComponentType) -> Option<&Node> {
-        self.nodes.0.iter().find(|(c, _)| c == component).map(|(_, n)| n)
+        self.nodes
+            .0
+            .iter()
+            .find(|(c, _)| c == component)
+            .map(|(_, n)| n)
     }
 }
 

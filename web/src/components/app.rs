@@ -27,7 +27,11 @@ pub fn app() -> Html {
                 let started = loader::now_millis();
                 let (sstables, ignored) = loader::load(&files).await;
                 let millis = loader::now_millis() - started;
-                state.dispatch(Action::Loaded { sstables, ignored, millis });
+                state.dispatch(Action::Loaded {
+                    sstables,
+                    ignored,
+                    millis,
+                });
             });
         })
     };

@@ -7,6 +7,9 @@ use yew::prelude::*;
 
 use crate::state::SSTableView;
 
+/// A typed key's bytes and the filter's answer, or why the key did not parse.
+type KeyCheck = Result<(Vec<u8>, Option<BloomCheck>), String>;
+
 #[derive(Properties, PartialEq)]
 pub struct BloomLabProps {
     pub sstable: SSTableView,
@@ -25,8 +28,11 @@ pub fn bloom_lab(props: &BloomLabProps) -> Html {
             }
         })
     };
-    let key_type = m.key_type().map(|t| t.cql()).unwrap_or_else(|| "text (no key type recorded before 3.0)".to_owned());
-    let result: Option<Result<(Vec<u8>, Option<BloomCheck>), String>> = (!text.is_empty()).then(|| {
+    let key_type = m
+        .key_type()
+        .map(|t| t.cql())
+        .unwrap_or_else(|| "text (no key type recorded before 3.0)".to_owned());
+    let result: Option<KeyCheck> = (!text.is_empty()).then(|| {
         let key = m.parse_key(&text)?;
         let check = m.bloom_check(&key);
         Ok((key, check))
@@ -57,9 +63,8 @@ pub fn bloom_lab(props: &BloomLabProps) -> Html {
                 match result {
                     None => html! {},
                     Some(Err(e)) => html! { <p class="error" data-testid="bloom-error">{ e }</p> },
-                    Some(Ok((key, check))) => match check {
-                        None => html! {},
-                        Some(c) => html! {
+                    Some(Ok((_, None))) => html! {},
+                    Some(Ok((key, Some(c)))) => html! {
                             <div class="bloom-result">
                                 <p data-testid="bloom-verdict" class={if c.probe.maybe_present { "warning" } else { "ok" }}>
                                     { if c.probe.maybe_present { "maybe present (all probed bits set)" } else { "absent (a probed bit is clear)" } }
@@ -76,7 +81,6 @@ pub fn bloom_lab(props: &BloomLabProps) -> Html {
                                     </tbody>
                                 </table>
                             </div>
-                        },
                     },
                 }
             }

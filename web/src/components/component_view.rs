@@ -51,12 +51,20 @@ pub fn component_view(props: &ComponentViewProps) -> Html {
         return html! { <p>{ "No files." }</p> };
     };
     let node = s.node(&current).cloned();
-    let size = s.components.iter().find(|(c, _)| *c == current).map(|&(_, n)| n).unwrap_or(0);
+    let size = s
+        .components
+        .iter()
+        .find(|(c, _)| *c == current)
+        .map(|&(_, n)| n)
+        .unwrap_or(0);
     let on_byte = {
         let on_highlight = props.on_highlight.clone();
         let node = node.clone();
         Callback::from(move |offset: u64| {
-            let span = node.as_ref().and_then(|n| field_at(n, offset)).and_then(|f| f.span);
+            let span = node
+                .as_ref()
+                .and_then(|n| field_at(n, offset))
+                .and_then(|f| f.span);
             on_highlight.emit(Some(span.unwrap_or(Span::new(offset, offset + 1))));
         })
     };

@@ -45,7 +45,8 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
             next.error = None;
             browse.set(next.clone());
             wasm_bindgen_futures::spawn_local(async move {
-                let result = loader::read_partitions(&view, start, PAGE_PARTITIONS, key.clone()).await;
+                let result =
+                    loader::read_partitions(&view, start, PAGE_PARTITIONS, key.clone()).await;
                 let mut done = next;
                 done.loading = false;
                 match result {
@@ -79,20 +80,37 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
     let metadata = &props.sstable.metadata.0;
     let header = props.sstable.info.as_ref().and_then(|i| i.header.clone());
     let table = (!schema_text.trim().is_empty()).then(|| parse_create_table(&schema_text));
-    let mismatches: Vec<String> = match (&table, metadata.statistics.as_ref().and_then(|s| s.header.as_ref())) {
+    let mismatches: Vec<String> = match (
+        &table,
+        metadata.statistics.as_ref().and_then(|s| s.header.as_ref()),
+    ) {
         (Some(Ok(t)), Some(h)) => t.check(h),
         (Some(Err(e)), _) => vec![format!("CREATE TABLE: {e}")],
         _ => Vec::new(),
     };
     let table = table.and_then(Result::ok);
-    let key_names: Vec<String> = table.as_ref().map(|t| t.partition_key.clone()).unwrap_or_default();
+    let key_names: Vec<String> = table
+        .as_ref()
+        .map(|t| t.partition_key.clone())
+        .unwrap_or_default();
     let clustering_count = header.as_ref().map_or(0, |h| h.clustering_types.len());
     let ck_names: Vec<String> = (0..clustering_count)
-        .map(|i| table.as_ref().and_then(|t| t.clustering.get(i).cloned()).unwrap_or_else(|| format!("clustering {i}")))
+        .map(|i| {
+            table
+                .as_ref()
+                .and_then(|t| t.clustering.get(i).cloned())
+                .unwrap_or_else(|| format!("clustering {i}"))
+        })
         .collect();
     let columns: Vec<String> = header
         .as_ref()
-        .map(|h| h.static_columns.iter().chain(&h.regular_columns).map(|c| c.name.clone()).collect())
+        .map(|h| {
+            h.static_columns
+                .iter()
+                .chain(&h.regular_columns)
+                .map(|c| c.name.clone())
+                .collect()
+        })
         .unwrap_or_default();
 
     let on_next = {
@@ -170,6 +188,11 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
             </details>
             if let Some(e) = &browse.error { <p class="error" role="alert" data-testid="data-error">{ e }</p> }
             if let Some(page) = &browse.page {
+                <button class="tab" data-testid="export-dump" onclick={{
+                    let json = serde_json::to_string_pretty(&page.partitions).unwrap_or_default();
+                    let name = format!("{}-dump.json", props.sstable.prefix.rsplit('/').next().unwrap_or("sstable"));
+                    Callback::from(move |_| { let _ = loader::download_json(&name, &json); })
+                }}>{ "Export this page as JSON" }</button>
                 <p class="timing" data-testid="data-timing">{ format!("{} partitions decoded from {} bytes read in {:.1} ms", page.partitions.len(), page.bytes_read, page.millis) }</p>
                 { for page.findings.iter().map(|f| html! { <p class="warning">{ f }</p> }) }
                 { for page.partitions.iter().map(|p| partition(p, &key_names, &ck_names, &columns)) }
@@ -178,7 +201,12 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
     }
 }
 
-fn partition(p: &PartitionJson, key_names: &[String], ck_names: &[String], columns: &[String]) -> Html {
+fn partition(
+    p: &PartitionJson,
+    key_names: &[String],
+    ck_names: &[String],
+    columns: &[String],
+) -> Html {
     let key = p
         .partition
         .key
@@ -231,15 +259,28 @@ fn row(r: &UnfilteredJson, clustering_count: usize, columns: &[String]) -> Html 
     if r.start.is_some() || r.end.is_some() {
         let describe = |b: &Option<sstable_engine::dump::BoundJson>, side: &str| {
             b.as_ref().map(|b| {
-                format!("{side} {} [{}]", b.r#type, b.clustering.iter().map(|v| v.clone().unwrap_or_else(|| "null".into())).collect::<Vec<_>>().join(", "))
+                format!(
+                    "{side} {} [{}]",
+                    b.r#type,
+                    b.clustering
+                        .iter()
+                        .map(|v| v.clone().unwrap_or_else(|| "null".into()))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
             })
         };
-        let text = [describe(&r.start, "from"), describe(&r.end, "to")].into_iter().flatten().collect::<Vec<_>>().join(" ");
+        let text = [describe(&r.start, "from"), describe(&r.end, "to")]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" ");
         clustering.push(html! { <td class="tombstone" colspan={clustering_count.max(1).to_string()}>{ text }</td> });
     } else {
         for i in 0..clustering_count {
             let v = r.clustering.get(i).cloned().flatten();
-            clustering.push(html! { <td class="value">{ v.unwrap_or_else(|| "null".into()) }</td> });
+            clustering
+                .push(html! { <td class="value">{ v.unwrap_or_else(|| "null".into()) }</td> });
         }
     }
     let cells = columns.iter().map(|name| {
@@ -263,8 +304,15 @@ fn row(r: &UnfilteredJson, clustering_count: usize, columns: &[String]) -> Html 
                 }
                 let mut title = c.tstamp.clone().unwrap_or_default();
                 if let Some(ttl) = c.ttl {
-                    class.push(if c.expired == Some(true) { "expired" } else { "ttl" });
-                    title.push_str(&format!(" ttl {ttl}s, expires {}", c.expires_at.clone().unwrap_or_default()));
+                    class.push(if c.expired == Some(true) {
+                        "expired"
+                    } else {
+                        "ttl"
+                    });
+                    title.push_str(&format!(
+                        " ttl {ttl}s, expires {}",
+                        c.expires_at.clone().unwrap_or_default()
+                    ));
                 }
                 if let Some(n) = &c.value_note {
                     title.push_str(&format!(" ({n})"));
@@ -274,7 +322,12 @@ fn row(r: &UnfilteredJson, clustering_count: usize, columns: &[String]) -> Html 
             .collect();
         html! { <td class="value">{ for parts }</td> }
     });
-    let written = r.liveness_info.as_ref().map(|l| l.tstamp.clone()).or_else(|| r.cells.first().and_then(|c| c.tstamp.clone())).unwrap_or_default();
+    let written = r
+        .liveness_info
+        .as_ref()
+        .map(|l| l.tstamp.clone())
+        .or_else(|| r.cells.first().and_then(|c| c.tstamp.clone()))
+        .unwrap_or_default();
     html! {
         <tr class={classes!(r.deletion_info.is_some().then_some("tombstone"))} data-testid="row">
             <td>{ kind }</td>

@@ -29,7 +29,10 @@ pub fn path_to_offset(node: &Node, offset: u64) -> Option<Vec<usize>> {
 }
 
 fn key(path: &[usize]) -> String {
-    path.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(".")
+    path.iter()
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(".")
 }
 
 #[function_component(FieldTree)]
@@ -68,7 +71,13 @@ pub fn field_tree(props: &FieldTreeProps) -> Html {
     }
 }
 
-fn render(node: &Node, path: &mut Vec<usize>, expanded: &HashSet<String>, toggle: &Callback<String>, props: &FieldTreeProps) -> Html {
+fn render(
+    node: &Node,
+    path: &mut Vec<usize>,
+    expanded: &HashSet<String>,
+    toggle: &Callback<String>,
+    props: &FieldTreeProps,
+) -> Html {
     let k = key(path);
     let open = expanded.contains(&k);
     let has_children = !node.children.is_empty();
@@ -104,7 +113,10 @@ fn render(node: &Node, path: &mut Vec<usize>, expanded: &HashSet<String>, toggle
             _ => {}
         })
     };
-    let span_text = node.span.map(|s| format!("{}..{}", s.start, s.end)).unwrap_or_default();
+    let span_text = node
+        .span
+        .map(|s| format!("{}..{}", s.start, s.end))
+        .unwrap_or_default();
     let children = if open && has_children {
         let items: Vec<Html> = node
             .children
@@ -142,4 +154,3 @@ fn render(node: &Node, path: &mut Vec<usize>, expanded: &HashSet<String>, toggle
         </li>
     }
 }
-

@@ -72,7 +72,9 @@ pub fn hex_view(props: &HexViewProps) -> Html {
                 if !visible.contains(&row) {
                     let target = row.saturating_sub(4);
                     if let Some(el) = scroller.cast::<Element>() {
-                        el.set_scroll_top((target as f64 / rows_per_px.max(f64::MIN_POSITIVE)) as i32);
+                        el.set_scroll_top(
+                            (target as f64 / rows_per_px.max(f64::MIN_POSITIVE)) as i32,
+                        );
                     }
                     first_row.set(target);
                 }
@@ -114,7 +116,16 @@ pub fn hex_view(props: &HexViewProps) -> Html {
                     }
                 })
                 .collect();
-            let ascii: String = chunk.iter().map(|&b| if (0x20..0x7f).contains(&b) { b as char } else { '.' }).collect();
+            let ascii: String = chunk
+                .iter()
+                .map(|&b| {
+                    if (0x20..0x7f).contains(&b) {
+                        b as char
+                    } else {
+                        '.'
+                    }
+                })
+                .collect();
             lines.push(html! {
                 <div class="hex-row">
                     <span class="hex-offset">{ format!("{row_offset:010x}") }</span>

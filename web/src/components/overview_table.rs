@@ -30,11 +30,20 @@ fn key(s: &SSTableView, c: Column) -> (i128, String) {
         Column::Name => (0, s.prefix.clone()),
         Column::Version => (0, format!("{} {}", s.format, s.version)),
         Column::DataSize => (
-            s.components.iter().find(|(c, _)| *c == ComponentType::Data).map_or(-1, |&(_, n)| i128::from(n)),
+            s.components
+                .iter()
+                .find(|(c, _)| *c == ComponentType::Data)
+                .map_or(-1, |&(_, n)| i128::from(n)),
             String::new(),
         ),
-        Column::Partitions => (stats.map_or(-1, |st| i128::from(st.estimated_partition_count)), String::new()),
-        Column::MaxTimestamp => (stats.map_or(i128::MIN, |st| i128::from(st.max_timestamp)), String::new()),
+        Column::Partitions => (
+            stats.map_or(-1, |st| i128::from(st.estimated_partition_count)),
+            String::new(),
+        ),
+        Column::MaxTimestamp => (
+            stats.map_or(i128::MIN, |st| i128::from(st.max_timestamp)),
+            String::new(),
+        ),
     }
 }
 
@@ -44,12 +53,27 @@ pub fn overview_table(props: &OverviewTableProps) -> Html {
     let mut order: Vec<usize> = (0..props.sstables.len()).collect();
     let (column, ascending) = *sort;
     order.sort_by(|&a, &b| {
-        let (ka, kb) = (key(&props.sstables[a], column), key(&props.sstables[b], column));
-        if ascending { ka.cmp(&kb) } else { kb.cmp(&ka) }
+        let (ka, kb) = (
+            key(&props.sstables[a], column),
+            key(&props.sstables[b], column),
+        );
+        if ascending {
+            ka.cmp(&kb)
+        } else {
+            kb.cmp(&ka)
+        }
     });
     let header = |label: &str, c: Column| {
         let sort = sort.clone();
-        let arrow = if column == c { if ascending { " ▲" } else { " ▼" } } else { "" };
+        let arrow = if column == c {
+            if ascending {
+                " ▲"
+            } else {
+                " ▼"
+            }
+        } else {
+            ""
+        };
         let onclick = Callback::from(move |_| {
             let (cur, asc) = *sort;
             sort.set((c, if cur == c { !asc } else { true }));

@@ -45,6 +45,9 @@ pub fn sstable_card(props: &SSTableCardProps) -> Html {
         <article class="card" data-testid="sstable" data-prefix={s.prefix.clone()}>
             <h2><code>{ &s.prefix }</code></h2>
             <button class="button small" data-testid="inspect" onclick={props.on_inspect.reform(|_| ())}>{ "Inspect components →" }</button>
+            if let Some(info) = &s.info {
+                <button class="button small" data-testid="export-info" onclick={export_info(info, &s.prefix)}>{ "Export info JSON" }</button>
+            }
             <dl class="facts">
                 <dt>{ "Version" }</dt><dd data-testid="version">{ &s.version }</dd>
                 <dt>{ "Written by" }</dt><dd>{ format!("Cassandra {}", s.release) }</dd>
@@ -195,4 +198,16 @@ fn serde_name(a: &sstable_engine::component::DigestAlgorithm) -> &'static str {
         sstable_engine::component::DigestAlgorithm::Adler32 => "Adler32",
         sstable_engine::component::DigestAlgorithm::Sha1 => "SHA-1",
     }
+}
+
+/// Downloads the `sstable-inspect info --json` report of this SSTable.
+fn export_info(info: &InfoReport, prefix: &str) -> Callback<MouseEvent> {
+    let json = serde_json::to_string_pretty(&[info]).unwrap_or_default();
+    let name = format!(
+        "{}-info.json",
+        prefix.rsplit('/').next().unwrap_or("sstable")
+    );
+    Callback::from(move |_| {
+        let _ = crate::loader::download_json(&name, &json);
+    })
 }
