@@ -39,11 +39,32 @@ export async function openPage(browser) {
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(BASE_URL);
   await page.waitForSelector('[data-testid=drop-zone]');
+  // The embedded sample is decoded on first load.
+  await page.waitForSelector('[data-testid=summary][data-sstables="sample/oa-1-big"]');
   return { page, errors };
+}
+
+/** Runs `action` (a file input or a drop) and waits until the page shows a new set of SSTables. */
+async function replacing(page, action) {
+  const before = await page.getAttribute('[data-testid=summary]', 'data-sstables');
+  await action();
+  await page.waitForFunction(
+    (b) => document.querySelector('[data-testid=summary]')?.dataset.sstables !== b,
+    before,
+  );
+}
+
+/** Loads files (or, for the directory picker, a directory) through an `<input type=file>`. */
+export async function inputFiles(page, testid, files) {
+  await replacing(page, () => page.setInputFiles(`[data-testid=${testid}]`, files));
 }
 
 /** Drops files on the drop zone with a synthetic DataTransfer, as a user's drag and drop would. */
 export async function dropFiles(page, filePaths) {
+  await replacing(page, () => dropFilesNow(page, filePaths));
+}
+
+async function dropFilesNow(page, filePaths) {
   const payload = filePaths.map((p) => ({ name: path.basename(p), base64: fs.readFileSync(p).toString('base64') }));
   await page.evaluate((files) => {
     const transfer = new DataTransfer();

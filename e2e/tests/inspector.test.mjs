@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch, openPage, dropFiles, cardFacts, filesIn, fixturesOrSkip, legacyTable, OUT } from './helpers.mjs';
+import { launch, openPage, dropFiles, inputFiles, cardFacts, filesIn, fixturesOrSkip, legacyTable, OUT } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -17,7 +17,7 @@ test('file input: nb-1-big-* of legacy_nb_clust is one SSTable, nb, big, generat
   const fixtures = fixturesOrSkip(t);
   if (!fixtures) return;
   const { page, errors } = await openPage(browser);
-  await page.setInputFiles('[data-testid=file-input]', filesIn(legacyTable(fixtures, 'nb', 'legacy_nb_clust')));
+  await inputFiles(page, 'file-input', filesIn(legacyTable(fixtures, 'nb', 'legacy_nb_clust')));
   const cards = page.locator('[data-testid=sstable]');
   await cards.first().waitFor();
   assert.equal(await cards.count(), 1);
@@ -64,7 +64,7 @@ test('directory picker: the whole ka directory, with the TOC that lists an absen
   const fixtures = fixturesOrSkip(t);
   if (!fixtures) return;
   const { page, errors } = await openPage(browser);
-  await page.setInputFiles('[data-testid=dir-input]', path.join(fixtures, 'legacy-sstables', 'ka'));
+  await inputFiles(page, 'dir-input', path.join(fixtures, 'legacy-sstables', 'ka'));
   await page.locator('[data-testid=summary]').waitFor();
   // MANIFEST §2/§5: ka has 8 legacy tables + 15 extras; illegal_cell_names has 2 generations.
   const tocs = fs.readdirSync(path.join(fixtures, 'legacy-sstables', 'ka'), { recursive: true }).filter((f) => f.endsWith('TOC.txt'));
@@ -85,7 +85,7 @@ test('component view: a field highlights its bytes, a byte selects its field', a
   const fixtures = fixturesOrSkip(t);
   if (!fixtures) return;
   const { page, errors } = await openPage(browser);
-  await page.setInputFiles('[data-testid=file-input]', filesIn(legacyTable(fixtures, 'nb', 'legacy_nb_clust')));
+  await inputFiles(page, 'file-input', filesIn(legacyTable(fixtures, 'nb', 'legacy_nb_clust')));
   await page.locator('[data-testid=inspect]').click();
   await page.locator('[data-testid=component-button]', { hasText: 'Statistics.db' }).click();
   // Open VALIDATION and click its partitioner (a writeUTF) in the tree.
@@ -124,7 +124,7 @@ test('bloom lab: keys the SSTable holds are maybe-present with their probed bits
     return (await page.locator('[data-testid=bloom-verdict]').textContent()).trim();
   };
   // MANIFEST §6: bloom-filter/la holds int keys 1..10 (Murmur3); 2.2 records no key type, so hex.
-  await page.setInputFiles('[data-testid=file-input]', filesIn(path.join(fixtures, 'other', 'bloom-filter', 'la', 'foo')));
+  await inputFiles(page, 'file-input', filesIn(path.join(fixtures, 'other', 'bloom-filter', 'la', 'foo')));
   await page.locator('[data-testid=tab-bloom]').click();
   await page.locator('[data-testid=bloom-lab]').waitFor();
   const hex = (k) => '0x' + k.toString(16).padStart(8, '0');
@@ -139,7 +139,7 @@ test('bloom lab: keys the SSTable holds are maybe-present with their probed bits
 
   // A 3.0 table with an int key (MANIFEST §6 negative-local-expiration table1: keys 1 and 2):
   // keys are typed as cqlsh prints them.
-  await page.setInputFiles('[data-testid=file-input]', filesIn(path.join(fixtures, 'other', 'negative-local-expiration-test', 'table1')));
+  await inputFiles(page, 'file-input', filesIn(path.join(fixtures, 'other', 'negative-local-expiration-test', 'table1')));
   await page.locator('[data-testid=tab-bloom]').click();
   assert.match(await verdict('1'), /^maybe present/);
   // Murmur3 token of int 1 (bytes 00000001), as Cassandra computes it.
@@ -164,7 +164,7 @@ for (const [version, table, rowsPer, val] of [
     const fixtures = fixturesOrSkip(t);
     if (!fixtures) return;
     const { page, errors } = await openPage(browser);
-    await page.setInputFiles('[data-testid=file-input]', filesIn(legacyTable(fixtures, version, table)));
+    await inputFiles(page, 'file-input', filesIn(legacyTable(fixtures, version, table)));
     await page.locator('[data-testid=tab-data]').click();
     const partitions = page.locator('[data-testid=partition]');
     await page.locator('[data-testid=data-timing]').waitFor();
@@ -197,7 +197,7 @@ test('trust: no network request after load, connections forbidden; exports are t
   const { page, errors } = await openPage(browser);
   const requests = [];
   page.on('request', (r) => { if (!r.url().startsWith('blob:') && !r.url().startsWith('data:')) requests.push(r.url()); });
-  await page.setInputFiles('[data-testid=file-input]', filesIn(legacyTable(fixtures, 'nb', 'legacy_nb_clust')));
+  await inputFiles(page, 'file-input', filesIn(legacyTable(fixtures, 'nb', 'legacy_nb_clust')));
   await page.locator('[data-testid=sstable]').waitFor();
   for (const tab of ['components', 'data', 'bloom', 'sstables']) await page.locator(`[data-testid=tab-${tab}]`).click();
   const attempt = await page.evaluate(() => fetch('./index.html').then(() => 'connected', () => 'blocked'));
@@ -218,5 +218,19 @@ test('trust: no network request after load, connections forbidden; exports are t
   assert.deepEqual(dump.map((p) => p.partition.key[0]), ['0', '1', '2', '3', '4']);
   assert.equal(dump[0].rows.length, 50);
   assert.equal(dump[0].rows[0].cells[0].value, VAL.nb);
+  assert.deepEqual(errors, []);
+});
+
+test('the embedded sample (written by our own writer) is decoded on first load and on demand', async () => {
+  const { page, errors } = await openPage(browser);
+  const card = page.locator('[data-testid=sstable]');
+  assert.equal(await card.count(), 1);
+  assert.deepEqual(await cardFacts(card.first()), { prefix: 'sample/oa-1-big', version: 'oa', format: 'big', generation: '1', components: 8 });
+  assert.equal((await card.locator('[data-testid=partitioner]').textContent()).trim(), 'Murmur3Partitioner');
+  assert.equal((await card.locator('[data-testid=estimated-partitions]').textContent()).trim(), '20');
+  assert.equal((await card.locator('[data-testid=digest]').textContent()).trim(), 'CRC32 4280019988');
+  await page.locator('[data-testid=tab-data]').click();
+  await page.locator('[data-testid=data-timing]').waitFor();
+  assert.equal(await page.locator('[data-testid=partition]').count(), 10);
   assert.deepEqual(errors, []);
 });

@@ -357,3 +357,36 @@ pub fn forbid_connections() {
         let _ = head.append_child(&meta);
     }
 }
+
+/// The embedded sample SSTable (`static/sample/`, written by `sstable-inspect generate`; see
+/// `cli/tests/sample.rs`), as files in a `sample/` directory. Compiled into the app: showing it
+/// needs no network.
+pub fn sample_files() -> Vec<PickedFile> {
+    macro_rules! sample {
+        ($($name:literal),*) => {
+            [$(($name, &include_bytes!(concat!("../../static/sample/", $name))[..])),*]
+        };
+    }
+    let files = sample!(
+        "oa-1-big-CompressionInfo.db",
+        "oa-1-big-Data.db",
+        "oa-1-big-Digest.crc32",
+        "oa-1-big-Filter.db",
+        "oa-1-big-Index.db",
+        "oa-1-big-Statistics.db",
+        "oa-1-big-Summary.db",
+        "oa-1-big-TOC.txt"
+    );
+    files
+        .iter()
+        .filter_map(|(name, bytes)| {
+            let parts = Array::of1(&Uint8Array::from(*bytes));
+            File::new_with_u8_array_sequence(&parts, name)
+                .ok()
+                .map(|file| PickedFile {
+                    path: format!("sample/{name}"),
+                    file,
+                })
+        })
+        .collect()
+}

@@ -35,6 +35,15 @@ pub fn app() -> Html {
             });
         })
     };
+    // The embedded sample, decoded on first load.
+    {
+        let on_files = on_files.clone();
+        use_effect_with((), move |_| on_files.emit(loader::sample_files()));
+    }
+    let on_sample = {
+        let on_files = on_files.clone();
+        Callback::from(move |_| on_files.emit(loader::sample_files()))
+    };
     let on_error = {
         let state = state.clone();
         Callback::from(move |message: String| state.dispatch(Action::Failed(message)))
@@ -81,12 +90,13 @@ pub fn app() -> Html {
                     { " everything is decoded here, in your browser." }
                 </p>
             </header>
-            <DropZone {on_files} {on_error} busy={state.loading} />
+            <DropZone {on_files} {on_error} {on_sample} busy={state.loading} />
             if let Some(error) = &state.error {
                 <p class="error" role="alert">{ error }</p>
             }
             if let Some(ms) = state.load_millis {
-                <p class="timing" data-testid="summary">
+                <p class="timing" data-testid="summary"
+                   data-sstables={state.sstables.iter().map(|s| s.prefix.clone()).collect::<Vec<_>>().join(",")}>
                     { format!("{} SSTable{} found and their metadata decoded in {:.1} ms", state.sstables.len(), if state.sstables.len() == 1 { "" } else { "s" }, ms) }
                 </p>
             }

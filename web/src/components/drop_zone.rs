@@ -10,6 +10,8 @@ pub struct DropZoneProps {
     pub on_files: Callback<Vec<PickedFile>>,
     pub on_error: Callback<String>,
     #[prop_or_default]
+    pub on_sample: Callback<()>,
+    #[prop_or_default]
     pub busy: bool,
 }
 
@@ -84,6 +86,7 @@ pub fn drop_zone(props: &DropZoneProps) -> Html {
                     { "Choose a directory…" }
                     <input type="file" webkitdirectory=true multiple=true onchange={on_input} data-testid="dir-input" />
                 </label>
+                <button class="button" data-testid="load-sample" onclick={props.on_sample.reform(|_| ())}>{ "Load the sample" }</button>
             </div>
             if props.busy {
                 <p class="busy-note" aria-live="polite">{ "Reading files…" }</p>
