@@ -46,10 +46,10 @@ export async function openPage(browser) {
 
 /** Runs `action` (a file input or a drop) and waits until the page shows a new set of SSTables. */
 async function replacing(page, action) {
-  const before = await page.getAttribute('[data-testid=summary]', 'data-sstables');
+  const before = await page.getAttribute('[data-testid=summary]', 'data-loads');
   await action();
   await page.waitForFunction(
-    (b) => document.querySelector('[data-testid=summary]')?.dataset.sstables !== b,
+    (b) => document.querySelector('[data-testid=summary]')?.dataset.loads !== b,
     before,
   );
 }

@@ -234,3 +234,117 @@ test('the embedded sample (written by our own writer) is decoded on first load a
   assert.equal(await page.locator('[data-testid=partition]').count(), 10);
   assert.deepEqual(errors, []);
 });
+
+/** Copies a fixture table to a temporary directory, optionally flipping one byte of one file. */
+function copyTable(dir, flip) {
+  const out = fs.mkdtempSync(path.join(OUT, 'copy-'));
+  for (const f of fs.readdirSync(dir)) {
+    const bytes = fs.readFileSync(path.join(dir, f));
+    if (flip && f.endsWith(flip.file)) bytes[flip.offset] ^= 0xff;
+    fs.writeFileSync(path.join(out, f), bytes);
+  }
+  return out;
+}
+
+async function verifyNow(page) {
+  await page.locator('[data-testid=tab-verify]').click();
+  await page.locator('[data-testid=verify-start]').click();
+  await page.locator('[data-testid=verify-badge]').waitFor({ timeout: 120000 });
+  return (await page.locator('[data-testid=verify-badge]').textContent()).trim();
+}
+
+test('verification: nb_clust valid, 21 green chunks, timings; a flipped byte turns exactly chunk 1 red', async (t) => {
+  const fixtures = fixturesOrSkip(t);
+  if (!fixtures) return;
+  const { page, errors } = await openPage(browser);
+  const table = legacyTable(fixtures, 'nb', 'legacy_nb_clust');
+  await inputFiles(page, 'file-input', filesIn(table));
+  assert.match(await verifyNow(page), /^valid/);
+  const chunks = page.locator('[data-testid=chunk]');
+  assert.equal(await chunks.count(), 21);
+  assert.equal(await page.locator('[data-testid=chunk][data-ok=false]').count(), 0);
+  const checks = await page.locator('[data-testid=verify-check]').evaluateAll((rows) => rows.map((r) => r.dataset.ok));
+  assert.ok(checks.length >= 3 && checks.every((ok) => ok === 'true'), checks.join());
+  const phases = await page.locator('[data-testid=timing]').evaluateAll((rows) => rows.map((r) => r.dataset.phase));
+  assert.ok(phases.includes('read') && phases.includes('checksum'), phases.join());
+  await page.locator('[data-testid=tab-sstables]').click();
+  assert.equal((await page.locator('[data-testid=verify-status]').textContent()).trim(), 'checksums valid');
+
+  // MANIFEST §7: chunk 1 covers bytes [424, 836); flip one of its compressed bytes.
+  const broken = copyTable(table, { file: 'Data.db', offset: 600 });
+  await inputFiles(page, 'file-input', filesIn(broken));
+  assert.match(await verifyNow(page), /^INVALID/);
+  const red = await page.locator('[data-testid=chunk][data-ok=false]').evaluateAll((els) => els.map((e) => Number(e.dataset.chunk)));
+  assert.deepEqual(red, [1]);
+  await page.locator('[data-testid=chunk][data-chunk="1"]').click();
+  const detail = await page.locator('[data-testid=chunk-detail]').textContent();
+  assert.match(detail, /chunk 1/);
+  assert.match(detail, /bytes 424\.\.832/);
+  assert.match(detail, /overlapping partitions: 0/);
+  await page.screenshot({ path: path.join(OUT, 'verification.png'), fullPage: true });
+  const failed = await page.locator('[data-testid=verify-check][data-ok=false] td:first-child').allTextContents();
+  assert.deepEqual(failed.sort(), ['Data.db', 'Digest.crc32']);
+  assert.deepEqual(errors, []);
+});
+
+test('a ka table: the Digest.sha1 of legacy_ka_14912 (a decimal Adler32) does not match its Data.db', async (t) => {
+  const fixtures = fixturesOrSkip(t);
+  if (!fixtures) return;
+  const { page, errors } = await openPage(browser);
+  await inputFiles(page, 'file-input', filesIn(legacyTable(fixtures, 'ka', 'legacy_ka_14912')));
+  const card = page.locator('[data-testid=sstable]');
+  assert.equal((await card.locator('[data-testid=partitioner]').textContent()).trim(), 'ByteOrderedPartitioner');
+  assert.match((await card.locator('[data-testid=compressor]').textContent()).trim(), /^LZ4Compressor 64 KiB/);
+  assert.match(await verifyNow(page), /^INVALID/);
+  const failedRow = page.locator('[data-testid=verify-check][data-ok=false]');
+  assert.equal(await failedRow.count(), 1);
+  assert.match(await failedRow.textContent(), /Digest\.sha1.*expected 2565739962 actual 4125366287/);
+  assert.deepEqual(errors, []);
+});
+
+test('a whole version directory (oa): four SSTables side by side, each decoded and valid', async (t) => {
+  const fixtures = fixturesOrSkip(t);
+  if (!fixtures) return;
+  const { page, errors } = await openPage(browser);
+  await inputFiles(page, 'dir-input', path.join(fixtures, 'legacy-sstables', 'oa'));
+  assert.equal(await page.locator('[data-testid=overview-row]').count(), 4);
+  assert.deepEqual(new Set(await page.locator('[data-testid=partitioner]').allTextContents()), new Set(['ByteOrderedPartitioner']));
+  const rows = page.locator('[data-testid=overview-row]');
+  for (let i = 0; i < 4; i++) {
+    await page.locator('[data-testid=tab-sstables]').click();
+    await rows.nth(i).click();
+    assert.match(await verifyNow(page), /^valid/, `sstable ${i}`);
+  }
+  await page.locator('[data-testid=tab-sstables]').click();
+  assert.deepEqual(await page.locator('[data-testid=verify-status]').allTextContents(), Array(4).fill('checksums valid'));
+  assert.deepEqual(errors, []);
+});
+
+test('a generated large SSTable verifies with progress while the page stays responsive', async (t) => {
+  const large = process.env.E2E_LARGE_SSTABLE;
+  if (!large) { t.skip('E2E_LARGE_SSTABLE not set'); return; }
+  const { page, errors } = await openPage(browser);
+  await inputFiles(page, 'file-input', filesIn(large));
+  const dataSize = fs.statSync(path.join(large, 'oa-1-big-Data.db')).size;
+  assert.ok(dataSize > 200 * 1024 * 1024, `Data.db is only ${dataSize} bytes`);
+  await page.locator('[data-testid=tab-verify]').click();
+  await page.locator('[data-testid=verify-start]').click();
+  const progress = new Set();
+  let worstFrameMs = 0;
+  while (!(await page.locator('[data-testid=verify-badge]').count())) {
+    // The page answers: a frame is painted and an input event handled within a short time.
+    const ms = await page.evaluate(() => new Promise((r) => { const t0 = performance.now(); requestAnimationFrame(() => r(performance.now() - t0)); }));
+    worstFrameMs = Math.max(worstFrameMs, ms);
+    const value = await page.locator('[data-testid=verify-progress]').getAttribute('value').catch(() => null);
+    if (value) progress.add(value);
+    await page.waitForTimeout(50);
+  }
+  assert.match((await page.locator('[data-testid=verify-badge]').textContent()).trim(), /^valid/);
+  assert.ok(progress.size >= 3, `only ${progress.size} progress updates`);
+  assert.ok(worstFrameMs < 1000, `a frame took ${worstFrameMs} ms`);
+  const memory = await page.evaluate(() => window.wasmBindings.wasm_memory_bytes());
+  assert.ok(memory < 256 * 1024 * 1024, `wasm memory ${memory} bytes`);
+  const timings = await page.locator('[data-testid=timings]').textContent();
+  console.log(`large verify: Data.db ${dataSize} bytes, wasm memory ${memory} bytes, worst frame ${worstFrameMs.toFixed(1)} ms; ${timings.replace(/\s+/g, ' ')}`);
+  assert.deepEqual(errors, []);
+});

@@ -30,3 +30,18 @@ pub fn start() {
 pub fn mount() {
     start();
 }
+
+/// Bytes of linear memory the app's WebAssembly instance holds now (for the memory checks of the
+/// end-to-end tests and for curious engineers: `wasmBindings.wasm_memory_bytes()`).
+#[wasm_bindgen]
+pub fn wasm_memory_bytes() -> f64 {
+    use wasm_bindgen::JsCast;
+    wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .map(|m| {
+            m.buffer()
+                .unchecked_into::<js_sys::ArrayBuffer>()
+                .byte_length() as f64
+        })
+        .unwrap_or(0.0)
+}

@@ -390,3 +390,97 @@ pub fn sample_files() -> Vec<PickedFile> {
         })
         .collect()
 }
+
+/// `performance.now()` as the engine's injected clock.
+pub struct PerformanceClock;
+
+impl sstable_engine::clock::Clock for PerformanceClock {
+    fn now_nanos(&self) -> u64 {
+        (now_millis() * 1_000_000.0).max(0.0) as u64
+    }
+}
+
+/// The partitions' byte ranges in the uncompressed Data.db, from Index.db (big format, when it
+/// is at most `max_index_bytes`), so a failing chunk can name the partitions it overlaps.
+pub async fn partition_ranges(
+    view: &SSTableView,
+    max_index_bytes: u64,
+) -> Vec<sstable_engine::verify::PartitionRange> {
+    use sstable_engine::types::value::format_value;
+    let m = &view.metadata.0;
+    let Some(file) = view.file(&ComponentType::PrimaryIndex) else {
+        return Vec::new();
+    };
+    if file.size() as u64 > max_index_bytes {
+        return Vec::new();
+    }
+    let Ok(bytes) = read_all(file).await else {
+        return Vec::new();
+    };
+    let Ok(index) = sstable_engine::component::index::decode(&bytes, &m.descriptor.version) else {
+        return Vec::new();
+    };
+    let data_len = m.compression.as_ref().map_or_else(
+        || m.size_of(&ComponentType::Data).unwrap_or(0),
+        |c| c.data_length_bytes.value,
+    );
+    let key_type = m
+        .key_type()
+        .unwrap_or(sstable_engine::types::AbstractType::Bytes);
+    let starts: Vec<u64> = index.entries.iter().map(|e| e.position.value).collect();
+    index
+        .entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| sstable_engine::verify::PartitionRange {
+            key: format_value(&key_type, &e.key.value).text,
+            start: e.position.value,
+            end: starts.get(i + 1).copied().unwrap_or(data_len),
+        })
+        .collect()
+}
+
+/// Verifies every checksum of one SSTable, reading Data.db by `Blob.slice` ranges. Each read
+/// yields to the browser; `on_progress` hears how far it is; `cancel` stops it between reads.
+/// Returns the report and the milliseconds spent waiting for reads.
+pub async fn verify(
+    view: &SSTableView,
+    decompress: bool,
+    on_progress: impl Fn(u64, u64),
+    cancel: std::rc::Rc<std::cell::Cell<bool>>,
+) -> Result<(sstable_engine::verify::VerifyReport, f64, u64), String> {
+    use sstable_engine::verify::{Verifier, VerifyOptions};
+    let m = &view.metadata.0;
+    let file = view
+        .file(&ComponentType::Data)
+        .ok_or("no Data.db was given")?;
+    let options = VerifyOptions {
+        decompress,
+        read_size_bytes: 4 << 20,
+    };
+    let partitions = partition_ranges(view, 64 << 20).await;
+    let mut verifier = Verifier::for_sstable(m, options)
+        .ok_or("no Data.db size known")?
+        .with_partitions(partitions);
+    let clock = PerformanceClock;
+    let mut read_millis = 0.0;
+    let mut read_bytes = 0u64;
+    while let Some((offset, len)) = verifier.next_read() {
+        if cancel.get() {
+            break;
+        }
+        let started = now_millis();
+        let bytes = read_range(file, offset, offset + len).await?;
+        read_millis += now_millis() - started;
+        read_bytes += bytes.len() as u64;
+        if bytes.is_empty() {
+            break;
+        }
+        verifier
+            .supply(offset, &bytes, &clock)
+            .map_err(|e| e.to_string())?;
+        let p = verifier.progress();
+        on_progress(p.done_bytes, p.total_bytes);
+    }
+    Ok((verifier.finish(&view.prefix), read_millis, read_bytes))
+}

@@ -73,6 +73,7 @@ pub enum Tab {
     Components,
     Data,
     Bloom,
+    Verify,
 }
 
 /// Everything the page shows.
@@ -83,6 +84,8 @@ pub struct State {
     pub ignored: Vec<IgnoredFile>,
     /// Wall time of the last load (grouping and TOC reads), from `performance.now()`.
     pub load_millis: Option<f64>,
+    /// How many loads have completed (the page shows it, so tests can wait for a new one).
+    pub load_count: u32,
     pub error: Option<String>,
     /// Index into `sstables` of the SSTable shown in detail.
     pub selected: Option<usize>,
@@ -90,6 +93,8 @@ pub struct State {
     /// The component shown in the component view, and the byte range highlighted in it.
     pub component: Option<ComponentType>,
     pub highlight: Option<Span>,
+    /// The last verification of each SSTable, by prefix.
+    pub verified: Vec<(String, Rc<crate::components::verify_view::VerifyRun>)>,
 }
 
 pub enum Action {
@@ -105,6 +110,7 @@ pub enum Action {
     ShowTab(Tab),
     ShowComponent(ComponentType),
     Highlight(Option<Span>),
+    Verified(String, Rc<crate::components::verify_view::VerifyRun>),
 }
 
 impl Reducible for State {
@@ -126,9 +132,11 @@ impl Reducible for State {
                 next.selected = (!sstables.is_empty()).then_some(0);
                 next.component = None;
                 next.highlight = None;
+                next.verified.clear();
                 next.sstables = sstables;
                 next.ignored = ignored;
                 next.load_millis = Some(millis);
+                next.load_count += 1;
             }
             Action::Failed(message) => {
                 next.loading = false;
@@ -149,6 +157,10 @@ impl Reducible for State {
                 next.highlight = None;
             }
             Action::Highlight(span) => next.highlight = span,
+            Action::Verified(prefix, run) => {
+                next.verified.retain(|(p, _)| *p != prefix);
+                next.verified.push((prefix, run));
+            }
         }
         Rc::new(next)
     }

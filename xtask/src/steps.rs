@@ -228,7 +228,46 @@ pub fn serve(port: u16) -> Result<(), String> {
     }
 }
 
+/// A generated SSTable of a few hundred MiB for the browser's large-file test, written once by
+/// the project's own writer (release build) and kept under target/.
+fn large_sstable() -> Result<PathBuf, String> {
+    const ARGS: [&str; 10] = [
+        "--version",
+        "oa",
+        "--compression",
+        "lz4",
+        "--partitions",
+        "2400",
+        "--rows-per-partition",
+        "1000",
+        "--seed",
+        "11",
+    ];
+    let dir = repo_root().join("target").join("e2e-large");
+    let marker = dir.join("ARGS");
+    if std::fs::read_to_string(&marker).ok().as_deref() == Some(ARGS.join(" ").as_str()) {
+        return Ok(dir);
+    }
+    announce(
+        "generating a large SSTable for the browser test (sstable-inspect generate, release build)",
+    );
+    run(cargo().args(["build", "--release", "-p", "sstable-inspect"]))?;
+    let _ = std::fs::remove_dir_all(&dir);
+    let bin = repo_root()
+        .join("target")
+        .join("release")
+        .join("sstable-inspect");
+    run(Command::new(bin)
+        .arg("generate")
+        .arg("--out")
+        .arg(&dir)
+        .args(ARGS))?;
+    std::fs::write(&marker, ARGS.join(" ")).map_err(|e| e.to_string())?;
+    Ok(dir)
+}
+
 fn e2e() -> Result<(), String> {
+    let large = large_sstable()?;
     let port = server::spawn(repo_root().join("dist"), 0)?;
     let out = repo_root().join("target").join("e2e");
     std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
@@ -244,6 +283,7 @@ fn e2e() -> Result<(), String> {
             .current_dir(&e2e_dir)
             .env("BASE_URL", format!("http://127.0.0.1:{port}/"))
             .env("E2E_OUT", &out)
+            .env("E2E_LARGE_SSTABLE", &large)
             .env("CHROMIUM", tools::CHROMIUM),
     ))
 }

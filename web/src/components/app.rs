@@ -11,6 +11,7 @@ use super::data_browser::DataBrowser;
 use super::drop_zone::DropZone;
 use super::overview_table::OverviewTable;
 use super::sstable_card::SSTableCard;
+use super::verify_view::VerifyView;
 use crate::loader::{self, PickedFile};
 use crate::state::{Action, State, Tab};
 
@@ -96,7 +97,8 @@ pub fn app() -> Html {
             }
             if let Some(ms) = state.load_millis {
                 <p class="timing" data-testid="summary"
-                   data-sstables={state.sstables.iter().map(|s| s.prefix.clone()).collect::<Vec<_>>().join(",")}>
+                   data-sstables={state.sstables.iter().map(|s| s.prefix.clone()).collect::<Vec<_>>().join(",")}
+                   data-loads={state.load_count.to_string()}>
                     { format!("{} SSTable{} found and their metadata decoded in {:.1} ms", state.sstables.len(), if state.sstables.len() == 1 { "" } else { "s" }, ms) }
                 </p>
             }
@@ -106,6 +108,7 @@ pub fn app() -> Html {
                     { tab_button(Tab::Components, "Components") }
                     { tab_button(Tab::Data, "Data") }
                     { tab_button(Tab::Bloom, "Bloom") }
+                    { tab_button(Tab::Verify, "Verify") }
                 </nav>
             }
             if state.tab == Tab::Overview {
@@ -115,7 +118,8 @@ pub fn app() -> Html {
                 <section class="sstables">
                     { for state.sstables.iter().enumerate().map(|(i, s)| {
                         let on_inspect = on_inspect.clone();
-                        html! { <SSTableCard key={s.prefix.clone()} sstable={s.clone()} on_inspect={Callback::from(move |_| on_inspect.emit(i))} /> }
+                        let verified = state.verified.iter().find(|(p, _)| *p == s.prefix).map(|(_, r)| r.report.valid);
+                        html! { <SSTableCard key={s.prefix.clone()} sstable={s.clone()} {verified} on_inspect={Callback::from(move |_| on_inspect.emit(i))} /> }
                     }) }
                 </section>
             } else if let Some(sstable) = selected {
@@ -125,6 +129,14 @@ pub fn app() -> Html {
                                    {on_component} {on_highlight} />
                 } else if state.tab == Tab::Data {
                     <DataBrowser key={sstable.prefix.clone()} sstable={sstable.clone()} />
+                } else if state.tab == Tab::Verify {
+                    <VerifyView sstable={sstable.clone()}
+                        report={state.verified.iter().find(|(p, _)| *p == sstable.prefix).map(|(_, r)| r.clone())}
+                        on_report={{
+                            let state = state.clone();
+                            let prefix = sstable.prefix.clone();
+                            Callback::from(move |run| state.dispatch(Action::Verified(prefix.clone(), run)))
+                        }} />
                 } else {
                     <BloomLab {sstable} />
                 }

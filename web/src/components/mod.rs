@@ -9,3 +9,4 @@ pub mod field_tree;
 pub mod hex_view;
 pub mod overview_table;
 pub mod sstable_card;
+pub mod verify_view;

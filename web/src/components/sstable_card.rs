@@ -12,6 +12,9 @@ pub struct SSTableCardProps {
     pub sstable: SSTableView,
     #[prop_or_default]
     pub on_inspect: Callback<()>,
+    /// The last verification: valid or not (`None`: not verified yet).
+    #[prop_or_default]
+    pub verified: Option<bool>,
 }
 
 /// Human size: bytes, KiB, MiB, GiB.
@@ -43,7 +46,11 @@ pub fn sstable_card(props: &SSTableCardProps) -> Html {
     let s = &props.sstable;
     html! {
         <article class="card" data-testid="sstable" data-prefix={s.prefix.clone()}>
-            <h2><code>{ &s.prefix }</code></h2>
+            <h2><code>{ &s.prefix }</code>{ " " }
+                <span data-testid="verify-status" class={classes!("badge", match props.verified { Some(true) => "ok", Some(false) => "bad", None => "" })}>
+                    { match props.verified { Some(true) => "checksums valid", Some(false) => "checksums FAILED", None => "not verified" } }
+                </span>
+            </h2>
             <button class="button small" data-testid="inspect" onclick={props.on_inspect.reform(|_| ())}>{ "Inspect components →" }</button>
             if let Some(info) = &s.info {
                 <button class="button small" data-testid="export-info" onclick={export_info(info, &s.prefix)}>{ "Export info JSON" }</button>
