@@ -2,6 +2,7 @@
 //!
 //! Exit status: 0 when every SSTable was read without error, 1 when any had an error, 2 on bad usage.
 
+mod bench;
 mod dump;
 mod files;
 mod generate;
@@ -42,6 +43,8 @@ USAGE:
                     --partitions N --rows-per-partition M [--chunk-kib K] [--seed S]
                     [--ttl-fraction F] [--tombstone-fraction F]
                                            write a deterministic test SSTable DIR/<version>-1-big-*
+    sstable-inspect bench PATH [--json]    verify throughput next to memcpy, raw crc32fast and raw LZ4
+                                           over the same Data.db bytes, held in memory
     sstable-inspect --help | --version
 
 PATH is a component file (any of an SSTable's files selects it) or a directory.
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
         "index" => index::run(rest),
         "lookup" => lookup::run(rest),
         "dump" => dump::run(rest),
+        "bench" => bench::run(rest),
         "generate" => generate::run(rest),
         "verify" => verify::run(rest),
         "-h" | "--help" | "help" => {

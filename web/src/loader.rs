@@ -443,12 +443,15 @@ pub async fn partition_ranges(
 /// Verifies every checksum of one SSTable, reading Data.db by `Blob.slice` ranges. Each read
 /// yields to the browser; `on_progress` hears how far it is; `cancel` stops it between reads.
 /// Returns the report and the milliseconds spent waiting for reads.
+/// With `baseline`, each buffer read is also run through one raw `crc32fast` pass (timed
+/// apart): the limit the checksum phase is compared with, measured on the same bytes.
 pub async fn verify(
     view: &SSTableView,
     decompress: bool,
+    baseline: bool,
     on_progress: impl Fn(u64, u64),
     cancel: std::rc::Rc<std::cell::Cell<bool>>,
-) -> Result<(sstable_engine::verify::VerifyReport, f64, u64), String> {
+) -> Result<(sstable_engine::verify::VerifyReport, f64, u64, Option<f64>), String> {
     use sstable_engine::verify::{Verifier, VerifyOptions};
     let m = &view.metadata.0;
     let file = view
@@ -465,6 +468,7 @@ pub async fn verify(
     let clock = PerformanceClock;
     let mut read_millis = 0.0;
     let mut read_bytes = 0u64;
+    let mut raw_crc_millis: Option<f64> = baseline.then_some(0.0);
     while let Some((offset, len)) = verifier.next_read() {
         if cancel.get() {
             break;
@@ -476,11 +480,21 @@ pub async fn verify(
         if bytes.is_empty() {
             break;
         }
+        if let Some(ms) = raw_crc_millis.as_mut() {
+            let t = now_millis();
+            std::hint::black_box(crc32fast::hash(&bytes));
+            *ms += now_millis() - t;
+        }
         verifier
             .supply(offset, &bytes, &clock)
             .map_err(|e| e.to_string())?;
         let p = verifier.progress();
         on_progress(p.done_bytes, p.total_bytes);
     }
-    Ok((verifier.finish(&view.prefix), read_millis, read_bytes))
+    Ok((
+        verifier.finish(&view.prefix),
+        read_millis,
+        read_bytes,
+        raw_crc_millis,
+    ))
 }

@@ -18,6 +18,9 @@ cargo xtask <command>
   test               everything CI runs: fmt, clippy, native tests, wasm32 build, headless-browser
                      tests of engine and web, release build and the Playwright end-to-end test
   build              install what is missing and build the web app into dist/ (release)
+  bench              generate a large LZ4 SSTable and measure verify next to memcpy, raw
+                     crc32fast and raw LZ4 on the same bytes (natively; the browser's figures
+                     come from the end-to-end test's large-file run)
   tools              only install the pinned tools (wasm32 target, trunk, wasm-bindgen-cli,
                      chromium + chromedriver, npm packages)
 ";
@@ -35,6 +38,7 @@ fn main() -> ExitCode {
         Some("test") => steps::test_all(),
         Some("build") => steps::build_web(),
         Some("tools") => tools::ensure_all(),
+        Some("bench") => steps::bench(),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

@@ -287,3 +287,15 @@ fn e2e() -> Result<(), String> {
             .env("CHROMIUM", tools::CHROMIUM),
     ))
 }
+
+/// `cargo xtask bench`: native verify throughput as ratios to limits measured in the same run.
+pub fn bench() -> Result<(), String> {
+    let large = large_sstable()?;
+    announce("sstable-inspect bench (release): verify vs memcpy, raw crc32fast, raw LZ4");
+    let bin = repo_root()
+        .join("target")
+        .join("release")
+        .join("sstable-inspect");
+    run(cargo().args(["build", "--release", "-p", "sstable-inspect"]))?;
+    run(Command::new(bin).arg("bench").arg(&large))
+}

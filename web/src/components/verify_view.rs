@@ -33,6 +33,8 @@ pub struct VerifyRun {
     pub read_millis: f64,
     pub read_bytes: u64,
     pub total_millis: f64,
+    /// One raw crc32fast pass over the same bytes, when asked for.
+    pub raw_crc32_millis: Option<f64>,
 }
 
 #[derive(Clone, PartialEq, Default)]
@@ -48,6 +50,7 @@ pub fn verify_view(props: &VerifyViewProps) -> Html {
     let cancel = use_mut_ref(|| Rc::new(Cell::new(false)));
     let selected = use_state(|| None::<u64>);
     let decompress = use_state(|| false);
+    let baseline = use_state(|| false);
 
     let start = {
         let running = running.clone();
@@ -56,6 +59,7 @@ pub fn verify_view(props: &VerifyViewProps) -> Html {
         let view = props.sstable.clone();
         let on_report = props.on_report.clone();
         let decompress = *decompress;
+        let baseline = *baseline;
         let selected = selected.clone();
         Callback::from(move |_| {
             let flag = Rc::new(Cell::new(false));
@@ -73,13 +77,16 @@ pub fn verify_view(props: &VerifyViewProps) -> Html {
                     let running = running.clone();
                     move |done, total| running.set(Some(Running { done, total }))
                 };
-                match loader::verify(&view, decompress, progress, flag).await {
-                    Ok((report, read_millis, read_bytes)) => on_report.emit(Rc::new(VerifyRun {
-                        report,
-                        read_millis,
-                        read_bytes,
-                        total_millis: loader::now_millis() - started,
-                    })),
+                match loader::verify(&view, decompress, baseline, progress, flag).await {
+                    Ok((report, read_millis, read_bytes, raw_crc32_millis)) => {
+                        on_report.emit(Rc::new(VerifyRun {
+                            report,
+                            read_millis,
+                            read_bytes,
+                            total_millis: loader::now_millis() - started,
+                            raw_crc32_millis,
+                        }))
+                    }
                     Err(e) => error.set(Some(e)),
                 }
                 running.set(None);
@@ -89,6 +96,10 @@ pub fn verify_view(props: &VerifyViewProps) -> Html {
     let on_cancel = {
         let cancel = cancel.clone();
         Callback::from(move |_| cancel.borrow().set(true))
+    };
+    let toggle_baseline = {
+        let baseline = baseline.clone();
+        Callback::from(move |_| baseline.set(!*baseline))
     };
     let toggle_decompress = {
         let decompress = decompress.clone();
@@ -111,6 +122,8 @@ pub fn verify_view(props: &VerifyViewProps) -> Html {
             <div class="data-controls">
                 <button class="tab active" onclick={start} disabled={running.is_some()} data-testid="verify-start">{ "Verify every checksum" }</button>
                 <label><input type="checkbox" checked={*decompress} onchange={toggle_decompress} />{ " also decompress every chunk" }</label>
+                <label><input type="checkbox" checked={*baseline} onchange={toggle_baseline} data-testid="verify-baseline" />
+                    { " also time a raw crc32fast pass over the same bytes (the limit)" }</label>
                 if running.is_some() {
                     <button class="tab" onclick={on_cancel} data-testid="verify-cancel">{ "Cancel" }</button>
                 }
@@ -249,6 +262,11 @@ fn timings(run: &VerifyRun) -> Html {
                         </tr>
                     }
                 }) }
+                if let Some(ms) = run.raw_crc32_millis {
+                    <tr data-testid="timing" data-phase="raw-crc32"><td>{ "raw crc32fast pass (limit, same bytes)" }</td>
+                        <td class="num">{ format!("{ms:.1} ms") }</td><td class="num">{ human_bytes(run.read_bytes) }</td>
+                        <td class="num">{ rate(run.read_bytes, ms) }</td></tr>
+                }
                 <tr><td>{ "total (wall clock)" }</td><td class="num">{ format!("{:.1} ms", run.total_millis) }</td>
                     <td class="num">{ human_bytes(r.data_bytes) }</td><td class="num">{ rate(r.data_bytes, run.total_millis) }</td></tr>
             </tbody>

@@ -1,0 +1,166 @@
+//! `sstable-inspect bench PATH`: how fast verification runs next to the limits measured in the
+//! same run on the same bytes — a memcpy, one raw `crc32fast` pass, and raw LZ4 decompression of
+//! every chunk. Reported as MB/s and as ratios to those limits (never as a timed assertion).
+//! Data.db is read into memory first so that disk speed is not measured.
+
+use std::time::Instant;
+
+use sstable_engine::clock::Clock;
+use sstable_engine::component::ComponentType;
+use sstable_engine::compress::{decompress_chunk, Compressor};
+use sstable_engine::verify::{Verifier, VerifyOptions};
+
+use crate::{files, parse_flags, Outcome};
+
+struct Wall(Instant);
+
+impl Clock for Wall {
+    fn now_nanos(&self) -> u64 {
+        self.0.elapsed().as_nanos() as u64
+    }
+}
+
+fn mb_s(bytes: usize, secs: f64) -> f64 {
+    bytes as f64 / 1e6 / secs.max(1e-9)
+}
+
+/// Best of `runs` timings of `f`, in seconds.
+fn best_of(runs: usize, mut f: impl FnMut()) -> f64 {
+    (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+pub fn run(args: &[String]) -> Result<Outcome, String> {
+    let (paths, flags) = parse_flags(args, &["json"])?;
+    let found = files::find(&paths)?;
+    let sstable = found.grouping.sstables.first().ok_or("no SSTable found")?;
+    let (metadata, io_errors) = files::load_metadata(&found, sstable);
+    if let Some(e) = io_errors.first() {
+        return Err(e.clone());
+    }
+    let data_path = sstable
+        .file(&ComponentType::Data)
+        .and_then(|i| found.paths.get(i))
+        .ok_or("no Data.db")?;
+    let data = std::fs::read(data_path).map_err(|e| format!("{}: {e}", data_path.display()))?;
+    let n = data.len();
+    let runs = 3;
+
+    let mut copy = vec![0u8; n];
+    let memcpy = best_of(runs, || copy.copy_from_slice(&data));
+    let mut crc = 0;
+    let crc32 = best_of(runs, || crc = crc32fast::hash(&data));
+    std::hint::black_box((crc, &copy));
+
+    // Raw LZ4: every chunk decompressed, nothing else.
+    let lz4 = metadata
+        .compression
+        .as_ref()
+        .filter(|c| Compressor::from_class_name(&c.compressor) == Compressor::Lz4)
+        .map(|ci| {
+            let mut out = Vec::new();
+            let mut uncompressed = 0usize;
+            let secs = best_of(runs, || {
+                uncompressed = 0;
+                for i in 0..ci.chunk_offsets.len() {
+                    let Some((start, end)) = ci.chunk_span(i, n as u64) else {
+                        continue;
+                    };
+                    let Some(stored) = data.get(start as usize..(end as usize).saturating_sub(4))
+                    else {
+                        continue;
+                    };
+                    let expected = ci.chunk_uncompressed_len(i).unwrap_or(0) as usize;
+                    if decompress_chunk(&Compressor::Lz4, stored, expected, &mut out).is_ok() {
+                        uncompressed += out.len();
+                    }
+                }
+            });
+            (secs, uncompressed)
+        });
+
+    let verify = |decompress: bool| -> Result<(f64, bool), String> {
+        let mut valid = false;
+        let secs = best_of(runs, || {
+            let clock = Wall(Instant::now());
+            let Some(mut v) = Verifier::for_sstable(
+                &metadata,
+                VerifyOptions {
+                    decompress,
+                    ..VerifyOptions::default()
+                },
+            ) else {
+                return;
+            };
+            while let Some((offset, len)) = v.next_read() {
+                let Some(slice) = data.get(offset as usize..(offset + len) as usize) else {
+                    break;
+                };
+                if v.supply(offset, slice, &clock).is_err() {
+                    break;
+                }
+            }
+            valid = v.finish(&sstable.prefix).valid;
+        });
+        Ok((secs, valid))
+    };
+    let (verify_secs, valid) = verify(false)?;
+    let (verify_decompress_secs, _) = verify(true)?;
+
+    let report = serde_json::json!({
+        "sstable": sstable.prefix,
+        "data_bytes": n,
+        "runs": runs,
+        "memcpy_mb_s": mb_s(n, memcpy),
+        "crc32fast_mb_s": mb_s(n, crc32),
+        "lz4_decompress_mb_s": lz4.map(|(s, u)| mb_s(u, s)),
+        "lz4_decompress_stored_mb_s": lz4.map(|(s, _)| mb_s(n, s)),
+        "verify_mb_s": mb_s(n, verify_secs),
+        "verify_decompress_mb_s": mb_s(n, verify_decompress_secs),
+        "verify_vs_crc32": crc32 / verify_secs,
+        "verify_vs_memcpy": memcpy / verify_secs,
+        "verify_decompress_vs_crc32_plus_lz4": lz4.map(|(s, _)| (crc32 + s) / verify_decompress_secs),
+        "valid": valid,
+    });
+    if flags.contains(&"json") {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
+        );
+    } else {
+        println!(
+            "bench {} — Data.db {} bytes in memory, best of {runs}",
+            sstable.prefix, n
+        );
+        println!("  memcpy                 {:>8.0} MB/s", mb_s(n, memcpy));
+        println!("  crc32fast (raw)        {:>8.0} MB/s", mb_s(n, crc32));
+        if let Some((s, _)) = lz4 {
+            println!(
+                "  LZ4 decompress (raw)   {:>8.0} MB/s of stored bytes",
+                mb_s(n, s)
+            );
+        }
+        println!(
+            "  verify                 {:>8.0} MB/s  = {:.2} × raw crc32fast",
+            mb_s(n, verify_secs),
+            crc32 / verify_secs
+        );
+        println!(
+            "  verify --decompress    {:>8.0} MB/s  = {:.2} × (raw crc32fast + raw LZ4)",
+            mb_s(n, verify_decompress_secs),
+            lz4.map(|(s, _)| (crc32 + s) / verify_decompress_secs)
+                .unwrap_or(0.0)
+        );
+        println!("  valid: {valid}");
+    }
+    Ok(if valid {
+        Outcome::Clean
+    } else {
+        Outcome::Errors
+    })
+}
