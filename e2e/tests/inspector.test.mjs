@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch, openPage, dropFiles, inputFiles, cardFacts, filesIn, fixturesOrSkip, legacyTable, OUT } from './helpers.mjs';
+import { launch, openPage, dropFiles, inputFiles, cardFacts, filesIn, fixturesOrSkip, legacyTable, OUT, BASE_URL } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -353,5 +353,40 @@ test('a generated large SSTable verifies with progress while the page stays resp
   // The figures for the README's performance section (no timed assertion).
   console.log(`BENCH browser: Data.db ${dataSize} bytes; checksum phase ${checksum[3]}, raw crc32fast ${raw[3]} ` +
     `(checksum = ${ratio.toFixed(2)} x raw crc32fast); read ${(await timing('read'))[3]}; wasm memory ${memory} bytes; worst frame ${worstFrameMs.toFixed(1)} ms`);
+  assert.deepEqual(errors, []);
+});
+
+test('index view: Index.db lists keys "0".."4" at the Data.db positions; a partition shows its row-index blocks', async (t) => {
+  const fixtures = fixturesOrSkip(t);
+  if (!fixtures) return;
+  const { page, errors } = await openPage(browser);
+  await inputFiles(page, 'file-input', filesIn(legacyTable(fixtures, 'nb', 'legacy_nb_clust')));
+  // Data.db positions of the five partitions, as the data browser decodes them.
+  await page.locator('[data-testid=tab-data]').click();
+  await page.locator('[data-testid=data-timing]').waitFor();
+  const positions = await page.locator('[data-testid=partition]').evaluateAll((ps) =>
+    ps.map((p) => p.querySelector('h3 .muted').textContent.match(/at (\d+)/)[1]));
+  await page.locator('[data-testid=tab-index]').click();
+  await page.locator('[data-testid=index-timing]').waitFor();
+  assert.deepEqual(await page.locator('[data-testid=index-key]').allTextContents(), ['0', '1', '2', '3', '4']);
+  assert.deepEqual(await page.locator('[data-testid=index-position]').allTextContents(), positions);
+  const blockCount = Number((await page.locator('[data-testid=index-row]').first().locator('td').nth(4).textContent()).trim());
+  assert.ok(blockCount >= 2, `blocks ${blockCount}`);
+  await page.locator('[data-testid=index-row]').first().click();
+  assert.equal(await page.locator('[data-testid=index-block]').count(), blockCount);
+  assert.match(await page.locator('[data-testid=index-block]').first().textContent(), /0123456789/);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid=export-index]').click()]);
+  const listing = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
+  assert.deepEqual(listing.map((r) => r.key), ['0', '1', '2', '3', '4']);
+  assert.deepEqual(errors, []);
+});
+
+test('hosting: the same build works from a sub-path of a static host', async () => {
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(new URL('static-host/sub/path/', BASE_URL).href);
+  await page.waitForSelector('[data-testid=summary][data-sstables="sample/oa-1-big"]');
+  assert.equal((await page.locator('[data-testid=digest]').textContent()).trim(), 'CRC32 4280019988');
   assert.deepEqual(errors, []);
 });

@@ -72,6 +72,7 @@ pub enum Tab {
     Overview,
     Components,
     Data,
+    Index,
     Bloom,
     Verify,
 }

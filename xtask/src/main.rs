@@ -18,6 +18,7 @@ cargo xtask <command>
   test               everything CI runs: fmt, clippy, native tests, wasm32 build, headless-browser
                      tests of engine and web, release build and the Playwright end-to-end test
   build              install what is missing and build the web app into dist/ (release)
+  e2e                only the Playwright end-to-end tests, against the current dist/
   bench              generate a large LZ4 SSTable and measure verify next to memcpy, raw
                      crc32fast and raw LZ4 on the same bytes (natively; the browser's figures
                      come from the end-to-end test's large-file run)
@@ -39,6 +40,7 @@ fn main() -> ExitCode {
         Some("build") => steps::build_web(),
         Some("tools") => tools::ensure_all(),
         Some("bench") => steps::bench(),
+        Some("e2e") => steps::e2e(),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

@@ -5,6 +5,9 @@ use std::net::{TcpListener, TcpStream};
 use std::path::{Component, Path, PathBuf};
 use std::thread;
 
+/// `dist/` is served at `/` and again under this prefix (the sub-path hosting test).
+pub const SUB_PATH: &str = "/static-host/sub/path";
+
 /// Binds 127.0.0.1:`port` (0 = any free port) and serves `root` on a background thread.
 /// Returns the bound port.
 pub fn spawn(root: PathBuf, port: u16) -> Result<u16, String> {
@@ -47,6 +50,10 @@ fn handle(mut stream: TcpStream, root: &Path) -> std::io::Result<()> {
     let mut parts = request_line.split_whitespace();
     let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or("/"));
     let raw_path = target.split(['?', '#']).next().unwrap_or("/");
+    // The same site is also served under a sub-path, as static hosts often place it.
+    let raw_path = raw_path
+        .strip_prefix(SUB_PATH)
+        .map_or(raw_path, |rest| rest);
     let mut file = root.to_path_buf();
     for c in Path::new(raw_path.trim_start_matches('/')).components() {
         match c {

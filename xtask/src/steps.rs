@@ -266,7 +266,7 @@ fn large_sstable() -> Result<PathBuf, String> {
     Ok(dir)
 }
 
-fn e2e() -> Result<(), String> {
+pub fn e2e() -> Result<(), String> {
     let large = large_sstable()?;
     let port = server::spawn(repo_root().join("dist"), 0)?;
     let out = repo_root().join("target").join("e2e");

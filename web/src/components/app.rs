@@ -9,6 +9,7 @@ use super::bloom_lab::BloomLab;
 use super::component_view::ComponentView;
 use super::data_browser::DataBrowser;
 use super::drop_zone::DropZone;
+use super::index_view::IndexView;
 use super::overview_table::OverviewTable;
 use super::sstable_card::SSTableCard;
 use super::verify_view::VerifyView;
@@ -107,6 +108,7 @@ pub fn app() -> Html {
                     { tab_button(Tab::Overview, "SSTables") }
                     { tab_button(Tab::Components, "Components") }
                     { tab_button(Tab::Data, "Data") }
+                    { tab_button(Tab::Index, "Index") }
                     { tab_button(Tab::Bloom, "Bloom") }
                     { tab_button(Tab::Verify, "Verify") }
                 </nav>
@@ -129,6 +131,8 @@ pub fn app() -> Html {
                                    {on_component} {on_highlight} />
                 } else if state.tab == Tab::Data {
                     <DataBrowser key={sstable.prefix.clone()} sstable={sstable.clone()} />
+                } else if state.tab == Tab::Index {
+                    <IndexView key={sstable.prefix.clone()} sstable={sstable.clone()} />
                 } else if state.tab == Tab::Verify {
                     <VerifyView sstable={sstable.clone()}
                         report={state.verified.iter().find(|(p, _)| *p == sstable.prefix).map(|(_, r)| r.clone())}

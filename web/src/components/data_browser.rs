@@ -193,7 +193,7 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
                     let name = format!("{}-dump.json", props.sstable.prefix.rsplit('/').next().unwrap_or("sstable"));
                     Callback::from(move |_| { let _ = loader::download_json(&name, &json); })
                 }}>{ "Export this page as JSON" }</button>
-                <p class="timing" data-testid="data-timing">{ format!("{} partitions decoded from {} bytes read in {:.1} ms", page.partitions.len(), page.bytes_read, page.millis) }</p>
+                <p class="timing" data-testid="data-timing">{ format!("{} partitions decoded from {} bytes read (read + decompress + decode) in {:.1} ms, {:.1} MB/s", page.partitions.len(), page.bytes_read, page.millis, page.bytes_read as f64 / 1e3 / page.millis.max(0.001)) }</p>
                 { for page.findings.iter().map(|f| html! { <p class="warning">{ f }</p> }) }
                 { for page.partitions.iter().map(|p| partition(p, &key_names, &ck_names, &columns)) }
             }

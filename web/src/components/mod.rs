@@ -7,6 +7,7 @@ pub mod data_browser;
 pub mod drop_zone;
 pub mod field_tree;
 pub mod hex_view;
+pub mod index_view;
 pub mod overview_table;
 pub mod sstable_card;
 pub mod verify_view;

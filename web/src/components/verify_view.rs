@@ -180,6 +180,11 @@ fn report_view(
     });
     html! {
         <>
+            <button class="tab" data-testid="export-verify" onclick={{
+                let json = serde_json::to_string_pretty(&[&run.report]).unwrap_or_default();
+                let name = format!("{}-verify.json", r.sstable.rsplit('/').next().unwrap_or("sstable"));
+                Callback::from(move |_| { let _ = loader::download_json(&name, &json); })
+            }}>{ "Export as JSON" }</button>
             <p data-testid="verify-badge" class={classes!("badge", if r.valid { "ok" } else { "bad" })}>
                 { if r.valid { "valid: every checksum matches" } else if !r.complete { "cancelled before the end" } else { "INVALID: checks failed" } }
             </p>
