@@ -72,6 +72,7 @@ async fn card_renders_version_format_generation_and_components() {
         SSTableCardProps {
             sstable: views[0].clone(),
             on_inspect: yew::Callback::noop(),
+            verified: None,
         },
     )
     .render();
