@@ -181,6 +181,17 @@ for (const [version, table, rowsPer, val] of [
     await page.locator('[data-testid=data-jump]').click();
     await page.waitForFunction(() => document.querySelectorAll('[data-testid=partition]').length === 1);
     assert.deepEqual(await page.locator('[data-testid=partition-key]').allTextContents(), ['3']);
+    // Found through the SSTable's index, not by a scan: the read path names the index component.
+    const steps = (await page.locator('[data-testid=read-step]').allTextContents()).join('\n');
+    assert.match(steps, version === 'da' ? /Partitions\.db/ : /Index\.db/, steps);
+    assert.match(steps, /Data\.db/, steps);
+    await page.locator('[data-testid=data-key]').fill('5');
+    await page.locator('[data-testid=data-jump]').click();
+    await page.locator('[data-testid=data-error]').waitFor();
+    assert.match(await page.locator('[data-testid=data-error]').textContent(), /^not in this SSTable/);
+    await page.locator('[data-testid=data-key]').fill('3');
+    await page.locator('[data-testid=data-jump]').click();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=partition]').length === 1);
     // A CREATE TABLE names the key; a wrong type is reported against the header.
     await page.locator('.schema-box summary').click();
     await page.locator('[data-testid=data-schema]').fill('CREATE TABLE t (pk int, val text, PRIMARY KEY (pk))');

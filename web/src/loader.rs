@@ -498,3 +498,36 @@ pub async fn verify(
         raw_crc_millis,
     ))
 }
+
+/// Finds a partition through the SSTable's own read path (bloom filter, Summary → Index, or the
+/// BTI trie, then Data.db), reading only the byte ranges the engine asks for.
+pub async fn lookup(
+    view: &SSTableView,
+    key: Vec<u8>,
+) -> Result<sstable_engine::lookup::LookupResult, String> {
+    use sstable_engine::lookup::Lookup;
+    let clock = PerformanceClock;
+    let mut lookup = Lookup::new(&view.metadata.0, key, &clock);
+    while let Some(request) = lookup.next_read() {
+        let Some(file) = view.file(&request.component) else {
+            lookup.abort(
+                sstable_engine::Error::invalid(
+                    format!("{} was not given", request.component),
+                    request.offset,
+                ),
+                &clock,
+            );
+            break;
+        };
+        let end = request
+            .offset
+            .saturating_add(request.len)
+            .min(file.size() as u64);
+        let bytes = read_range(file, request.offset, end).await?;
+        if let Err(e) = lookup.supply(&bytes, &clock) {
+            lookup.abort(e, &clock);
+            break;
+        }
+    }
+    Ok(lookup.into_result())
+}

@@ -26,6 +26,8 @@ struct Browse {
     page: Option<DataPage>,
     loading: bool,
     error: Option<String>,
+    /// The read path of the last "Find", step by step.
+    lookup_steps: Vec<String>,
 }
 
 #[function_component(DataBrowser)]
@@ -45,10 +47,55 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
             next.error = None;
             browse.set(next.clone());
             wasm_bindgen_futures::spawn_local(async move {
+                // A key is found through the index (the read path), then its partition decoded.
+                let mut start = start;
+                let mut steps = Vec::new();
+                if let Some(k) = &key {
+                    match loader::lookup(&view, k.clone()).await {
+                        Ok(r) => {
+                            steps = r
+                                .steps
+                                .iter()
+                                .map(|s| {
+                                    format!(
+                                        "{} bytes {}..{} ({:.2} ms): {}",
+                                        s.component,
+                                        s.offset,
+                                        s.offset + s.length,
+                                        s.nanos as f64 / 1e6,
+                                        s.note
+                                    )
+                                })
+                                .collect();
+                            match r.partition_position {
+                                Some(p) => start = p,
+                                None => {
+                                    let mut done = next;
+                                    done.loading = false;
+                                    done.lookup_steps = steps;
+                                    done.error = Some(format!(
+                                        "not in this SSTable: {}",
+                                        r.stopped_at.map(|s| s.describe()).unwrap_or_default()
+                                    ));
+                                    browse.set(done);
+                                    return;
+                                }
+                            }
+                        }
+                        Err(e) => {
+                            let mut done = next;
+                            done.loading = false;
+                            done.error = Some(e);
+                            browse.set(done);
+                            return;
+                        }
+                    }
+                }
                 let result =
                     loader::read_partitions(&view, start, PAGE_PARTITIONS, key.clone()).await;
                 let mut done = next;
                 done.loading = false;
+                done.lookup_steps = steps;
                 match result {
                     Ok(page) => {
                         if key.is_some() && page.partitions.is_empty() {
@@ -187,6 +234,12 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
                 { for mismatches.iter().map(|m| html! { <p class="warning" data-testid="schema-mismatch">{ m }</p> }) }
             </details>
             if let Some(e) = &browse.error { <p class="error" role="alert" data-testid="data-error">{ e }</p> }
+            if !browse.lookup_steps.is_empty() {
+                <details class="read-path" data-testid="read-path" open=true>
+                    <summary>{ "read path" }</summary>
+                    <ol>{ for browse.lookup_steps.iter().map(|s| html! { <li data-testid="read-step">{ s }</li> }) }</ol>
+                </details>
+            }
             if let Some(page) = &browse.page {
                 <button class="tab" data-testid="export-dump" onclick={{
                     let json = serde_json::to_string_pretty(&page.partitions).unwrap_or_default();
