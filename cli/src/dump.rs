@@ -195,9 +195,7 @@ pub fn run(args: &[String]) -> Result<Outcome, String> {
     })
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+use sstable_engine::span::hex;
 
 fn write_partition(
     out: &mut impl Write,

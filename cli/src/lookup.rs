@@ -155,13 +155,9 @@ pub(crate) fn render_key(key_type: Option<&AbstractType>, key: &[u8]) -> Vec<Str
     }
 }
 
+/// `0x` and the bytes in hex.
 pub(crate) fn hex(bytes: &[u8]) -> String {
-    let mut s = String::with_capacity(2 + 2 * bytes.len());
-    s.push_str("0x");
-    for b in bytes {
-        let _ = write!(s, "{b:02x}");
-    }
-    s
+    format!("0x{}", sstable_engine::span::hex(bytes))
 }
 
 /// Raw hex digits (an optional `0x` prefix), for `--hex`.

@@ -149,9 +149,7 @@ fn render(t: Option<&AbstractType>, bytes: &[u8]) -> (String, Option<String>) {
     }
 }
 
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+pub(crate) use crate::span::hex;
 
 fn cell_json(schema: &DataSchema, is_static: bool, cell: &Cell) -> CellJson {
     let column = schema.columns(is_static).get(cell.column_index);

@@ -2,6 +2,16 @@
 
 use serde::Serialize;
 
+/// Bytes as lowercase hex without a prefix (`00ff`): how every report shows raw bytes.
+pub fn hex(bytes: &[u8]) -> String {
+    use core::fmt::Write;
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
 /// A half-open absolute byte range `[start, end)` in one component file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Span {

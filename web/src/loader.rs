@@ -259,7 +259,7 @@ pub async fn read_partitions(
     if start > 0 {
         reader.seek_to_partition(start).map_err(|e| e.to_string())?;
     }
-    let wanted_hex = wanted_key.map(|k| k.iter().map(|b| format!("{b:02x}")).collect::<String>());
+    let wanted_hex = wanted_key.map(|k| sstable_engine::span::hex(&k));
     let mut builder = PartitionBuilder::new(Some(now));
     let mut page = DataPage {
         partitions: Vec::new(),

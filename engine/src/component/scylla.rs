@@ -625,9 +625,7 @@ fn decode_body(tag_value: u32, r: &mut Reader<'_>) -> Result<ScyllaValue> {
     })
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+use crate::span::hex;
 
 fn leaf<T: fmt::Display>(label: &str, v: &Spanned<T>) -> Node {
     Node::new(label, v.value.to_string(), Some(v.span))

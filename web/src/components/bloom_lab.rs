@@ -69,7 +69,7 @@ pub fn bloom_lab(props: &BloomLabProps) -> Html {
                                 <p data-testid="bloom-verdict" class={if c.probe.maybe_present { "warning" } else { "ok" }}>
                                     { if c.probe.maybe_present { "maybe present (all probed bits set)" } else { "absent (a probed bit is clear)" } }
                                 </p>
-                                <p>{ format!("key bytes 0x{}, token ", key.iter().map(|b| format!("{b:02x}")).collect::<String>()) }
+                                <p>{ format!("key bytes 0x{}, token ", sstable_engine::span::hex(&key)) }
                                    <code data-testid="bloom-token">{ &c.token }</code></p>
                                 <table class="probes">
                                     <thead><tr><th>{ "probe" }</th><th class="num">{ "bit" }</th><th class="num">{ "byte offset" }</th><th>{ "set" }</th></tr></thead>

@@ -119,13 +119,7 @@ fn serialize_hex<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&hex(bytes))
 }
 
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        out.push_str(&format!("{b:02x}"));
-    }
-    out
-}
+pub(crate) use crate::span::hex;
 
 /// What a [`Finding`] is about.
 #[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]

@@ -615,14 +615,7 @@ pub(crate) fn bytes_display(bytes: &[u8]) -> String {
     }
 }
 
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    use core::fmt::Write;
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(out, "{b:02x}");
-    }
-    out
-}
+pub(crate) use crate::span::hex;
 
 pub(crate) fn serialize_hex<S: Serializer>(
     bytes: &[u8],
