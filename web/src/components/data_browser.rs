@@ -242,9 +242,15 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
             }
             if let Some(page) = &browse.page {
                 <button class="tab" data-testid="export-dump" onclick={{
-                    let json = serde_json::to_string_pretty(&page.partitions).unwrap_or_default();
+                    // Serialised when clicked, not on every render.
+                    let browse = browse.clone();
                     let name = format!("{}-dump.json", props.sstable.prefix.rsplit('/').next().unwrap_or("sstable"));
-                    Callback::from(move |_| { let _ = loader::download_json(&name, &json); })
+                    Callback::from(move |_| {
+                        if let Some(page) = &browse.page {
+                            let json = serde_json::to_string_pretty(&page.partitions).unwrap_or_default();
+                            let _ = loader::download_json(&name, &json);
+                        }
+                    })
                 }}>{ "Export this page as JSON" }</button>
                 <p class="timing" data-testid="data-timing">{ format!("{} partitions decoded from {} bytes read (read + decompress + decode) in {:.1} ms, {:.1} MB/s", page.partitions.len(), page.bytes_read, page.millis, page.bytes_read as f64 / 1e3 / page.millis.max(0.001)) }</p>
                 { for page.findings.iter().map(|f| html! { <p class="warning">{ f }</p> }) }

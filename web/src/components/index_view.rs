@@ -49,14 +49,14 @@ pub struct BlockRow {
 struct Listing {
     rows: Vec<IndexRow>,
     bytes: std::rc::Rc<Vec<u8>>,
+    /// The decoded Index.db entries (big format), kept for the blocks of a clicked partition.
+    entries: std::rc::Rc<Vec<index::IndexEntry>>,
     millis: f64,
     error: Option<String>,
     loaded: bool,
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+use sstable_engine::span::hex;
 
 async fn list(view: &SSTableView) -> Listing {
     let started = loader::now_millis();
@@ -112,6 +112,7 @@ async fn list(view: &SSTableView) -> Listing {
                         blocks: e.block_count,
                     })
                     .collect();
+                listing.entries = std::rc::Rc::new(ix.entries);
             }
             Err(e) => listing.error = Some(e.to_string()),
         },
@@ -138,11 +139,13 @@ async fn list(view: &SSTableView) -> Listing {
 }
 
 /// The `IndexInfo` blocks of entry `i` (big format).
-fn blocks(view: &SSTableView, bytes: &[u8], i: usize) -> Result<Vec<BlockRow>, String> {
+fn blocks(
+    view: &SSTableView,
+    bytes: &[u8],
+    entry: &index::IndexEntry,
+) -> Result<Vec<BlockRow>, String> {
     let m = &view.metadata.0;
     let file = IndexFile::whole(bytes, m.descriptor.version);
-    let ix = index::decode(bytes, &m.descriptor.version).map_err(|e| e.to_string())?;
-    let entry = ix.entries.get(i).ok_or("no such entry")?;
     let Some(promoted) = file.promoted_index(entry).map_err(|e| e.to_string())? else {
         return Ok(Vec::new());
     };
@@ -188,12 +191,14 @@ pub fn index_view(props: &IndexViewProps) -> Html {
         return html! { <p class="muted" data-testid="index-view">{ "reading the index…" }</p> };
     }
     let export = {
-        let json = serde_json::to_string_pretty(&listing.rows).unwrap_or_default();
+        // Serialised when clicked, not on every render.
+        let listing = listing.clone();
         let name = format!(
             "{}-index.json",
             props.sstable.prefix.rsplit('/').next().unwrap_or("sstable")
         );
         Callback::from(move |_| {
+            let json = serde_json::to_string_pretty(&listing.rows).unwrap_or_default();
             let _ = loader::download_json(&name, &json);
         })
     };
@@ -202,10 +207,11 @@ pub fn index_view(props: &IndexViewProps) -> Html {
             let open = open.clone();
             let view = props.sstable.clone();
             let bytes = listing.bytes.clone();
+            let entries = listing.entries.clone();
             let has_blocks = r.blocks.is_some_and(|b| b > 0);
             Callback::from(move |_| {
-                if has_blocks {
-                    open.set(Some((i, blocks(&view, &bytes, i))));
+                if let Some(entry) = entries.get(i).filter(|_| has_blocks) {
+                    open.set(Some((i, blocks(&view, &bytes, entry))));
                 }
             })
         };

@@ -208,13 +208,15 @@ fn serde_name(a: &sstable_engine::component::DigestAlgorithm) -> &'static str {
 }
 
 /// Downloads the `sstable-inspect info --json` report of this SSTable.
+/// Serialised when clicked, not on every render.
 fn export_info(info: &InfoReport, prefix: &str) -> Callback<MouseEvent> {
-    let json = serde_json::to_string_pretty(&[info]).unwrap_or_default();
+    let info = info.clone();
     let name = format!(
         "{}-info.json",
         prefix.rsplit('/').next().unwrap_or("sstable")
     );
     Callback::from(move |_| {
+        let json = serde_json::to_string_pretty(&[&info]).unwrap_or_default();
         let _ = crate::loader::download_json(&name, &json);
     })
 }

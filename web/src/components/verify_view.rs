@@ -141,7 +141,7 @@ pub fn verify_view(props: &VerifyViewProps) -> Html {
 }
 
 fn report_view(
-    run: &VerifyRun,
+    run: &Rc<VerifyRun>,
     chunk_count: Option<u64>,
     selected: &UseStateHandle<Option<u64>>,
     s: &SSTableView,
@@ -181,9 +181,13 @@ fn report_view(
     html! {
         <>
             <button class="tab" data-testid="export-verify" onclick={{
-                let json = serde_json::to_string_pretty(&[&run.report]).unwrap_or_default();
+                // Serialised when clicked, not on every render.
+                let run = run.clone();
                 let name = format!("{}-verify.json", r.sstable.rsplit('/').next().unwrap_or("sstable"));
-                Callback::from(move |_| { let _ = loader::download_json(&name, &json); })
+                Callback::from(move |_| {
+                    let json = serde_json::to_string_pretty(&[&run.report]).unwrap_or_default();
+                    let _ = loader::download_json(&name, &json);
+                })
             }}>{ "Export as JSON" }</button>
             <p data-testid="verify-badge" class={classes!("badge", if r.valid { "ok" } else { "bad" })}>
                 { if r.valid { "valid: every checksum matches" } else if !r.complete { "cancelled before the end" } else { "INVALID: checks failed" } }
