@@ -20,7 +20,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 use sstable_engine::clock::Clock;
-use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
+use sstable_engine::info::SSTableMetadata;
 use sstable_engine::lookup::{
     data_file_reader, decodes_rows, lookup_with, read_partition_with, LookupResult, LookupStep,
     PartitionRead, StopReason,
@@ -98,31 +98,15 @@ pub(crate) fn load_sstables(
     let found = files::find(paths)?;
     let mut out = Vec::new();
     for sstable in &found.grouping.sstables {
-        let mut files = Vec::new();
-        let mut contents: Vec<(u64, Option<Vec<u8>>)> = Vec::new();
-        for (component, index) in &sstable.files {
-            let Some(path) = found.paths.get(*index) else {
-                continue;
-            };
-            let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-            let bytes = if reads_whole(component) {
-                Some(std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?)
-            } else {
-                None
-            };
-            files.push((component.clone(), path.clone()));
-            contents.push((size, bytes));
+        let (metadata, io_errors) = files::load_metadata(&found, sstable);
+        if let Some(e) = io_errors.into_iter().next() {
+            return Err(e);
         }
-        let inputs: Vec<ComponentInput<'_>> = files
+        let files = sstable
+            .files
             .iter()
-            .zip(&contents)
-            .map(|((component, _), (size, bytes))| ComponentInput {
-                component,
-                size_bytes: *size,
-                bytes: bytes.as_deref(),
-            })
+            .filter_map(|(c, i)| found.paths.get(*i).map(|p| (c.clone(), p.clone())))
             .collect();
-        let metadata = decode_metadata(&sstable.descriptor, &inputs);
         out.push((
             SSTableFiles {
                 prefix: sstable.prefix.clone(),
