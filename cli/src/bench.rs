@@ -10,7 +10,7 @@ use sstable_engine::component::ComponentType;
 use sstable_engine::compress::{decompress_chunk, Compressor};
 use sstable_engine::verify::{Verifier, VerifyOptions};
 
-use crate::{files, parse_flags, Outcome};
+use crate::{files, Outcome};
 
 struct Wall(Instant);
 
@@ -35,8 +35,19 @@ fn best_of(runs: usize, mut f: impl FnMut()) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-pub fn run(args: &[String]) -> Result<Outcome, String> {
-    let (paths, flags) = parse_flags(args, &["json"])?;
+/// `sstable-inspect bench PATH [--json]`
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// An SSTable component file or a directory (its first SSTable is measured)
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<String>,
+    /// Print JSON
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> Result<Outcome, String> {
+    let paths: Vec<&str> = args.paths.iter().map(String::as_str).collect();
     let found = files::find(&paths)?;
     let sstable = found.grouping.sstables.first().ok_or("no SSTable found")?;
     let (metadata, io_errors) = files::load_metadata(&found, sstable);
@@ -127,7 +138,7 @@ pub fn run(args: &[String]) -> Result<Outcome, String> {
         "verify_decompress_vs_crc32_plus_lz4": lz4.map(|(s, _)| (crc32 + s) / verify_decompress_secs),
         "valid": valid,
     });
-    if flags.contains(&"json") {
+    if args.json {
         println!(
             "{}",
             serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?

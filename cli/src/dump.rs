@@ -11,65 +11,50 @@ use sstable_engine::cql_schema::parse_create_table;
 use sstable_engine::dump::{PartitionBuilder, PartitionJson};
 
 use crate::files::{self, RangeFile};
+use crate::progress::{self, Progress};
 use crate::Outcome;
 
-struct Args<'a> {
-    paths: Vec<&'a str>,
+/// `sstable-inspect dump PATH... [--json | --jsonl] [--key K]... [--limit N] [--schema FILE.cql]`
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// SSTable component files or directories
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<String>,
+    /// sstabledump's JSON: one array of partitions
+    #[arg(long, conflicts_with = "jsonl")]
     json: bool,
+    /// One partition per line, as JSON
+    #[arg(long)]
     jsonl: bool,
-    keys: Vec<&'a str>,
+    /// Only this partition key, as cqlsh prints it (`:` between the components of a composite
+    /// key) or `0x…` hex; may be given more than once; may begin with `-`
+    #[arg(long = "key", value_name = "K", allow_hyphen_values = true)]
+    keys: Vec<String>,
+    /// At most N partitions per SSTable
+    #[arg(long, value_name = "N")]
     limit: Option<u64>,
-    schema: Option<&'a str>,
+    /// A CREATE TABLE statement naming the columns, checked against the serialization header
+    #[arg(long, value_name = "FILE.cql")]
+    schema: Option<String>,
 }
 
-fn parse_args(args: &[String]) -> Result<Args<'_>, String> {
-    let mut a = Args {
-        paths: Vec::new(),
-        json: false,
-        jsonl: false,
-        keys: Vec::new(),
-        limit: None,
-        schema: None,
-    };
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--json" => a.json = true,
-            "--jsonl" => a.jsonl = true,
-            "--key" => a.keys.push(it.next().ok_or("--key needs a value")?),
-            "--limit" => {
-                let n = it.next().ok_or("--limit needs a number")?;
-                a.limit = Some(n.parse().map_err(|_| format!("bad --limit `{n}`"))?);
-            }
-            "--schema" => a.schema = Some(it.next().ok_or("--schema needs a file")?),
-            s if s.starts_with("--") => return Err(format!("unknown option `{s}`")),
-            s => a.paths.push(s),
-        }
+pub fn run(a: Args) -> Result<Outcome, String> {
+    let paths: Vec<&str> = a.paths.iter().map(String::as_str).collect();
+    if a.json || a.jsonl {
+        progress::disable();
     }
-    if a.paths.is_empty() {
-        return Err("no PATH given".to_owned());
-    }
-    if a.json && a.jsonl {
-        return Err("--json and --jsonl exclude each other".to_owned());
-    }
-    Ok(a)
-}
-
-pub fn run(args: &[String]) -> Result<Outcome, String> {
-    let a = parse_args(args)?;
-    let found = files::find(&a.paths)?;
+    let found = files::find(&paths)?;
     if found.grouping.sstables.is_empty() {
         return Err("no SSTable found".to_owned());
     }
-    let table = match a.schema {
+    let table = match &a.schema {
         Some(path) => {
             let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
             Some(parse_create_table(&text).map_err(|e| format!("{path}: {e}"))?)
         }
         None => None,
     };
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::new(crate::output::stdout());
     let mut errors = false;
     let mut first_json = true;
     if a.json {
@@ -116,6 +101,7 @@ pub fn run(args: &[String]) -> Result<Outcome, String> {
         };
         let mut file =
             RangeFile::open(data_path).map_err(|e| format!("{}: {e}", data_path.display()))?;
+        let progress = Progress::bytes(&sstable.prefix, file.len_bytes);
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs() as i64)
@@ -161,6 +147,7 @@ pub fn run(args: &[String]) -> Result<Outcome, String> {
                     let bytes = file
                         .read_at(offset, len)
                         .map_err(|e| format!("{}: {e}", data_path.display()))?;
+                    progress.set_position(offset.saturating_add(bytes.len() as u64));
                     if let Err(e) = reader.supply(offset, &bytes) {
                         eprintln!("error: {}: {e}", sstable.prefix);
                         errors = true;
@@ -200,7 +187,7 @@ use sstable_engine::span::hex;
 fn write_partition(
     out: &mut impl Write,
     p: &PartitionJson,
-    a: &Args<'_>,
+    a: &Args,
     first_json: &mut bool,
     table: Option<&sstable_engine::cql_schema::CqlTable>,
     schema: &DataSchema,

@@ -62,86 +62,112 @@ impl ComponentSink for FileSink {
     }
 }
 
-/// The value after `--flag`, parsed.
-fn parse<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, String> {
-    value
-        .parse()
-        .map_err(|_| format!("invalid value `{value}` for --{flag}"))
+/// `sstable-inspect generate --out DIR --version nb|oa --compression … --partitions N
+/// --rows-per-partition M [--chunk-kib K] [--seed S] [--ttl-fraction F] [--tombstone-fraction F]`
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The directory to write DIR/<version>-1-big-* into (created if missing)
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// The SSTable version
+    #[arg(long = "version", value_name = "nb|oa", value_parser = sstable_version)]
+    sstable_version: Version,
+    /// The Data.db compressor (`none`: uncompressed, with CRC.db)
+    #[arg(long, value_name = "lz4|snappy|deflate|zstd|none", value_parser = compressor)]
+    compression: Compression,
+    /// Number of partitions
+    #[arg(long, value_name = "N", value_parser = partition_count)]
+    partitions: u64,
+    /// Rows in each partition (below 2^31)
+    #[arg(long = "rows-per-partition", value_name = "M", value_parser = rows_per_partition)]
+    rows_per_partition: u64,
+    /// Compressed chunk length in KiB (default 16), or the CRC.db chunk size with
+    /// `--compression none` (default 64); a power of two
+    #[arg(long = "chunk-kib", value_name = "K", value_parser = chunk_kib)]
+    chunk_kib: Option<u32>,
+    /// Seed of the generated values: the same options always give the same bytes
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    seed: u64,
+    /// Probability, 0 to 1, that a row is written with a TTL
+    #[arg(long = "ttl-fraction", value_name = "F", value_parser = fraction, default_value_t = 0.0)]
+    ttl_fraction: f64,
+    /// Probability, 0 to 1, that a row carries a tombstone (row, cell, collection or range)
+    #[arg(
+        long = "tombstone-fraction",
+        value_name = "F",
+        value_parser = fraction,
+        default_value_t = 0.0
+    )]
+    tombstone_fraction: f64,
 }
 
-fn fraction(flag: &str, value: &str) -> Result<f64, String> {
-    let f: f64 = parse(flag, value)?;
+/// `--compression`: a compressor, or none.
+#[derive(Debug, Clone)]
+struct Compression(Option<Compressor>);
+
+fn sstable_version(value: &str) -> Result<Version, String> {
+    match value {
+        "nb" | "oa" => Version::parse(Format::Big, value).ok_or_else(|| "unknown version".into()),
+        _ => Err("must be nb or oa".to_owned()),
+    }
+}
+
+fn compressor(value: &str) -> Result<Compression, String> {
+    Ok(Compression(match value {
+        "lz4" => Some(Compressor::Lz4),
+        "snappy" => Some(Compressor::Snappy),
+        "deflate" => Some(Compressor::Deflate),
+        "zstd" => Some(Compressor::Zstd),
+        "none" => None,
+        _ => return Err("must be lz4, snappy, deflate, zstd or none".to_owned()),
+    }))
+}
+
+fn partition_count(value: &str) -> Result<u64, String> {
+    match value.parse::<u64>() {
+        Ok(0) => Err("must be at least 1".to_owned()),
+        Ok(n) => Ok(n),
+        Err(_) => Err("not a number".to_owned()),
+    }
+}
+
+fn rows_per_partition(value: &str) -> Result<u64, String> {
+    match value.parse::<u64>() {
+        Ok(n) if n >= 1 << 31 => Err("must be below 2^31".to_owned()),
+        Ok(n) => Ok(n),
+        Err(_) => Err("not a number".to_owned()),
+    }
+}
+
+fn chunk_kib(value: &str) -> Result<u32, String> {
+    let k: u32 = value.parse().map_err(|_| "not a number".to_owned())?;
+    if k == 0 || !k.is_power_of_two() || k > 1 << 20 {
+        return Err("must be a power of two up to 2^20".to_owned());
+    }
+    Ok(k)
+}
+
+fn fraction(value: &str) -> Result<f64, String> {
+    let f: f64 = value.parse().map_err(|_| "not a number".to_owned())?;
     if (0.0..=1.0).contains(&f) {
         Ok(f)
     } else {
-        Err(format!("--{flag} must be between 0 and 1, not {value}"))
+        Err("must be between 0 and 1".to_owned())
     }
 }
 
-pub fn run(args: &[String]) -> Result<Outcome, String> {
-    let mut out: Option<PathBuf> = None;
-    let mut version: Option<Version> = None;
-    let mut compression: Option<Option<Compressor>> = None;
-    let mut partitions: Option<u64> = None;
-    let mut rows: Option<u64> = None;
-    let mut chunk_kib: Option<u32> = None;
-    let mut seed = 0u64;
-    let mut ttl_fraction = 0.0;
-    let mut tombstone_fraction = 0.0;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let Some(flag) = arg.strip_prefix("--") else {
-            return Err(format!("unexpected argument `{arg}`"));
-        };
-        let value = it.next().ok_or_else(|| format!("--{flag} needs a value"))?;
-        match flag {
-            "out" => out = Some(PathBuf::from(value)),
-            "version" => {
-                version = match value.as_str() {
-                    "nb" | "oa" => Version::parse(Format::Big, value),
-                    _ => return Err(format!("--version must be nb or oa, not `{value}`")),
-                }
-            }
-            "compression" => {
-                compression = Some(match value.as_str() {
-                    "lz4" => Some(Compressor::Lz4),
-                    "snappy" => Some(Compressor::Snappy),
-                    "deflate" => Some(Compressor::Deflate),
-                    "zstd" => Some(Compressor::Zstd),
-                    "none" => None,
-                    _ => {
-                        return Err(format!(
-                        "--compression must be lz4, snappy, deflate, zstd or none, not `{value}`"
-                    ))
-                    }
-                })
-            }
-            "partitions" => partitions = Some(parse(flag, value)?),
-            "rows-per-partition" => rows = Some(parse(flag, value)?),
-            "chunk-kib" => {
-                let k: u32 = parse(flag, value)?;
-                if k == 0 || !k.is_power_of_two() || k > 1 << 20 {
-                    return Err(format!("--chunk-kib must be a power of two, not {value}"));
-                }
-                chunk_kib = Some(k);
-            }
-            "seed" => seed = parse(flag, value)?,
-            "ttl-fraction" => ttl_fraction = fraction(flag, value)?,
-            "tombstone-fraction" => tombstone_fraction = fraction(flag, value)?,
-            _ => return Err(format!("unknown option `{arg}`")),
-        }
-    }
-    let out = out.ok_or("--out DIR is required")?;
-    let version = version.ok_or("--version nb|oa is required")?;
-    let compression = compression.ok_or("--compression is required")?;
-    let partitions = partitions.ok_or("--partitions N is required")?;
-    let rows = rows.ok_or("--rows-per-partition M is required")?;
-    if partitions == 0 {
-        return Err("--partitions must be at least 1".to_owned());
-    }
-    if rows > i32::MAX as u64 {
-        return Err("--rows-per-partition must be below 2^31".to_owned());
-    }
+pub fn run(args: Args) -> Result<Outcome, String> {
+    let Args {
+        out,
+        sstable_version: version,
+        compression: Compression(compression),
+        partitions,
+        rows_per_partition: rows,
+        chunk_kib,
+        seed,
+        ttl_fraction,
+        tombstone_fraction,
+    } = args;
 
     let mut options = GenerateOptions::new(version, partitions, rows);
     options.compression = compression;

@@ -32,17 +32,31 @@ use sstable_engine::types::{parse_type, AbstractType};
 use sstable_engine::{ComponentType, Error, ErrorKind, Format};
 
 use crate::lookup::{hex, load_sstables, render_key, SSTableFiles};
-use crate::{parse_flags, Outcome};
+use crate::Outcome;
 
 /// A single Index.db entry header (with its promoted-index header) longer than this is an error.
 const MAX_INDEX_WINDOW_BYTES: u64 = 256 << 20;
 /// Rows.db bytes read after an entry's position at first (grown when the entry is longer).
 const ROWS_ENTRY_READ_BYTES: u64 = 4096;
 
-pub fn run(args: &[String]) -> Result<Outcome, String> {
-    let (paths, flags) = parse_flags(args, &["json", "blocks"])?;
-    let json_out = flags.contains(&"json");
-    let with_blocks = flags.contains(&"blocks");
+/// `sstable-inspect index PATH... [--json] [--blocks]`
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// SSTable component files or directories
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<String>,
+    /// Print JSON
+    #[arg(long)]
+    json: bool,
+    /// List each row-index block (IndexInfo, or the Rows.db trie)
+    #[arg(long)]
+    blocks: bool,
+}
+
+pub fn run(args: Args) -> Result<Outcome, String> {
+    let paths: Vec<&str> = args.paths.iter().map(String::as_str).collect();
+    let json_out = args.json;
+    let with_blocks = args.blocks;
     let sstables = load_sstables(&paths)?;
     if sstables.is_empty() {
         return Err(format!("{}: no SSTable found", paths.join(" ")));

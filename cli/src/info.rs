@@ -6,10 +6,21 @@ use std::fmt::Write as _;
 use sstable_engine::datetime::iso8601_micros as iso_micros;
 use sstable_engine::info::InfoReport;
 
-use crate::{files, parse_flags, Outcome};
+use crate::{files, Outcome};
 
-pub fn run(args: &[String]) -> Result<Outcome, String> {
-    let (paths, flags) = parse_flags(args, &["json"])?;
+/// `sstable-inspect info PATH... [--json]`
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// SSTable component files or directories
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<String>,
+    /// Print the stable JSON report array
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> Result<Outcome, String> {
+    let paths: Vec<&str> = args.paths.iter().map(String::as_str).collect();
     let found = files::find(&paths)?;
     let mut reports = Vec::new();
     for sstable in &found.grouping.sstables {
@@ -25,7 +36,7 @@ pub fn run(args: &[String]) -> Result<Outcome, String> {
         reports.push(report);
     }
     let any_errors = reports.iter().any(|r| !r.errors.is_empty());
-    if flags.contains(&"json") {
+    if args.json {
         println!(
             "{}",
             serde_json::to_string_pretty(&reports).map_err(|e| e.to_string())?

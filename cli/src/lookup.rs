@@ -29,7 +29,7 @@ use sstable_engine::types::value::{format_value, split_composite_key};
 use sstable_engine::types::AbstractType;
 use sstable_engine::{ComponentType, Error};
 
-use crate::{files, parse_flags, Outcome};
+use crate::{files, Outcome};
 
 /// `std::time::Instant` as the engine's injected clock.
 pub(crate) struct InstantClock(Instant);
@@ -163,14 +163,28 @@ fn parse_hex_key(text: &str) -> Result<Vec<u8>, String> {
         .collect()
 }
 
-pub fn run(args: &[String]) -> Result<Outcome, String> {
-    let (positional, flags) = parse_flags(args, &["hex", "json"])?;
-    let [path, key_text] = positional.as_slice() else {
-        return Err(format!(
-            "lookup takes PATH and KEY ({} arguments given)",
-            positional.len()
-        ));
-    };
+/// `sstable-inspect lookup PATH KEY [--hex] [--json]`
+#[derive(clap::Args, Debug)]
+#[command(allow_negative_numbers = true)]
+pub struct Args {
+    /// A component file or directory holding exactly one SSTable
+    #[arg(value_name = "PATH")]
+    path: String,
+    /// The partition key as cqlsh prints it (text before 3.0; `:` between the components of a
+    /// composite key), or `0x…` hex; a negative number as is (`-5`), other text starting with
+    /// `-` after `--`
+    #[arg(value_name = "KEY")]
+    key: String,
+    /// KEY is hex digits (with or without 0x)
+    #[arg(long)]
+    hex: bool,
+    /// Print JSON
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> Result<Outcome, String> {
+    let (path, key_text) = (args.path.as_str(), args.key.as_str());
     let mut sstables = load_sstables(&[path])?;
     if sstables.len() != 1 {
         return Err(format!(
@@ -181,7 +195,7 @@ pub fn run(args: &[String]) -> Result<Outcome, String> {
     let Some((mut files, metadata)) = sstables.pop() else {
         return Err(format!("{path}: no SSTable"));
     };
-    let key = if flags.contains(&"hex") {
+    let key = if args.hex {
         parse_hex_key(key_text)?
     } else {
         metadata
@@ -229,7 +243,7 @@ pub fn run(args: &[String]) -> Result<Outcome, String> {
         partition.as_ref(),
         &errors,
     );
-    let text = if flags.contains(&"json") {
+    let text = if args.json {
         let mut t = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
         t.push('\n');
         t

@@ -4,7 +4,7 @@ use serde::Serialize;
 use sstable_engine::component::ComponentType;
 use sstable_engine::toc::{ComponentCheck, Toc};
 
-use crate::{files, parse_flags, Outcome};
+use crate::{files, Outcome};
 
 #[derive(Serialize)]
 struct Listing {
@@ -17,8 +17,19 @@ struct Listing {
     errors: Vec<String>,
 }
 
-pub fn run(args: &[String]) -> Result<Outcome, String> {
-    let (paths, flags) = parse_flags(args, &["json"])?;
+/// `sstable-inspect ls PATH... [--json]`
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// SSTable component files or directories
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<String>,
+    /// Print JSON
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> Result<Outcome, String> {
+    let paths: Vec<&str> = args.paths.iter().map(String::as_str).collect();
     let found = files::find(&paths)?;
     let mut listings = Vec::new();
     for sstable in &found.grouping.sstables {
@@ -57,7 +68,7 @@ pub fn run(args: &[String]) -> Result<Outcome, String> {
         });
     }
     let any_errors = listings.iter().any(|l| !l.errors.is_empty());
-    if flags.contains(&"json") {
+    if args.json {
         let json = serde_json::to_string_pretty(&listings).map_err(|e| e.to_string())?;
         println!("{json}");
     } else {

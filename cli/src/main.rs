@@ -1,6 +1,19 @@
 //! `sstable-inspect`: the SSTable inspector for terminals and scripts.
 //!
+//! Arguments are parsed by clap (derive): [`Cli`] holds the global flags and one [`Command`]
+//! variant per command; each command module has its own `Args` struct and a `run(Args)`. Adding a
+//! command is a module with those two items and one variant here (its doc comment is the line
+//! `--help` shows).
+//!
+//! Everything printed to stdout goes through [`output`]: a closed pipe ends the process quietly.
+//!
 //! Exit status: 0 when every SSTable was read without error, 1 when any had an error, 2 on bad usage.
+#![forbid(unsafe_code)]
+
+// `output` first: its `print!`/`println!`/`eprint!`/`eprintln!` shadow std's in every module
+// declared after it.
+#[macro_use]
+mod output;
 
 mod bench;
 mod dump;
@@ -10,45 +23,74 @@ mod index;
 mod info;
 mod lookup;
 mod ls;
+mod progress;
 mod verify;
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
-const USAGE: &str = "\
-sstable-inspect — look inside Apache Cassandra / ScyllaDB SSTable files
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
-USAGE:
-    sstable-inspect info PATH... [--json]  every metadata component (TOC, Statistics, CompressionInfo,
-                                           Filter, Summary, Digest, CRC, Scylla) of every SSTable found
-    sstable-inspect dump PATH [--json | --jsonl] [--key K]... [--limit N] [--schema FILE.cql]
-                                           every partition, row, cell and tombstone of Data.db
-                                           (3.0+ row format), values rendered like cqlsh
-    sstable-inspect index PATH... [--json] [--blocks]
-                                           every partition the index lists (Index.db, or Partitions.db
-                                           + Rows.db): key, token, Data.db position, row-index blocks
-                                           (--blocks: each block), and cross-checks against Data.db,
-                                           the bloom filter and Summary.db (findings do not fail)
-    sstable-inspect lookup PATH KEY [--hex] [--json]
-                                           the read path of one partition key: bloom filter, summary,
-                                           index, Data.db, each step's bytes and time. KEY as cqlsh
-                                           prints it (text before 3.0), or hex (--hex or 0x…).
-                                           Exit 0 found or not, 1 on a read/decode error
-    sstable-inspect ls PATH... [--json]    list the SSTables found in files or directories (recursive),
-                                           with version, format, generation and components vs TOC.txt
-    sstable-inspect verify PATH... [--json] [--decompress]
-                                           every checksum in one pass: compressed chunks, CRC.db,
-                                           the Data.db digest, Statistics.db metadata CRCs; with
-                                           --decompress also every chunk. Exit 1 if any fails
-    sstable-inspect generate --out DIR --version nb|oa --compression lz4|snappy|deflate|zstd|none
-                    --partitions N --rows-per-partition M [--chunk-kib K] [--seed S]
-                    [--ttl-fraction F] [--tombstone-fraction F]
-                                           write a deterministic test SSTable DIR/<version>-1-big-*
-    sstable-inspect bench PATH [--json]    verify throughput next to memcpy, raw crc32fast and raw LZ4
-                                           over the same Data.db bytes, held in memory
-    sstable-inspect --help | --version
+const AFTER_HELP: &str = "\
+PATH is a component file (any of an SSTable's files selects its whole SSTable) or a directory
+(searched recursively). A KEY is written as cqlsh prints it (components of a composite key
+separated by `:`; text before 3.0) or as `0x…` hex; a key that begins with `-` can be given as is
+when it is a number (`lookup PATH -5`), otherwise after `--` (`lookup PATH -- -abc`).
 
-PATH is a component file (any of an SSTable's files selects it) or a directory.
-";
+Exit status: 0 when everything decoded (for `verify`: every checksum matched), 1 when anything
+failed to read, decode or verify, 2 on bad usage.
+
+A progress bar is drawn on stderr for long work when stderr is a terminal and stdout is not a
+pipe; never with --json, --jsonl or --quiet.";
+
+/// Look inside Apache Cassandra / ScyllaDB SSTable files.
+#[derive(Parser, Debug)]
+#[command(
+    name = "sstable-inspect",
+    version,
+    about = "Look inside Apache Cassandra / ScyllaDB SSTable files",
+    long_about = "Look inside Apache Cassandra / ScyllaDB SSTable files: every metadata component, \
+                  every partition, row and cell of Data.db, the indexes and the read path of a key, \
+                  and every checksum. Versions: Cassandra 1.2 (ic) to 5.0 (oa, da) and ScyllaDB.",
+    after_help = AFTER_HELP,
+    arg_required_else_help = true,
+    subcommand_required = true
+)]
+pub struct Cli {
+    /// No progress bar
+    #[arg(short, long, global = true)]
+    quiet: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// One variant per command; the doc comment is its line in `--help`.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Every metadata component (TOC, Statistics, CompressionInfo, Filter, Summary, Digest, CRC,
+    /// Scylla) of every SSTable found
+    Info(info::Args),
+    /// Every partition, row, cell and tombstone of Data.db (3.0+ row format), values rendered
+    /// like cqlsh
+    Dump(dump::Args),
+    /// Every partition the index lists (Index.db, or Partitions.db + Rows.db) with its token and
+    /// Data.db position, and cross-checks against Data.db, the bloom filter and Summary.db
+    Index(index::Args),
+    /// The read path of one partition key: bloom filter, summary, index, Data.db, each step's
+    /// bytes and time (exit 0 found or not, 1 on a read or decode error)
+    Lookup(lookup::Args),
+    /// The SSTables found in files or directories, with version, format, generation and
+    /// components checked against TOC.txt
+    Ls(ls::Args),
+    /// Every checksum in one pass: compressed chunks, CRC.db, the Data.db digest, Statistics.db
+    /// metadata CRCs (exit 1 if any fails)
+    Verify(verify::Args),
+    /// Write a deterministic test SSTable DIR/<version>-1-big-*
+    Generate(generate::Args),
+    /// Verify throughput next to memcpy, raw crc32fast and raw LZ4 over the same Data.db bytes,
+    /// held in memory
+    Bench(bench::Args),
+}
 
 /// Exit codes shared by every command.
 pub(crate) enum Outcome {
@@ -57,59 +99,93 @@ pub(crate) enum Outcome {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some((command, rest)) = args.split_first() else {
-        eprint!("{USAGE}");
-        return ExitCode::from(2);
+    let mut command = Cli::command();
+    let cli = match command
+        .try_get_matches_from_mut(std::env::args_os())
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
+        Ok(cli) => cli,
+        Err(e) => {
+            // clap leaves the usage line out of some errors (an invalid value): add the command's.
+            let usage = std::env::args()
+                .skip(1)
+                .find(|a| !a.starts_with('-'))
+                .and_then(|name| command.find_subcommand_mut(&name).map(|c| c.render_usage()))
+                .unwrap_or_else(|| command.render_usage());
+            return usage_exit(&e, &usage.to_string());
+        }
     };
-    let result = match command.as_str() {
-        "ls" => ls::run(rest),
-        "info" => info::run(rest),
-        "index" => index::run(rest),
-        "lookup" => lookup::run(rest),
-        "dump" => dump::run(rest),
-        "bench" => bench::run(rest),
-        "generate" => generate::run(rest),
-        "verify" => verify::run(rest),
-        "-h" | "--help" | "help" => {
-            print!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
-        "-V" | "--version" => {
-            println!("sstable-inspect {}", env!("CARGO_PKG_VERSION"));
-            return ExitCode::SUCCESS;
-        }
-        other => Err(format!("unknown command `{other}`")),
+    if cli.quiet {
+        progress::disable();
+    }
+    let name = subcommand_name(&cli.command);
+    let result = match cli.command {
+        Command::Info(args) => info::run(args),
+        Command::Dump(args) => dump::run(args),
+        Command::Index(args) => index::run(args),
+        Command::Lookup(args) => lookup::run(args),
+        Command::Ls(args) => ls::run(args),
+        Command::Verify(args) => verify::run(args),
+        Command::Generate(args) => generate::run(args),
+        Command::Bench(args) => bench::run(args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
         Ok(Outcome::Errors) => ExitCode::from(1),
-        Err(usage_error) => {
-            eprintln!("error: {usage_error}\n\n{USAGE}");
-            ExitCode::from(2)
+        // A command's own usage error (a PATH that does not exist, a KEY that does not parse):
+        // reported like clap's, with the command's usage line.
+        Err(message) => {
+            let error = match command.find_subcommand_mut(name) {
+                Some(sub) => sub.error(clap::error::ErrorKind::ValueValidation, message),
+                None => command.error(clap::error::ErrorKind::ValueValidation, message),
+            };
+            usage_exit(&error, "")
         }
     }
 }
 
-/// Splits arguments into paths and `--flags`; unknown flags are usage errors.
-pub(crate) fn parse_flags<'a>(
-    args: &'a [String],
-    known: &[&str],
-) -> Result<(Vec<&'a str>, Vec<&'a str>), String> {
-    let mut paths = Vec::new();
-    let mut flags = Vec::new();
-    for a in args {
-        if let Some(flag) = a.strip_prefix("--") {
-            if !known.contains(&flag) {
-                return Err(format!("unknown option `{a}`"));
-            }
-            flags.push(flag);
-        } else {
-            paths.push(a.as_str());
-        }
+/// The subcommand's name as clap knows it (for its usage line).
+fn subcommand_name(command: &Command) -> &'static str {
+    match command {
+        Command::Info(_) => "info",
+        Command::Dump(_) => "dump",
+        Command::Index(_) => "index",
+        Command::Lookup(_) => "lookup",
+        Command::Ls(_) => "ls",
+        Command::Verify(_) => "verify",
+        Command::Generate(_) => "generate",
+        Command::Bench(_) => "bench",
     }
-    if paths.is_empty() {
-        return Err("no PATH given".to_owned());
+}
+
+/// Prints clap's help, version or error (help and version to stdout, errors to stderr) and
+/// returns its exit code: 0 for help and version, 2 for bad usage. An error without a usage line
+/// gets `usage`. The usage heading is written `USAGE:`, as this CLI always wrote it.
+fn usage_exit(error: &clap::Error, usage: &str) -> ExitCode {
+    let to_stdout = !error.use_stderr();
+    let styled = error.render();
+    let color = if to_stdout {
+        std::io::stdout().is_terminal()
+    } else {
+        std::io::stderr().is_terminal()
+    };
+    let text = if color {
+        styled.ansi().to_string()
+    } else {
+        styled.to_string()
+    };
+    let mut text = text.replacen("Usage:", "USAGE:", 1);
+    if !to_stdout && !text.contains("USAGE:") {
+        let more = text.rfind("\n\nFor more information").unwrap_or(text.len());
+        text.insert_str(
+            more,
+            &format!("\n\n{}", usage.replacen("Usage:", "USAGE:", 1)),
+        );
     }
-    Ok((paths, flags))
+    if to_stdout {
+        print!("{text}");
+    } else {
+        eprint!("{text}");
+    }
+    ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2))
 }

@@ -19,7 +19,8 @@ use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput};
 use sstable_engine::sstable_set::SSTableFiles;
 use sstable_engine::verify::{Phase, PhaseTiming, Verifier, VerifyOptions, VerifyReport};
 
-use crate::{files, parse_flags, Outcome};
+use crate::progress::{self, Progress};
+use crate::{files, Outcome};
 
 /// The native monotonic clock for the engine's timings.
 struct InstantClock(Instant);
@@ -30,11 +31,28 @@ impl Clock for InstantClock {
     }
 }
 
-pub fn run(args: &[String]) -> Result<Outcome, String> {
-    let (paths, flags) = parse_flags(args, &["json", "decompress"])?;
+/// `sstable-inspect verify PATH... [--json] [--decompress]`
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// SSTable component files or directories
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<String>,
+    /// Print the engine's VerifyReport array as JSON
+    #[arg(long)]
+    json: bool,
+    /// Also decompress every chunk (LZ4, Snappy, Deflate, Zstd)
+    #[arg(long)]
+    decompress: bool,
+}
+
+pub fn run(args: Args) -> Result<Outcome, String> {
+    let paths: Vec<&str> = args.paths.iter().map(String::as_str).collect();
+    if args.json {
+        progress::disable();
+    }
     let found = files::find(&paths)?;
     let options = VerifyOptions {
-        decompress: flags.contains(&"decompress"),
+        decompress: args.decompress,
         ..VerifyOptions::default()
     };
     let clock = InstantClock(Instant::now());
@@ -44,7 +62,7 @@ pub fn run(args: &[String]) -> Result<Outcome, String> {
         .iter()
         .map(|s| verify_one(s, &found.paths, options, &clock))
         .collect();
-    if flags.contains(&"json") {
+    if args.json {
         println!(
             "{}",
             serde_json::to_string_pretty(&reports).map_err(|e| e.to_string())?
@@ -155,7 +173,10 @@ fn read_and_verify(
     let mut failure: Option<(u64, String)> = None;
     match File::open(path) {
         Ok(mut file) => {
+            let data_bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
+            let progress = Progress::bytes(sstable, data_bytes);
             while let Some((offset, len)) = v.next_read() {
+                progress.set_position(offset);
                 let Ok(n) = usize::try_from(len) else {
                     failure = Some((
                         offset,
