@@ -109,7 +109,8 @@ pub fn run(args: Args) -> Result<Outcome, String> {
                 return;
             };
             while let Some((offset, len)) = v.next_read() {
-                let Some(slice) = data.get(offset as usize..(offset + len) as usize) else {
+                let Some(slice) = data.get(offset as usize..offset.saturating_add(len) as usize)
+                else {
                     break;
                 };
                 if v.supply(offset, slice, &clock).is_err() {

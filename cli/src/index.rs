@@ -329,8 +329,10 @@ impl<'m> Listing<'m> {
             "position": position,
             "blocks": blocks,
         });
-        for (k, x) in extra {
-            v[*k] = x.clone();
+        if let Some(fields) = v.as_object_mut() {
+            for (k, x) in extra {
+                fields.insert((*k).to_owned(), x.clone());
+            }
         }
         v
     }
@@ -618,7 +620,8 @@ impl<'m> Listing<'m> {
         let mut tail = ROWS_ENTRY_READ_BYTES;
         loop {
             let end = position.saturating_add(tail).min(rows_size);
-            let bytes = files.read_at(&ComponentType::Rows, lower, (end - lower) as usize)?;
+            let len = usize::try_from(end.saturating_sub(lower)).unwrap_or(usize::MAX);
+            let bytes = files.read_at(&ComponentType::Rows, lower, len)?;
             let trie = TrieBytes::rows(&bytes, lower);
             let result = if self.with_blocks {
                 decode_row_index(&trie, position, &version).map(|ri| {

@@ -53,6 +53,9 @@ pub(crate) struct SSTableFiles {
     open: Vec<(ComponentType, File)>,
 }
 
+/// The most a read reserves up front (a longer read grows its buffer as bytes arrive).
+const READ_CAPACITY_BYTES: usize = 1 << 20;
+
 impl SSTableFiles {
     /// Reads up to `len` bytes at `offset` of `component` (fewer only at the end of the file).
     pub(crate) fn read_at(
@@ -82,7 +85,8 @@ impl SSTableFiles {
         };
         file.seek(SeekFrom::Start(offset))
             .map_err(|e| fail(format!("seek: {e}")))?;
-        let mut out = Vec::with_capacity(len);
+        // `len` may come from a corrupt file: the buffer grows with the bytes actually read.
+        let mut out = Vec::with_capacity(len.min(READ_CAPACITY_BYTES));
         file.take(len as u64)
             .read_to_end(&mut out)
             .map_err(|e| fail(format!("read: {e}")))?;
@@ -307,11 +311,16 @@ fn report_json(
             });
             if let Some(Ok(read)) = partition {
                 steps.extend(read.steps.iter().map(step_json));
-                p["rows"] = json!(read.rows);
-                p["static_row"] = json!(read.has_static_row);
-                p["range_tombstone_markers"] = json!(read.range_tombstone_markers);
-                p["end"] = json!(read.end.partition_span.end);
-                p["length"] = json!(read.end.partition_span.len_bytes());
+                if let Some(fields) = p.as_object_mut() {
+                    fields.insert("rows".into(), json!(read.rows));
+                    fields.insert("static_row".into(), json!(read.has_static_row));
+                    fields.insert(
+                        "range_tombstone_markers".into(),
+                        json!(read.range_tombstone_markers),
+                    );
+                    fields.insert("end".into(), json!(read.end.partition_span.end));
+                    fields.insert("length".into(), json!(read.end.partition_span.len_bytes()));
+                }
             }
             p
         }
@@ -363,8 +372,14 @@ fn human(
     let _ = writeln!(
         out,
         "lookup of {} ({}) in {}",
-        report["key"]["text"].as_str().unwrap_or(""),
-        report["key"]["hex"].as_str().unwrap_or(""),
+        report
+            .pointer("/key/text")
+            .and_then(Value::as_str)
+            .unwrap_or(""),
+        report
+            .pointer("/key/hex")
+            .and_then(Value::as_str)
+            .unwrap_or(""),
         report["sstable"].as_str().unwrap_or("")
     );
     let _ = writeln!(out, "  token {}", r.token);
@@ -429,7 +444,7 @@ fn human(
             let _ = writeln!(
                 out,
                 "  found: partition {} at Data.db {position}{rows}",
-                report["partition"]["key"]
+                report.pointer("/partition/key").unwrap_or(&Value::Null)
             );
         }
         (Some(reason), _) => {

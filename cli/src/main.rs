@@ -9,6 +9,15 @@
 //!
 //! Exit status: 0 when every SSTable was read without error, 1 when any had an error, 2 on bad usage.
 #![forbid(unsafe_code)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
 
 // `output` first: its `print!`/`println!`/`eprint!`/`eprintln!` shadow std's in every module
 // declared after it.

@@ -284,3 +284,48 @@ fn no_progress_bar_when_stderr_is_not_a_terminal() {
         assert!(err.is_empty(), "{args:?}: {err}");
     }
 }
+
+/// A Rows.db cut short (a corrupt file's length): `index` reports an error naming Rows.db and
+/// exits 1; it used to panic on a length computed from the file ("attempt to subtract with
+/// overflow", or "capacity overflow" in release builds).
+#[test]
+fn a_truncated_rows_db_is_an_error_not_a_panic() {
+    let Some(fx) = common::cassandra_fixtures("cli::cli::truncated_rows") else {
+        return;
+    };
+    let src = common::legacy_dir(&fx, "da", "legacy_da_clust");
+    let dir = std::env::temp_dir().join(format!("sstable-inspect-cli-rows-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for e in std::fs::read_dir(&src).unwrap().flatten() {
+        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+    }
+    let rows = dir.join("da-1-bti-Rows.db");
+    let len = std::fs::metadata(&rows).unwrap().len();
+    for cut in [len - 18, len - 11, len / 2] {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&rows)
+            .unwrap()
+            .set_len(cut)
+            .unwrap();
+        for blocks in [false, true] {
+            let mut args = vec!["index", s(&dir), "--json"];
+            if blocks {
+                args.push("--blocks");
+            }
+            let (out, err, code) = run(&args);
+            assert!(!err.contains("panicked"), "{args:?} cut {cut}: {err}");
+            assert_eq!(code, 1, "{args:?} cut {cut}: {err}");
+            let j: Value = serde_json::from_str(&out).expect("index JSON");
+            let errors = j[0]["errors"].as_array().expect("errors").clone();
+            assert!(
+                errors
+                    .iter()
+                    .any(|e| e.as_str().unwrap().contains("Rows.db")),
+                "{args:?} cut {cut}: {errors:?}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
