@@ -173,11 +173,12 @@ fn subcommand_name(command: &Command) -> &'static str {
 fn usage_exit(error: &clap::Error, usage: &str) -> ExitCode {
     let to_stdout = !error.use_stderr();
     let styled = error.render();
-    let color = if to_stdout {
-        std::io::stdout().is_terminal()
-    } else {
-        std::io::stderr().is_terminal()
-    };
+    let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        && if to_stdout {
+            std::io::stdout().is_terminal()
+        } else {
+            std::io::stderr().is_terminal()
+        };
     let text = if color {
         styled.ansi().to_string()
     } else {
