@@ -19,10 +19,10 @@ use sstable_engine::component::bti::bytecomparable::describe;
 use sstable_engine::component::bti::partitions::{self, PartitionTarget};
 use sstable_engine::component::bti::rows::{decode_entry, decode_row_index};
 use sstable_engine::component::bti::TrieBytes;
+use sstable_engine::component::common::ClusteringValueState;
 use sstable_engine::component::data::DataFileReader;
 use sstable_engine::component::index::{
-    clustering_kind_name, clustering_value_lengths, DeletionTime, IndexEntry, IndexFile, IndexInfo,
-    IndexName, IndexStep, ValueState,
+    clustering_value_lengths, DeletionTime, IndexEntry, IndexFile, IndexInfo, IndexName, IndexStep,
 };
 use sstable_engine::crosscheck::{CrossCheckReport, CrossChecker, IndexedPartition};
 use sstable_engine::info::SSTableMetadata;
@@ -479,18 +479,18 @@ impl<'m> Listing<'m> {
                     .iter()
                     .enumerate()
                     .map(|(i, v)| match v.state {
-                        ValueState::Present => json!(
+                        ClusteringValueState::Present => json!(
                             format_value(
                                 self.clustering_types.get(i).unwrap_or(&AbstractType::Bytes),
                                 &v.bytes
                             )
                             .text
                         ),
-                        ValueState::Empty => json!(""),
-                        ValueState::Null => Value::Null,
+                        ClusteringValueState::Empty => json!(""),
+                        ClusteringValueState::Null => Value::Null,
                     })
                     .collect();
-                json!({"kind": clustering_kind_name(c.kind.value), "values": values})
+                json!({"kind": c.kind.name(), "values": values})
             }
             IndexName::Legacy(l) => {
                 let values: Vec<Value> = match &l.components {
@@ -701,8 +701,8 @@ fn bti_blocks(ri: &sstable_engine::component::bti::RowIndex) -> Vec<Value> {
 
 fn deletion_json(d: &DeletionTime) -> Value {
     json!({
-        "marked_for_delete_at": d.marked_for_delete_at_micros,
-        "local_deletion_time": d.local_deletion_time_secs,
+        "marked_for_delete_at": d.marked_for_delete_at_if_deleted(),
+        "local_deletion_time": d.local_deletion_time_if_deleted(),
     })
 }
 

@@ -31,10 +31,10 @@ use crate::component::bti::bytecomparable::partition_key;
 use crate::component::bti::partitions::hash_byte;
 use crate::component::data::PartitionStart;
 use crate::component::filter::BloomFilter;
-use crate::component::index::serialize_hex;
 use crate::component::summary::{display_key, BASE_SAMPLING_LEVEL};
 use crate::error::Error;
 use crate::info::SSTableMetadata;
+use crate::span::serialize_opt_hex;
 use crate::token::{Partitioner, Token};
 
 /// At most this many findings are listed one by one (all are counted).
@@ -78,16 +78,6 @@ pub struct CrossCheckFinding {
     /// The entry's Data.db position.
     pub position: Option<u64>,
     pub message: String,
-}
-
-fn serialize_opt_hex<S: serde::Serializer>(
-    v: &Option<Vec<u8>>,
-    s: S,
-) -> core::result::Result<S::Ok, S::Error> {
-    match v {
-        Some(b) => serialize_hex(b, s),
-        None => s.serialize_none(),
-    }
 }
 
 /// One indexed partition, as an index lists it.

@@ -410,13 +410,7 @@ impl SSTableMetadata {
                     bloom_filter_fp_chance: v.bloom_filter_fp_chance.value,
                 }),
             stats: stats.map(|st| {
-                let ldt = |l: &statistics::LocalDeletionTime| {
-                    if l.unsigned {
-                        i64::from(l.raw)
-                    } else {
-                        i64::from(l.raw as i32)
-                    }
-                };
+                let ldt = |l: &crate::span::Spanned<statistics::LocalDeletionTime>| l.value.secs;
                 StatsReport {
                     min_timestamp: st.min_timestamp_micros.value,
                     max_timestamp: st.max_timestamp_micros.value,

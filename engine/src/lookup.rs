@@ -50,12 +50,13 @@ use crate::component::data::{
     DataFileReader, DataItem, DataSchema, DecodeOptions, DecodeStep, DeltaBase, PartitionEnd,
     PartitionStart,
 };
-use crate::component::index::{serialize_hex, IndexFile, IndexStep};
+use crate::component::index::{IndexFile, IndexStep};
 use crate::component::summary::{display_key, IndexSummary};
 use crate::component::ComponentType;
 use crate::error::{Error, ErrorKind, Result};
 use crate::info::SSTableMetadata;
 use crate::reader::Reader;
+use crate::span::serialize_hex;
 use crate::token::{Partitioner, Token};
 use crate::types::AbstractType;
 use crate::version::{Format, Version};

@@ -7,7 +7,7 @@
 
 use crate::component::ComponentType;
 use crate::error::{Error, ErrorKind, Result};
-use crate::span::Span;
+use crate::span::{Span, Spanned};
 
 /// A bounds-checked big-endian cursor over part of a file.
 #[derive(Debug, Clone)]
@@ -58,9 +58,29 @@ impl<'a> Reader<'a> {
         self.data.get(self.pos..).unwrap_or(&[])
     }
 
+    /// The bytes from relative position `start` (an earlier [`Reader::position`]) up to the
+    /// current position; `None` if `start` is ahead of it.
+    pub fn consumed_since(&self, start: usize) -> Option<&'a [u8]> {
+        self.data.get(start..self.pos)
+    }
+
     /// The span from absolute offset `start` to the current position.
     pub fn span_from(&self, start: u64) -> Span {
         Span::new(start, self.offset())
+    }
+
+    /// Runs `read` and pairs its value with the bytes it consumed: the one span helper every
+    /// decoder uses (`r.spanned(|r| r.u32("count"))?`).
+    pub fn spanned<T>(
+        &mut self,
+        read: impl FnOnce(&mut Reader<'a>) -> Result<T>,
+    ) -> Result<Spanned<T>> {
+        let start = self.offset();
+        let value = read(self)?;
+        Ok(Spanned {
+            value,
+            span: self.span_from(start),
+        })
     }
 
     /// An error at the current offset, tagged with this reader's component.

@@ -12,6 +12,37 @@ pub fn hex(bytes: &[u8]) -> String {
     out
 }
 
+/// `#[serde(serialize_with = "crate::span::serialize_hex")]`: bytes as one [`hex`] string.
+pub fn serialize_hex<S: serde::Serializer>(
+    bytes: &[u8],
+    s: S,
+) -> core::result::Result<S::Ok, S::Error> {
+    s.serialize_str(&hex(bytes))
+}
+
+/// [`serialize_hex`] for optional bytes (`null` when absent).
+pub fn serialize_opt_hex<S: serde::Serializer>(
+    bytes: &Option<Vec<u8>>,
+    s: S,
+) -> core::result::Result<S::Ok, S::Error> {
+    match bytes {
+        Some(b) => s.serialize_some(&hex(b)),
+        None => s.serialize_none(),
+    }
+}
+
+/// [`serialize_hex`] for spanned bytes: `{"value": "<hex>", "span": …}`.
+pub fn serialize_spanned_hex<S: serde::Serializer>(
+    v: &Spanned<Vec<u8>>,
+    s: S,
+) -> core::result::Result<S::Ok, S::Error> {
+    Spanned {
+        value: hex(&v.value),
+        span: v.span,
+    }
+    .serialize(s)
+}
+
 /// A half-open absolute byte range `[start, end)` in one component file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Span {
@@ -34,7 +65,7 @@ impl Span {
 }
 
 /// A decoded value with the bytes it came from.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Spanned<T> {
     pub value: T,
     pub span: Span,

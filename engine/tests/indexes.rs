@@ -8,11 +8,17 @@ use std::path::{Path, PathBuf};
 use sstable_engine::component::bti::partitions::{self, PartitionLookup, PartitionTarget};
 use sstable_engine::component::bti::rows;
 use sstable_engine::component::bti::TrieBytes;
+use sstable_engine::component::common::ClusteringPrefixKind;
 use sstable_engine::component::index::{
-    self, check_summary, check_token_order, clustering_value_lengths, IndexEntry, IndexFile,
-    IndexInfo, IndexLayout, IndexStep, PromotedIndex,
+    self, clustering_value_lengths, IndexEntry, IndexFile, IndexInfo, IndexLayout, IndexStep,
+    PromotedIndex,
 };
 use sstable_engine::component::summary;
+use sstable_engine::crosscheck::{
+    CrossCheckKind, CrossCheckReport, CrossChecker, IndexedPartition,
+};
+use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
+use sstable_engine::sstable_set::group_files;
 use sstable_engine::token::{md5_digest, Partitioner, Token};
 use sstable_engine::types::parse_type;
 use sstable_engine::{Format, Version};
@@ -182,7 +188,7 @@ fn check_clust_entry(
     let n = p.block_count.value;
     assert!(n >= 2, "{table}: {n} blocks");
     assert_eq!(e.block_count, Some(n));
-    assert!(p.deletion.live, "{table}");
+    assert!(p.deletion.is_live(), "{table}");
     let current = p.layout == IndexLayout::Current;
     if current {
         assert_eq!(p.offsets.len(), n as usize);
@@ -208,7 +214,10 @@ fn check_clust_entry(
         "{table}"
     );
     if current {
-        assert_eq!(first.first_name.kind(), Some(index::KIND_CLUSTERING));
+        assert_eq!(
+            first.first_name.kind(),
+            Some(ClusteringPrefixKind::Clustering)
+        );
         assert!(first.end_open_marker.is_none());
         assert_eq!(first.offset.value, p.header_length.as_ref().unwrap().value);
         // Blocks follow each other.
@@ -234,6 +243,61 @@ fn check_clust_entry(
     n as usize
 }
 
+/// The metadata of the SSTable whose Index.db is `index_path` (its small components, decoded).
+fn metadata_of(index_path: &Path) -> SSTableMetadata {
+    let dir = index_path.parent().unwrap();
+    let prefix = index_path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_suffix("Index.db"))
+        .unwrap();
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().to_string_lossy().into_owned())
+        .filter(|n| n.contains(prefix))
+        .collect();
+    names.sort();
+    let grouping = group_files(&names);
+    let sstable = &grouping.sstables[0];
+    let contents: Vec<(sstable_engine::ComponentType, u64, Option<Vec<u8>>)> = sstable
+        .files
+        .iter()
+        .map(|(c, i)| {
+            let path = &names[*i];
+            let size = std::fs::metadata(path).unwrap().len();
+            (
+                c.clone(),
+                size,
+                reads_whole(c).then(|| read(Path::new(path))),
+            )
+        })
+        .collect();
+    let inputs: Vec<ComponentInput<'_>> = contents
+        .iter()
+        .map(|(c, size, bytes)| ComponentInput {
+            component: c,
+            size_bytes: *size,
+            bytes: bytes.as_deref(),
+        })
+        .collect();
+    decode_metadata(&sstable.descriptor, &inputs)
+}
+
+/// Index.db's entries fed through a [`CrossChecker`] over `metadata`.
+fn cross_check(metadata: &SSTableMetadata, entries: &[IndexEntry]) -> CrossCheckReport {
+    let mut checker = CrossChecker::new(metadata);
+    for (number, e) in entries.iter().enumerate() {
+        checker.add_entry(&IndexedPartition {
+            number,
+            key: &e.key.value,
+            position: e.position.value,
+            index_offset: Some(e.span.start),
+        });
+    }
+    checker.finish(None)
+}
+
 #[test]
 fn summary_db_agrees_with_index_db() {
     let Some(fx) = common::cassandra_fixtures("indexes::summary_db_agrees_with_index_db") else {
@@ -246,20 +310,28 @@ fn summary_db_agrees_with_index_db() {
             let Some(summary_path) = component(&dir, "Summary.db") else {
                 continue;
             };
-            let bytes = read(&component(&dir, "Index.db").unwrap());
+            let index_path = component(&dir, "Index.db").unwrap();
+            let bytes = read(&index_path);
             let s = summary::decode(&read(&summary_path), &version)
                 .unwrap_or_else(|e| panic!("{table}: {e}"));
             let idx = index::decode(&bytes, &version).unwrap();
-            let file = IndexFile::whole(&bytes, version);
-            let check = check_summary(&s, &file, Some(&idx.entries));
-            assert!(check.consistent(), "{table}: {check:?}");
-            assert!(check.checked >= 1);
-            assert_eq!(check.first_key_matches, Some(true));
-            assert_eq!(check.last_key_matches, Some(true));
-            // A summary that points at the wrong entry is reported.
-            let mut wrong = s.clone();
+            let mut metadata = metadata_of(&index_path);
+            assert_eq!(metadata.summary.as_ref(), Some(&s), "{table}");
+            let report = cross_check(&metadata, &idx.entries);
+            assert!(report.is_clean(), "{table}: {report:?}");
+            assert_eq!(report.checked, idx.entries.len(), "{table}");
+            assert_eq!(report.summary_samples_checked, s.entries.len(), "{table}");
+            assert!(report.summary_samples_checked >= 1);
+            // A summary that points at the wrong entry is reported; so are wrong first/last keys.
+            let wrong = metadata.summary.as_mut().unwrap();
             wrong.entries[0].index_position.value = idx.entries[1].span.start;
-            assert!(!check_summary(&wrong, &file, Some(&idx.entries)).consistent());
+            wrong.first_key.value = b"nope".to_vec();
+            wrong.last_key.value = b"nope".to_vec();
+            let report = cross_check(&metadata, &idx.entries);
+            let mismatches: Vec<_> = report.of_kind(CrossCheckKind::SummaryMismatch).collect();
+            assert!(mismatches.len() >= 3, "{table}: {report:?}");
+            assert!(mismatches.iter().any(|f| f.message.contains("first key")));
+            assert!(mismatches.iter().any(|f| f.message.contains("last key")));
             checked += 1;
         }
     }
@@ -316,13 +388,18 @@ fn murmur3_index_order() {
         let idx = index::decode(&read(&other.join(path)), &big(v)).unwrap();
         let keys: Vec<Vec<u8>> = idx.keys().map(<[u8]>::to_vec).collect();
         assert_eq!(keys, expected, "{path}");
-        let check = check_token_order(idx.keys(), &Partitioner::Murmur3);
-        assert!(check.in_order(), "{path}: {check:?}");
-        assert_eq!(check.checked, 10);
+        let metadata = metadata_of(&other.join(path));
+        assert_eq!(metadata.partitioner(), Partitioner::Murmur3, "{path}");
+        let report = cross_check(&metadata, &idx.entries);
+        assert!(report.is_clean(), "{path}: {report:?}");
+        assert_eq!(report.checked, 10);
         let tokens: Vec<Token> = idx.keys().map(|k| Partitioner::Murmur3.token(k)).collect();
         assert!(tokens.windows(2).all(|w| w[0] < w[1]));
         // The same keys are not in ByteOrdered order.
-        assert!(!check_token_order(idx.keys(), &Partitioner::ByteOrdered).in_order());
+        let mut bytes: Vec<&[u8]> = idx.keys().collect();
+        assert!(bytes.windows(2).any(|w| w[0] > w[1]));
+        bytes.sort();
+        assert_ne!(bytes, idx.keys().collect::<Vec<_>>());
     }
     for t in ["table1", "table2", "table3", "table4"] {
         let path = other
@@ -336,7 +413,8 @@ fn murmur3_index_order() {
             [&1i32.to_be_bytes()[..], &2i32.to_be_bytes()[..]],
             "{t}"
         );
-        assert!(check_token_order(idx.keys(), &Partitioner::Murmur3).in_order());
+        let report = cross_check(&metadata_of(&path), &idx.entries);
+        assert!(report.is_clean(), "{t}: {report:?}");
     }
     assert_eq!(
         Partitioner::Murmur3.token(&0i32.to_be_bytes()),
@@ -353,16 +431,21 @@ fn corrupt_jb_index_is_reported_out_of_order() {
     let idx = index::decode(&read(&path), &big("jb")).unwrap();
     let keys: Vec<&[u8]> = idx.keys().collect();
     assert_eq!(keys, [b"f", b"e", b"d", b"a", b"b", b"c"]);
-    let check = check_token_order(idx.keys(), &Partitioner::ByteOrdered);
-    assert!(!check.in_order());
-    assert_eq!(check.violation_count, 3);
-    let at: Vec<usize> = check.violations.iter().map(|v| v.index).collect();
-    assert_eq!(at, [1, 2, 3]);
-    assert_eq!(check.violations[0].previous_key, b"f");
-    assert_eq!(check.violations[0].key, b"e");
-    assert_eq!(check.violations[0].token, "65");
-    assert!(!check.violations[0].duplicate);
-    assert!(check.to_node().value.contains("3 of 6"));
+    let metadata = metadata_of(&path);
+    assert_eq!(metadata.partitioner(), Partitioner::ByteOrdered);
+    let report = cross_check(&metadata, &idx.entries);
+    let order: Vec<_> = report.of_kind(CrossCheckKind::KeyOrder).collect();
+    assert_eq!(order.len(), 3, "{report:?}");
+    let at: Vec<Option<usize>> = order.iter().map(|f| f.entry).collect();
+    assert_eq!(at, [Some(1), Some(2), Some(3)]);
+    assert_eq!(order[0].key.as_deref(), Some(&b"e"[..]));
+    assert!(
+        order[0].message.contains("token 65"),
+        "{}",
+        order[0].message
+    );
+    assert!(order[0].message.contains("'f'") || order[0].message.contains("f"));
+    assert_eq!(report.of_kind(CrossCheckKind::DuplicateKey).count(), 0);
 }
 
 /// Positions of the partitions of `table` in a big version's Index.db.
@@ -416,7 +499,7 @@ fn bti_partitions_and_rows() {
                     .unwrap_or_else(|err| panic!("{table} {k:?}: {err}"));
                 assert_eq!(ri.entry.key.value, k, "{table}");
                 assert!(ri.entry.block_count.value >= 2, "{table}");
-                assert!(ri.entry.deletion.live);
+                assert!(ri.entry.deletion.is_live());
                 assert_eq!(ri.entry.deletion.span.len_bytes(), 1);
                 assert!(ri.warnings.is_empty(), "{table}: {:?}", ri.warnings);
                 // The blocks, then the entry for the end-of-partition byte.
@@ -533,7 +616,6 @@ fn exercise_index(bytes: &[u8], version: Version) {
         }
     }
     let _ = idx.to_node();
-    let _ = check_token_order(idx.keys(), &Partitioner::ByteOrdered);
 }
 
 fn exercise_partitions(bytes: &[u8]) {

@@ -5,10 +5,10 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use sstable_engine::component::common::ClusteringValueState;
 use sstable_engine::component::compression_info;
 use sstable_engine::component::statistics::{
-    self, ChecksumPart, ClusteringValueState, EstimatedHistogram, MetadataType, Statistics,
-    StatisticsLayout,
+    self, ChecksumPart, EstimatedHistogram, MetadataType, Statistics, StatisticsLayout,
 };
 use sstable_engine::descriptor::parse_file_name;
 use sstable_engine::reader::Reader;
@@ -140,7 +140,11 @@ fn legacy_tables_in_every_version() {
             );
             // No deletions or TTLs anywhere (MANIFEST §3). Early 3.0 writers put the live cells
             // in the drop-time histogram at "no deletion" (i32::MAX).
-            assert_eq!(st.max_local_deletion_time.secs, None, "{ctx}");
+            assert_eq!(
+                st.max_local_deletion_time.value.secs_if_set(),
+                None,
+                "{ctx}"
+            );
             let bins = &st.estimated_tombstone_drop_time.bins;
             assert!(
                 bins.iter().all(|b| b.point_secs == i64::from(i32::MAX)),
@@ -150,7 +154,11 @@ fn legacy_tables_in_every_version() {
             let row_format = version.has_row_format();
             if row_format {
                 assert_eq!(
-                    st.min_local_deletion_time.as_ref().unwrap().secs,
+                    st.min_local_deletion_time
+                        .as_ref()
+                        .unwrap()
+                        .value
+                        .secs_if_set(),
                     None,
                     "{ctx}"
                 );
@@ -229,7 +237,11 @@ fn legacy_tables_in_every_version() {
             }
             if ["nc", "oa", "da"].contains(&v) {
                 let cc = st.covered_clustering.as_ref().unwrap();
-                assert_eq!((cc.start.kind.value, cc.end.kind.value), (1, 6), "{ctx}");
+                assert_eq!(
+                    (cc.start.kind.ordinal(), cc.end.kind.ordinal()),
+                    (1, 6),
+                    "{ctx}"
+                );
                 if clust {
                     assert_eq!(cc.clustering_types.len(), 1, "{ctx}");
                     assert_eq!(cc.clustering_types[0].value, UTF8, "{ctx}");
@@ -239,7 +251,11 @@ fn legacy_tables_in_every_version() {
                     assert_eq!(cc.end.values[0].bytes, max_row, "{ctx}");
                 } else {
                     assert!(cc.clustering_types.is_empty(), "{ctx}");
-                    assert_eq!((cc.start.size.value, cc.end.size.value), (0, 0), "{ctx}");
+                    assert_eq!(
+                        (cc.start.size.unwrap().value, cc.end.size.unwrap().value),
+                        (0, 0),
+                        "{ctx}"
+                    );
                 }
                 assert_eq!(st.first_key.as_ref().unwrap().bytes, b"0", "{ctx}");
                 assert_eq!(st.last_key.as_ref().unwrap().bytes, b"4", "{ctx}");
@@ -445,20 +461,23 @@ fn negative_local_expiration_reads_as_negative_i32() {
         let expiry = write_secs + 630_720_000;
         assert!(expiry > i64::from(i32::MAX));
         let ldt = st.min_local_deletion_time.as_ref().unwrap();
-        assert_eq!(u64::from(ldt.raw), expiry as u64, "{table}");
-        assert_eq!(ldt.secs, Some(i64::from(expiry as u32 as i32)));
-        assert!(ldt.secs.unwrap() < 0);
+        assert_eq!(u64::from(ldt.value.raw), expiry as u64, "{table}");
+        assert_eq!(
+            ldt.value.secs_if_set(),
+            Some(i64::from(expiry as u32 as i32))
+        );
+        assert!(ldt.value.secs_if_set().unwrap() < 0);
         assert_eq!(
             u64::from(h.encoding_stats.min_local_deletion_time_raw),
             expiry as u64
         );
         assert_eq!(
             h.encoding_stats.min_local_deletion_time_secs,
-            ldt.secs.unwrap()
+            ldt.value.secs_if_set().unwrap()
         );
         if table == "table1" || table == "table2" {
             // The value MANIFEST §6 states.
-            assert_eq!(ldt.raw, 2_148_266_895);
+            assert_eq!(ldt.value.raw, 2_148_266_895);
         }
     }
 }
@@ -504,7 +523,11 @@ fn other_fixtures() {
         assert!(s.checksums_ok(), "{dir}");
         let st = s.stats.as_ref().unwrap();
         assert_eq!(
-            st.min_local_deletion_time.as_ref().unwrap().secs,
+            st.min_local_deletion_time
+                .as_ref()
+                .unwrap()
+                .value
+                .secs_if_set(),
             Some(-1),
             "{dir}"
         );
@@ -824,7 +847,11 @@ fn assert_jb_common(bytes: &[u8], s: &Statistics, ctx: &str) {
         (151, 115),
         "{ctx}"
     );
-    assert_eq!(st.max_local_deletion_time.secs, None, "{ctx}");
+    assert_eq!(
+        st.max_local_deletion_time.value.secs_if_set(),
+        None,
+        "{ctx}"
+    );
     assert_eq!(st.max_local_deletion_time.span.len_bytes(), 4, "{ctx}");
     assert_eq!(
         (st.sstable_level.value, st.sstable_level.span.len_bytes()),

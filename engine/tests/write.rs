@@ -266,12 +266,12 @@ fn stats_differences(a: &StatsMetadata, b: &StatsMetadata) -> Vec<&'static str> 
     );
     check(
         "minLocalDeletionTime",
-        a.min_local_deletion_time.as_ref().map(|d| d.raw)
-            == b.min_local_deletion_time.as_ref().map(|d| d.raw),
+        a.min_local_deletion_time.as_ref().map(|d| d.value.raw)
+            == b.min_local_deletion_time.as_ref().map(|d| d.value.raw),
     );
     check(
         "maxLocalDeletionTime",
-        a.max_local_deletion_time.raw == b.max_local_deletion_time.raw,
+        a.max_local_deletion_time.value.raw == b.max_local_deletion_time.value.raw,
     );
     check(
         "minTTL",
@@ -317,9 +317,9 @@ fn stats_differences(a: &StatsMetadata, b: &StatsMetadata) -> Vec<&'static str> 
     );
     let covered = |c: &Option<statistics::CoveredClustering>| {
         c.as_ref().map(|c| {
-            let bound = |b: &statistics::ClusteringBound| {
+            let bound = |b: &sstable_engine::component::common::ClusteringPrefixBuf| {
                 (
-                    b.kind.value,
+                    b.kind.ordinal(),
                     b.values.iter().map(|v| v.bytes.clone()).collect::<Vec<_>>(),
                 )
             };
@@ -867,12 +867,17 @@ fn round_trip(v: &str, compression: Option<Compressor>) {
     let ldts = deletion_times(&model);
     let min_ldt = *ldts.iter().min().unwrap();
     assert_eq!(
-        s.min_local_deletion_time.as_ref().unwrap().secs,
+        s.min_local_deletion_time
+            .as_ref()
+            .unwrap()
+            .value
+            .secs_if_set(),
         Some(i64::from(min_ldt)),
         "{label}: min local deletion time"
     );
     assert_eq!(
-        s.max_local_deletion_time.secs, None,
+        s.max_local_deletion_time.value.secs_if_set(),
+        None,
         "{label}: live cells make the max 'none'"
     );
     assert_eq!(s.min_ttl_secs.as_ref().unwrap().value, 0);
@@ -1276,10 +1281,11 @@ fn edge_cases_round_trip() {
         // row at 5 (after the exclusive end bound at 15).
         if version.has_improved_min_max() {
             let c = s.covered_clustering.as_ref().unwrap();
-            assert_eq!(c.start.kind.value, 7, "EXCL_START_BOUND");
+            assert_eq!(c.start.kind.ordinal(), 7, "EXCL_START_BOUND");
             assert_eq!(c.start.values[0].bytes, 40i32.to_be_bytes());
             assert_eq!(
-                c.end.kind.value, 6,
+                c.end.kind.ordinal(),
+                6,
                 "a row clustering becomes INCL_END_BOUND"
             );
             assert_eq!(c.end.values[0].bytes, 5i32.to_be_bytes());

@@ -4,6 +4,7 @@
 //! `format/big/BigFormat.java`, `format/bti/BtiFormat.java`.
 
 pub mod bti;
+pub mod common;
 pub mod compression_info;
 pub mod crc;
 pub mod data;

@@ -339,7 +339,7 @@ mod tests {
         assert_eq!(ri.entry.key.value, b"k");
         assert_eq!(ri.entry.root_position, 2);
         assert_eq!(ri.entry.block_count.value, 2);
-        assert!(ri.entry.deletion.live);
+        assert!(ri.entry.deletion.is_live());
         assert_eq!(ri.entry.span.end, bytes.len() as u64);
         let offsets: Vec<i64> = ri.blocks.iter().map(|b| b.offset).collect();
         assert_eq!(offsets, [9, 4]);

@@ -20,7 +20,7 @@
 use serde::Serialize;
 
 use super::stats::short_type;
-use super::{format_timestamp_micros, format_unix_secs, leaf, spanned, spanned_leaf};
+use super::{format_timestamp_micros, format_unix_secs, leaf, spanned_leaf};
 use crate::error::Result;
 use crate::reader::Reader;
 use crate::span::{Node, Span, Spanned};
@@ -53,11 +53,10 @@ pub struct EncodingStats {
 impl EncodingStats {
     pub fn decode(r: &mut Reader<'_>, version: &Version) -> Result<EncodingStats> {
         let start = r.offset();
-        let min_timestamp_delta = spanned(r, |r| r.unsigned_vint("HEADER: min timestamp delta"))?;
-        let min_local_deletion_time_delta = spanned(r, |r| {
-            r.unsigned_vint("HEADER: min local deletion time delta")
-        })?;
-        let min_ttl_delta = spanned(r, |r| r.unsigned_vint("HEADER: min TTL delta"))?;
+        let min_timestamp_delta = r.spanned(|r| r.unsigned_vint("HEADER: min timestamp delta"))?;
+        let min_local_deletion_time_delta =
+            r.spanned(|r| r.unsigned_vint("HEADER: min local deletion time delta"))?;
+        let min_ttl_delta = r.spanned(|r| r.unsigned_vint("HEADER: min TTL delta"))?;
         let min_local_deletion_time_raw = (min_local_deletion_time_delta.value as u32)
             .wrapping_add(DELETION_TIME_EPOCH_SECS as u32);
         let min_local_deletion_time_secs = if version.has_uint_deletion_time() {
@@ -140,12 +139,12 @@ pub struct ColumnList {
 impl ColumnList {
     fn decode(r: &mut Reader<'_>, what: &'static str) -> Result<ColumnList> {
         let start = r.offset();
-        let count = spanned(r, |r| r.unsigned_vint(what))?;
+        let count = r.spanned(|r| r.unsigned_vint(what))?;
         let n = r.check_count(count.value, 2, what)?;
         let mut columns = Vec::with_capacity(n);
         for _ in 0..n {
             let c_start = r.offset();
-            let name = spanned(r, |r| {
+            let name = r.spanned(|r| {
                 r.vint_length_bytes("HEADER: column name")
                     .map(|b| String::from_utf8_lossy(b).into_owned())
             })?;
@@ -189,7 +188,7 @@ impl ColumnList {
 }
 
 fn type_string(r: &mut Reader<'_>, what: &'static str) -> Result<Spanned<String>> {
-    spanned(r, |r| {
+    r.spanned(|r| {
         r.vint_length_bytes(what)
             .map(|b| String::from_utf8_lossy(b).into_owned())
     })
@@ -213,7 +212,7 @@ impl SerializationHeader {
         let encoding_stats = EncodingStats::decode(r, version)?;
         let key_type = type_string(r, "HEADER: partition key type")?;
         let clustering_type_count =
-            spanned(r, |r| r.unsigned_vint("HEADER: clustering type count"))?;
+            r.spanned(|r| r.unsigned_vint("HEADER: clustering type count"))?;
         let n = r.check_count(clustering_type_count.value, 1, "HEADER: clustering types")?;
         let mut clustering_types = Vec::with_capacity(n);
         for _ in 0..n {

@@ -13,7 +13,7 @@
 
 use serde::Serialize;
 
-use super::{leaf, spanned, spanned_leaf};
+use super::{leaf, spanned_leaf};
 use crate::error::Result;
 use crate::reader::Reader;
 use crate::span::{Node, Span, Spanned};
@@ -44,7 +44,7 @@ impl EstimatedHistogram {
     /// Reads one serialized histogram (`EstimatedHistogramSerializer.deserialize`).
     pub fn decode(r: &mut Reader<'_>) -> Result<EstimatedHistogram> {
         let start = r.offset();
-        let bucket_count = spanned(r, |r| r.i32("EstimatedHistogram: bucket count"))?;
+        let bucket_count = r.spanned(|r| r.i32("EstimatedHistogram: bucket count"))?;
         if bucket_count.value <= 0 {
             return Err(r.invalid_at(
                 format!(
@@ -271,8 +271,8 @@ pub struct TombstoneHistogram {
 impl TombstoneHistogram {
     pub fn decode(r: &mut Reader<'_>, layout: TombstoneHistogramLayout) -> Result<Self> {
         let start = r.offset();
-        let max_bin_size = spanned(r, |r| r.i32("TombstoneHistogram: max bin size"))?;
-        let bin_count = spanned(r, |r| r.i32("TombstoneHistogram: bin count"))?;
+        let max_bin_size = r.spanned(|r| r.i32("TombstoneHistogram: max bin size"))?;
+        let bin_count = r.spanned(|r| r.i32("TombstoneHistogram: bin count"))?;
         let count = u64::try_from(bin_count.value).map_err(|_| {
             r.invalid_at(
                 format!("negative bin count {}", bin_count.value),

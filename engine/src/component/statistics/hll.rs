@@ -30,7 +30,7 @@
 
 use serde::Serialize;
 
-use super::{leaf, spanned, spanned_leaf};
+use super::{leaf, spanned_leaf};
 use crate::error::{ErrorKind, Result};
 use crate::reader::Reader;
 use crate::span::{Node, Span, Spanned};
@@ -105,14 +105,14 @@ fn leb128_u32(r: &mut Reader<'_>, what: &'static str) -> Result<u32> {
 }
 
 fn spanned_leb(r: &mut Reader<'_>, what: &'static str) -> Result<Spanned<u32>> {
-    spanned(r, |r| leb128_u32(r, what))
+    r.spanned(|r| leb128_u32(r, what))
 }
 
 impl HyperLogLogPlus {
     /// Decodes the serialized estimator occupying all of `r`.
     pub fn decode(r: &mut Reader<'_>) -> Result<HyperLogLogPlus> {
         let start = r.offset();
-        let codec_version = spanned(r, |r| r.i32("HyperLogLogPlus: codec version"))?;
+        let codec_version = r.spanned(|r| r.i32("HyperLogLogPlus: codec version"))?;
         if codec_version.value >= 0 {
             return Err(r.invalid_at(
                 format!(

@@ -40,10 +40,9 @@
 use serde::Serialize;
 
 use super::{
-    format_timestamp_micros, leaf, spanned, spanned_leaf, Ancestors, ClusteringValues,
-    CommitLogPosition, CompactionMetadata, EstimatedHistogram, LocalDeletionTime, Statistics,
-    StatisticsLayout, StatsMetadata, TombstoneHistogram, TombstoneHistogramLayout,
-    ValidationMetadata,
+    format_timestamp_micros, leaf, spanned_leaf, Ancestors, ClusteringValues, CommitLogPosition,
+    CompactionMetadata, EstimatedHistogram, LocalDeletionTime, Statistics, StatisticsLayout,
+    StatsMetadata, TombstoneHistogram, TombstoneHistogramLayout, ValidationMetadata,
 };
 use crate::component::ComponentType;
 use crate::error::Result;
@@ -137,10 +136,12 @@ pub(super) fn decode(bytes: &[u8], version: &Version) -> Result<Statistics> {
     let column_counts = EstimatedHistogram::decode(&mut r)
         .map_err(|e| e.context("SSTableMetadata: estimated column count histogram"))?;
     let replay_position = CommitLogPosition::decode(&mut r, "SSTableMetadata: replay position")?;
-    let min_timestamp = spanned(&mut r, |r| r.i64("SSTableMetadata: min timestamp"))?;
-    let max_timestamp = spanned(&mut r, |r| r.i64("SSTableMetadata: max timestamp"))?;
+    let min_timestamp = r.spanned(|r| r.i64("SSTableMetadata: min timestamp"))?;
+    let max_timestamp = r.spanned(|r| r.i64("SSTableMetadata: max timestamp"))?;
     let max_local_deletion_time = if tracks_max_local_deletion_time(version) {
-        LocalDeletionTime::decode(&mut r, false, "SSTableMetadata: max local deletion time")?
+        r.spanned(|r| {
+            LocalDeletionTime::decode(r, false, "SSTableMetadata: max local deletion time")
+        })?
     } else {
         absent(
             "STATS: max local deletion time",
@@ -148,17 +149,13 @@ pub(super) fn decode(bytes: &[u8], version: &Version) -> Result<Statistics> {
             "not stored before ja",
         );
         let at = r.offset();
-        LocalDeletionTime {
+        Spanned {
+            value: LocalDeletionTime::none(false),
             span: Span::new(at, at),
-            raw: i32::MAX as u32,
-            unsigned: false,
-            secs: None,
         }
     };
     let fp_chance = if has_bloom_filter_fp_chance(version) {
-        spanned(&mut r, |r| {
-            r.f64("SSTableMetadata: bloom filter false-positive chance")
-        })?
+        r.spanned(|r| r.f64("SSTableMetadata: bloom filter false-positive chance"))?
     } else {
         absent(
             "VALIDATION: bloom filter fp chance",
@@ -167,8 +164,8 @@ pub(super) fn decode(bytes: &[u8], version: &Version) -> Result<Statistics> {
         );
         assumed(NO_BLOOM_FILTER_FP_CHANCE, r.offset())
     };
-    let compression_ratio = spanned(&mut r, |r| r.f64("SSTableMetadata: compression ratio"))?;
-    let partitioner = spanned(&mut r, |r| r.utf("SSTableMetadata: partitioner class name"))?;
+    let compression_ratio = r.spanned(|r| r.f64("SSTableMetadata: compression ratio"))?;
+    let partitioner = r.spanned(|r| r.utf("SSTableMetadata: partitioner class name"))?;
     let ancestors = Ancestors::decode(
         &mut r,
         "SSTableMetadata: ancestor count",
@@ -190,7 +187,7 @@ pub(super) fn decode(bytes: &[u8], version: &Version) -> Result<Statistics> {
         );
         assumed(0, r.offset())
     } else {
-        spanned(&mut r, |r| r.i32("SSTableMetadata: sstable level"))?
+        r.spanned(|r| r.i32("SSTableMetadata: sstable level"))?
     };
     absent(
         "STATS: repaired at",
@@ -325,7 +322,7 @@ pub(super) fn to_node(s: &Statistics, record: &LegacyRecord) -> Node {
         c.push(timestamp_leaf("max timestamp", &st.max_timestamp_micros));
         c.extend(stored_leaf(
             "max local deletion time",
-            st.max_local_deletion_time.display(),
+            st.max_local_deletion_time.value.display(),
             st.max_local_deletion_time.span,
         ));
     }
@@ -509,7 +506,7 @@ mod tests {
         assert_eq!(v.span, v.partitioner.span);
         let st = s.stats.as_ref().unwrap();
         assert_eq!(st.sstable_level.value, 0);
-        assert_eq!(st.max_local_deletion_time.secs, None);
+        assert_eq!(st.max_local_deletion_time.value.secs_if_set(), None);
         assert!(st.min_clustering_values.is_none());
         // With the level 2.0 appends when it rewrites an ic file's level.
         let bytes = record("ic", true);

@@ -44,6 +44,7 @@ use core::fmt::Display;
 
 use serde::{Serialize, Serializer};
 
+pub use crate::component::common::LocalDeletionTime;
 pub use compaction::{Ancestors, CompactionMetadata};
 pub use header::{
     ColumnList, ColumnSpec, EncodingStats, SerializationHeader, DELETION_TIME_EPOCH_SECS,
@@ -55,9 +56,8 @@ pub use histogram::{
 pub use hll::{HllFormat, HyperLogLogPlus, RegisterSet, SparseSet};
 pub use legacy::{LegacyRecord, NotStoredField, NO_BLOOM_FILTER_FP_CHANCE};
 pub use stats::{
-    clustering_kind_name, fixed_value_length, ClusteringBound, ClusteringValue,
-    ClusteringValueState, ClusteringValues, CommitLogInterval, CommitLogIntervals,
-    CommitLogPosition, CoveredClustering, LocalDeletionTime, OptionalUuid, StatsMetadata,
+    ClusteringValues, CommitLogInterval, CommitLogIntervals, CommitLogPosition, CoveredClustering,
+    OptionalUuid, StatsMetadata,
 };
 pub use validation::ValidationMetadata;
 
@@ -377,10 +377,10 @@ pub fn decode(bytes: &[u8], version: &Version) -> Result<Statistics> {
     let mut checksums = Vec::new();
     let mut running = crc32fast::Hasher::new();
 
-    let component_count = spanned(&mut r, |r| r.i32("metadata component count"))?;
+    let component_count = r.spanned(|r| r.i32("metadata component count"))?;
     running.update(&component_count.value.to_be_bytes());
     if checksummed {
-        let stored = spanned(&mut r, |r| r.u32("CRC32 of the component count"))?;
+        let stored = r.spanned(|r| r.u32("CRC32 of the component count"))?;
         let computed = running.clone().finalize();
         checksums.push(ChecksumCheck {
             part: ChecksumPart::ComponentCount,
@@ -402,18 +402,18 @@ pub fn decode(bytes: &[u8], version: &Version) -> Result<Statistics> {
     let mut raw_toc = Vec::with_capacity(n);
     for _ in 0..n {
         let entry_start = r.offset();
-        let metadata_type = spanned(&mut r, |r| {
+        let metadata_type = r.spanned(|r| {
             r.i32("metadata table of contents: type")
                 .map(MetadataType::from_ordinal)
         })?;
-        let offset = spanned(&mut r, |r| r.i32("metadata table of contents: offset"))?;
+        let offset = r.spanned(|r| r.i32("metadata table of contents: offset"))?;
         running.update(&ordinal_of(metadata_type.value).to_be_bytes());
         running.update(&offset.value.to_be_bytes());
         raw_toc.push((r.span_from(entry_start), metadata_type, offset));
     }
     let toc_end = r.offset();
     if checksummed {
-        let stored = spanned(&mut r, |r| r.u32("CRC32 of the table of contents"))?;
+        let stored = r.spanned(|r| r.u32("CRC32 of the table of contents"))?;
         let computed = running.finalize();
         checksums.push(ChecksumCheck {
             part: ChecksumPart::TableOfContents,
@@ -504,7 +504,7 @@ pub fn decode(bytes: &[u8], version: &Version) -> Result<Statistics> {
         if checksummed {
             let stored_bytes = slice(bytes, body_end, end);
             let mut stored_reader = Reader::new(stored_bytes, body_end);
-            if let Ok(stored) = spanned(&mut stored_reader, |r| r.u32("component CRC32")) {
+            if let Ok(stored) = stored_reader.spanned(|r| r.u32("component CRC32")) {
                 let computed = crc32fast::hash(body_bytes);
                 stats.checksums.push(ChecksumCheck {
                     part: ChecksumPart::Component(kind),
@@ -570,17 +570,12 @@ fn slice(bytes: &[u8], start: u64, end: u64) -> &[u8] {
     }
 }
 
-/// Runs `read` and pairs its value with the bytes it consumed.
+/// [`Reader::spanned`] as a free function, for `compaction.rs` until it calls the reader's.
 pub(crate) fn spanned<'a, T>(
     r: &mut Reader<'a>,
     read: impl FnOnce(&mut Reader<'a>) -> Result<T>,
 ) -> Result<Spanned<T>> {
-    let start = r.offset();
-    let value = read(r)?;
-    Ok(Spanned {
-        value,
-        span: r.span_from(start),
-    })
+    r.spanned(read)
 }
 
 pub(crate) fn leaf(label: &str, value: impl Into<String>, span: Span) -> Node {
@@ -643,43 +638,15 @@ pub(crate) fn uuid_string(msb: u64, lsb: u64) -> String {
     )
 }
 
-/// Days since 1970-01-01 → (year, month, day), proleptic Gregorian (H. Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days.saturating_add(719_468);
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
+pub(crate) use crate::datetime::iso8601_secs as format_unix_secs;
 
-/// Seconds since the Unix epoch as an ISO-8601 UTC date-time.
-pub(crate) fn format_unix_secs(secs: i64) -> String {
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        (rem / 60) % 60,
-        rem % 60
-    )
-}
-
-/// Microseconds since the Unix epoch as an ISO-8601 UTC date-time with fraction.
+/// Microseconds since the Unix epoch as an ISO-8601 UTC date-time with fraction; the sentinels
+/// `i64::MIN`/`i64::MAX` as "unset".
 pub(crate) fn format_timestamp_micros(micros: i64) -> String {
     if micros == i64::MIN || micros == i64::MAX {
         return "unset".to_owned();
     }
-    let secs = micros.div_euclid(1_000_000);
-    let frac = micros.rem_euclid(1_000_000);
-    let base = format_unix_secs(secs);
-    let trimmed = base.strip_suffix('Z').unwrap_or(&base);
-    format!("{trimmed}.{frac:06}Z")
+    crate::datetime::iso8601_micros(micros)
 }
 
 #[cfg(test)]

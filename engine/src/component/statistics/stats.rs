@@ -42,12 +42,17 @@
 use serde::Serialize;
 
 use super::{
-    bytes_display, format_timestamp_micros, format_unix_secs, leaf, spanned, spanned_leaf,
-    uuid_string, EstimatedHistogram, RawBytes, TombstoneHistogram, TombstoneHistogramLayout,
+    bytes_display, format_timestamp_micros, leaf, spanned_leaf, uuid_string, EstimatedHistogram,
+    RawBytes, TombstoneHistogram, TombstoneHistogramLayout,
+};
+use crate::component::common::{
+    ClusteringLayout, ClusteringPrefix, ClusteringPrefixBuf, ClusteringValueState,
+    LocalDeletionTime,
 };
 use crate::error::Result;
 use crate::reader::Reader;
 use crate::span::{Node, Span, Spanned};
+use crate::types::parse_type;
 use crate::version::{Format, Version};
 
 /// `nc`: a pre-release 5.0 version that only exists in Cassandra's test data. It has the `nb`
@@ -129,48 +134,6 @@ pub struct CommitLogIntervals {
     pub intervals: Vec<CommitLogInterval>,
 }
 
-/// A local deletion time in seconds: i32 before oa, u32 from oa.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct LocalDeletionTime {
-    pub span: Span,
-    /// The 4 bytes as written.
-    pub raw: u32,
-    /// Whether the version stores deletion times unsigned (oa, da).
-    pub unsigned: bool,
-    /// Seconds since the epoch; `None` = "no deletion" (i32::MAX before oa, 0xFFFFFFFF from oa).
-    /// Before oa the value is the signed reading and may be negative (overflowed expiry).
-    pub secs: Option<i64>,
-}
-
-impl LocalDeletionTime {
-    pub(super) fn decode(r: &mut Reader<'_>, unsigned: bool, what: &'static str) -> Result<Self> {
-        let start = r.offset();
-        let raw = r.u32(what)?;
-        let secs = if unsigned {
-            (raw != u32::MAX).then_some(i64::from(raw))
-        } else {
-            let signed = raw as i32;
-            (signed != i32::MAX).then_some(i64::from(signed))
-        };
-        Ok(LocalDeletionTime {
-            span: r.span_from(start),
-            raw,
-            unsigned,
-            secs,
-        })
-    }
-
-    pub(super) fn display(&self) -> String {
-        match self.secs {
-            None => format!("none (0x{:08x})", self.raw),
-            Some(s) if self.unsigned && self.raw == 0xffff_fffe => {
-                format!("{s} (invalid / overflowed marker 0xfffffffe)")
-            }
-            Some(s) => format!("{s} ({})", format_unix_secs(s)),
-        }
-    }
-}
-
 /// Legacy min or max clustering values (2.x: column names): one per clustering column.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ClusteringValues {
@@ -182,7 +145,7 @@ pub struct ClusteringValues {
 impl ClusteringValues {
     pub(super) fn decode(r: &mut Reader<'_>, what: &'static str) -> Result<Self> {
         let start = r.offset();
-        let count = spanned(r, |r| r.i32(what))?;
+        let count = r.spanned(|r| r.i32(what))?;
         let n = u64::try_from(count.value).map_err(|_| {
             r.invalid_at(
                 format!("negative value count {}", count.value),
@@ -221,190 +184,53 @@ impl ClusteringValues {
     }
 }
 
-/// Whether a clustering value in a bound is present, empty or null (header bits).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum ClusteringValueState {
-    Present,
-    /// Header bit `2·(i mod 32)`: an empty (zero-length) value; no bytes follow.
-    Empty,
-    /// Header bit `2·(i mod 32)+1`: a null (absent) value; no bytes follow.
-    Null,
-}
-
-/// One value of a [`ClusteringBound`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ClusteringValue {
-    pub state: ClusteringValueState,
-    /// The value bytes (without a length prefix); empty unless `Present`.
-    #[serde(serialize_with = "super::serialize_hex")]
-    pub bytes: Vec<u8>,
-    /// Length prefix (variable-length types) and bytes; zero-length when not present.
-    pub span: Span,
-}
-
-/// A `ClusteringBound` as serialized in the covered Slice: kind, size, values.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ClusteringBound {
-    pub span: Span,
-    /// `ClusteringPrefix.Kind` ordinal.
-    pub kind: Spanned<u8>,
-    pub size: Spanned<u16>,
-    /// One header vint before each batch of 32 values.
-    pub headers: Vec<Spanned<u64>>,
-    pub values: Vec<ClusteringValue>,
-}
-
-/// Name of a `ClusteringPrefix.Kind` ordinal.
-pub fn clustering_kind_name(kind: u8) -> &'static str {
-    match kind {
-        0 => "EXCL_END_BOUND",
-        1 => "INCL_START_BOUND",
-        2 => "EXCL_END_INCL_START_BOUNDARY",
-        3 => "STATIC_CLUSTERING",
-        4 => "CLUSTERING",
-        5 => "INCL_END_EXCL_START_BOUNDARY",
-        6 => "INCL_END_BOUND",
-        7 => "EXCL_START_BOUND",
-        8 => "SSTABLE_LOWER_BOUND",
-        9 => "SSTABLE_UPPER_BOUND",
-        _ => "unknown kind",
+/// A covered-slice bound as a node: kind, size, headers, values.
+fn bound_node(label: &str, b: &ClusteringPrefixBuf) -> Node {
+    let mut children = Vec::new();
+    if let Some(span) = b.kind_span {
+        children.push(leaf(
+            "kind",
+            format!("{} ({})", b.kind.ordinal(), b.kind.name()),
+            span,
+        ));
     }
-}
-
-/// The serialized length of a value of `type_name` if the type is fixed-length
-/// (`AbstractType.valueLengthIfFixed`), else `None` (values carry a vint length).
-pub fn fixed_value_length(type_name: &str) -> Option<u64> {
-    const PREFIX: &str = "org.apache.cassandra.db.marshal.";
-    let mut t = type_name.trim();
-    let mut multiplier: u64 = 1;
-    loop {
-        t = t.strip_prefix(PREFIX).unwrap_or(t).trim();
-        if let Some(inner) = t
-            .strip_prefix("ReversedType(")
-            .and_then(|s| s.strip_suffix(')'))
-        {
-            t = inner.trim();
-            continue;
-        }
-        if let Some(inner) = t
-            .strip_prefix("VectorType(")
-            .and_then(|s| s.strip_suffix(')'))
-        {
-            let (element, dimension) = inner.rsplit_once(',')?;
-            let dimension: u64 = dimension.trim().parse().ok()?;
-            multiplier = multiplier.checked_mul(dimension)?;
-            t = element.trim();
-            continue;
-        }
-        let base: u64 = match t {
-            "EmptyType" => 0,
-            "BooleanType" => 1,
-            "Int32Type" | "FloatType" => 4,
-            "LongType" | "DoubleType" | "TimestampType" | "DateType" => 8,
-            "UUIDType" | "TimeUUIDType" | "LexicalUUIDType" => 16,
-            _ => return None,
+    if let Some(size) = &b.size {
+        children.push(spanned_leaf("size", size));
+    }
+    for (i, h) in b.headers.iter().enumerate() {
+        children.push(leaf(
+            &format!("header {i}"),
+            format!("0x{:x} (empty/null bits for values {}..)", h.value, i * 32),
+            h.span,
+        ));
+    }
+    for v in &b.values {
+        let value = match v.state {
+            ClusteringValueState::Present => bytes_display(&v.bytes),
+            ClusteringValueState::Empty => "empty".to_owned(),
+            ClusteringValueState::Null => "null".to_owned(),
         };
-        return base.checked_mul(multiplier);
+        children.push(leaf(&format!("value {}", v.index), value, v.span));
     }
+    Node::new(
+        label,
+        format!("{} with {} values", b.kind.name(), b.values.len()),
+        Some(b.span),
+    )
+    .with_children(children)
 }
 
-impl ClusteringBound {
-    /// `ClusteringBound.serializer.deserialize`: u8 kind, u16 size, values for `size` columns.
-    pub fn decode(
-        r: &mut Reader<'_>,
-        types: &[Spanned<String>],
-        what: &'static str,
-    ) -> Result<Self> {
-        let start = r.offset();
-        let kind = spanned(r, |r| r.u8(what))?;
-        let size = spanned(r, |r| r.u16(what))?;
-        if usize::from(size.value) > types.len() {
-            return Err(r.invalid_at(
-                format!(
-                    "bound has {} values but only {} clustering types",
-                    size.value,
-                    types.len()
-                ),
-                size.span.start,
-                what,
-            ));
-        }
-        let mut headers = Vec::new();
-        let mut values = Vec::with_capacity(usize::from(size.value));
-        let mut header = 0u64;
-        for (i, ty) in types.iter().take(usize::from(size.value)).enumerate() {
-            if i % 32 == 0 {
-                let h = spanned(r, |r| r.unsigned_vint(what))?;
-                header = h.value;
-                headers.push(h);
-            }
-            let bit = 2 * (i % 32) as u32;
-            let value_start = r.offset();
-            let (state, bytes) = if header & (1u64 << (bit + 1)) != 0 {
-                (ClusteringValueState::Null, Vec::new())
-            } else if header & (1u64 << bit) != 0 {
-                (ClusteringValueState::Empty, Vec::new())
-            } else {
-                let bytes = match fixed_value_length(&ty.value) {
-                    Some(len) => r.bytes_u64(len, what)?,
-                    None => r.vint_length_bytes(what)?,
-                };
-                (ClusteringValueState::Present, bytes.to_vec())
-            };
-            values.push(ClusteringValue {
-                state,
-                bytes,
-                span: r.span_from(value_start),
-            });
-        }
-        Ok(ClusteringBound {
-            span: r.span_from(start),
-            kind,
-            size,
-            headers,
-            values,
+/// The fixed value length of each clustering type string (`None` = vint-length, also for a
+/// type string that does not parse).
+fn clustering_fixed_lengths(types: &[Spanned<String>]) -> Vec<Option<u32>> {
+    types
+        .iter()
+        .map(|t| {
+            parse_type(&t.value)
+                .ok()
+                .and_then(|t| t.value_length_if_fixed())
         })
-    }
-
-    fn to_node(&self, label: &str) -> Node {
-        let mut children = vec![
-            leaf(
-                "kind",
-                format!(
-                    "{} ({})",
-                    self.kind.value,
-                    clustering_kind_name(self.kind.value)
-                ),
-                self.kind.span,
-            ),
-            spanned_leaf("size", &self.size),
-        ];
-        for (i, h) in self.headers.iter().enumerate() {
-            children.push(leaf(
-                &format!("header {i}"),
-                format!("0x{:x} (empty/null bits for values {}..)", h.value, i * 32),
-                h.span,
-            ));
-        }
-        for (i, v) in self.values.iter().enumerate() {
-            let value = match v.state {
-                ClusteringValueState::Present => bytes_display(&v.bytes),
-                ClusteringValueState::Empty => "empty".to_owned(),
-                ClusteringValueState::Null => "null".to_owned(),
-            };
-            children.push(leaf(&format!("value {i}"), value, v.span));
-        }
-        Node::new(
-            label,
-            format!(
-                "{} with {} values",
-                clustering_kind_name(self.kind.value),
-                self.size.value
-            ),
-            Some(self.span),
-        )
-        .with_children(children)
-    }
+        .collect()
 }
 
 /// The improved min/max (5.0): clustering types and the covered `Slice`.
@@ -414,26 +240,28 @@ pub struct CoveredClustering {
     pub type_count: Spanned<u64>,
     /// `AbstractType` strings, e.g. `org.apache.cassandra.db.marshal.UTF8Type`.
     pub clustering_types: Vec<Spanned<String>>,
-    pub start: ClusteringBound,
-    pub end: ClusteringBound,
+    pub start: ClusteringPrefixBuf,
+    pub end: ClusteringPrefixBuf,
 }
 
 impl CoveredClustering {
     fn decode(r: &mut Reader<'_>) -> Result<Self> {
         let start = r.offset();
-        let type_count = spanned(r, |r| r.unsigned_vint("STATS: clustering type count"))?;
+        let type_count = r.spanned(|r| r.unsigned_vint("STATS: clustering type count"))?;
         let n = r.check_count(type_count.value, 1, "STATS: clustering types")?;
         let mut clustering_types = Vec::with_capacity(n);
         for _ in 0..n {
-            clustering_types.push(spanned(r, |r| {
+            clustering_types.push(r.spanned(|r| {
                 r.vint_length_bytes("STATS: clustering type")
                     .map(|b| String::from_utf8_lossy(b).into_owned())
             })?);
         }
+        let fixed = clustering_fixed_lengths(&clustering_types);
+        let layout = ClusteringLayout::new(&fixed);
         let start_bound =
-            ClusteringBound::decode(r, &clustering_types, "STATS: covered slice start bound")?;
+            ClusteringPrefix::read_bound(r, layout, "STATS: covered slice start bound")?.to_owned();
         let end_bound =
-            ClusteringBound::decode(r, &clustering_types, "STATS: covered slice end bound")?;
+            ClusteringPrefix::read_bound(r, layout, "STATS: covered slice end bound")?.to_owned();
         Ok(CoveredClustering {
             span: r.span_from(start),
             type_count,
@@ -470,8 +298,8 @@ impl CoveredClustering {
                 Some(types_span),
             )
             .with_children(types),
-            self.start.to_node("slice start"),
-            self.end.to_node("slice end"),
+            bound_node("slice start", &self.start),
+            bound_node("slice end", &self.end),
         ])
     }
 }
@@ -493,9 +321,9 @@ pub struct OptionalUuid {
 impl OptionalUuid {
     fn decode(r: &mut Reader<'_>, what: &'static str) -> Result<Self> {
         let start = r.offset();
-        let flag = spanned(r, |r| r.u8(what))?;
+        let flag = r.spanned(|r| r.u8(what))?;
         let uuid = if flag.value != 0 {
-            Some(spanned(r, |r| {
+            Some(r.spanned(|r| {
                 let msb = r.u64(what)?;
                 let lsb = r.u64(what)?;
                 Ok(uuid_string(msb, lsb))
@@ -535,8 +363,8 @@ pub struct StatsMetadata {
     pub min_timestamp_micros: Spanned<i64>,
     pub max_timestamp_micros: Spanned<i64>,
     /// ma+ (2.x stores only the maximum).
-    pub min_local_deletion_time: Option<LocalDeletionTime>,
-    pub max_local_deletion_time: LocalDeletionTime,
+    pub min_local_deletion_time: Option<Spanned<LocalDeletionTime>>,
+    pub max_local_deletion_time: Spanned<LocalDeletionTime>,
     /// ma+.
     pub min_ttl_secs: Option<Spanned<i32>>,
     pub max_ttl_secs: Option<Spanned<i32>>,
@@ -604,28 +432,27 @@ impl StatsMetadata {
         let estimated_cell_per_partition_count = EstimatedHistogram::decode(r)
             .map_err(|e| e.context("STATS: estimated cells per partition histogram"))?;
         let commit_log_upper_bound = CommitLogPosition::decode(r, "STATS: commit log upper bound")?;
-        let min_timestamp_micros = spanned(r, |r| r.i64("STATS: min timestamp"))?;
-        let max_timestamp_micros = spanned(r, |r| r.i64("STATS: max timestamp"))?;
+        let min_timestamp_micros = r.spanned(|r| r.i64("STATS: min timestamp"))?;
+        let max_timestamp_micros = r.spanned(|r| r.i64("STATS: max timestamp"))?;
         let min_local_deletion_time = if row_format {
-            Some(LocalDeletionTime::decode(
-                r,
-                unsigned_ldt,
-                "STATS: min local deletion time",
-            )?)
+            Some(r.spanned(|r| {
+                LocalDeletionTime::decode(r, unsigned_ldt, "STATS: min local deletion time")
+            })?)
         } else {
             None
         };
-        let max_local_deletion_time =
-            LocalDeletionTime::decode(r, unsigned_ldt, "STATS: max local deletion time")?;
+        let max_local_deletion_time = r.spanned(|r| {
+            LocalDeletionTime::decode(r, unsigned_ldt, "STATS: max local deletion time")
+        })?;
         let (min_ttl_secs, max_ttl_secs) = if row_format {
             (
-                Some(spanned(r, |r| r.i32("STATS: min TTL"))?),
-                Some(spanned(r, |r| r.i32("STATS: max TTL"))?),
+                Some(r.spanned(|r| r.i32("STATS: min TTL"))?),
+                Some(r.spanned(|r| r.i32("STATS: max TTL"))?),
             )
         } else {
             (None, None)
         };
-        let compression_ratio = spanned(r, |r| r.f64("STATS: compression ratio"))?;
+        let compression_ratio = r.spanned(|r| r.f64("STATS: compression ratio"))?;
         let layout = if unsigned_ldt {
             TombstoneHistogramLayout::UnsignedDeletionTime
         } else {
@@ -633,8 +460,8 @@ impl StatsMetadata {
         };
         let estimated_tombstone_drop_time = TombstoneHistogram::decode(r, layout)
             .map_err(|e| e.context("STATS: estimated tombstone drop time histogram"))?;
-        let sstable_level = spanned(r, |r| r.i32("STATS: sstable level"))?;
-        let repaired_at_millis = spanned(r, |r| r.i64("STATS: repaired at"))?;
+        let sstable_level = r.spanned(|r| r.i32("STATS: sstable level"))?;
+        let repaired_at_millis = r.spanned(|r| r.i64("STATS: repaired at"))?;
 
         let legacy_min_max = has_legacy_min_max_or_column_names(version);
         let improved = has_improved_min_max(version);
@@ -651,11 +478,12 @@ impl StatsMetadata {
         } else {
             None
         };
-        let has_legacy_counter_shards = spanned(r, |r| r.bool("STATS: has legacy counter shards"))?;
+        let has_legacy_counter_shards =
+            r.spanned(|r| r.bool("STATS: has legacy counter shards"))?;
         let (total_columns_set, total_rows) = if row_format {
             (
-                Some(spanned(r, |r| r.i64("STATS: total columns set"))?),
-                Some(spanned(r, |r| r.i64("STATS: total rows"))?),
+                Some(r.spanned(|r| r.i64("STATS: total columns set"))?),
+                Some(r.spanned(|r| r.i64("STATS: total rows"))?),
             )
         } else {
             (None, None)
@@ -688,7 +516,7 @@ impl StatsMetadata {
             version.has_is_transient(),
             "is transient",
             &mut missing,
-            |r| spanned(r, |r| r.bool("STATS: is transient")),
+            |r| r.spanned(|r| r.bool("STATS: is transient")),
         )?;
         let originating_host_id = trailing(
             r,
@@ -702,7 +530,7 @@ impl StatsMetadata {
             has_partition_level_deletions_marker(version),
             "has partition level deletions",
             &mut missing,
-            |r| spanned(r, |r| r.bool("STATS: has partition level deletions")),
+            |r| r.spanned(|r| r.bool("STATS: has partition level deletions")),
         )?;
         if improved && legacy_min_max {
             covered_clustering = trailing(
@@ -725,7 +553,7 @@ impl StatsMetadata {
             version.has_token_space_coverage(),
             "token space coverage",
             &mut missing,
-            |r| spanned(r, |r| r.f64("STATS: token space coverage")),
+            |r| r.spanned(|r| r.f64("STATS: token space coverage")),
         )?;
 
         Ok(StatsMetadata {
@@ -791,11 +619,11 @@ impl StatsMetadata {
             ),
         ];
         if let Some(t) = &self.min_local_deletion_time {
-            c.push(leaf("min local deletion time", t.display(), t.span));
+            c.push(leaf("min local deletion time", t.value.display(), t.span));
         }
         c.push(leaf(
             "max local deletion time",
-            self.max_local_deletion_time.display(),
+            self.max_local_deletion_time.value.display(),
             self.max_local_deletion_time.span,
         ));
         if let Some(t) = &self.min_ttl_secs {
@@ -921,7 +749,7 @@ impl StatsMetadata {
 
 fn decode_intervals(r: &mut Reader<'_>) -> Result<CommitLogIntervals> {
     let start = r.offset();
-    let count = spanned(r, |r| r.i32("STATS: commit log interval count"))?;
+    let count = r.spanned(|r| r.i32("STATS: commit log interval count"))?;
     let n = u64::try_from(count.value).map_err(|_| {
         r.invalid_at(
             format!("negative interval count {}", count.value),
@@ -1019,8 +847,8 @@ mod tests {
         assert_eq!(s.estimated_partition_count, 3);
         assert!(s.commit_log_upper_bound.is_none());
         let min_ldt = s.min_local_deletion_time.as_ref().unwrap();
-        assert_eq!(min_ldt.secs, Some(3_000_000_000));
-        assert_eq!(s.max_local_deletion_time.secs, None);
+        assert_eq!(min_ldt.value.secs_if_set(), Some(3_000_000_000));
+        assert_eq!(s.max_local_deletion_time.value.secs_if_set(), None);
         assert_eq!(s.min_ttl_secs.as_ref().map(|t| t.value), Some(5));
         let bins = &s.estimated_tombstone_drop_time.bins;
         assert_eq!(bins.len(), 1);
@@ -1074,31 +902,27 @@ mod tests {
 
     #[test]
     fn fixed_lengths_follow_the_type_strings() {
-        assert_eq!(
-            fixed_value_length("org.apache.cassandra.db.marshal.Int32Type"),
-            Some(4)
-        );
-        assert_eq!(
-            fixed_value_length(
-                "org.apache.cassandra.db.marshal.ReversedType(org.apache.cassandra.db.marshal.TimeUUIDType)"
-            ),
-            Some(16)
-        );
-        assert_eq!(
-            fixed_value_length("VectorType(org.apache.cassandra.db.marshal.FloatType , 3)"),
-            Some(12)
-        );
-        assert_eq!(
-            fixed_value_length("org.apache.cassandra.db.marshal.UTF8Type"),
-            None
-        );
-        assert_eq!(fixed_value_length("ShortType"), None);
+        let t = |s: &str| Spanned {
+            value: s.to_owned(),
+            span: Span::new(0, 0),
+        };
         let deep = "ReversedType(".repeat(10_000) + "LongType" + &")".repeat(10_000);
-        assert_eq!(fixed_value_length(&deep), Some(8));
+        assert_eq!(
+            clustering_fixed_lengths(&[
+                t("org.apache.cassandra.db.marshal.Int32Type"),
+                t("org.apache.cassandra.db.marshal.ReversedType(org.apache.cassandra.db.marshal.TimeUUIDType)"),
+                t("org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType, 3)"),
+                t("org.apache.cassandra.db.marshal.UTF8Type"),
+                t("ShortType"),
+                // Nesting past the parser's limit: treated as vint-length.
+                t(&deep),
+            ]),
+            [Some(4), Some(16), Some(12), None, None, None]
+        );
     }
 
     #[test]
-    fn bound_values_use_header_bits() {
+    fn covered_slice_bounds_use_header_bits() {
         let types: Vec<Spanned<String>> = ["Int32Type", "UTF8Type", "UTF8Type"]
             .iter()
             .map(|t| Spanned {
@@ -1106,12 +930,16 @@ mod tests {
                 span: Span::new(0, 0),
             })
             .collect();
+        let fixed = clustering_fixed_lengths(&types);
+        let layout = ClusteringLayout::new(&fixed);
         // kind 1, size 3, header: value 1 empty (bit 2), value 2 null (bit 5).
         let bytes = [1u8, 0, 3, 0x24, 0, 0, 0, 7];
         let mut r = Reader::new(&bytes, 50);
-        let b = ClusteringBound::decode(&mut r, &types, "t").unwrap();
+        let b = ClusteringPrefix::read_bound(&mut r, layout, "t")
+            .unwrap()
+            .to_owned();
         assert!(r.is_empty());
-        assert_eq!(b.kind.value, 1);
+        assert_eq!(b.kind.ordinal(), 1);
         let states: Vec<_> = b.values.iter().map(|v| v.state).collect();
         assert_eq!(
             states,
@@ -1121,28 +949,27 @@ mod tests {
                 ClusteringValueState::Null
             ]
         );
-        assert_eq!(
-            b.values.first().map(|v| v.bytes.clone()),
-            Some(vec![0, 0, 0, 7])
-        );
+        assert_eq!(b.first_value(), Some(&[0u8, 0, 0, 7][..]));
         assert_eq!(b.values.first().map(|v| v.span), Some(Span::new(54, 58)));
+        let node = bound_node("start", &b);
+        assert_eq!(node.value, "INCL_START_BOUND with 3 values");
         // More values than types is an error.
         let bytes = [6u8, 0, 4, 0];
-        assert!(ClusteringBound::decode(&mut Reader::new(&bytes, 0), &types, "t").is_err());
+        assert!(ClusteringPrefix::read_bound(&mut Reader::new(&bytes, 0), layout, "t").is_err());
     }
 
     #[test]
     fn deletion_times_signed_and_unsigned() {
         let bytes = 0x8000_0001u32.to_be_bytes();
         let t = LocalDeletionTime::decode(&mut Reader::new(&bytes, 0), false, "t").unwrap();
-        assert_eq!(t.secs, Some(i64::from(i32::MIN) + 1));
+        assert_eq!(t.secs_if_set(), Some(i64::from(i32::MIN) + 1));
         let t = LocalDeletionTime::decode(&mut Reader::new(&bytes, 0), true, "t").unwrap();
-        assert_eq!(t.secs, Some(0x8000_0001));
+        assert_eq!(t.secs_if_set(), Some(0x8000_0001));
         let none = i32::MAX.to_be_bytes();
         let t = LocalDeletionTime::decode(&mut Reader::new(&none, 0), false, "t").unwrap();
-        assert_eq!(t.secs, None);
+        assert_eq!(t.secs_if_set(), None);
         let none = u32::MAX.to_be_bytes();
         let t = LocalDeletionTime::decode(&mut Reader::new(&none, 0), true, "t").unwrap();
-        assert_eq!(t.secs, None);
+        assert_eq!(t.secs_if_set(), None);
     }
 }

@@ -12,7 +12,7 @@
 
 use serde::Serialize;
 
-use super::{spanned, spanned_leaf};
+use super::spanned_leaf;
 use crate::error::Result;
 use crate::reader::Reader;
 use crate::span::{Node, Span, Spanned};
@@ -31,10 +31,9 @@ pub struct ValidationMetadata {
 impl ValidationMetadata {
     pub fn decode(r: &mut Reader<'_>) -> Result<ValidationMetadata> {
         let start = r.offset();
-        let partitioner = spanned(r, |r| r.utf("VALIDATION: partitioner class name"))?;
-        let bloom_filter_fp_chance = spanned(r, |r| {
-            r.f64("VALIDATION: bloom filter false-positive chance")
-        })?;
+        let partitioner = r.spanned(|r| r.utf("VALIDATION: partitioner class name"))?;
+        let bloom_filter_fp_chance =
+            r.spanned(|r| r.f64("VALIDATION: bloom filter false-positive chance"))?;
         Ok(ValidationMetadata {
             span: r.span_from(start),
             partitioner,

@@ -20,19 +20,7 @@ pub(super) const DATE_EPOCH_DAY: i64 = 1 << 31;
 /// Years accepted when parsing (keeps every intermediate product inside `i64`).
 const MAX_PARSED_YEAR: i64 = 1_000_000_000;
 
-/// (year, month, day) of a day count since 1970-01-01.
-pub(super) fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month as u32, day as u32)
-}
+pub(super) use crate::datetime::civil_from_days;
 
 /// Days since 1970-01-01 of a valid (year, month, day); `|year|` ≤ [`MAX_PARSED_YEAR`].
 pub(super) fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
