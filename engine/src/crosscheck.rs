@@ -22,6 +22,7 @@
 //! Src: `src/java/org/apache/cassandra/io/sstable/format/big/BigTableReader.java`,
 //! `.../format/bti/BtiTableReader.java`, `.../indexsummary/IndexSummaryBuilder.java`,
 //! `.../format/bti/PartitionIndexBuilder.java`, `db/DecoratedKey.java`, `utils/BloomFilter.java`.
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use core::cmp::Ordering;
 
@@ -202,7 +203,7 @@ impl<'m> CrossChecker<'m> {
     }
 
     fn note(&mut self, kind: CrossCheckKind, p: Option<&IndexedPartition<'_>>, message: String) {
-        self.finding_count += 1;
+        self.finding_count = self.finding_count.saturating_add(1);
         if self.findings.len() < MAX_LISTED_FINDINGS {
             self.findings.push(CrossCheckFinding {
                 kind,
@@ -217,7 +218,7 @@ impl<'m> CrossChecker<'m> {
     /// Checks one entry against the previous one, the bloom filter, the data length and
     /// Summary.db. Entries must come in index order.
     pub fn add_entry(&mut self, p: &IndexedPartition<'_>) {
-        self.checked += 1;
+        self.checked = self.checked.saturating_add(1);
         let token = self.partitioner.token(p.key);
         let n = p.number;
         if let Some((pn, pkey, ptoken, ppos)) = self.previous.take() {
@@ -296,8 +297,8 @@ impl<'m> CrossChecker<'m> {
             if sample.position > offset {
                 break;
             }
-            s.next += 1;
-            s.checked += 1;
+            s.next = s.next.saturating_add(1);
+            s.checked = s.checked.saturating_add(1);
             let j = sample.number;
             if sample.position < offset {
                 self.note(
@@ -351,7 +352,7 @@ impl<'m> CrossChecker<'m> {
         let n = p.number;
         match read {
             Ok(start) => {
-                self.data_keys_checked += 1;
+                self.data_keys_checked = self.data_keys_checked.saturating_add(1);
                 let stored = &start.key.bytes.bytes;
                 if stored.as_slice() != p.key {
                     self.note(
@@ -426,8 +427,8 @@ impl<'m> CrossChecker<'m> {
         if let Some(mut s) = self.summary.take() {
             let last_key = self.previous.as_ref().map(|(_, k, _, _)| k.clone());
             while let Some(sample) = s.samples.get(s.next) {
-                s.next += 1;
-                s.checked += 1;
+                s.next = s.next.saturating_add(1);
+                s.checked = s.checked.saturating_add(1);
                 let message = format!(
                     "Summary.db sample {} ({}): Index.db position {} is past the last entry",
                     sample.number,

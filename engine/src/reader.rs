@@ -4,6 +4,7 @@
 //! first byte, so errors and spans always name real file positions. Every read returns `Result`;
 //! nothing indexes or panics, and lengths read from the file are checked against the bytes that
 //! remain before anything is allocated (see wasmparser's `BinaryReader`).
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use crate::component::ComponentType;
 use crate::error::{Error, ErrorKind, Result};
@@ -37,7 +38,7 @@ impl<'a> Reader<'a> {
 
     /// Absolute file offset of the next byte.
     pub fn offset(&self) -> u64 {
-        self.base_offset + self.pos as u64
+        self.base_offset.saturating_add(self.pos as u64)
     }
 
     /// Position relative to the start of this reader's slice.
@@ -229,8 +230,8 @@ impl<'a> Reader<'a> {
         let rest = self.bytes(extra, what).map_err(|_| {
             self.error_at(
                 ErrorKind::UnexpectedEof {
-                    needed_bytes: extra as u64 + 1,
-                    available_bytes: self.remaining_bytes() as u64 + 1,
+                    needed_bytes: (extra as u64).saturating_add(1),
+                    available_bytes: (self.remaining_bytes() as u64).saturating_add(1),
                 },
                 start,
                 what,
@@ -250,7 +251,7 @@ impl<'a> Reader<'a> {
     /// Cassandra's signed vint: zigzag over [`Reader::unsigned_vint`].
     pub fn signed_vint(&mut self, what: &'static str) -> Result<i64> {
         let u = self.unsigned_vint(what)?;
-        Ok(((u >> 1) as i64) ^ -((u & 1) as i64))
+        Ok(((u >> 1) as i64) ^ ((u & 1) as i64).wrapping_neg())
     }
 
     /// An unsigned vint that must fit in 32 bits (`readUnsignedVInt32`): larger values are errors.

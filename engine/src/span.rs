@@ -1,11 +1,12 @@
 //! Byte spans and the owned field tree that the UI, the CLI and golden files all render.
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use serde::Serialize;
 
 /// Bytes as lowercase hex without a prefix (`00ff`): how every report shows raw bytes.
 pub fn hex(bytes: &[u8]) -> String {
     use core::fmt::Write;
-    let mut out = String::with_capacity(bytes.len() * 2);
+    let mut out = String::with_capacity(bytes.len().saturating_mul(2));
     for b in bytes {
         let _ = write!(out, "{b:02x}");
     }
@@ -65,7 +66,7 @@ impl Span {
 }
 
 /// A decoded value with the bytes it came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Spanned<T> {
     pub value: T,
     pub span: Span,

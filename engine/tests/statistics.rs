@@ -252,7 +252,10 @@ fn legacy_tables_in_every_version() {
                 } else {
                     assert!(cc.clustering_types.is_empty(), "{ctx}");
                     assert_eq!(
-                        (cc.start.size.unwrap().value, cc.end.size.unwrap().value),
+                        (
+                            cc.start.size.as_ref().unwrap().value,
+                            cc.end.size.as_ref().unwrap().value
+                        ),
                         (0, 0),
                         "{ctx}"
                     );

@@ -40,6 +40,7 @@
 //! `.../format/big/BigFormatPartitionWriter.java`; cassandra-3.0 `db/RowIndexEntry.java`,
 //! `io/sstable/IndexInfo.java`; cassandra-2.1/2.2 `db/RowIndexEntry.java`,
 //! `io/sstable/IndexHelper.java` (old `IndexInfo`), `db/composites/CompoundSparseCellNameType`.
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use serde::Serialize;
 
@@ -214,8 +215,8 @@ impl<'a> IndexFile<'a> {
         if start < self.base_offset || end > self.end_offset() || start > end {
             return Err(missing());
         }
-        let lo = usize::try_from(start - self.base_offset).map_err(|_| missing())?;
-        let hi = usize::try_from(end - self.base_offset).map_err(|_| missing())?;
+        let lo = usize::try_from(start.saturating_sub(self.base_offset)).map_err(|_| missing())?;
+        let hi = usize::try_from(end.saturating_sub(self.base_offset)).map_err(|_| missing())?;
         let bytes = self.data.get(lo..hi).ok_or_else(missing)?;
         Ok(Reader::new(bytes, start).for_component(ComponentType::PrimaryIndex))
     }
@@ -311,7 +312,7 @@ impl<'a> IndexFile<'a> {
                         "promoted index: offsets table",
                     ));
                 }
-                let blocks_len = remaining - table_bytes;
+                let blocks_len = remaining.saturating_sub(table_bytes);
                 // Each IndexInfo takes at least 5 bytes (2 kinds, offset, width, flag).
                 if u64::from(count).saturating_mul(5) > blocks_len {
                     return Err(r.invalid_at(
@@ -445,7 +446,7 @@ impl<'a> IndexCursor<'a> {
                 self.done = true;
                 return Err(Error::new(
                     ErrorKind::UnexpectedEof {
-                        needed_bytes: self.next - end,
+                        needed_bytes: self.next.saturating_sub(end),
                         available_bytes: 0,
                     },
                     end,
@@ -625,10 +626,10 @@ fn check_offsets(offsets: &[u32], blocks_len: u64, warnings: &mut Vec<String>) {
     for (j, pair) in offsets.windows(2).enumerate() {
         if let [a, b] = pair {
             if b <= a && listed < MAX_LISTED_FINDINGS {
-                listed += 1;
+                listed = listed.saturating_add(1);
                 warnings.push(format!(
                     "IndexInfo offset {} ({b}) is not above offset {j} ({a})",
-                    j + 1
+                    j.saturating_add(1)
                 ));
             }
         }
@@ -669,8 +670,8 @@ impl PromotedIndex {
         if i >= self.offsets.len() {
             return None;
         }
-        let start = table.start.saturating_add(4 * i as u64);
-        Some(Span::new(start, start + 4))
+        let start = table.start.saturating_add((i as u64).saturating_mul(4));
+        Some(Span::new(start, start.saturating_add(4)))
     }
 
     pub fn to_node(&self) -> Node {
@@ -704,7 +705,10 @@ impl PromotedIndex {
             if self.offsets.len() > MAX_CHILD_NODES {
                 nodes.push(Node::new(
                     "…",
-                    format!("{} more offsets", self.offsets.len() - MAX_CHILD_NODES),
+                    format!(
+                        "{} more offsets",
+                        self.offsets.len().saturating_sub(MAX_CHILD_NODES)
+                    ),
                     self.offset_span(MAX_CHILD_NODES)
                         .map(|s| Span::new(s.start, table.end)),
                 ));
@@ -785,7 +789,7 @@ impl LegacyCellName {
     fn decode(r: &mut Reader<'_>, what: &'static str) -> Result<Self> {
         let start = r.offset();
         let bytes = r.short_length_bytes(what)?;
-        let name_start = start + 2;
+        let name_start = start.saturating_add(2);
         let components = parse_composite(bytes, name_start);
         Ok(LegacyCellName {
             span: r.span_from(start),
@@ -1131,11 +1135,11 @@ fn position_warnings(entries: &[IndexEntry]) -> Vec<String> {
     for (i, pair) in entries.windows(2).enumerate() {
         if let [a, b] = pair {
             if b.position.value <= a.position.value {
-                bad += 1;
+                bad = bad.saturating_add(1);
                 if bad <= MAX_LISTED_FINDINGS {
                     warnings.push(format!(
                         "partition {}: Data.db position {} is not above the previous {}",
-                        i + 1,
+                        i.saturating_add(1),
                         b.position.value,
                         a.position.value
                     ));
@@ -1146,7 +1150,7 @@ fn position_warnings(entries: &[IndexEntry]) -> Vec<String> {
     if bad > MAX_LISTED_FINDINGS {
         warnings.push(format!(
             "… and {} more positions out of order",
-            bad - MAX_LISTED_FINDINGS
+            bad.saturating_sub(MAX_LISTED_FINDINGS)
         ));
     }
     warnings
@@ -1174,7 +1178,10 @@ impl PrimaryIndex {
                 .map(|(a, b)| Span::new(a.span.start, b.span.end));
             nodes.push(Node::new(
                 "…",
-                format!("{} more partitions", self.entries.len() - MAX_CHILD_NODES),
+                format!(
+                    "{} more partitions",
+                    self.entries.len().saturating_sub(MAX_CHILD_NODES)
+                ),
                 hidden,
             ));
         }

@@ -34,7 +34,7 @@ pub(super) fn decompress(
             Ok(())
         }
         Err(e) if e.status == TINFLStatus::HasMoreOutput => Err(CodecError::LengthTooLarge {
-            claimed_bytes: expected_bytes as u64 + 1,
+            claimed_bytes: (expected_bytes as u64).saturating_add(1),
             limit_bytes: expected_bytes as u64,
         }),
         Err(e) => Err(CodecError::Corrupt(format!(

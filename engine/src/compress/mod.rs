@@ -22,6 +22,7 @@
 //! [`compress_chunk`] writes the same framing, for tests and a future writer. Zstd is written at
 //! ruzstd's fastest level (about zstd level 1) whatever `compression_level` says; the other codecs
 //! match Cassandra's defaults (LZ4 fast, zlib level 6).
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use core::fmt;
 

@@ -39,11 +39,14 @@ pub(super) fn decompress(
 
 pub(super) fn compress(data: &[u8], out: &mut Vec<u8>) -> Result<(), CodecError> {
     let start = out.len();
-    out.resize(start + snap::raw::max_compress_len(data.len()), 0);
+    out.resize(
+        start.saturating_add(snap::raw::max_compress_len(data.len())),
+        0,
+    );
     let target = out.get_mut(start..).unwrap_or_default();
     let written = snap::raw::Encoder::new()
         .compress(data, target)
         .map_err(|e| CodecError::Corrupt(e.to_string()))?;
-    out.truncate(start + written);
+    out.truncate(start.saturating_add(written));
     Ok(())
 }

@@ -68,7 +68,7 @@ pub(super) fn decompress(
         }
         let declared = decoder.content_size();
         if declared > expected_bytes.saturating_sub(out.len()) as u64 {
-            return Err(too_large(out.len() as u64 + declared));
+            return Err(too_large((out.len() as u64).saturating_add(declared)));
         }
         loop {
             let finished = decoder

@@ -215,7 +215,7 @@ impl ClusteringValue<'_> {
 /// A decoded clustering prefix that borrows its values from the input: decoding checks every
 /// header, length and cap once and allocates nothing; [`ClusteringPrefix::values`] walks the
 /// checked bytes again and yields `&'a [u8]` views with their absolute spans.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClusteringPrefix<'a> {
     /// The whole prefix (kind, size, headers, values).
     pub span: Span,
@@ -258,7 +258,7 @@ impl<'a> Walk<'a> {
             return None;
         }
         let mut header = None;
-        if self.index % 32 == 0 {
+        if self.index.is_multiple_of(32) {
             let h = self
                 .r
                 .spanned(|r| r.unsigned_vint("clustering header"))
@@ -490,12 +490,14 @@ impl<'p> ClusteringPrefix<'p> {
         size: Option<Spanned<u16>>,
         what: &'static str,
     ) -> Result<Self> {
-        let count = size.map_or(layout.column_count(), |s| usize::from(s.value));
+        let count = size
+            .as_ref()
+            .map_or(layout.column_count(), |s| usize::from(s.value));
         let values_offset = r.offset();
         let values_start = r.position();
         let mut header = 0u64;
         for (index, fixed) in layout.fixed_lengths_bytes.iter().take(count).enumerate() {
-            if index % 32 == 0 {
+            if index.is_multiple_of(32) {
                 header = r.unsigned_vint(what)?;
             }
             read_value_at(r, index, header, *fixed, &layout, what)?;
@@ -551,7 +553,7 @@ impl<'p> ClusteringPrefix<'p> {
             span: self.span,
             kind: self.kind,
             kind_span: self.kind_span,
-            size: self.size,
+            size: self.size.clone(),
             headers: self.headers().collect(),
             values: self.values().map(|v| v.to_owned()).collect(),
         }

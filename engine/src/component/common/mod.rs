@@ -26,7 +26,7 @@
 //!   other kind Cassandra writes = size + values).
 //!
 //! Each checks kind, size (≤ clustering columns), headers, lengths and the value cap once,
-//! allocates nothing, and returns a `Copy` [`ClusteringPrefix<'a>`] that borrows the input (and
+//! allocates nothing, and returns a [`ClusteringPrefix<'a>`] that borrows the input (and
 //! the layout). [`ClusteringPrefix::values`] yields [`ClusteringValue<'a>`]: `index`, `state`
 //! (present / empty / null), `bytes: &'a [u8]` (without length prefix) and the absolute `span`
 //! (length prefix + bytes); [`ClusteringPrefix::headers`] yields the empty/null header vints with
@@ -42,6 +42,7 @@
 //! as a [`DeletionTime`] with [`DeletionTimeEncoding::Delta`]. [`LocalDeletionTime`] keeps the 32
 //! stored bits with their signed (before `oa`) or unsigned reading: `is_none`, `is_invalid`,
 //! `expiry_secs`, `display`.
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 pub mod clustering;
 pub mod deletion;

@@ -69,7 +69,7 @@ impl RegisterSet {
     /// Register `j` (`RegisterSet.get`).
     pub fn register(&self, j: u64) -> Option<u8> {
         let word = self.words.get(usize::try_from(j / 6).ok()?)?;
-        let shift = 5 * (j % 6);
+        let shift = (j % 6).saturating_mul(5);
         Some(((word >> shift) & 0x1f) as u8)
     }
 }
@@ -96,7 +96,7 @@ fn leb128_u32(r: &mut Reader<'_>, what: &'static str) -> Result<u32> {
     let mut value: u64 = 0;
     for i in 0..5u32 {
         let b = r.u8(what)?;
-        value |= u64::from(b & 0x7f) << (7 * i);
+        value |= u64::from(b & 0x7f) << i.saturating_mul(7);
         if b & 0x80 == 0 {
             return Ok(value as u32);
         }
@@ -280,7 +280,7 @@ fn normal_estimate(set: &RegisterSet, p: u32) -> f64 {
         let v = set.register(j).unwrap_or(0);
         register_sum += (-f64::from(v)).exp2();
         if let Some(c) = histogram.get_mut(usize::from(v)) {
-            *c += 1;
+            *c = c.saturating_add(1);
         }
     }
     let zeros = histogram.first().copied().unwrap_or(0) as f64;
@@ -315,7 +315,7 @@ fn ertl_improved_estimate(c: &[u64; 32], p: u32) -> f64 {
     let m = (1u64 << p) as f64;
     let q = 64u32.saturating_sub(p) as usize;
     let count = |k: usize| c.get(k).copied().unwrap_or(0) as f64;
-    let mut z = m * tau(1.0 - count(q + 1) / m);
+    let mut z = m * tau(1.0 - count(q.saturating_add(1)) / m);
     for k in (1..=q).rev() {
         z = 0.5 * (z + count(k));
     }

@@ -200,7 +200,11 @@ fn bound_node(label: &str, b: &ClusteringPrefixBuf) -> Node {
     for (i, h) in b.headers.iter().enumerate() {
         children.push(leaf(
             &format!("header {i}"),
-            format!("0x{:x} (empty/null bits for values {}..)", h.value, i * 32),
+            format!(
+                "0x{:x} (empty/null bits for values {}..)",
+                h.value,
+                i.saturating_mul(32)
+            ),
             h.span,
         ));
     }

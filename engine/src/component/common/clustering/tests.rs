@@ -150,7 +150,7 @@ fn marker_bounds_round_trip_and_kinds_are_checked() {
         assert_eq!(b.kind.ordinal(), kind.ordinal());
         assert_eq!(b.kind_span, Some(Span::new(10, 11)));
         assert_eq!(
-            b.size.map(|s| (s.value, s.span)),
+            b.size.as_ref().map(|s| (s.value, s.span)),
             Some((1, Span::new(11, 13)))
         );
         assert_eq!(
