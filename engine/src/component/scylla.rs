@@ -369,7 +369,7 @@ const ENTRY_HEADER_BYTES: u64 = 8;
 /// Decodes a whole Scylla.db.
 pub fn decode(bytes: &[u8]) -> Result<ScyllaMetadata> {
     let mut r = Reader::new(bytes, 0).for_component(ComponentType::Scylla);
-    let count = spanned(&mut r, |r| r.u32("Scylla.db subcomponent count"))?;
+    let count = r.spanned(|r| r.u32("Scylla.db subcomponent count"))?;
     let n = r.check_count(
         u64::from(count.value),
         ENTRY_HEADER_BYTES,
@@ -379,8 +379,8 @@ pub fn decode(bytes: &[u8]) -> Result<ScyllaMetadata> {
     let mut findings = Vec::new();
     let mut seen_tags = BTreeSet::new();
     for _ in 0..n {
-        let tag = spanned(&mut r, |r| r.u32("Scylla.db subcomponent tag"))?;
-        let size = spanned(&mut r, |r| r.u32("Scylla.db subcomponent size"))?;
+        let tag = r.spanned(|r| r.u32("Scylla.db subcomponent tag"))?;
+        let size = r.spanned(|r| r.u32("Scylla.db subcomponent size"))?;
         let body_start = r.offset();
         let mut body = r.sub_reader(u64::from(size.value), "Scylla.db subcomponent body")?;
         let body_span = Span::new(body_start, r.offset());
@@ -426,7 +426,7 @@ pub fn decode(bytes: &[u8]) -> Result<ScyllaMetadata> {
     let digest = if seen_tags.contains(&tag::COMPONENTS_DIGESTS) {
         let covered = bytes.get(..r.position()).unwrap_or(&[]);
         let computed_crc32 = crc32fast::hash(covered);
-        let stored_crc32 = spanned(&mut r, |r| r.u32("Scylla.db digest (CRC32)"))?;
+        let stored_crc32 = r.spanned(|r| r.u32("Scylla.db digest (CRC32)"))?;
         Some(ScyllaDigest {
             matches: stored_crc32.value == computed_crc32,
             stored_crc32,
@@ -458,21 +458,9 @@ fn invalid(e: &Error) -> ScyllaValue {
     }
 }
 
-fn spanned<'a, T>(
-    r: &mut Reader<'a>,
-    read: impl FnOnce(&mut Reader<'a>) -> Result<T>,
-) -> Result<Spanned<T>> {
-    let start = r.offset();
-    let value = read(r)?;
-    Ok(Spanned {
-        value,
-        span: r.span_from(start),
-    })
-}
-
 /// `disk_string<uint32_t>`: u32 length + bytes, shown as (lossy) UTF-8.
 fn string32(r: &mut Reader<'_>, what: &'static str) -> Result<Spanned<String>> {
-    spanned(r, |r| {
+    r.spanned(|r| {
         let len = r.u32(what)?;
         let bytes = r.bytes_u64(u64::from(len), what)?;
         Ok(String::from_utf8_lossy(bytes).into_owned())
@@ -480,7 +468,7 @@ fn string32(r: &mut Reader<'_>, what: &'static str) -> Result<Spanned<String>> {
 }
 
 fn uuid(r: &mut Reader<'_>, what: &'static str) -> Result<Spanned<Uuid>> {
-    spanned(r, |r| {
+    r.spanned(|r| {
         Ok(Uuid {
             msb: r.u64(what)?,
             lsb: r.u64(what)?,
@@ -489,8 +477,8 @@ fn uuid(r: &mut Reader<'_>, what: &'static str) -> Result<Spanned<Uuid>> {
 }
 
 fn token_bound(r: &mut Reader<'_>) -> Result<TokenBound> {
-    let exclusive = spanned(r, |r| r.bool("sharding: token bound exclusive flag"))?;
-    let token = spanned(r, |r| Ok(r.short_length_bytes("sharding: token")?.to_vec()))?;
+    let exclusive = r.spanned(|r| r.bool("sharding: token bound exclusive flag"))?;
+    let token = r.spanned(|r| Ok(r.short_length_bytes("sharding: token")?.to_vec()))?;
     Ok(TokenBound { exclusive, token })
 }
 
@@ -514,7 +502,7 @@ fn decode_body(tag_value: u32, r: &mut Reader<'_>) -> Result<ScyllaValue> {
             ScyllaValue::Sharding(ranges)
         }
         tag::FEATURES => {
-            let mask = spanned(r, |r| r.u64("features: bit set"))?;
+            let mask = r.spanned(|r| r.u64("features: bit set"))?;
             let names = (0..64u32)
                 .filter(|bit| (mask.value >> bit) & 1 == 1)
                 .map(|bit| match FEATURE_NAMES.get(bit as usize) {
@@ -542,11 +530,11 @@ fn decode_body(tag_value: u32, r: &mut Reader<'_>) -> Result<ScyllaValue> {
             let mut stats = Vec::with_capacity(n);
             for _ in 0..n {
                 let start = r.offset();
-                let kind = spanned(r, |r| r.u32("large data stats: type"))?;
-                let max_value = spanned(r, |r| r.u64("large data stats: max value"))?;
-                let threshold = spanned(r, |r| r.u64("large data stats: threshold"))?;
+                let kind = r.spanned(|r| r.u32("large data stats: type"))?;
+                let max_value = r.spanned(|r| r.u64("large data stats: max value"))?;
+                let threshold = r.spanned(|r| r.u64("large data stats: threshold"))?;
                 let above_threshold =
-                    spanned(r, |r| r.u32("large data stats: count above threshold"))?;
+                    r.spanned(|r| r.u32("large data stats: count above threshold"))?;
                 stats.push(LargeDataStat {
                     kind_name: large_data_type_name(kind.value),
                     kind,
@@ -566,8 +554,8 @@ fn decode_body(tag_value: u32, r: &mut Reader<'_>) -> Result<ScyllaValue> {
             let n = r.check_count(u64::from(n), 12, "ext timestamp stats")?;
             let mut stats = Vec::with_capacity(n);
             for _ in 0..n {
-                let kind = spanned(r, |r| r.u32("ext timestamp stats: type"))?;
-                let value = spanned(r, |r| r.i64("ext timestamp stats: value"))?;
+                let kind = r.spanned(|r| r.u32("ext timestamp stats: type"))?;
+                let value = r.spanned(|r| r.i64("ext timestamp stats: value"))?;
                 stats.push(ExtTimestampStat {
                     kind_name: ext_timestamp_stats_type_name(kind.value),
                     kind,
@@ -587,7 +575,7 @@ fn decode_body(tag_value: u32, r: &mut Reader<'_>) -> Result<ScyllaValue> {
             let mut columns = Vec::with_capacity(n);
             for _ in 0..n {
                 let start = r.offset();
-                let kind = spanned(r, |r| r.u8("schema: column kind"))?;
+                let kind = r.spanned(|r| r.u8("schema: column kind"))?;
                 let name = string32(r, "schema: column name")?;
                 let type_name = string32(r, "schema: column type")?;
                 columns.push(SchemaColumn {
@@ -611,8 +599,8 @@ fn decode_body(tag_value: u32, r: &mut Reader<'_>) -> Result<ScyllaValue> {
             let n = r.check_count(u64::from(n), 8, "components digests")?;
             let mut digests = Vec::with_capacity(n);
             for _ in 0..n {
-                let component = spanned(r, |r| r.u32("components digests: component type"))?;
-                let crc32 = spanned(r, |r| r.u32("components digests: CRC32"))?;
+                let component = r.spanned(|r| r.u32("components digests: component type"))?;
+                let crc32 = r.spanned(|r| r.u32("components digests: CRC32"))?;
                 digests.push(ComponentDigest {
                     component_name: scylla_component_name(component.value),
                     component,

@@ -69,10 +69,8 @@ pub fn decode_entry(
         span: r.span_from(key_start),
     };
     let base = r.offset();
-    let data_position = spanned(&mut r, |r| {
-        r.unsigned_vint("row index entry: data position")
-    })?;
-    let root_delta = spanned(&mut r, |r| r.signed_vint("row index entry: root"))?;
+    let data_position = r.spanned(|r| r.unsigned_vint("row index entry: data position"))?;
+    let root_delta = r.spanned(|r| r.signed_vint("row index entry: root"))?;
     let root_position = base
         .checked_add_signed(root_delta.value)
         .filter(|&p| p < position)
@@ -86,9 +84,7 @@ pub fn decode_entry(
                 "row index entry: root",
             )
         })?;
-    let block_count = spanned(&mut r, |r| {
-        r.unsigned_vint32("row index entry: block count")
-    })?;
+    let block_count = r.spanned(|r| r.unsigned_vint32("row index entry: block count"))?;
     let deletion = DeletionTime::decode(&mut r, version, "row index entry: partition deletion")?;
     Ok(TrieIndexEntry {
         span: r.span_from(position),
@@ -305,18 +301,6 @@ impl RowIndex {
         )
         .with_children(children)
     }
-}
-
-fn spanned<T>(
-    r: &mut crate::reader::Reader<'_>,
-    f: impl FnOnce(&mut crate::reader::Reader<'_>) -> Result<T>,
-) -> Result<Spanned<T>> {
-    let start = r.offset();
-    let value = f(r)?;
-    Ok(Spanned {
-        value,
-        span: r.span_from(start),
-    })
 }
 
 #[cfg(test)]

@@ -5,12 +5,7 @@ use core::fmt::Write;
 
 /// `0x` followed by the bytes in lowercase hex (cqlsh's `format_value_blob`).
 pub(super) fn hex(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(2 + 2 * bytes.len());
-    out.push_str("0x");
-    for b in bytes {
-        let _ = write!(out, "{b:02x}");
-    }
-    out
+    format!("0x{}", crate::span::hex(bytes))
 }
 
 /// Hex digits (no prefix, even count) to bytes; `None` when not valid hex.
