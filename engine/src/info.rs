@@ -185,6 +185,13 @@ pub fn decode_metadata(descriptor: &Descriptor, inputs: &[ComponentInput<'_>]) -
     };
     if let Some(c) = &m.compression {
         push_warnings(ComponentType::CompressionInfo, &c.warnings);
+        // What Cassandra refuses on open makes the file unusable: an error, not a finding.
+        let data_file_len = m
+            .sizes_bytes
+            .iter()
+            .find(|(t, _)| *t == ComponentType::Data)
+            .map(|(_, len)| *len);
+        errors.extend(c.refusals(data_file_len).iter().map(|r| r.to_error()));
     }
     if let Some(s) = &m.summary {
         push_warnings(ComponentType::Summary, &s.warnings);

@@ -719,3 +719,110 @@ fn summaries_survive_truncation_and_flips() {
         });
     }
 }
+
+/// The metadata of the SSTable in `dir` (every file whole), with `edit` applied to its files.
+fn metadata_with(
+    dir: &Path,
+    edit: impl Fn(&ComponentType, &mut Vec<u8>) -> bool,
+) -> sstable_engine::info::SSTableMetadata {
+    let mut files: Vec<(ComponentType, Vec<u8>)> = Vec::new();
+    let mut descriptor = None;
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let (d, c) = parse_file_name(&name).unwrap();
+        descriptor = Some(d);
+        let mut bytes = read(&e.path());
+        if edit(&c, &mut bytes) {
+            files.push((c, bytes));
+        }
+    }
+    let inputs: Vec<sstable_engine::info::ComponentInput<'_>> = files
+        .iter()
+        .map(|(c, b)| sstable_engine::info::ComponentInput {
+            component: c,
+            size_bytes: b.len() as u64,
+            bytes: Some(b.as_slice()),
+        })
+        .collect();
+    sstable_engine::info::decode_metadata(&descriptor.unwrap(), &inputs)
+}
+
+/// What Cassandra refuses on open (`CompressionMetadata`) is an error of `info`, typed and
+/// named by offset; what it reads fine is a finding.
+#[test]
+fn unusable_compression_info_is_an_error_of_the_sstable() {
+    let Some(fx) = common::cassandra_fixtures("small_components::unusable_compression_info") else {
+        return;
+    };
+    let dir = fx.join("legacy-sstables/nb/legacy_tables/legacy_nb_clust");
+    let refusals = |m: &sstable_engine::info::SSTableMetadata| -> Vec<String> {
+        m.errors
+            .iter()
+            .filter(|e| e.what() == compression_info::REFUSAL_CONTEXT)
+            .map(|e| format!("{} @{}", e.kind(), e.offset()))
+            .collect()
+    };
+    let clean = metadata_with(&dir, |_, _| true);
+    assert!(clean.errors.is_empty(), "{:?}", clean.errors);
+    let ci = clean.compression.as_ref().unwrap();
+    let data_len = read(&component_in(&dir, "Data.db")).len() as u64;
+    assert!(ci.is_usable(Some(data_len)));
+    let count_at = ci.chunk_count.span.start as usize;
+    let chunks = ci.chunk_count.value;
+    assert!(chunks > 10, "{chunks}");
+
+    // The chunk table zeroed: 0 chunks for the data length.
+    let zeroed = metadata_with(&dir, |c, b| {
+        if *c == ComponentType::CompressionInfo {
+            b.truncate(count_at);
+            b.extend_from_slice(&0u32.to_be_bytes());
+        }
+        true
+    });
+    let found = refusals(&zeroed);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].starts_with("0 chunks for "), "{found:?}");
+    assert!(found[0].ends_with(&format!("@{count_at}")), "{found:?}");
+
+    // A chunk length of 3 KiB (not a power of two), and a Data.db cut short of the last chunk.
+    let chunk_len_at = ci.chunk_length_bytes.span.start as usize;
+    let bad = metadata_with(&dir, |c, b| {
+        match c {
+            ComponentType::CompressionInfo => {
+                b[chunk_len_at..chunk_len_at + 4].copy_from_slice(&3072u32.to_be_bytes())
+            }
+            ComponentType::Data => b.truncate(10),
+            _ => {}
+        }
+        true
+    });
+    let found = refusals(&bad);
+    assert!(
+        found
+            .iter()
+            .any(|m| m.starts_with("chunk length 3072 is not a positive power of two")),
+        "{found:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|m| m.contains("does not fit in the 10-byte Data.db")),
+        "{found:?}"
+    );
+
+    // Bytes after the table: a finding naming where they start.
+    let end = read(&component_in(&dir, "CompressionInfo.db")).len();
+    let trailing = metadata_with(&dir, |c, b| {
+        if *c == ComponentType::CompressionInfo {
+            b.extend_from_slice(b"junk");
+        }
+        true
+    });
+    assert!(trailing.errors.is_empty(), "{:?}", trailing.errors);
+    assert!(
+        trailing.findings.iter().any(|f| f.message
+            == format!("4 unexpected bytes after the chunk offsets (at offset {end})")),
+        "{:?}",
+        trailing.findings
+    );
+}

@@ -17,6 +17,13 @@
 //! ([`ChecksumType::for_compressed_chunks`](crate::component::crc::ChecksumType::for_compressed_chunks)).
 //! Uncompressed position `p` lives in chunk `p / chunk_length`.
 //!
+//! Validation on open ([`CompressionInfo::refusals`]): what Cassandra refuses when it opens the
+//! file — an unknown compressor class (`CompressionParams.createCompressor`), a chunk length that
+//! is not a positive power of two (`assert Integer.bitCount(chunkLength) == 1`), a chunk count
+//! ≤ 0 or below ⌈data length / chunk length⌉ ("The end index … has to be <= chunk count"), offsets
+//! that do not increase or lie outside Data.db. Each is a typed [`Refusal`]; everything else
+//! suspicious (one surplus empty chunk, bytes after the table) is a finding in `warnings`.
+//!
 //! Src: `src/java/org/apache/cassandra/io/compress/CompressionMetadata.java`,
 //! `src/java/org/apache/cassandra/schema/CompressionParams.java` (class-name resolution),
 //! `src/java/org/apache/cassandra/io/compress/CompressedSequentialWriter.java`.
@@ -25,17 +32,123 @@ use serde::Serialize;
 
 use crate::component::crc::push_warnings;
 use crate::component::ComponentType;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::reader::Reader;
 use crate::span::{Node, Span, Spanned};
 use crate::version::Version;
 
 /// At most this many chunk offsets become children in [`CompressionInfo::to_node`].
 const MAX_CHILD_NODES: usize = 100;
-/// At most this many offset warnings are listed one by one.
-const MAX_OFFSET_WARNINGS: usize = 16;
 /// Bytes of the checksum after each stored chunk.
 const CHUNK_CHECKSUM_BYTES: u64 = 4;
+
+/// The compressors Cassandra ships (`org.apache.cassandra.io.compress.*`).
+pub const KNOWN_COMPRESSORS: [&str; 5] = [
+    "LZ4Compressor",
+    "SnappyCompressor",
+    "DeflateCompressor",
+    "ZstdCompressor",
+    "NoopCompressor",
+];
+
+/// Why Cassandra would refuse to open a CompressionInfo.db (`CompressionMetadata`); each makes
+/// the file unusable: no chunk can be located or checked with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum RefusalKind {
+    /// The compressor class is none of [`KNOWN_COMPRESSORS`].
+    UnknownCompressor { class: String },
+    /// The chunk length is not a positive power of two.
+    BadChunkLength { chunk_length_bytes: u32 },
+    /// The chunk count is 0 (Cassandra: "Compressed file with 0 chunks encountered").
+    NoChunks { data_length_bytes: u64 },
+    /// Fewer chunks than ⌈data length / chunk length⌉.
+    TooFewChunks {
+        chunk_count: u32,
+        needed_chunks: u64,
+    },
+    /// Chunk `chunk` starts before the end of the previous chunk's 4-byte checksum.
+    OffsetNotIncreasing {
+        chunk: u64,
+        offset: u64,
+        previous_offset: u64,
+    },
+    /// Chunk `chunk` (with its checksum) does not fit inside the Data.db file.
+    OffsetOutsideDataFile {
+        chunk: u64,
+        offset: u64,
+        data_file_len_bytes: u64,
+    },
+}
+
+impl core::fmt::Display for RefusalKind {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            RefusalKind::UnknownCompressor { class } => {
+                write!(f, "unknown compressor class \"{class}\"")
+            }
+            RefusalKind::BadChunkLength { chunk_length_bytes } => write!(
+                f,
+                "chunk length {} is not a positive power of two",
+                *chunk_length_bytes as i32
+            ),
+            RefusalKind::NoChunks { data_length_bytes } => write!(
+                f,
+                "0 chunks for {data_length_bytes} bytes of data (Cassandra refuses such a file)"
+            ),
+            RefusalKind::TooFewChunks {
+                chunk_count,
+                needed_chunks,
+            } => write!(
+                f,
+                "{chunk_count} chunks stored, but the data length needs {needed_chunks}"
+            ),
+            RefusalKind::OffsetNotIncreasing {
+                chunk,
+                offset,
+                previous_offset,
+            } => write!(
+                f,
+                "chunk {chunk} starts at {offset}, before the end of chunk {}'s checksum \
+                 (it starts at {previous_offset})",
+                chunk.saturating_sub(1)
+            ),
+            RefusalKind::OffsetOutsideDataFile {
+                chunk,
+                offset,
+                data_file_len_bytes,
+            } => write!(
+                f,
+                "chunk {chunk} at {offset} does not fit in the {data_file_len_bytes}-byte Data.db"
+            ),
+        }
+    }
+}
+
+/// One reason Cassandra refuses the file, with the CompressionInfo.db offset of the field at fault.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Refusal {
+    #[serde(flatten)]
+    pub kind: RefusalKind,
+    /// Absolute offset in CompressionInfo.db.
+    pub offset: u64,
+}
+
+impl Refusal {
+    /// As an engine error: "… at 0x… in CompressionInfo.db (reading CompressionInfo.db validation)".
+    pub fn to_error(&self) -> Error {
+        Error::invalid(self.kind.to_string(), self.offset)
+            .in_component(ComponentType::CompressionInfo)
+            .context(REFUSAL_CONTEXT)
+    }
+}
+
+/// The context of every [`Refusal::to_error`] error, so that callers can recognise them.
+pub const REFUSAL_CONTEXT: &str = "CompressionInfo.db validation";
+
+/// At most this many offset refusals are listed one by one.
+const MAX_OFFSET_REFUSALS: usize = 16;
 
 /// One compressor option (`compression_level`, `crc_check_chance`, …).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -68,6 +181,9 @@ pub struct CompressionInfo {
     pub trailing: Option<Span>,
     /// Suspicious values (decoding went on).
     pub warnings: Vec<String>,
+    /// Why Cassandra would refuse this file, from its own fields (see [`CompressionInfo::refusals`]
+    /// for the checks against Data.db's length).
+    pub refusals: Vec<Refusal>,
     /// The whole file.
     pub span: Span,
 }
@@ -112,13 +228,22 @@ pub fn decode(bytes: &[u8], version: &Version) -> Result<CompressionInfo> {
 
     let chunk_length_bytes = spanned_u32(&mut r, "chunk length")?;
     let chunk_len = chunk_length_bytes.value;
-    if chunk_len == 0 || chunk_len > 0x7fff_ffff {
-        warnings.push(format!(
-            "chunk length {} is not a positive int",
-            chunk_len as i32
-        ));
-    } else if !chunk_len.is_power_of_two() {
-        warnings.push(format!("chunk length {chunk_len} is not a power of two"));
+    let mut refusals = Vec::new();
+    if !KNOWN_COMPRESSORS.contains(&compressor.as_str()) {
+        refusals.push(Refusal {
+            kind: RefusalKind::UnknownCompressor {
+                class: compressor_class.value.clone(),
+            },
+            offset: compressor_class.span.start,
+        });
+    }
+    if chunk_len > 0x7fff_ffff || !chunk_len.is_power_of_two() {
+        refusals.push(Refusal {
+            kind: RefusalKind::BadChunkLength {
+                chunk_length_bytes: chunk_len,
+            },
+            offset: chunk_length_bytes.span.start,
+        });
     }
 
     let max_compressed_length_bytes = if version.has_max_compressed_length() {
@@ -162,11 +287,24 @@ pub fn decode(bytes: &[u8], version: &Version) -> Result<CompressionInfo> {
         span: r.span_from(count_start),
     };
     if count == 0 {
-        warnings.push("0 chunks (Cassandra refuses such a file)".to_owned());
-    }
-    if chunk_len > 0 {
+        refusals.push(Refusal {
+            kind: RefusalKind::NoChunks {
+                data_length_bytes: data_len,
+            },
+            offset: count_start,
+        });
+    } else if chunk_len > 0 {
         let expected = data_len.div_ceil(u64::from(chunk_len));
-        if expected != u64::from(count) {
+        if u64::from(count) < expected {
+            refusals.push(Refusal {
+                kind: RefusalKind::TooFewChunks {
+                    chunk_count: count,
+                    needed_chunks: expected,
+                },
+                offset: count_start,
+            });
+        } else if u64::from(count) > expected {
+            // Cassandra 3.0 was seen to end a file with one surplus empty chunk; it reads fine.
             warnings.push(format!(
                 "{count} chunks stored, but {data_len} bytes in {chunk_len}-byte chunks need {expected}"
             ));
@@ -179,15 +317,16 @@ pub fn decode(bytes: &[u8], version: &Version) -> Result<CompressionInfo> {
         chunk_offsets.push(r.u64("chunk offset")?);
     }
     let chunk_offsets_span = r.span_from(offsets_start);
-    check_offsets(&chunk_offsets, &mut warnings);
+    check_offsets(&chunk_offsets, offsets_start, &mut warnings, &mut refusals);
 
     let trailing = if r.is_empty() {
         None
     } else {
         let t = Span::new(r.offset(), r.offset() + r.remaining_bytes() as u64);
         warnings.push(format!(
-            "{} unexpected bytes after the chunk offsets",
-            t.len_bytes()
+            "{} unexpected bytes after the chunk offsets (at offset {})",
+            t.len_bytes(),
+            t.start
         ));
         Some(t)
     };
@@ -205,6 +344,7 @@ pub fn decode(bytes: &[u8], version: &Version) -> Result<CompressionInfo> {
         chunk_offsets_span,
         trailing,
         warnings,
+        refusals,
         span: Span::new(0, bytes.len() as u64),
     })
 }
@@ -232,8 +372,14 @@ fn spanned_u32(r: &mut Reader<'_>, what: &'static str) -> Result<Spanned<u32>> {
     })
 }
 
-/// Offsets start at 0 and grow by at least the 4-byte checksum per chunk.
-fn check_offsets(offsets: &[u64], warnings: &mut Vec<String>) {
+/// Offsets start at 0 (a finding otherwise) and grow by at least the 4-byte checksum per chunk
+/// (a refusal otherwise: no chunk between them could be read).
+fn check_offsets(
+    offsets: &[u64],
+    offsets_start: u64,
+    warnings: &mut Vec<String>,
+    refusals: &mut Vec<Refusal>,
+) {
     if let Some(&first) = offsets.first() {
         if first != 0 {
             warnings.push(format!("the first chunk starts at {first}, not 0"));
@@ -245,33 +391,68 @@ fn check_offsets(offsets: &[u64], warnings: &mut Vec<String>) {
             [a, b] => (*a, *b),
             _ => continue,
         };
-        let msg = if next < prev {
-            format!(
-                "chunk offset {} ({next}) is below chunk {i}'s ({prev})",
-                i + 1
-            )
-        } else if next - prev < CHUNK_CHECKSUM_BYTES {
-            format!(
-                "chunk {i} is {} bytes, shorter than its 4-byte checksum",
-                next - prev
-            )
-        } else {
+        if prev
+            .checked_add(CHUNK_CHECKSUM_BYTES)
+            .is_some_and(|end| next >= end)
+        {
             continue;
-        };
+        }
         bad += 1;
-        if bad <= MAX_OFFSET_WARNINGS {
-            warnings.push(msg);
+        if bad <= MAX_OFFSET_REFUSALS {
+            let chunk = (i as u64).saturating_add(1);
+            refusals.push(Refusal {
+                kind: RefusalKind::OffsetNotIncreasing {
+                    chunk,
+                    offset: next,
+                    previous_offset: prev,
+                },
+                offset: offsets_start.saturating_add(chunk.saturating_mul(8)),
+            });
         }
     }
-    if bad > MAX_OFFSET_WARNINGS {
+    if bad > MAX_OFFSET_REFUSALS {
         warnings.push(format!(
-            "… and {} more bad chunk offsets",
-            bad - MAX_OFFSET_WARNINGS
+            "… and {} more chunk offsets that do not increase",
+            bad - MAX_OFFSET_REFUSALS
         ));
     }
 }
 
 impl CompressionInfo {
+    /// Everything Cassandra refuses on open: [`CompressionInfo::refusals`] (the file's own fields)
+    /// and, when Data.db's length is known, every chunk lying inside it. Empty when the file is
+    /// usable; otherwise no chunk checksum can be trusted to have been checked.
+    pub fn refusals(&self, data_file_len: Option<u64>) -> Vec<Refusal> {
+        let mut out = self.refusals.clone();
+        let Some(data_file_len) = data_file_len else {
+            return out;
+        };
+        // Offsets increase (or that is already refused): only the last chunk can reach past the end.
+        if let Some((i, &last)) = self.chunk_offsets.iter().enumerate().next_back() {
+            let fits = last
+                .checked_add(CHUNK_CHECKSUM_BYTES)
+                .is_some_and(|end| end <= data_file_len);
+            if !fits {
+                out.push(Refusal {
+                    kind: RefusalKind::OffsetOutsideDataFile {
+                        chunk: i as u64,
+                        offset: last,
+                        data_file_len_bytes: data_file_len,
+                    },
+                    offset: self
+                        .chunk_offset_span(i)
+                        .map_or(self.chunk_offsets_span.start, |s| s.start),
+                });
+            }
+        }
+        out
+    }
+
+    /// Whether Cassandra would open this file (with Data.db `data_file_len` bytes long, if known).
+    pub fn is_usable(&self, data_file_len: Option<u64>) -> bool {
+        self.refusals(data_file_len).is_empty()
+    }
+
     /// Where chunk `i` starts in Data.db.
     pub fn chunk_offset(&self, i: usize) -> Option<u64> {
         self.chunk_offsets.get(i).copied()
@@ -446,6 +627,27 @@ impl CompressionInfo {
                 Some(t),
             ));
         }
+        if !self.refusals.is_empty() {
+            children.push(
+                Node::new(
+                    "refused by Cassandra",
+                    self.refusals.len().to_string(),
+                    None,
+                )
+                .with_children(
+                    self.refusals
+                        .iter()
+                        .map(|r| {
+                            Node::new(
+                                "refusal",
+                                format!("{} (at offset {})", r.kind, r.offset),
+                                None,
+                            )
+                        })
+                        .collect(),
+                ),
+            );
+        }
         push_warnings(&mut children, &self.warnings);
         Node::new(
             "CompressionInfo.db",
@@ -568,20 +770,109 @@ mod tests {
     }
 
     #[test]
-    fn inconsistencies_are_findings() {
+    fn what_cassandra_refuses_is_typed_the_rest_are_findings() {
         let bytes = file("LZ4Compressor", &[], 1000, None, 5000, &[8, 4, 5]);
         let ci = decode(&bytes, &big("ma")).unwrap();
-        let w = ci.warnings.join("\n");
-        assert!(w.contains("not a power of two"), "{w}");
-        assert!(w.contains("need 5"), "{w}");
-        assert!(w.contains("not 0"), "{w}");
-        assert!(w.contains("below chunk 0"), "{w}");
-        assert!(w.contains("shorter than its 4-byte checksum"), "{w}");
+        assert_eq!(ci.warnings, ["the first chunk starts at 8, not 0"]);
+        // Offsets at 15 + 4 + 4 + 8 + 4 = 35.
+        assert_eq!(
+            ci.refusals,
+            [
+                Refusal {
+                    kind: RefusalKind::BadChunkLength {
+                        chunk_length_bytes: 1000
+                    },
+                    offset: 19
+                },
+                Refusal {
+                    kind: RefusalKind::TooFewChunks {
+                        chunk_count: 3,
+                        needed_chunks: 5
+                    },
+                    offset: 31
+                },
+                Refusal {
+                    kind: RefusalKind::OffsetNotIncreasing {
+                        chunk: 1,
+                        offset: 4,
+                        previous_offset: 8
+                    },
+                    offset: 43
+                },
+                Refusal {
+                    kind: RefusalKind::OffsetNotIncreasing {
+                        chunk: 2,
+                        offset: 5,
+                        previous_offset: 4
+                    },
+                    offset: 51
+                },
+            ]
+        );
+        let e = ci.refusals[1].to_error();
+        assert_eq!(e.offset(), 31);
+        assert_eq!(e.what(), REFUSAL_CONTEXT);
+        assert_eq!(e.component(), Some(&ComponentType::CompressionInfo));
+        assert!(!ci.is_usable(None));
+
         let zero = file("LZ4Compressor", &[], 0, None, 0, &[]);
         let ci = decode(&zero, &big("ma")).unwrap();
         assert_eq!(ci.chunk_for_position(0), None);
         assert_eq!(ci.compression_ratio(0), None);
-        assert!(ci.warnings.iter().any(|w| w.starts_with("0 chunks")));
+        let kinds: Vec<_> = ci.refusals.iter().map(|r| r.kind.clone()).collect();
+        assert_eq!(
+            kinds,
+            [
+                RefusalKind::BadChunkLength {
+                    chunk_length_bytes: 0
+                },
+                RefusalKind::NoChunks {
+                    data_length_bytes: 0
+                }
+            ]
+        );
+
+        let unknown = file("com.example.MyCompressor", &[], 65536, None, 10, &[0]);
+        let ci = decode(&unknown, &big("ma")).unwrap();
+        assert_eq!(
+            ci.refusals(Some(100)),
+            [Refusal {
+                kind: RefusalKind::UnknownCompressor {
+                    class: "com.example.MyCompressor".to_owned()
+                },
+                offset: 0
+            }]
+        );
+        // One surplus (empty) chunk reads fine in Cassandra: a finding only.
+        let surplus = file("LZ4Compressor", &[], 65536, None, 10, &[0, 20]);
+        let ci = decode(&surplus, &big("ma")).unwrap();
+        assert!(ci.refusals.is_empty());
+        assert_eq!(
+            ci.warnings,
+            ["2 chunks stored, but 10 bytes in 65536-byte chunks need 1"]
+        );
+        // Against Data.db's length: the last chunk and its checksum must fit.
+        assert!(ci.is_usable(Some(24)));
+        assert_eq!(
+            ci.refusals(Some(23)),
+            [Refusal {
+                kind: RefusalKind::OffsetOutsideDataFile {
+                    chunk: 1,
+                    offset: 20,
+                    data_file_len_bytes: 23
+                },
+                offset: 43
+            }]
+        );
+        // Bytes after the table are a finding naming their offset.
+        let mut trailing = file("LZ4Compressor", &[], 65536, None, 10, &[0]);
+        trailing.extend_from_slice(&[1, 2, 3]);
+        let ci = decode(&trailing, &big("ma")).unwrap();
+        assert_eq!(
+            ci.warnings,
+            ["3 unexpected bytes after the chunk offsets (at offset 43)"]
+        );
+        assert_eq!(ci.trailing, Some(Span::new(43, 46)));
     }
 
     #[test]
