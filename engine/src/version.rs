@@ -3,6 +3,14 @@
 //! Src: `format/big/BigFormat.java` (`BigVersion`), `format/bti/BtiFormat.java` (`BtiVersion`),
 //! `format/Version.java`; the 3.0/2.2 branches for the older flags. Versions are compared as
 //! strings *within* one format only: `"da" < "na"`, yet `da` has every `na` feature.
+//!
+//! DataStax Enterprise 6.x writes its own versions, `aa`…`bb`, in both formats (e.g.
+//! `bb-1-bti-Data.db`). Their flags follow DataStax's converged Cassandra `BtiFormat.BtiVersion`
+//! (public): `aa` DSE 6.0 (3.0-style rows, legacy min/max, old bloom filter), `ac` accurate min/max,
+//! `ad` originating host id; `ba` DSE 6.8 (improved min/max, new bloom filter, DSE-only STATS
+//! fields: zero-copy metadata, incremental NodeSync, max column value lengths), `bb` host id. All
+//! have metadata CRCs, commit-log intervals, pending repair; none has `isTransient`, key range or
+//! unsigned deletion times. See [`Version::is_dse`].
 
 use core::fmt;
 
@@ -77,12 +85,34 @@ impl Version {
     }
 
     fn is_bti(&self) -> bool {
-        self.format == Format::Bti
+        self.format == Format::Bti && !self.is_dse()
+    }
+
+    /// DataStax Enterprise 6.x (`aa`…`bz`, big or bti): the `a` line is DSE 6.0/6.7, `b` DSE 6.8.
+    pub fn is_dse(&self) -> bool {
+        matches!(self.letters[0], b'a' | b'b')
+    }
+
+    /// DSE 6.0/6.7 (`a?`).
+    fn is_dse_a(&self) -> bool {
+        self.letters[0] == b'a'
+    }
+
+    /// DSE 6.8 (`b?`).
+    fn is_dse_b(&self) -> bool {
+        self.letters[0] == b'b'
+    }
+
+    /// DSE 6.8's STATS fields after pending repair, unknown to Cassandra: zero-copy metadata (a
+    /// byte), incremental NodeSync metadata (i64) and max column value lengths
+    /// (`hasZeroCopyMetadata`, `hasIncrementalNodeSyncMetadata`, `hasMaxColumnValueLengths`).
+    pub fn has_dse_stats_fields(&self) -> bool {
+        self.is_dse_b()
     }
 
     /// 3.0 row format (`storeRows`): ma and later, and every bti version.
     pub fn has_row_format(&self) -> bool {
-        self.is_bti() || self.at_least("ma")
+        self.is_bti() || self.is_dse() || self.at_least("ma")
     }
 
     /// Adler32 chunk checksums and digests (2.x) rather than CRC32.
@@ -92,31 +122,42 @@ impl Version {
 
     pub fn has_commit_log_lower_bound(&self) -> bool {
         let s = self.as_str();
-        self.is_bti() || ("lb".."ma").contains(&s) || s >= "mb"
+        self.is_bti() || self.is_dse() || ("lb".."ma").contains(&s) || s >= "mb"
     }
 
     pub fn has_commit_log_intervals(&self) -> bool {
-        self.is_bti() || self.at_least("mc")
+        self.is_bti() || self.is_dse() || self.at_least("mc")
     }
 
     pub fn has_accurate_min_max(&self) -> bool {
         let s = self.as_str();
+        if self.is_dse() {
+            return self.is_dse_a() && s >= "ac";
+        }
         self.is_bti() || ("md".."oa").contains(&s)
     }
 
     pub fn has_legacy_min_max(&self) -> bool {
         let s = self.as_str();
+        if self.is_dse() {
+            return self.is_dse_a();
+        }
         !self.is_bti() && ("ma".."oa").contains(&s)
     }
 
+    /// For DSE 6.8 (`bb`) the host id follows the DSE-only STATS fields, which the STATS decoder
+    /// leaves to `statistics::dse`: this says whether *Cassandra's* position holds it.
     pub fn has_originating_host_id(&self) -> bool {
         let s = self.as_str();
+        if self.is_dse() {
+            return self.is_dse_a() && s >= "ad";
+        }
         self.is_bti() || ("me".."na").contains(&s) || s >= "nb"
     }
 
     /// Max compressed length in CompressionInfo, pending repair, transient flag, metadata CRCs: na+.
     pub fn has_metadata_checksum(&self) -> bool {
-        self.is_bti() || self.at_least("na")
+        self.is_bti() || self.is_dse() || self.at_least("na")
     }
 
     pub fn has_max_compressed_length(&self) -> bool {
@@ -127,12 +168,16 @@ impl Version {
         self.has_metadata_checksum()
     }
 
+    /// Not in DSE 6.x.
     pub fn has_is_transient(&self) -> bool {
-        self.has_metadata_checksum()
+        self.has_metadata_checksum() && !self.is_dse()
     }
 
-    /// Pre-4.0 bloom filter byte order (CASSANDRA-9067).
+    /// Pre-4.0 bloom filter byte order (CASSANDRA-9067); DSE changed it in 6.8 (DB-2648).
     pub fn has_old_bf_format(&self) -> bool {
+        if self.is_dse() {
+            return self.is_dse_a();
+        }
         !self.has_metadata_checksum()
     }
 
@@ -144,11 +189,12 @@ impl Version {
     /// 5.0 (oa, da): unsigned deletion times, 1-byte live DeletionTime, improved min/max, key range,
     /// token space coverage, partition-level deletion presence marker.
     pub fn has_uint_deletion_time(&self) -> bool {
-        self.is_bti() || self.at_least("oa")
+        self.is_bti() || (!self.is_dse() && self.at_least("oa"))
     }
 
+    /// 5.0, and DSE 6.8.
     pub fn has_improved_min_max(&self) -> bool {
-        self.has_uint_deletion_time()
+        self.has_uint_deletion_time() || self.is_dse_b()
     }
 
     pub fn has_partition_level_deletions_presence_marker(&self) -> bool {
@@ -165,7 +211,7 @@ impl Version {
 
     /// ka and later (2.1+): repairedAt, sampling level in Summary.db.
     pub fn has_repaired_at(&self) -> bool {
-        self.is_bti() || self.at_least("ka")
+        self.is_bti() || self.is_dse() || self.at_least("ka")
     }
 
     /// Compaction ancestors in Statistics (before 3.0).
@@ -175,6 +221,12 @@ impl Version {
 
     /// The Cassandra release line that writes this version, for display.
     pub fn cassandra_release(&self) -> &'static str {
+        if self.is_dse_a() {
+            return "DataStax Enterprise 6.0 / 6.7";
+        }
+        if self.is_dse_b() {
+            return "DataStax Enterprise 6.8";
+        }
         if self.is_bti() {
             return "5.0 (BTI)";
         }
@@ -228,5 +280,32 @@ mod tests {
         assert!(big("me").has_old_bf_format() && !big("na").has_old_bf_format());
         assert!(big("la").uses_adler32() && !big("ma").uses_adler32());
         assert!(Version::parse(Format::Big, "NB").is_none());
+    }
+
+    /// DataStax's converged Cassandra `BtiVersion` flags for the DSE 6.x versions.
+    #[test]
+    fn dse_versions_follow_datastax_flags() {
+        for format in [Format::Big, Format::Bti] {
+            let v = |s: &str| Version::parse(format, s).unwrap();
+            for s in ["aa", "ac", "ad", "ba", "bb"] {
+                let x = v(s);
+                assert!(x.is_dse(), "{s}");
+                assert!(x.has_row_format() && x.has_metadata_checksum() && x.has_pending_repair());
+                assert!(x.has_commit_log_intervals() && x.has_max_compressed_length());
+                assert!(!x.has_is_transient() && !x.has_uint_deletion_time() && !x.has_key_range());
+                assert!(!x.has_token_space_coverage() && !x.has_compaction_ancestors());
+                assert!(!x.uses_adler32() && !x.has_old_bf_hash_order());
+            }
+            assert!(v("aa").has_legacy_min_max() && !v("aa").has_improved_min_max());
+            assert!(!v("aa").has_accurate_min_max() && v("ac").has_accurate_min_max());
+            assert!(!v("ac").has_originating_host_id() && v("ad").has_originating_host_id());
+            assert!(v("aa").has_old_bf_format() && !v("ba").has_old_bf_format());
+            assert!(v("ba").has_improved_min_max() && !v("ba").has_legacy_min_max());
+            assert!(v("bb").has_dse_stats_fields() && !v("ad").has_dse_stats_fields());
+            assert!(!v("ba").has_accurate_min_max());
+            assert_eq!(v("bb").cassandra_release(), "DataStax Enterprise 6.8");
+        }
+        let da = Version::parse(Format::Bti, "da").unwrap();
+        assert!(!da.is_dse() && da.has_uint_deletion_time() && da.has_is_transient());
     }
 }

@@ -1095,3 +1095,253 @@ fn jb_and_ic_other_files() {
     let ib = Version::parse(Format::Big, "ib").unwrap();
     assert!(statistics::decode(&bytes, &ib).is_err());
 }
+
+/// A `ka`+ metadata container split into (type ordinal, component body without its CRC), in
+/// file order — read independently of the engine's decoder.
+fn split_container(bytes: &[u8], checksummed: bool) -> Vec<(i32, Vec<u8>)> {
+    let be32 = |at: usize| i32::from_be_bytes(bytes[at..at + 4].try_into().unwrap());
+    let count = be32(0) as usize;
+    let toc_at = if checksummed { 8 } else { 4 };
+    let mut entries: Vec<(i32, usize)> = (0..count)
+        .map(|i| (be32(toc_at + 8 * i), be32(toc_at + 8 * i + 4) as usize))
+        .collect();
+    entries.sort_by_key(|e| e.1);
+    let crc_len = if checksummed { 4 } else { 0 };
+    (0..entries.len())
+        .map(|i| {
+            let (kind, start) = entries[i];
+            let end = entries.get(i + 1).map_or(bytes.len(), |e| e.1);
+            (kind, bytes[start..end - crc_len].to_vec())
+        })
+        .collect()
+}
+
+/// The container of `components` (in that order), with offsets and, if `checksummed`, every
+/// CRC32 as `MetadataSerializer` writes them.
+fn build_container(components: &[(i32, Vec<u8>)], checksummed: bool) -> Vec<u8> {
+    let count = components.len() as i32;
+    let mut out = count.to_be_bytes().to_vec();
+    if checksummed {
+        out.extend_from_slice(&crc32fast::hash(&count.to_be_bytes()).to_be_bytes());
+    }
+    let crc_len = if checksummed { 4 } else { 0 };
+    let mut offset = out.len() + 8 * components.len() + crc_len;
+    let mut toc = Vec::new();
+    for (kind, body) in components {
+        toc.extend_from_slice(&kind.to_be_bytes());
+        toc.extend_from_slice(&(offset as i32).to_be_bytes());
+        offset += body.len() + crc_len;
+    }
+    out.extend_from_slice(&toc);
+    if checksummed {
+        let mut h = crc32fast::Hasher::new();
+        h.update(&count.to_be_bytes());
+        h.update(&toc);
+        out.extend_from_slice(&h.finalize().to_be_bytes());
+    }
+    for (_, body) in components {
+        out.extend_from_slice(body);
+        if checksummed {
+            out.extend_from_slice(&crc32fast::hash(body).to_be_bytes());
+        }
+    }
+    out
+}
+
+fn fixture_statistics(fx: &Path, v: &str, table: &str) -> (Vec<u8>, Version) {
+    let dir = fx
+        .join("legacy-sstables")
+        .join(v)
+        .join("legacy_tables")
+        .join(table);
+    let (path, version) = statistics_file(&dir);
+    (std::fs::read(path).unwrap(), version)
+}
+
+/// ScyllaDB keeps the pre-3.0 ancestors (u32 count, u32 generations) in the COMPACTION of the
+/// `mc`/`md`/`me` files it writes; the component's length tells that layout from Cassandra's.
+#[test]
+fn scylla_compaction_ancestors_are_decoded() {
+    let Some(fx) = common::cassandra_fixtures("statistics::scylla_compaction_ancestors") else {
+        return;
+    };
+    for (v, table) in [
+        ("mc", "legacy_mc_clust"),
+        ("me", "legacy_me_simple"),
+        ("nb", "legacy_nb_clust"),
+    ] {
+        let (bytes, version) = fixture_statistics(&fx, v, table);
+        let checksummed = version.has_metadata_checksum();
+        let original = statistics::decode(&bytes, &version).unwrap();
+        let compaction = original.compaction.as_ref().unwrap();
+        assert_eq!(compaction.layout, statistics::CompactionLayout::Cassandra);
+        assert!(compaction.ancestors.is_none());
+        let cardinality = compaction.estimated_cardinality().unwrap();
+        assert!(cardinality > 0, "{v}");
+
+        // Rebuilt unchanged, the container is byte-identical: the helpers are right.
+        let mut components = split_container(&bytes, checksummed);
+        assert_eq!(build_container(&components, checksummed), bytes, "{v}");
+        let body = &mut components
+            .iter_mut()
+            .find(|(kind, _)| *kind == 1)
+            .unwrap()
+            .1;
+        let mut with_ancestors = 3u32.to_be_bytes().to_vec();
+        for generation in [5u32, 7, 0x7fff_fff0] {
+            with_ancestors.extend_from_slice(&generation.to_be_bytes());
+        }
+        with_ancestors.extend_from_slice(body);
+        *body = with_ancestors;
+        let scylla = build_container(&components, checksummed);
+
+        let s = statistics::decode(&scylla, &version).unwrap();
+        assert!(s.errors.is_empty(), "{v}: {:?}", s.errors);
+        assert!(s.checksums_ok(), "{v}");
+        let c = s.compaction.as_ref().unwrap();
+        assert_eq!(c.layout, statistics::CompactionLayout::ScyllaAncestors);
+        let generations: Vec<i32> = c
+            .ancestors
+            .as_ref()
+            .unwrap()
+            .generations
+            .iter()
+            .map(|g| g.value)
+            .collect();
+        assert_eq!(generations, [5, 7, 0x7fff_fff0], "{v}");
+        assert_eq!(c.estimated_cardinality(), Some(cardinality), "{v}");
+        assert_eq!(
+            s.stats.as_ref().unwrap().min_timestamp_micros.value,
+            original.stats.as_ref().unwrap().min_timestamp_micros.value
+        );
+        let node = s.to_node();
+        let text = format!("{node:?}");
+        assert!(text.contains("3 generations (ScyllaDB layout)"), "{v}");
+    }
+}
+
+/// `STATS` of a DSE 6.8 `bb` file, built from an `nb` one: the covered clustering slice where
+/// `nb` has legacy min/max values, no `isTransient`, and DSE's own fields before the host id.
+fn dse_bb_stats(nb_stats: &[u8], s: &Statistics, base: u64) -> Vec<u8> {
+    let st = s.stats.as_ref().unwrap();
+    let at = |o: u64| (o - base) as usize;
+    let mut out = nb_stats[..at(st.repaired_at_millis.span.end)].to_vec();
+    // Covered clustering: no clustering types, an inclusive start and end bound of no values.
+    out.extend_from_slice(&[0, 1, 0, 0, 6, 0, 0]);
+    out.extend_from_slice(
+        &nb_stats[at(st.has_legacy_counter_shards.span.start)
+            ..at(st.pending_repair.as_ref().unwrap().span.end)],
+    );
+    out.push(0); // zero-copy metadata
+    out.extend_from_slice(&1_234_567i64.to_be_bytes()); // incremental NodeSync
+    out.extend_from_slice(&1i32.to_be_bytes());
+    out.extend_from_slice(&[1, b'v']);
+    out.extend_from_slice(&42i32.to_be_bytes());
+    let host = st.originating_host_id.as_ref().unwrap().span;
+    out.extend_from_slice(&nb_stats[at(host.start)..at(host.end)]);
+    out
+}
+
+/// DSE 6.x versions: the shared layout decodes; what does not decode says it is DSE's layout.
+#[test]
+fn dse_versions_decode_what_they_share() {
+    let Some(fx) = common::cassandra_fixtures("statistics::dse_versions") else {
+        return;
+    };
+    let (bytes, nb) = fixture_statistics(&fx, "nb", "legacy_nb_clust");
+    let original = statistics::decode(&bytes, &nb).unwrap();
+    let nb_stats = original.stats.as_ref().unwrap();
+    let host_id = nb_stats
+        .originating_host_id
+        .as_ref()
+        .and_then(|h| h.uuid.as_ref())
+        .map(|u| u.value.clone());
+    let mut components = split_container(&bytes, true);
+    let stats_entry = original
+        .toc
+        .iter()
+        .find(|e| e.metadata_type.value == MetadataType::Stats)
+        .unwrap();
+    let stats_base = stats_entry.body.unwrap().start;
+
+    for format in [Format::Big, Format::Bti] {
+        // A plain rename: nb's STATS is not DSE 6.8's; the error says which layout was tried.
+        let bb = Version::parse(format, "bb").unwrap();
+        let s = statistics::decode(&bytes, &bb).unwrap();
+        assert!(s.stats.is_none());
+        assert_eq!(s.errors.len(), 1, "{:?}", s.errors);
+        let msg = s.errors[0].to_string();
+        assert!(
+            msg.starts_with("DSE 6.x STATS layout (version bb) not supported beyond offset"),
+            "{msg}"
+        );
+        assert_eq!(s.validation.as_ref().unwrap().partitioner.value, BOP);
+        assert!(s.header.is_some() && s.compaction.is_some() && s.checksums_ok());
+
+        // A real DSE 6.8 layout, built from the fixture.
+        let stats_at = components.iter().position(|(k, _)| *k == 2).unwrap();
+        let original_body = components[stats_at].1.clone();
+        components[stats_at].1 = dse_bb_stats(&original_body, &original, stats_base);
+        let dse = build_container(&components, true);
+        components[stats_at].1 = original_body.clone();
+        let s = statistics::decode(&dse, &bb).unwrap();
+        assert!(s.errors.is_empty(), "{:?}", s.errors);
+        assert!(s.checksums_ok());
+        let st = s.stats.as_ref().unwrap();
+        assert_eq!(
+            st.min_timestamp_micros.value,
+            nb_stats.min_timestamp_micros.value
+        );
+        assert_eq!(
+            st.max_timestamp_micros.value,
+            nb_stats.max_timestamp_micros.value
+        );
+        assert_eq!(
+            st.total_rows.as_ref().unwrap().value,
+            nb_stats.total_rows.as_ref().unwrap().value
+        );
+        assert!(st.is_transient.is_none() && st.originating_host_id.is_none());
+        assert_eq!(
+            st.covered_clustering
+                .as_ref()
+                .unwrap()
+                .clustering_types
+                .len(),
+            0
+        );
+        let d = s.dse_stats.as_ref().unwrap();
+        assert_eq!(d.zero_copy_metadata.value, 0);
+        assert_eq!(d.incremental_node_sync.value, 1_234_567);
+        assert_eq!(d.max_column_value_lengths.len(), 1);
+        assert_eq!(d.max_column_value_lengths[0].name.value, "v");
+        assert_eq!(d.max_column_value_lengths[0].max_length_bytes.value, 42);
+        assert_eq!(
+            d.originating_host_id.as_ref().unwrap().value,
+            host_id,
+            "{format}"
+        );
+
+        // DSE 6.0/6.7 `ad`: nb's layout without `isTransient`.
+        let ad = Version::parse(format, "ad").unwrap();
+        let transient_at =
+            (nb_stats.is_transient.as_ref().unwrap().span.start - stats_base) as usize;
+        components[stats_at].1.remove(transient_at);
+        let ad_bytes = build_container(&components, true);
+        components[stats_at].1 = original_body;
+        let s = statistics::decode(&ad_bytes, &ad).unwrap();
+        assert!(s.errors.is_empty(), "{:?}", s.errors);
+        let st = s.stats.as_ref().unwrap();
+        assert!(s.dse_stats.is_none() && st.is_transient.is_none());
+        assert_eq!(
+            st.originating_host_id
+                .as_ref()
+                .and_then(|h| h.uuid.as_ref())
+                .map(|u| u.value.clone()),
+            host_id
+        );
+        assert_eq!(
+            st.total_rows.as_ref().unwrap().value,
+            nb_stats.total_rows.as_ref().unwrap().value
+        );
+    }
+}

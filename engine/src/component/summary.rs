@@ -91,7 +91,7 @@ pub struct IndexSummary {
 
 /// `ja` (2.0) moved the summary off heap: size field, little-endian offsets table.
 fn has_offheap_summary(version: &Version) -> bool {
-    version.format() == Format::Bti || version.as_str() >= "ja"
+    version.format() == Format::Bti || version.is_dse() || version.as_str() >= "ja"
 }
 
 /// `ka` (2.1) persists the sampling level and size at full sampling (`hasSamplingLevel`).

@@ -1145,7 +1145,9 @@ fn compressed_plan(ci: &CompressionInfo, version: &Version) -> CompressedPlan {
             .map(|m| u64::from(m.value)),
         offsets: ci.chunk_offsets.clone(),
         algorithm: ChecksumType::for_compressed_chunks(version),
-        over_uncompressed: version.format() == Format::Big && version.as_str() < "jb",
+        over_uncompressed: version.format() == Format::Big
+            && !version.is_dse()
+            && version.as_str() < "jb",
         // Above every codec's worst case (LZ4 n + n/255 + 16, Snappy 32 + n + n/6, zlib
         // n + n/4096 + … + 13, zstd n + n/256 + …) and a na+ raw chunk padded to the chunk length.
         // At most MAX_CHUNK_BYTES of uncompressed chunk are trusted with memory.

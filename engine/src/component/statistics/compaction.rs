@@ -2,15 +2,21 @@
 //!
 //! | field | type | since |
 //! |---|---|---|
-//! | ancestor count + ancestors | i32 n, n × i32 generation | ka, la only (`hasCompactionAncestors`) |
+//! | ancestor count + ancestors | i32 n, n × i32 generation | ka, la only (`hasCompactionAncestors`); ScyllaDB-written mc/md/me (below) |
 //! | cardinality estimator | i32 length + stream-lib HyperLogLog++ bytes (see [`HyperLogLogPlus`]) | ka |
+//!
+//! ScyllaDB's `compaction_metadata` (`sstables/types.hh`) kept the pre-3.0 ancestors array in
+//! some releases that write `mc`/`md`/`me`, so such a COMPACTION holds u32 count, count × u32
+//! generations, then the estimator. The component's length (from the Statistics.db table of
+//! contents) tells the two layouts apart: Cassandra's is exactly 4 + estimator length bytes,
+//! ScyllaDB's exactly 4 + 4 × count + 4 + estimator length.
 //!
 //! Before ka there is no COMPACTION component: the flat `SSTableMetadata` record holds the
 //! ancestors between the partitioner and the tombstone histogram, and no estimator (see
 //! `legacy.rs`).
 //!
 //! Src: `src/java/org/apache/cassandra/io/sstable/metadata/CompactionMetadata.java` (trunk and
-//! cassandra-2.2).
+//! cassandra-2.2); scylladb `sstables/types.hh` (`compaction_metadata`).
 
 use serde::Serialize;
 
@@ -71,13 +77,49 @@ impl Ancestors {
     }
 }
 
+/// Which COMPACTION layout a file has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompactionLayout {
+    /// Cassandra's for the version: ancestors before 3.0 (and in the legacy record), none after.
+    Cassandra,
+    /// A 3.0+ version (`mc`/`md`/`me`) whose component still holds the ancestors, as ScyllaDB
+    /// writes it.
+    ScyllaAncestors,
+}
+
+/// Whether `body` (a whole COMPACTION component of a 3.0+ version) is u32 count, count × u32,
+/// i32 estimator length, estimator — and not Cassandra's i32 length + estimator.
+fn has_scylla_ancestors(body: &[u8]) -> bool {
+    let be_u32 = |at: u64| -> Option<u64> {
+        let at = usize::try_from(at).ok()?;
+        let b: [u8; 4] = body.get(at..at.checked_add(4)?)?.try_into().ok()?;
+        Some(u64::from(u32::from_be_bytes(b)))
+    };
+    let total = body.len() as u64;
+    let Some(first) = be_u32(0) else {
+        return false;
+    };
+    if first.checked_add(4) == Some(total) {
+        return false;
+    }
+    let Some(estimator_at) = first.checked_mul(4).and_then(|n| n.checked_add(4)) else {
+        return false;
+    };
+    be_u32(estimator_at)
+        .and_then(|len| len.checked_add(estimator_at)?.checked_add(4))
+        .is_some_and(|end| end == total)
+}
+
 /// Cassandra's `CompactionMetadata`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CompactionMetadata {
     /// The component; for the legacy (ic–jb) record, the ancestors.
     pub span: Span,
-    /// ic–la only.
+    /// ic–la, and ScyllaDB-written 3.x files that keep them (see [`CompactionLayout`]).
     pub ancestors: Option<Ancestors>,
+    /// Which layout the component has.
+    pub layout: CompactionLayout,
     /// Length prefix of the serialized estimator; 0 with an empty span for the legacy (ic–jb)
     /// record, which stores no estimator.
     pub cardinality_estimator_length: Spanned<i32>,
@@ -96,15 +138,21 @@ impl CompactionMetadata {
         errors: &mut Vec<Error>,
     ) -> Result<CompactionMetadata> {
         let start = r.offset();
-        let ancestors = if version.has_compaction_ancestors() {
-            Some(Ancestors::decode(
-                r,
-                "COMPACTION: ancestor count",
-                "COMPACTION: ancestors",
-            )?)
+        let layout = if !version.has_compaction_ancestors() && has_scylla_ancestors(r.rest()) {
+            CompactionLayout::ScyllaAncestors
         } else {
-            None
+            CompactionLayout::Cassandra
         };
+        let ancestors =
+            if version.has_compaction_ancestors() || layout == CompactionLayout::ScyllaAncestors {
+                Some(Ancestors::decode(
+                    r,
+                    "COMPACTION: ancestor count",
+                    "COMPACTION: ancestors",
+                )?)
+            } else {
+                None
+            };
         let length_start = r.offset();
         let cardinality_estimator_length =
             spanned(r, |r| r.i32("COMPACTION: cardinality estimator length"))?;
@@ -131,6 +179,7 @@ impl CompactionMetadata {
         Ok(CompactionMetadata {
             span: r.span_from(start),
             ancestors,
+            layout,
             cardinality_estimator_length,
             cardinality_estimator_bytes,
             cardinality_estimator,
@@ -147,7 +196,11 @@ impl CompactionMetadata {
     pub fn to_node(&self) -> Node {
         let mut children = Vec::new();
         if let Some(a) = &self.ancestors {
-            children.push(a.to_node());
+            let mut node = a.to_node();
+            if self.layout == CompactionLayout::ScyllaAncestors {
+                node.value = format!("{} (ScyllaDB layout)", node.value);
+            }
+            children.push(node);
         }
         children.push(spanned_leaf(
             "cardinality estimator length",

@@ -52,7 +52,7 @@ use crate::version::{Format, Version};
 
 /// `ka` and later write the metadata container (2.1 "new Statistics.db file format").
 pub(super) fn has_new_stats_file(version: &Version) -> bool {
-    version.format() == Format::Bti || version.as_str() >= "ka"
+    version.format() == Format::Bti || version.is_dse() || version.as_str() >= "ka"
 }
 
 /// Cassandra 2.0's `Version.isCompatible`: `ic` is the oldest version it opens.
@@ -232,6 +232,7 @@ pub(super) fn decode(bytes: &[u8], version: &Version) -> Result<Statistics> {
     let compaction = CompactionMetadata {
         span: ancestors.span,
         ancestors: Some(ancestors),
+        layout: super::CompactionLayout::Cassandra,
         cardinality_estimator_length: assumed(0, estimator_at),
         cardinality_estimator_bytes: Span::new(estimator_at, estimator_at),
         cardinality_estimator: None,
@@ -281,6 +282,7 @@ pub(super) fn decode(bytes: &[u8], version: &Version) -> Result<Statistics> {
         compaction: Some(compaction),
         stats: Some(stats),
         header: None,
+        dse_stats: None,
         errors: Vec::new(),
         layout: StatisticsLayout::LegacyRecord(LegacyRecord {
             span: Span::new(0, record_end),

@@ -36,6 +36,7 @@
 // Not yet checked for unchecked arithmetic (owned elsewhere; issue #11 item 6).
 #[allow(clippy::arithmetic_side_effects)]
 mod compaction;
+mod dse;
 mod header;
 mod histogram;
 mod hll;
@@ -48,7 +49,8 @@ use core::fmt::Display;
 use serde::{Serialize, Serializer};
 
 pub use crate::component::common::LocalDeletionTime;
-pub use compaction::{Ancestors, CompactionMetadata};
+pub use compaction::{Ancestors, CompactionLayout, CompactionMetadata};
+pub use dse::{DseStatsFields, MaxColumnValueLength};
 pub use header::{
     ColumnList, ColumnSpec, EncodingStats, SerializationHeader, DELETION_TIME_EPOCH_SECS,
     TIMESTAMP_EPOCH_MICROS, TTL_EPOCH_SECS,
@@ -198,6 +200,8 @@ pub struct Statistics {
     pub compaction: Option<CompactionMetadata>,
     pub stats: Option<StatsMetadata>,
     pub header: Option<SerializationHeader>,
+    /// DSE 6.8 (`ba`, `bb`): STATS fields Cassandra does not have.
+    pub dse_stats: Option<DseStatsFields>,
     /// Components (or parts of them) that could not be decoded.
     #[serde(serialize_with = "serialize_errors")]
     pub errors: Vec<Error>,
@@ -290,7 +294,12 @@ impl Statistics {
             let decoded = match kind {
                 MetadataType::Validation => self.validation.as_ref().map(|v| v.to_node()),
                 MetadataType::Compaction => self.compaction.as_ref().map(|v| v.to_node()),
-                MetadataType::Stats => self.stats.as_ref().map(|v| v.to_node()),
+                MetadataType::Stats => self.stats.as_ref().map(|v| {
+                    let mut node = v.to_node();
+                    node.children
+                        .extend(self.dse_stats.as_ref().map(DseStatsFields::to_node));
+                    node
+                }),
                 MetadataType::Header => self.header.as_ref().map(|v| v.to_node()),
                 MetadataType::Unknown(_) => None,
             };
@@ -451,6 +460,7 @@ pub fn decode(bytes: &[u8], version: &Version) -> Result<Statistics> {
         compaction: None,
         stats: None,
         header: None,
+        dse_stats: None,
         errors: Vec::new(),
         layout: StatisticsLayout::MetadataContainer,
     };
@@ -539,9 +549,15 @@ pub fn decode(bytes: &[u8], version: &Version) -> Result<Statistics> {
                 CompactionMetadata::decode(&mut cr, version, &mut stats.errors)
                     .map(|v| stats.compaction = Some(v))
             }
-            MetadataType::Stats => {
-                StatsMetadata::decode(&mut cr, version).map(|v| stats.stats = Some(v))
-            }
+            MetadataType::Stats => StatsMetadata::decode(&mut cr, version)
+                .and_then(|v| {
+                    stats.stats = Some(v);
+                    if version.has_dse_stats_fields() {
+                        stats.dse_stats = Some(DseStatsFields::decode(&mut cr, version)?);
+                    }
+                    Ok(())
+                })
+                .map_err(|e| dse::explain(e, version)),
             MetadataType::Header => {
                 SerializationHeader::decode(&mut cr, version).map(|v| stats.header = Some(v))
             }
