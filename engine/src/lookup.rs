@@ -937,6 +937,18 @@ impl Lookup {
             }
         };
         loop {
+            if d.node >= d.file_len {
+                // A window can never hold this node: the walk would ask for it forever.
+                return Err(Error::invalid(
+                    format!(
+                        "trie node position {} is outside the trie, which ends at {}",
+                        d.node, d.file_len
+                    ),
+                    d.node,
+                )
+                .in_component(ComponentType::Partitions)
+                .context("partition index trie node"));
+            }
             if d.node < offset || d.node >= window_end {
                 let page = d.node - d.node % PAGE_SIZE;
                 let note = format!(
