@@ -113,8 +113,11 @@ const SEED_TABLES: [&str; 6] = [
     "legacy-sstables/da/legacy_tables/legacy_da_clust",
 ];
 
-/// (version, suffix → bytes) of each seed table.
-fn seed_tables(fx: &Path) -> Vec<(sstable_engine::Version, Vec<(String, Vec<u8>)>)> {
+/// A table's files: (file-name suffix, bytes).
+type Files = Vec<(String, Vec<u8>)>;
+
+/// (version, files) of each seed table.
+fn seed_tables(fx: &Path) -> Vec<(sstable_engine::Version, Files)> {
     let mut out = Vec::new();
     for t in SEED_TABLES {
         let mut files = Vec::new();
@@ -211,4 +214,61 @@ fn sstable_inputs_round_trip() {
             verify.errors
         );
     }
+}
+
+/// Writes the seed corpus of every target into `$FUZZ_CORPUS_DIR/<target>/` from the fixtures
+/// (run by `cargo xtask fuzz`; ignored otherwise). Component targets get every fixture file of
+/// their component; whole-SSTable targets every small fixture SSTable.
+#[test]
+#[ignore = "run by cargo xtask fuzz"]
+fn write_fuzz_corpus() {
+    let out = PathBuf::from(std::env::var_os("FUZZ_CORPUS_DIR").expect("FUZZ_CORPUS_DIR"));
+    let fx = common::cassandra_fixtures("fuzz_regressions::write_fuzz_corpus")
+        .expect("the fixtures are needed to seed the corpus");
+    let mut seeds: Vec<(&str, Vec<u8>)> = Vec::new();
+    let files = common::files_under(&fx);
+    let grouping = sstable_engine::sstable_set::group_files(&files);
+    for sstable in &grouping.sstables {
+        let version = sstable.descriptor.version;
+        let Some(code) = targets::version_code(&version) else {
+            continue;
+        };
+        let mut whole = Vec::new();
+        let mut total = 0usize;
+        for (component, index) in &sstable.files {
+            let bytes = std::fs::read(fx.join(&files[*index])).unwrap();
+            total += bytes.len();
+            for (name, _) in TARGETS {
+                if targets::target_component(name) == Some(component.file_suffix()) {
+                    let mut input = vec![code];
+                    input.extend_from_slice(&bytes);
+                    seeds.push((name, input));
+                }
+            }
+            whole.push((component.file_suffix().to_owned(), bytes));
+        }
+        if total <= 256 << 10 {
+            if let Some(input) = SSTableInput::encode(&version, &whole) {
+                for name in ["metadata", "data", "lookup", "verify", "sstable"] {
+                    seeds.push((name, input.clone()));
+                }
+            }
+        }
+    }
+    seeds.push(("toc", b"Data.db\nTOC.txt\nStatistics.db\n".to_vec()));
+    let mut written = 0;
+    for (name, input) in seeds {
+        let dir = out.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join(format!("seed-{:016x}", fnv1a(&input)));
+        std::fs::write(file, &input).unwrap();
+        written += 1;
+    }
+    eprintln!("wrote {written} seeds under {}", out.display());
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }

@@ -322,7 +322,7 @@ pub fn descriptor_for(version: &Version) -> Option<Descriptor> {
 }
 
 /// `len` bytes of `file` from `offset`, or fewer at its end (a short read), or an error past it.
-fn read_range<'a>(file: &'a [u8], offset: u64, len: u64) -> Result<&'a [u8], ()> {
+fn read_range(file: &[u8], offset: u64, len: u64) -> Result<&[u8], ()> {
     let start = usize::try_from(offset).map_err(|_| ())?;
     let end = usize::try_from(offset.saturating_add(len))
         .unwrap_or(usize::MAX)

@@ -1,8 +1,9 @@
-//! Project automation, in Rust: `cargo xtask serve | test | build | tools`.
+//! Project automation, in Rust: `cargo xtask serve | test | build | fuzz | tools`.
 //!
 //! Every slow step is announced as it starts; tools are installed once at pinned versions into
 //! Cargo's bin directory and found there on later runs.
 
+mod fuzz;
 mod server;
 mod steps;
 mod tools;
@@ -22,6 +23,10 @@ cargo xtask <command>
   bench              generate a >= 1 GiB LZ4 SSTable (release build, kept under
                      target/bench-large) and measure every pass next to the limits measured
                      in the same run on the same bytes (memcpy, raw crc32fast, raw LZ4)
+  fuzz [--secs N] [TARGET]
+                     coverage-guided fuzzing of every decoder entry point (or TARGET) with
+                     cargo-fuzz 0.13.1 on stable (RUSTC_BOOTSTRAP=1, no sanitizer), N s each
+                     (default 60); corpora seeded from the fixtures
   tools              only install the pinned tools (wasm32 target, trunk, wasm-bindgen-cli,
                      chromium + chromedriver, npm packages)
 ";
@@ -41,6 +46,7 @@ fn main() -> ExitCode {
         Some("tools") => tools::ensure_all(),
         Some("bench") => steps::bench(),
         Some("e2e") => steps::e2e(),
+        Some("fuzz") => fuzz::fuzz(&args[1..]),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
