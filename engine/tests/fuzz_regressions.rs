@@ -1,5 +1,6 @@
 //! The fuzz targets under plain `cargo test` (as wasmparser runs its fuzzers): every committed
-//! crash input in `fuzz/regressions/<target>/` replayed, and ~100 deterministic random mutations
+//! input in `fuzz/regressions/<target>/` replayed (minimized crash inputs, and small hand-made
+//! inputs of the failure classes found by the corruption sweep of issue 14), and ~100 deterministic random mutations
 //! per target of inputs seeded from the fixtures. The targets themselves live in
 //! `fuzz/src/lib.rs`, shared with `cargo xtask fuzz`.
 
@@ -47,7 +48,12 @@ fn committed_crash_inputs_replay_without_panic() {
             );
         }
     }
-    eprintln!("replayed {replayed} crash inputs");
+    // The committed inputs (crash and regression inputs) are really there and were replayed.
+    assert!(
+        replayed >= 4,
+        "only {replayed} inputs under fuzz/regressions/"
+    );
+    eprintln!("replayed {replayed} inputs");
 }
 
 /// xorshift64*: deterministic, no dependency.
@@ -271,4 +277,41 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
+}
+
+/// The hand-made regression inputs decode as the fixed engine decodes them.
+#[test]
+fn regression_inputs_give_typed_outcomes() {
+    use sstable_engine::component::bti::partitions;
+    use sstable_engine::component::compression_info::{self, RefusalKind};
+    use sstable_engine::component::statistics;
+    use sstable_engine::{Format, Version};
+
+    let nb = Version::parse(Format::Big, "nb").unwrap();
+    let read = |target: &str, name: &str| {
+        let bytes = std::fs::read(regressions_dir().join(target).join(name)).unwrap();
+        assert_eq!(bytes[0], targets::version_code(&nb).unwrap());
+        bytes
+    };
+    let zero = read("compression_info", "zero-chunks-for-173-bytes");
+    let ci = compression_info::decode(&zero[1..], &nb).unwrap();
+    assert_eq!(
+        ci.refusals(None)
+            .into_iter()
+            .map(|r| r.kind)
+            .collect::<Vec<_>>(),
+        [RefusalKind::NoChunks {
+            data_length_bytes: 173
+        }]
+    );
+    let huge = read("compression_info", "huge-chunk-count");
+    let e = compression_info::decode(&huge[1..], &nb).unwrap_err();
+    assert!(
+        matches!(e.kind(), sstable_engine::ErrorKind::LengthTooLarge { .. }),
+        "{e}"
+    );
+    let stats = read("statistics", "huge-component-count");
+    assert!(statistics::decode(&stats[1..], &nb).is_err());
+    let root = std::fs::read(regressions_dir().join("bti_partitions/root-past-trie-end")).unwrap();
+    assert!(partitions::decode(&root).is_err());
 }
