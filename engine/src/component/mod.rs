@@ -11,6 +11,7 @@ pub mod data;
 pub mod digest;
 pub mod filter;
 pub mod index;
+pub mod legacy_data;
 pub mod scylla;
 pub mod statistics;
 pub mod summary;

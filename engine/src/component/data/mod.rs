@@ -58,11 +58,13 @@ pub use clustering::{
     ClusteringValueState,
 };
 pub use columns::{ColumnSubset, ColumnsEncoding};
+pub(crate) use deletion::read_partition_deletion;
 pub use deletion::{
     DeletionTime, DeletionTimeEncoding, LivenessInfo, LocalDeletionTime, EXPIRED_LIVENESS_TTL_SECS,
 };
 pub use file::{DataFileReader, DataItems};
 pub use node::{partition_node, HexValues, ValueRenderer};
+pub(crate) use partition::read_partition_start;
 pub use partition::{KeyComponent, PartitionEnd, PartitionKey, PartitionStart};
 pub use row::{
     MarkerDeletion, RangeTombstoneMarker, Row, RowDeletion, END_OF_PARTITION, EXTENSION_FLAG,
