@@ -127,7 +127,7 @@ mod tests {
         assert!(!n.is_static());
         match &n {
             CellName::Composite { components, .. } => {
-                assert_eq!(components[1].span, Span::new(15, 18))
+                assert_eq!(components[1].span, Span::new(16, 19))
             }
             CellName::Simple(_) => panic!("not split"),
         }
