@@ -37,7 +37,8 @@
 //!
 //! Driving it: [`LegacyDataDecoder`] is the sans-I/O push decoder (`push`, `finish`,
 //! `next_item` → [`LegacyStep`]) over uncompressed bytes; atoms borrow their names and values
-//! from its window. [`RowGrouper`] turns a partition's atoms into sstabledump-shaped rows
+//! from its window. [`LegacyDataFileReader`] sits on top for the physical file, plain or
+//! compressed, with the `next_read` / `supply` protocol of the 3.0+ `DataFileReader`. [`RowGrouper`] turns a partition's atoms into sstabledump-shaped rows
 //! ([`crate::dump::PartitionJson`]) with a [`LegacyLayout`]; [`AtomPartitionJson`] is the raw view
 //! shaped like 2.x's sstable2json.
 //!
@@ -49,6 +50,7 @@
 //! atoms become rows.
 
 mod atom;
+mod file;
 mod json;
 mod layout;
 mod name;
@@ -56,6 +58,7 @@ mod rows;
 mod stream;
 
 pub use atom::{Atom, AtomBody, AtomKind, LegacyCell, LegacyRangeTombstone};
+pub use file::LegacyDataFileReader;
 pub use json::{AtomJson, AtomPartitionHeaderJson, AtomPartitionJson, AtomsBuilder};
 pub use layout::{cql_type, says_compact_storage, LegacyLayout};
 pub use name::{CellName, NameComponent, STATIC_MARKER};
