@@ -36,12 +36,29 @@ pub struct Args {
     /// A CREATE TABLE statement naming the columns, checked against the serialization header
     #[arg(long, value_name = "FILE.cql")]
     schema: Option<String>,
+    /// 2.0–2.2 SSTables (jb, ka, la): the on-disk atoms of each partition (cells, tombstones,
+    /// counters, range tombstones), like sstable2json; 2.x SSTables without it: rows as for 3.0+
+    #[arg(long)]
+    atoms: bool,
 }
 
 pub fn run(a: Args) -> Result<Outcome, String> {
     let paths: Vec<&str> = a.paths.iter().map(String::as_str).collect();
     if a.json || a.jsonl {
         progress::disable();
+    }
+    // 2.0–2.2 SSTables (pre-3.0 cell layout) and `--atoms`: cli/src/atoms.rs.
+    let legacy = crate::atoms::Options {
+        paths: &paths,
+        json: a.json,
+        jsonl: a.jsonl,
+        atoms: a.atoms,
+        keys: &a.keys,
+        limit: a.limit,
+        schema: a.schema.as_deref(),
+    };
+    if let Some(outcome) = crate::atoms::run_if_legacy(&legacy)? {
+        return Ok(outcome);
     }
     let found = files::find(&paths)?;
     if found.grouping.sstables.is_empty() {

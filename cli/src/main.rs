@@ -24,6 +24,7 @@
 #[macro_use]
 mod output;
 
+mod atoms;
 mod bench;
 mod dump;
 mod files;
