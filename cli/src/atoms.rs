@@ -8,8 +8,8 @@ use std::io::Write;
 
 use sstable_engine::component::data::DecodeOptions;
 use sstable_engine::component::legacy_data::{
-    says_compact_storage, AtomPartitionJson, AtomsBuilder, LegacyDataFileReader, LegacyLayout,
-    LegacyStep, RowGrouper,
+    says_compact_storage, AtomPartitionJson, AtomsBuilder, LegacyDataDecoder, LegacyDataFileReader,
+    LegacyLayout, LegacyStep, RowGrouper,
 };
 use sstable_engine::component::ComponentType;
 use sstable_engine::cql_schema::parse_create_table;
@@ -115,6 +115,15 @@ pub fn run(a: &Options<'_>) -> Result<Outcome, String> {
         if version.has_row_format() {
             eprintln!(
                 "error: {}: version {version} has the 3.0 row format: no atoms (use dump without --atoms)",
+                sstable.prefix
+            );
+            errors = true;
+            continue;
+        }
+        if !LegacyDataDecoder::supports(&version) {
+            eprintln!(
+                "error: {}: version {version} predates ja (2.0): its rows carry a row size and a \
+                 column count, which are not decoded",
                 sstable.prefix
             );
             errors = true;

@@ -890,3 +890,74 @@ fn file_reader_matches_and_checks_adler32() {
         }
     }
 }
+
+/// Only `ja`…`la` are read: `ic` rows carry a row size and a column count, 3.0+ has rows.
+#[test]
+fn supported_versions() {
+    let v = |s: &str| Version::parse(sstable_engine::Format::Big, s).unwrap();
+    assert!(LegacyDataDecoder::supports(&v("jb")));
+    assert!(LegacyDataDecoder::supports(&v("ka")));
+    assert!(LegacyDataDecoder::supports(&v("la")));
+    assert!(!LegacyDataDecoder::supports(&v("ic")));
+    assert!(!LegacyDataDecoder::supports(&v("ma")));
+}
+
+/// Atoms per second over the 15,000-cell `legacy_ka_indexed` partition, beside raw LZ4
+/// decompression of the same chunks (printed; run with `--release --nocapture` for figures).
+#[test]
+fn atoms_per_second_beside_raw_decompression() {
+    let Some(fx) = fixtures("atoms_per_second_beside_raw_decompression") else {
+        return;
+    };
+    let dir = table_dir(&fx, "ka", "legacy_ka_indexed");
+    let stored = std::fs::read(component(&dir, "-Data.db", None).unwrap()).unwrap();
+    let ci = load(&dir, None).compression.unwrap();
+    let compressor = Compressor::from_class_name(&ci.compressor);
+    let rounds = 20;
+    let start = std::time::Instant::now();
+    let mut chunk = Vec::new();
+    let mut raw_bytes = 0;
+    for _ in 0..rounds {
+        for i in 0..ci.chunk_offsets.len() {
+            let (s, e) = ci.chunk_span(i, stored.len() as u64).unwrap();
+            let body = &stored[s as usize..e as usize - 4];
+            let n = ci.chunk_uncompressed_len(i).unwrap() as usize;
+            decompress_chunk(&compressor, body, n, &mut chunk).unwrap();
+            raw_bytes += chunk.len();
+        }
+    }
+    let raw = start.elapsed();
+    let start = std::time::Instant::now();
+    let mut atoms = 0u64;
+    for _ in 0..rounds {
+        let mut reader = LegacyDataFileReader::compressed(
+            Version::parse(sstable_engine::Format::Big, "ka").unwrap(),
+            DecodeOptions::default(),
+            ci.clone(),
+            stored.len() as u64,
+        );
+        loop {
+            match reader.next_item().unwrap() {
+                LegacyStep::Finished => break,
+                LegacyStep::NeedMoreData => {
+                    let (o, l) = reader.next_read().unwrap();
+                    reader
+                        .supply(o, &stored[o as usize..(o + l) as usize])
+                        .unwrap();
+                }
+                LegacyStep::Item(LegacyItem::Atom(_)) => atoms += 1,
+                LegacyStep::Item(_) => {}
+            }
+        }
+    }
+    let decode = start.elapsed();
+    assert_eq!(atoms, 15_000 * rounds);
+    let mb = raw_bytes as f64 / 1e6;
+    println!(
+        "legacy_ka_indexed: raw LZ4 {:.0} MB/s; atoms (decompress + decode) {:.0} MB/s, {:.0} atoms/s, {:.2}x raw time",
+        mb / raw.as_secs_f64(),
+        mb / decode.as_secs_f64(),
+        atoms as f64 / decode.as_secs_f64(),
+        decode.as_secs_f64() / raw.as_secs_f64()
+    );
+}

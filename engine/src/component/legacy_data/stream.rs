@@ -24,7 +24,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::reader::Reader;
 use crate::span::Span;
 use crate::types::AbstractType;
-use crate::version::Version;
+use crate::version::{Format, Version};
 
 /// Atoms of a partition by kind.
 #[derive(Serialize, Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -127,6 +127,13 @@ pub struct LegacyDataDecoder {
 }
 
 impl LegacyDataDecoder {
+    /// Whether this decoder reads the version's Data.db: `ja` (2.0) up to the 3.0 row format.
+    /// Before `ja` a partition also carries a row size and a column count
+    /// (`Descriptor.Version.hasRowSizeAndColumnCount`), which is not decoded here.
+    pub fn supports(version: &Version) -> bool {
+        version.format() == Format::Big && version.as_str() >= "ja" && !version.has_row_format()
+    }
+
     /// A decoder at uncompressed position 0 for a `jb`/`ka`/`la` (or older big) Data.db.
     pub fn new(version: Version, options: DecodeOptions) -> LegacyDataDecoder {
         let header_schema = DataSchema::from_parts(
