@@ -845,6 +845,12 @@ fn read_file(
             }
             Ok(LegacyStep::Item(item)) => out.extend(atoms.push(&item)),
         }
+        // Bounded: one 64 KiB chunk (or plain block) plus the unfinished atom.
+        assert!(
+            reader.decoder().window_bytes() <= 2 * 65536,
+            "window {}",
+            reader.decoder().window_bytes()
+        );
     }
     let findings = reader
         .take_findings()
