@@ -119,10 +119,7 @@ pub fn run(a: Args) -> Result<Outcome, String> {
         let mut file =
             RangeFile::open(data_path).map_err(|e| format!("{}: {e}", data_path.display()))?;
         let progress = Progress::bytes(&sstable.prefix, file.len_bytes);
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs() as i64)
-            .ok();
+        let now = now_seconds();
         let options = DecodeOptions {
             now_seconds: now,
             ..DecodeOptions::default()
@@ -200,6 +197,18 @@ pub fn run(a: Args) -> Result<Outcome, String> {
 }
 
 use sstable_engine::span::hex;
+
+/// "Now" for expiry: `$SSTABLE_INSPECT_NOW_SECONDS` when set (tests pin it so their output does
+/// not age), else the system clock.
+fn now_seconds() -> Option<i64> {
+    if let Some(s) = std::env::var_os("SSTABLE_INSPECT_NOW_SECONDS") {
+        return s.to_str().and_then(|s| s.parse().ok());
+    }
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .ok()
+}
 
 fn write_partition(
     out: &mut impl Write,

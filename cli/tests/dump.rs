@@ -256,3 +256,180 @@ fn key_limit_jsonl_and_schema_options() {
     let (_, _, code) = dump(&["--json", "--jsonl"], &dir);
     assert_eq!(code, 2);
 }
+
+/// Golden outputs of `dump` (text, `--json`, `--jsonl`) for every 3.0+ fixture SSTable, compared
+/// byte for byte; `UPDATE_GOLDEN=1` rewrites `cli/tests/golden/dump/`. Small outputs are kept
+/// whole; a large one keeps its length and CRC32 (so every byte is still compared), its first
+/// lines, and long lines shortened to a prefix plus their own length and CRC32.
+#[test]
+fn dump_output_matches_the_golden_files() {
+    let Some(fx) = common::cassandra_fixtures("cli::dump::golden") else {
+        return;
+    };
+    let golden_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/dump");
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| v != "0");
+    if update {
+        std::fs::create_dir_all(&golden_dir).unwrap();
+    }
+    let mut dirs: Vec<std::path::PathBuf> = common::files_under(&fx)
+        .into_iter()
+        .filter(|f| f.ends_with("-Data.db"))
+        .filter(|f| {
+            let name = f.rsplit('/').next().unwrap_or_default();
+            ["ma", "mb", "mc", "md", "me", "na", "nb", "nc", "oa", "da"]
+                .iter()
+                .any(|v| name.starts_with(&format!("{v}-")))
+        })
+        .map(|f| fx.join(f).parent().unwrap().to_path_buf())
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    assert!(dirs.len() >= 70, "{} fixture SSTables", dirs.len());
+    // Generated tables (deterministic by seed) cover the types, TTLs and tombstones the fixtures
+    // lack: every common type, collections, static rows, range tombstones, expiring cells.
+    let tmp = std::env::temp_dir().join(format!("dump-golden-{}", std::process::id()));
+    let mut cases: Vec<(String, std::path::PathBuf, usize)> = dirs
+        .iter()
+        .map(|dir| {
+            let rel = dir
+                .strip_prefix(&fx)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            (rel, dir.clone(), 4096)
+        })
+        .collect();
+    for version in ["nb", "oa"] {
+        let out = tmp.join(format!("generated-{version}"));
+        let status = Command::new(env!("CARGO_BIN_EXE_sstable-inspect"))
+            .args(["generate", "--out"])
+            .arg(&out)
+            .args([
+                "--version",
+                version,
+                "--compression",
+                "lz4",
+                "--partitions",
+                "4",
+            ])
+            .args(["--rows-per-partition", "6", "--seed", "7"])
+            .args(["--ttl-fraction", "0.3", "--tombstone-fraction", "0.4"])
+            .status()
+            .expect("run sstable-inspect generate");
+        assert!(status.success());
+        cases.push((format!("generated-{version}"), out, 256 * 1024));
+    }
+    let mut failures = Vec::new();
+    let mut seen = Vec::new();
+    for (rel, dir, whole_bytes) in &cases {
+        let whole_bytes = *whole_bytes;
+        let name = rel
+            .replace("legacy-sstables/", "")
+            .replace("legacy_tables/", "")
+            .replace('/', "-");
+        let mut text = String::new();
+        for args in [&[][..], &["--json"][..], &["--jsonl"][..]] {
+            let out = Command::new(env!("CARGO_BIN_EXE_sstable-inspect"))
+                .arg("dump")
+                .arg(dir)
+                .args(args)
+                // Expiry is judged against a fixed "now", so the goldens do not age.
+                .env("SSTABLE_INSPECT_NOW_SECONDS", "1800000000")
+                .output()
+                .expect("run sstable-inspect");
+            let (root, tmp_root) = (fx.to_string_lossy(), tmp.to_string_lossy());
+            let clean = |b: &[u8]| {
+                String::from_utf8_lossy(b)
+                    .replace(&*root, "$FIXTURES")
+                    .replace(&*tmp_root, "$TMP")
+            };
+            let (stdout, stderr) = (clean(&out.stdout), clean(&out.stderr));
+            text.push_str(&format!(
+                "$ sstable-inspect dump {} {}\nexit {}\n--- stderr ---\n{stderr}--- stdout ---\n{}--- end ---\n\n",
+                clean(dir.to_string_lossy().as_bytes()),
+                args.join(" "),
+                out.status.code().unwrap_or(-1),
+                golden_form(&stdout, whole_bytes)
+            ));
+        }
+        let path = golden_dir.join(format!("{name}.txt"));
+        seen.push(format!("{name}.txt"));
+        if update {
+            std::fs::write(&path, &text).unwrap();
+            continue;
+        }
+        match std::fs::read_to_string(&path) {
+            Ok(expected) if expected == text => {}
+            Ok(expected) => {
+                let line = expected
+                    .lines()
+                    .zip(text.lines())
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(0);
+                failures.push(format!(
+                    "{name}: differs from {} at line {}:\n  golden: {:?}\n  now:    {:?}",
+                    path.display(),
+                    line + 1,
+                    expected.lines().nth(line).unwrap_or(""),
+                    text.lines().nth(line).unwrap_or("")
+                ));
+            }
+            Err(e) => failures.push(format!("{name}: {}: {e}", path.display())),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    if !update {
+        let mut stale: Vec<String> = std::fs::read_dir(&golden_dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| !seen.contains(n))
+            .collect();
+        stale.sort();
+        assert!(
+            stale.is_empty(),
+            "golden files without a fixture: {stale:?}"
+        );
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} golden files differ (UPDATE_GOLDEN=1 rewrites them; review the diff):\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+/// The stored form of one output: whole when small; else length + CRC32 of the whole output,
+/// the first lines, long lines shortened (each with its own length and CRC32).
+fn golden_form(stdout: &str, whole_bytes: usize) -> String {
+    const KEPT_LINES: usize = 40;
+    const LINE_BYTES: usize = 160;
+    if stdout.len() <= whole_bytes {
+        return stdout.to_owned();
+    }
+    let mut out = format!(
+        "[{} bytes, {} lines, crc32 {:08x}; first {KEPT_LINES} lines, long lines shortened]\n",
+        stdout.len(),
+        stdout.lines().count(),
+        crc32fast::hash(stdout.as_bytes())
+    );
+    for line in stdout.lines().take(KEPT_LINES) {
+        if line.len() <= LINE_BYTES {
+            out.push_str(line);
+        } else {
+            let mut cut = 100;
+            while !line.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            out.push_str(&format!(
+                "{}… [{} bytes, crc32 {:08x}]",
+                &line[..cut],
+                line.len(),
+                crc32fast::hash(line.as_bytes())
+            ));
+        }
+        out.push('\n');
+    }
+    out
+}
