@@ -36,10 +36,15 @@ pub(super) fn decompress(
             limit_bytes: expected_bytes as u64,
         });
     }
-    out.resize(claimed_bytes, 0);
-    let written = lz4_flex::block::decompress_into(block, out)
-        .map_err(|e| CodecError::Corrupt(e.to_string()))?;
-    out.truncate(written);
+    // Appends after what `out` holds (the Data.db reader decompresses into its decode window).
+    let base = out.len();
+    out.resize(base.saturating_add(claimed_bytes), 0);
+    let written = match out.get_mut(base..) {
+        Some(tail) => lz4_flex::block::decompress_into(block, tail)
+            .map_err(|e| CodecError::Corrupt(e.to_string()))?,
+        None => 0,
+    };
+    out.truncate(base.saturating_add(written));
     Ok(())
 }
 

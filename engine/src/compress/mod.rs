@@ -162,6 +162,48 @@ pub fn decompress_chunk(
     Ok(())
 }
 
+/// [`decompress_chunk`], appending to `out` instead of replacing its content: the Data.db
+/// reader decompresses a chunk straight into its decode window (LZ4 and uncompressed chunks
+/// in place; the other codecs through a temporary buffer).
+pub fn decompress_chunk_append(
+    compressor: &Compressor,
+    stored: &[u8],
+    expected_bytes: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), CodecError> {
+    let base = out.len();
+    let result = match compressor {
+        Compressor::Lz4 => lz4::decompress(stored, expected_bytes, out),
+        Compressor::Noop => {
+            out.extend_from_slice(
+                stored
+                    .get(..expected_bytes.min(stored.len()))
+                    .unwrap_or(stored),
+            );
+            Ok(())
+        }
+        _ => {
+            let mut tmp = Vec::new();
+            decompress_chunk(compressor, stored, expected_bytes, &mut tmp).map(|()| {
+                out.extend_from_slice(&tmp);
+            })
+        }
+    };
+    let actual = out.len().saturating_sub(base);
+    if let Err(e) = result {
+        out.truncate(base);
+        return Err(e);
+    }
+    if actual != expected_bytes {
+        out.truncate(base);
+        return Err(CodecError::WrongLength {
+            expected_bytes: expected_bytes as u64,
+            actual_bytes: actual as u64,
+        });
+    }
+    Ok(())
+}
+
 /// Compresses one chunk of uncompressed `data` into `out` (cleared first), framed as
 /// `compressor`'s Cassandra class writes it. The 4-byte chunk checksum is not included.
 pub fn compress_chunk(

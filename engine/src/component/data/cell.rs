@@ -32,8 +32,8 @@ use serde::Serialize;
 
 use super::clustering::read_value;
 use super::deletion::{
-    check_expiration, read_delta_deletion_time, read_local_deletion_time, read_timestamp, read_ttl,
-    DeletionTime, LivenessInfo, LocalDeletionTime,
+    check_expiration, expiration_is_suspicious, read_delta_deletion_time, read_local_deletion_time,
+    read_timestamp, read_ttl, DeletionTime, LivenessInfo, LocalDeletionTime,
 };
 use super::schema::{ColumnSchema, DeltaBase};
 use super::{DecodeOptions, Finding, FindingKind, SpannedBytes};
@@ -100,18 +100,80 @@ impl Cell {
     pub fn is_expiring(&self) -> bool {
         matches!(self.kind, CellKind::Expiring | CellKind::Expired)
     }
+}
 
-    /// Decodes one cell of `column` (`Cell.Serializer.deserialize`).
+/// One cell decoded in place: its path and value borrow the decode window. Built into a
+/// [`Cell`] only by callers that keep it ([`CellView::to_cell`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellView<'a> {
+    pub span: Span,
+    /// Index into `DataSchema::columns(is_static)` of the row.
+    pub column_index: usize,
+    pub flags: Spanned<u8>,
+    pub kind: CellKind,
+    pub timestamp_micros: i64,
+    /// `None` when taken from the row (USE_ROW_TIMESTAMP).
+    pub timestamp_span: Option<Span>,
+    pub local_deletion_time: Option<LocalDeletionTime>,
+    pub local_deletion_time_span: Option<Span>,
+    pub ttl_secs: Option<i32>,
+    pub ttl_span: Option<Span>,
+    /// Cells of complex columns: the path bytes (without length) and the span with its length.
+    pub path: Option<(&'a [u8], Span)>,
+    /// The value bytes (empty with HAS_EMPTY_VALUE).
+    pub value: &'a [u8],
+    /// The value with its length prefix.
+    pub value_span: Span,
+    /// Live cells of counter columns: the decoded CounterContext.
+    pub counter: Option<CounterContext>,
+}
+
+impl<'a> CellView<'a> {
+    pub fn is_tombstone(&self) -> bool {
+        self.kind == CellKind::Tombstone
+    }
+
+    pub fn is_expiring(&self) -> bool {
+        matches!(self.kind, CellKind::Expiring | CellKind::Expired)
+    }
+
+    /// The owned cell.
+    pub fn to_cell(&self) -> Cell {
+        Cell {
+            span: self.span,
+            column_index: self.column_index,
+            flags: self.flags.clone(),
+            kind: self.kind,
+            timestamp_micros: self.timestamp_micros,
+            timestamp_span: self.timestamp_span,
+            local_deletion_time: self.local_deletion_time,
+            local_deletion_time_span: self.local_deletion_time_span,
+            ttl_secs: self.ttl_secs,
+            ttl_span: self.ttl_span,
+            path: self.path.map(|(bytes, span)| SpannedBytes {
+                bytes: bytes.to_vec(),
+                span,
+            }),
+            value: SpannedBytes {
+                bytes: self.value.to_vec(),
+                span: self.value_span,
+            },
+            counter: self.counter.clone(),
+        }
+    }
+
+    /// Decodes one cell of `column` in place (`Cell.Serializer.deserialize`); allocates nothing
+    /// unless it has a finding or is a counter.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn read(
-        r: &mut Reader<'_>,
+        r: &mut Reader<'a>,
         column: &ColumnSchema,
         column_index: usize,
         row_liveness: Option<&LivenessInfo>,
         base: &DeltaBase,
         options: &DecodeOptions,
         findings: &mut Vec<Finding>,
-    ) -> Result<Cell> {
+    ) -> Result<CellView<'a>> {
         const WHAT: &str = "cell";
         let start = r.offset();
         let flags = r.u8("cell flags")?;
@@ -159,23 +221,17 @@ impl Cell {
         let path = if column.is_complex() {
             let p_start = r.offset();
             let bytes = r.vint_length_bytes("cell path")?;
-            Some(SpannedBytes {
-                bytes: bytes.to_vec(),
-                span: r.span_from(p_start),
-            })
+            Some((bytes, r.span_from(p_start)))
         } else {
             None
         };
         let v_start = r.offset();
-        let value_bytes = if f & HAS_EMPTY_VALUE != 0 {
-            Vec::new()
+        let value: &'a [u8] = if f & HAS_EMPTY_VALUE != 0 {
+            &[]
         } else {
-            read_value(r, column.fixed_value_length_bytes, options, WHAT)?.to_vec()
+            read_value(r, column.fixed_value_length_bytes, options, WHAT)?
         };
-        let value = SpannedBytes {
-            bytes: value_bytes,
-            span: r.span_from(v_start),
-        };
+        let value_span = r.span_from(v_start);
         let span = r.span_from(start);
 
         let has_ttl = ttl.is_some_and(|(t, _)| t != 0);
@@ -201,15 +257,17 @@ impl Cell {
                 "cell is flagged both deleted and expiring".to_owned(),
             ));
         }
-        let what = format!("cell of column {}", column.name);
+        let what = || format!("cell of column {}", column.name);
         match (kind, ldt, ttl) {
             (CellKind::Tombstone, Some((t, t_span)), _) if t.is_invalid() => {
                 findings.push(Finding::new(
                     FindingKind::InvalidLocalDeletionTime,
                     t_span.unwrap_or(span),
                     format!(
-                        "tombstone {what} has the invalid local deletion time {} (raw {:#010x})",
-                        t.secs, t.raw
+                        "tombstone {} has the invalid local deletion time {} (raw {:#010x})",
+                        what(),
+                        t.secs,
+                        t.raw
                     ),
                 ));
             }
@@ -217,9 +275,9 @@ impl Cell {
                 CellKind::Expiring | CellKind::Expired,
                 Some((t, t_span)),
                 Some((ttl_v, ttl_span)),
-            ) => {
+            ) if expiration_is_suspicious(ttl_v, &t) => {
                 check_expiration(
-                    &what,
+                    &what(),
                     &Spanned {
                         value: ttl_v,
                         span: ttl_span.unwrap_or(span),
@@ -233,16 +291,15 @@ impl Cell {
             }
             _ => {}
         }
-        let counter = if column.is_counter && kind != CellKind::Tombstone && !value.bytes.is_empty()
-        {
-            let value_start = value.span.end - value.bytes.len() as u64;
-            match CounterContext::decode(&value.bytes, value_start) {
+        let counter = if column.is_counter && kind != CellKind::Tombstone && !value.is_empty() {
+            let value_start = value_span.end - value.len() as u64;
+            match CounterContext::decode(value, value_start) {
                 Ok(c) => Some(c),
                 Err(msg) => {
                     findings.push(Finding::new(
                         FindingKind::BadCounterContext,
-                        value.span,
-                        format!("counter {what}: {msg}"),
+                        value_span,
+                        format!("counter {}: {msg}", what()),
                     ));
                     None
                 }
@@ -250,7 +307,7 @@ impl Cell {
         } else {
             None
         };
-        Ok(Cell {
+        Ok(CellView {
             span,
             column_index,
             flags,
@@ -263,8 +320,63 @@ impl Cell {
             ttl_span: ttl.and_then(|(_, s)| s),
             path,
             value,
+            value_span,
             counter,
         })
+    }
+}
+
+/// The head of a complex column: its deletion and cell count, before its cells.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ComplexColumnHead {
+    /// First byte of the column's data.
+    pub start: u64,
+    pub column_index: usize,
+    pub complex_deletion: Option<DeletionTime>,
+    pub cell_count: Spanned<u64>,
+}
+
+impl ComplexColumnHead {
+    /// Reads the complex deletion and cell count; the caller reads `cell_count` cells next
+    /// (after [`Reader::check_count`] with 2 bytes per cell).
+    pub(crate) fn read(
+        r: &mut Reader<'_>,
+        column: &ColumnSchema,
+        column_index: usize,
+        has_complex_deletion: bool,
+        base: &DeltaBase,
+        findings: &mut Vec<Finding>,
+    ) -> Result<(ComplexColumnHead, usize)> {
+        let start = r.offset();
+        let complex_deletion = if has_complex_deletion {
+            let d = read_delta_deletion_time(r, base, "complex deletion")?;
+            if d.is_suspicious() {
+                d.check(
+                    &format!("complex deletion of column {}", column.name),
+                    findings,
+                );
+            }
+            Some(d)
+        } else {
+            None
+        };
+        let count_start = r.offset();
+        let count = r.unsigned_vint("complex column cell count")?;
+        let cell_count = Spanned {
+            value: count,
+            span: r.span_from(count_start),
+        };
+        // A cell is at least a flags byte and a path length.
+        let n = r.check_count(count, 2, "complex column cells")?;
+        Ok((
+            ComplexColumnHead {
+                start,
+                column_index,
+                complex_deletion,
+                cell_count,
+            },
+            n,
+        ))
     }
 }
 
@@ -279,59 +391,6 @@ pub struct ComplexColumn {
     pub complex_deletion: Option<DeletionTime>,
     pub cell_count: Spanned<u64>,
     pub cells: Vec<Cell>,
-}
-
-impl ComplexColumn {
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn read(
-        r: &mut Reader<'_>,
-        column: &ColumnSchema,
-        column_index: usize,
-        has_complex_deletion: bool,
-        row_liveness: Option<&LivenessInfo>,
-        base: &DeltaBase,
-        options: &DecodeOptions,
-        findings: &mut Vec<Finding>,
-    ) -> Result<ComplexColumn> {
-        let start = r.offset();
-        let complex_deletion = if has_complex_deletion {
-            let d = read_delta_deletion_time(r, base, "complex deletion")?;
-            d.check(
-                &format!("complex deletion of column {}", column.name),
-                findings,
-            );
-            Some(d)
-        } else {
-            None
-        };
-        let count_start = r.offset();
-        let count = r.unsigned_vint("complex column cell count")?;
-        let cell_count = Spanned {
-            value: count,
-            span: r.span_from(count_start),
-        };
-        // A cell is at least a flags byte and a path length.
-        let n = r.check_count(count, 2, "complex column cells")?;
-        let mut cells = Vec::with_capacity(n);
-        for _ in 0..n {
-            cells.push(Cell::read(
-                r,
-                column,
-                column_index,
-                row_liveness,
-                base,
-                options,
-                findings,
-            )?);
-        }
-        Ok(ComplexColumn {
-            span: r.span_from(start),
-            column_index,
-            complex_deletion,
-            cell_count,
-            cells,
-        })
-    }
 }
 
 /// The data of one present column of a row.

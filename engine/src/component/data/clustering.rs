@@ -191,54 +191,79 @@ pub(crate) fn read_value<'a>(
     r.bytes_u64(len, what)
 }
 
-/// `deserializeValuesWithoutSize` for the first `count` clustering columns.
-fn read_values(
-    r: &mut Reader<'_>,
-    schema: &DataSchema,
+/// `deserializeValuesWithoutSize` for the first `count` of `fixed_lengths`' columns: calls
+/// `value(index, state, bytes, span)` per value and `header(header)` per header, allocating
+/// nothing.
+fn walk_values<'a>(
+    r: &mut Reader<'a>,
+    fixed_lengths: &[Option<u32>],
     count: usize,
     options: &DecodeOptions,
     what: &'static str,
-) -> Result<(Vec<Spanned<u64>>, Vec<ClusteringValue>)> {
-    let mut headers = Vec::with_capacity(count.div_ceil(32));
-    let mut values = Vec::with_capacity(count);
+    mut header_seen: impl FnMut(Spanned<u64>),
+    mut value: impl FnMut(usize, ClusteringValueState, &'a [u8], Span),
+) -> Result<()> {
     let mut header = 0u64;
-    for (index, fixed) in schema
-        .clustering_fixed_lengths_bytes
-        .iter()
-        .take(count)
-        .enumerate()
-    {
+    for (index, fixed) in fixed_lengths.iter().take(count).enumerate() {
         if index % 32 == 0 {
             let start = r.offset();
             header = r.unsigned_vint(what)?;
-            headers.push(Spanned {
+            header_seen(Spanned {
                 value: header,
                 span: r.span_from(start),
             });
         }
         let bit = 2 * (index % 32) as u32;
         let start = r.offset();
-        let (state, bytes) = if header & (1u64 << (bit + 1)) != 0 {
-            (ClusteringValueState::Null, Vec::new())
+        let (state, bytes): (_, &'a [u8]) = if header & (1u64 << (bit + 1)) != 0 {
+            (ClusteringValueState::Null, &[])
         } else if header & (1u64 << bit) != 0 {
-            (ClusteringValueState::Empty, Vec::new())
+            (ClusteringValueState::Empty, &[])
         } else {
-            let bytes = read_value(r, *fixed, options, what)?;
-            (ClusteringValueState::Present, bytes.to_vec())
+            (
+                ClusteringValueState::Present,
+                read_value(r, *fixed, options, what)?,
+            )
         };
-        values.push(ClusteringValue {
-            index,
-            state,
-            value: SpannedBytes {
-                bytes,
-                span: r.span_from(start),
-            },
-        });
+        value(index, state, bytes, r.span_from(start));
     }
+    Ok(())
+}
+
+/// `deserializeValuesWithoutSize` into owned headers and values.
+fn read_values(
+    r: &mut Reader<'_>,
+    fixed_lengths: &[Option<u32>],
+    count: usize,
+    options: &DecodeOptions,
+    what: &'static str,
+) -> Result<(Vec<Spanned<u64>>, Vec<ClusteringValue>)> {
+    let mut headers = Vec::with_capacity(count.div_ceil(32));
+    let mut values = Vec::with_capacity(count);
+    walk_values(
+        r,
+        fixed_lengths,
+        count,
+        options,
+        what,
+        |h| headers.push(h),
+        |index, state, bytes, span| {
+            values.push(ClusteringValue {
+                index,
+                state,
+                value: SpannedBytes {
+                    bytes: bytes.to_vec(),
+                    span,
+                },
+            })
+        },
+    )?;
     Ok((headers, values))
 }
 
-/// `Clustering.serializer.deserialize`: one value per clustering type.
+/// `Clustering.serializer.deserialize`: one value per clustering type (owned; the decoder
+/// reads [`ClusteringView`]s).
+#[cfg(test)]
 pub(crate) fn read_clustering(
     r: &mut Reader<'_>,
     schema: &DataSchema,
@@ -246,11 +271,96 @@ pub(crate) fn read_clustering(
 ) -> Result<Clustering> {
     let start = r.offset();
     let count = schema.clustering_types.len();
-    let (headers, values) = read_values(r, schema, count, options, "row clustering")?;
+    let (headers, values) = read_values(
+        r,
+        &schema.clustering_fixed_lengths_bytes,
+        count,
+        options,
+        "row clustering",
+    )?;
     Ok(Clustering {
         span: r.span_from(start),
         headers,
         values,
+    })
+}
+
+/// A row's clustering decoded in place: its encoded headers and values borrow the window.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClusteringView<'a> {
+    pub span: Span,
+    /// The encoded clustering (headers and values), as stored.
+    pub bytes: &'a [u8],
+    fixed_lengths: &'a [Option<u32>],
+}
+
+impl<'a> ClusteringView<'a> {
+    /// Calls `f(index, state, value bytes)` for each value, in order (nothing allocated).
+    pub fn for_each_value(&self, mut f: impl FnMut(usize, ClusteringValueState, &'a [u8])) {
+        let mut r = Reader::new(self.bytes, self.span.start);
+        let count = self.fixed_lengths.len();
+        // The bytes were checked when the view was read: this cannot fail.
+        let _ = walk_values(
+            &mut r,
+            self.fixed_lengths,
+            count,
+            &UNLIMITED,
+            "row clustering",
+            |_| {},
+            |i, state, bytes, _| f(i, state, bytes),
+        );
+    }
+
+    /// The owned clustering.
+    pub fn to_clustering(&self) -> Clustering {
+        let mut r = Reader::new(self.bytes, self.span.start);
+        let count = self.fixed_lengths.len();
+        let (headers, values) = read_values(
+            &mut r,
+            self.fixed_lengths,
+            count,
+            &UNLIMITED,
+            "row clustering",
+        )
+        .unwrap_or_default();
+        Clustering {
+            span: self.span,
+            headers,
+            values,
+        }
+    }
+}
+
+/// Limits for re-reading bytes that were already checked.
+const UNLIMITED: DecodeOptions = DecodeOptions {
+    now_seconds: None,
+    max_value_bytes: u64::MAX,
+    max_unfiltered_bytes: u64::MAX,
+};
+
+/// `Clustering.serializer.deserialize` in place: checks every value, keeps a view.
+pub(crate) fn read_clustering_view<'a>(
+    r: &mut Reader<'a>,
+    schema: &'a DataSchema,
+    options: &DecodeOptions,
+) -> Result<ClusteringView<'a>> {
+    let start = r.offset();
+    let rest = r.rest();
+    let fixed_lengths = schema.clustering_fixed_lengths_bytes.as_slice();
+    walk_values(
+        r,
+        fixed_lengths,
+        fixed_lengths.len(),
+        options,
+        "row clustering",
+        |_| {},
+        |_, _, _, _| {},
+    )?;
+    let len = usize::try_from(r.offset() - start).unwrap_or(0);
+    Ok(ClusteringView {
+        span: r.span_from(start),
+        bytes: rest.get(..len).unwrap_or(&[]),
+        fixed_lengths,
     })
 }
 
@@ -293,7 +403,13 @@ pub(crate) fn read_bound(
         value: size,
         span: r.span_from(size_start),
     };
-    let (headers, values) = read_values(r, schema, usize::from(size.value), options, WHAT)?;
+    let (headers, values) = read_values(
+        r,
+        &schema.clustering_fixed_lengths_bytes,
+        usize::from(size.value),
+        options,
+        WHAT,
+    )?;
     Ok(ClusteringBoundOrBoundary {
         span: r.span_from(start),
         kind,

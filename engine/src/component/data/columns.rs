@@ -62,15 +62,39 @@ impl ColumnSubset {
 
     /// `Columns.serializer.deserializeSubset` against a superset of `superset_count` columns.
     pub(crate) fn read(r: &mut Reader<'_>, superset_count: usize) -> Result<ColumnSubset> {
-        const WHAT: &str = "row column subset";
-        let start = r.offset();
         let mut stored = Vec::new();
+        let mut present = Vec::new();
+        let (span, encoding) = Self::read_into(r, superset_count, Some(&mut stored), &mut present)?;
+        Ok(ColumnSubset {
+            span: Some(span),
+            encoding,
+            stored,
+            present,
+            superset_count,
+        })
+    }
+
+    /// [`ColumnSubset::read`] into a caller's buffers (cleared first): the present indices,
+    /// and the stored vints when asked for. Allocates nothing once the buffers have grown.
+    pub(crate) fn read_into(
+        r: &mut Reader<'_>,
+        superset_count: usize,
+        mut stored: Option<&mut Vec<Spanned<u64>>>,
+        present: &mut Vec<usize>,
+    ) -> Result<(Span, ColumnsEncoding)> {
+        const WHAT: &str = "row column subset";
+        present.clear();
+        let start = r.offset();
         let first = spanned_vint(r, WHAT)?;
         let encoded = first.value;
-        stored.push(first);
+        if let Some(s) = stored.as_deref_mut() {
+            s.clear();
+            s.push(first);
+        }
         let n = superset_count as u64;
-        let (encoding, present) = if encoded == 0 {
-            (ColumnsEncoding::AllPresent, (0..superset_count).collect())
+        let encoding = if encoded == 0 {
+            present.extend(0..superset_count);
+            ColumnsEncoding::AllPresent
         } else if superset_count < 64 {
             if n < 64 && encoded >> n != 0 {
                 return Err(r.invalid_at(
@@ -81,10 +105,8 @@ impl ColumnSubset {
                     WHAT,
                 ));
             }
-            let present = (0..superset_count)
-                .filter(|i| encoded & (1u64 << i) == 0)
-                .collect();
-            (ColumnsEncoding::MissingBitmap(encoded), present)
+            present.extend((0..superset_count).filter(|i| encoded & (1u64 << i) == 0));
+            ColumnsEncoding::MissingBitmap(encoded)
         } else {
             let missing = encoded;
             if missing > n {
@@ -98,39 +120,32 @@ impl ColumnSubset {
             if present_count < n / 2 {
                 // Each index is at least one byte.
                 let count = r.check_count(present_count, 1, WHAT)?;
-                let mut present = Vec::with_capacity(count);
                 for _ in 0..count {
-                    let idx = read_index(r, &mut stored, superset_count, present.last(), WHAT)?;
+                    let idx = read_index(
+                        r,
+                        stored.as_deref_mut(),
+                        superset_count,
+                        present.last().copied(),
+                        WHAT,
+                    )?;
                     present.push(idx);
                 }
-                (ColumnsEncoding::PresentIndices, present)
+                ColumnsEncoding::PresentIndices
             } else {
                 let count = r.check_count(missing, 1, WHAT)?;
-                let mut missing_indices: Vec<usize> = Vec::with_capacity(count);
+                let mut next = 0usize;
+                let mut previous = None;
                 for _ in 0..count {
-                    let idx =
-                        read_index(r, &mut stored, superset_count, missing_indices.last(), WHAT)?;
-                    missing_indices.push(idx);
+                    let idx = read_index(r, stored.as_deref_mut(), superset_count, previous, WHAT)?;
+                    previous = Some(idx);
+                    present.extend(next..idx);
+                    next = idx + 1;
                 }
-                let mut it = missing_indices.iter().peekable();
-                let mut present = Vec::with_capacity(superset_count - count);
-                for i in 0..superset_count {
-                    if it.peek() == Some(&&i) {
-                        it.next();
-                    } else {
-                        present.push(i);
-                    }
-                }
-                (ColumnsEncoding::MissingIndices, present)
+                present.extend(next..superset_count);
+                ColumnsEncoding::MissingIndices
             }
         };
-        Ok(ColumnSubset {
-            span: Some(r.span_from(start)),
-            encoding,
-            stored,
-            present,
-            superset_count,
-        })
+        Ok((r.span_from(start), encoding))
     }
 }
 
@@ -146,15 +161,15 @@ fn spanned_vint(r: &mut Reader<'_>, what: &'static str) -> Result<Spanned<u64>> 
 /// One column index of a large subset: below N and above the previous one.
 fn read_index(
     r: &mut Reader<'_>,
-    stored: &mut Vec<Spanned<u64>>,
+    stored: Option<&mut Vec<Spanned<u64>>>,
     superset_count: usize,
-    previous: Option<&usize>,
+    previous: Option<usize>,
     what: &'static str,
 ) -> Result<usize> {
     let v = spanned_vint(r, what)?;
     let idx = usize::try_from(v.value)
         .ok()
-        .filter(|&i| i < superset_count && previous.is_none_or(|&p| i > p))
+        .filter(|&i| i < superset_count && previous.is_none_or(|p| i > p))
         .ok_or_else(|| {
             r.invalid_at(
                 format!(
@@ -165,7 +180,9 @@ fn read_index(
                 what,
             )
         })?;
-    stored.push(v);
+    if let Some(s) = stored {
+        s.push(v);
+    }
     Ok(idx)
 }
 

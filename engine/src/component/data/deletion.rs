@@ -128,6 +128,12 @@ impl DeletionTime {
         self.marked_for_delete_at_micros == i64::MIN
     }
 
+    /// Whether [`DeletionTime::check`] has a finding to add (so callers can build the
+    /// description only then).
+    pub(crate) fn is_suspicious(&self) -> bool {
+        !self.is_live() && self.local_deletion_time.is_invalid()
+    }
+
     /// A finding when the deletion is not live and its ldt is invalid.
     pub(crate) fn check(&self, what: &str, findings: &mut Vec<Finding>) {
         if self.is_live() || !self.local_deletion_time.is_invalid() {
@@ -315,6 +321,13 @@ impl LivenessInfo {
         }
         Ok(info)
     }
+}
+
+/// Whether [`check_expiration`] has a finding to add for this pair.
+pub(crate) fn expiration_is_suspicious(ttl_secs: i32, t: &LocalDeletionTime) -> bool {
+    ttl_secs < 0
+        || t.is_invalid()
+        || (ttl_secs > 0 && ttl_secs != EXPIRED_LIVENESS_TTL_SECS && t.secs < i64::from(ttl_secs))
 }
 
 /// Findings for an expiring TTL / local expiration time pair (`Cell.decodeLocalDeletionTime`).

@@ -19,11 +19,12 @@
 //! `io/util/CompressedChunkReader.java`, `io/compress/CompressedSequentialWriter.java`.
 
 use super::schema::DataSchema;
-use super::stream::{DataDecoder, DecodeStep};
+use super::stream::{DataDecoder, DecodeStep, VisitStep};
+use super::visit::DataVisitor;
 use super::{DataItem, DecodeOptions, Finding, FindingKind};
 use crate::component::compression_info::CompressionInfo;
 use crate::component::ComponentType;
-use crate::compress::{decompress_chunk, Compressor};
+use crate::compress::{decompress_chunk, decompress_chunk_append, CodecError, Compressor};
 use crate::error::{Error, ErrorKind, Result};
 use crate::span::Span;
 
@@ -248,14 +249,9 @@ impl DataFileReader {
             .info
             .is_chunk_stored_raw(i, self.file_len_bytes)
             .unwrap_or(false);
-        if raw {
-            self.chunk.clear();
-            self.chunk
-                .extend_from_slice(stored.get(..expected_usize).unwrap_or(stored));
-        } else if let Err(e) =
-            decompress_chunk(&c.compressor, stored, expected_usize, &mut self.chunk)
-        {
-            return Err(Error::invalid(
+        let skip = usize::try_from(self.next_pos - chunk_start).unwrap_or(usize::MAX);
+        let corrupt = |e: CodecError| {
+            Error::invalid(
                 format!(
                     "chunk {i} (Data.db bytes {offset}..{}) does not decompress: {e}",
                     offset + want_len
@@ -263,22 +259,49 @@ impl DataFileReader {
                 chunk_start,
             )
             .context("compressed chunk")
-            .in_component(ComponentType::Data));
-        }
-        if (self.chunk.len() as u64) < expected {
-            return Err(Error::new(
+            .in_component(ComponentType::Data)
+        };
+        let short_raw = |available: usize| {
+            Error::new(
                 ErrorKind::UnexpectedEof {
                     needed_bytes: expected,
-                    available_bytes: self.chunk.len() as u64,
+                    available_bytes: available as u64,
                 },
                 chunk_start,
             )
             .context("raw chunk shorter than its uncompressed length")
-            .in_component(ComponentType::Data));
+            .in_component(ComponentType::Data)
+        };
+        // The chunk goes straight into the decoder's window (no copy of it), unless it is
+        // entered in its middle while the window still holds bytes.
+        let direct = self.decoder.fill_with(skip, |window| {
+            if raw {
+                let part = stored.get(..expected_usize).unwrap_or(stored);
+                if part.len() < expected_usize {
+                    return Err(short_raw(part.len()));
+                }
+                window.extend_from_slice(part);
+                Ok(())
+            } else {
+                decompress_chunk_append(&c.compressor, stored, expected_usize, window)
+                    .map_err(corrupt)
+            }
+        })?;
+        if !direct {
+            if raw {
+                self.chunk.clear();
+                self.chunk
+                    .extend_from_slice(stored.get(..expected_usize).unwrap_or(stored));
+                if self.chunk.len() < expected_usize {
+                    return Err(short_raw(self.chunk.len()));
+                }
+            } else {
+                decompress_chunk(&c.compressor, stored, expected_usize, &mut self.chunk)
+                    .map_err(corrupt)?;
+            }
+            let part = self.chunk.get(skip..).unwrap_or(&[]);
+            self.decoder.push(part);
         }
-        let skip = usize::try_from(self.next_pos - chunk_start).unwrap_or(usize::MAX);
-        let part = self.chunk.get(skip..).unwrap_or(&[]);
-        self.decoder.push(part);
         self.next_pos = (chunk_start + expected).max(self.next_pos + 1);
         Ok(())
     }
@@ -287,30 +310,40 @@ impl DataFileReader {
     /// read that range and [`DataFileReader::supply`] it.
     pub fn next_item(&mut self) -> Result<DecodeStep> {
         match self.decoder.next_item()? {
-            DecodeStep::NeedMoreData if self.next_read().is_none() => {
-                // The data is not all there, yet no chunk can be read: the file is shorter than
-                // CompressionInfo says, or its chunk offsets are unusable.
-                let chunk = self
-                    .compressed
-                    .as_ref()
-                    .and_then(|c| c.info.chunk_for_position(self.next_pos));
-                Err(Error::new(
-                    ErrorKind::UnexpectedEof {
-                        needed_bytes: self.data_len_bytes.saturating_sub(self.next_pos),
-                        available_bytes: 0,
-                    },
-                    self.next_pos,
-                )
-                .context(match chunk {
-                    Some(_) => {
-                        "compressed chunk (not inside the Data.db file, or bad chunk offsets)"
-                    }
-                    None => "Data.db (shorter than CompressionInfo's data length)",
-                })
-                .in_component(ComponentType::Data))
-            }
+            DecodeStep::NeedMoreData if self.next_read().is_none() => Err(self.no_more_input()),
             step => Ok(step),
         }
+    }
+
+    /// Decodes the next item into `visitor` (borrowed: rows and cells as views into the
+    /// window); [`VisitStep::NeedMoreData`] means: call [`DataFileReader::next_read`], read that
+    /// range and [`DataFileReader::supply`] it.
+    pub fn visit_next<V: DataVisitor + ?Sized>(&mut self, visitor: &mut V) -> Result<VisitStep> {
+        match self.decoder.visit_next(visitor)? {
+            VisitStep::NeedMoreData if self.next_read().is_none() => Err(self.no_more_input()),
+            step => Ok(step),
+        }
+    }
+
+    /// The data is not all there, yet no chunk can be read: the file is shorter than
+    /// CompressionInfo says, or its chunk offsets are unusable.
+    fn no_more_input(&self) -> Error {
+        let chunk = self
+            .compressed
+            .as_ref()
+            .and_then(|c| c.info.chunk_for_position(self.next_pos));
+        Error::new(
+            ErrorKind::UnexpectedEof {
+                needed_bytes: self.data_len_bytes.saturating_sub(self.next_pos),
+                available_bytes: 0,
+            },
+            self.next_pos,
+        )
+        .context(match chunk {
+            Some(_) => "compressed chunk (not inside the Data.db file, or bad chunk offsets)",
+            None => "Data.db (shorter than CompressionInfo's data length)",
+        })
+        .in_component(ComponentType::Data)
     }
 
     /// Restarts decoding at the partition starting at uncompressed `position` (from Index.db /

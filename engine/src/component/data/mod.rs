@@ -19,7 +19,9 @@
 //!
 //! Driving it:
 //! * [`DataDecoder`] is the sans-I/O push decoder over *uncompressed* bytes: `push`, `finish`,
-//!   `next_item` → [`DecodeStep`].
+//!   `next_item` → [`DecodeStep`] (owned items), or `visit_next` with a [`DataVisitor`]
+//!   (borrowed: rows and cells as views into the window, [`RowView`] / [`CellView`], nothing
+//!   allocated per row or cell). [`scan_counts`] is the decode-only scan.
 //! * [`DataFileReader`] sits on top for the physical file, plain or compressed
 //!   (CompressionInfo.db): it names the byte range it needs ([`DataFileReader::next_read`]), the
 //!   caller reads it (a Blob slice, `pread`) and hands it over ([`DataFileReader::supply`]).
@@ -46,16 +48,18 @@ mod partition;
 mod row;
 mod schema;
 mod stream;
+mod visit;
 
 use serde::{Serialize, Serializer};
 
 pub use cell::{
-    Cell, CellKind, ColumnData, ComplexColumn, CounterContext, CounterShard, CounterShardKind,
-    HAS_EMPTY_VALUE, IS_DELETED, IS_EXPIRING, USE_ROW_TIMESTAMP, USE_ROW_TTL,
+    Cell, CellKind, CellView, ColumnData, ComplexColumn, ComplexColumnHead, CounterContext,
+    CounterShard, CounterShardKind, HAS_EMPTY_VALUE, IS_DELETED, IS_EXPIRING, USE_ROW_TIMESTAMP,
+    USE_ROW_TTL,
 };
 pub use clustering::{
     Clustering, ClusteringBoundOrBoundary, ClusteringPrefixKind, ClusteringValue,
-    ClusteringValueState,
+    ClusteringValueState, ClusteringView,
 };
 pub use columns::{ColumnSubset, ColumnsEncoding};
 pub(crate) use deletion::read_partition_deletion;
@@ -67,12 +71,13 @@ pub use node::{partition_node, HexValues, ValueRenderer};
 pub(crate) use partition::read_partition_start;
 pub use partition::{KeyComponent, PartitionEnd, PartitionKey, PartitionStart};
 pub use row::{
-    MarkerDeletion, RangeTombstoneMarker, Row, RowDeletion, END_OF_PARTITION, EXTENSION_FLAG,
-    HAS_ALL_COLUMNS, HAS_COMPLEX_DELETION, HAS_DELETION, HAS_SHADOWABLE_DELETION, HAS_TIMESTAMP,
-    HAS_TTL, IS_MARKER, IS_STATIC, SCYLLA_HAS_SHADOWABLE_TOMBSTONE,
+    MarkerDeletion, RangeTombstoneMarker, Row, RowDeletion, RowEnd, RowView, END_OF_PARTITION,
+    EXTENSION_FLAG, HAS_ALL_COLUMNS, HAS_COMPLEX_DELETION, HAS_DELETION, HAS_SHADOWABLE_DELETION,
+    HAS_TIMESTAMP, HAS_TTL, IS_MARKER, IS_STATIC, SCYLLA_HAS_SHADOWABLE_TOMBSTONE,
 };
 pub use schema::{ColumnKind, ColumnSchema, DataSchema, DeltaBase};
-pub use stream::{DataDecoder, DecodeStep};
+pub use stream::{DataDecoder, DecodeStep, VisitStep};
+pub use visit::{scan_counts, visit_all_with, DataVisitor, ScanCounts};
 
 use crate::span::Span;
 

@@ -37,11 +37,14 @@
 
 use serde::Serialize;
 
-use super::cell::{Cell, ColumnData, ComplexColumn};
-use super::clustering::{read_bound, read_clustering, Clustering, ClusteringBoundOrBoundary};
-use super::columns::ColumnSubset;
+use super::cell::{Cell, CellView, ColumnData, ComplexColumnHead};
+use super::clustering::{
+    read_bound, read_clustering_view, Clustering, ClusteringBoundOrBoundary, ClusteringView,
+};
+use super::columns::{ColumnSubset, ColumnsEncoding};
 use super::deletion::{read_delta_deletion_time, DeletionTime, LivenessInfo};
 use super::schema::{ColumnKind, DataSchema};
+use super::visit::DataVisitor;
 use super::{DecodeOptions, Finding, FindingKind};
 use crate::error::Result;
 use crate::reader::Reader;
@@ -120,6 +123,80 @@ impl Row {
     }
 }
 
+/// A row decoded in place up to its column data: what a [`DataVisitor`] sees before the row's
+/// cells. Its clustering and column subset borrow the decode window.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowView<'a> {
+    /// Absolute uncompressed Data.db offset of the flags byte.
+    pub position: u64,
+    /// From the flags byte to the declared end of the row.
+    pub span: Span,
+    pub is_static: bool,
+    pub flags: Spanned<u8>,
+    pub extended_flags: Option<Spanned<u8>>,
+    /// `None` for the static row.
+    pub clustering: Option<ClusteringView<'a>>,
+    pub row_size: Spanned<u64>,
+    pub previous_unfiltered_size: Spanned<u64>,
+    pub liveness: Option<LivenessInfo>,
+    pub deletion: Option<RowDeletion>,
+    pub scylla_shadowable_deletion: Option<DeletionTime>,
+    pub columns_encoding: ColumnsEncoding,
+    /// The stored column subset (`None` with HAS_ALL_COLUMNS) and its bytes.
+    pub columns_span: Option<Span>,
+    pub columns_bytes: &'a [u8],
+    /// N: the number of header columns of the row's kind.
+    pub superset_count: usize,
+}
+
+impl RowView<'_> {
+    /// The owned column subset.
+    pub fn column_subset(&self) -> ColumnSubset {
+        match self.columns_span {
+            None => ColumnSubset::all(self.superset_count),
+            Some(span) => ColumnSubset::read(
+                &mut Reader::new(self.columns_bytes, span.start),
+                self.superset_count,
+            )
+            .unwrap_or_else(|_| ColumnSubset::all(self.superset_count)),
+        }
+    }
+
+    /// The owned row, without column data, body end and findings (they follow the cells).
+    pub fn to_row_head(&self) -> Row {
+        Row {
+            position: self.position,
+            span: self.span,
+            is_static: self.is_static,
+            flags: self.flags.clone(),
+            extended_flags: self.extended_flags.clone(),
+            clustering: self.clustering.as_ref().map(ClusteringView::to_clustering),
+            row_size: self.row_size.clone(),
+            previous_unfiltered_size: self.previous_unfiltered_size.clone(),
+            liveness: self.liveness.clone(),
+            deletion: self.deletion.clone(),
+            scylla_shadowable_deletion: self.scylla_shadowable_deletion.clone(),
+            columns: self.column_subset(),
+            column_data: Vec::new(),
+            body_end: self.span.end,
+            findings: Vec::new(),
+        }
+    }
+}
+
+/// The end of a row, after its cells: where its body ended and its findings (body, size,
+/// previous size, duplicate clustering).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowEnd<'f> {
+    pub position: u64,
+    pub is_static: bool,
+    /// Where decoding of the body stopped.
+    pub body_end: u64,
+    /// The declared end of the row.
+    pub declared_end: u64,
+    pub findings: &'f [Finding],
+}
+
 /// A marker's deletion: one time for a bound, two for a boundary.
 #[derive(Serialize, Debug, Clone, PartialEq)]
 pub enum MarkerDeletion {
@@ -150,9 +227,9 @@ pub struct RangeTombstoneMarker {
 
 /// The part of an unfiltered read before its body: enough to know where it ends.
 #[derive(Debug, Clone)]
-pub(crate) enum Head {
+pub(crate) enum Head<'a> {
     EndOfPartition(Spanned<u8>),
-    Row(UnfilteredHead<Option<Clustering>>),
+    Row(UnfilteredHead<Option<ClusteringView<'a>>>),
     Marker(UnfilteredHead<ClusteringBoundOrBoundary>),
 }
 
@@ -169,12 +246,12 @@ pub(crate) struct UnfilteredHead<P> {
 
 /// Reads flags, extended flags, clustering or bound and the size field. `static_row` says
 /// whether the static row is expected here.
-pub(crate) fn read_head(
-    r: &mut Reader<'_>,
-    schema: &DataSchema,
+pub(crate) fn read_head<'a>(
+    r: &mut Reader<'a>,
+    schema: &'a DataSchema,
     options: &DecodeOptions,
     static_row: bool,
-) -> Result<Head> {
+) -> Result<Head<'a>> {
     let position = r.offset();
     let raw = r.u8("unfiltered flags")?;
     let flags = Spanned {
@@ -232,7 +309,7 @@ pub(crate) fn read_head(
         let clustering = if static_row {
             None
         } else {
-            Some(read_clustering(r, schema, options)?)
+            Some(read_clustering_view(r, schema, options)?)
         };
         let (size, body_start, declared_end) = read_size(r, options, "row size")?;
         Ok(Head::Row(UnfilteredHead {
@@ -303,19 +380,32 @@ fn check_size(
     })
 }
 
-impl UnfilteredHead<Option<Clustering>> {
-    /// Decodes the row body from `r`, which holds exactly the declared bytes.
-    pub(crate) fn read_body(
+/// Reusable buffers of the row decoder (no allocation per row once grown).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RowScratch {
+    pub present: Vec<usize>,
+    pub findings: Vec<Finding>,
+}
+
+impl<'a> UnfilteredHead<Option<ClusteringView<'a>>> {
+    /// Decodes the row body from `r`, which holds exactly the declared bytes, handing the row
+    /// and its cells to `v`. Returns where the body ended and the previous unfiltered size; the
+    /// body's findings (and a size
+    /// mismatch) are left in `scratch.findings`.
+    pub(crate) fn visit_body<V: DataVisitor + ?Sized>(
         &self,
-        r: &mut Reader<'_>,
+        r: &mut Reader<'a>,
         schema: &DataSchema,
         options: &DecodeOptions,
-    ) -> Result<Row> {
+        scratch: &mut RowScratch,
+        v: &mut V,
+    ) -> Result<(u64, Spanned<u64>)> {
         let flags = self.flags.value;
         let ext = self.extended_flags.as_ref().map_or(0, |e| e.value);
         let is_static = self.prefix.is_none();
         let base = &schema.delta_base;
-        let mut findings = Vec::new();
+        let findings = &mut scratch.findings;
+        findings.clear();
         if ext & !(IS_STATIC | HAS_SHADOWABLE_DELETION | SCYLLA_HAS_SHADOWABLE_TOMBSTONE) != 0 {
             if let Some(e) = &self.extended_flags {
                 findings.push(Finding::new(
@@ -334,18 +424,13 @@ impl UnfilteredHead<Option<Clustering>> {
         }
         let previous_unfiltered_size = spanned_vint(r, "previous unfiltered size")?;
         let liveness = if flags & HAS_TIMESTAMP != 0 {
-            Some(LivenessInfo::read(
-                r,
-                base,
-                flags & HAS_TTL != 0,
-                &mut findings,
-            )?)
+            Some(LivenessInfo::read(r, base, flags & HAS_TTL != 0, findings)?)
         } else {
             None
         };
         let deletion = if flags & HAS_DELETION != 0 {
             let time = read_delta_deletion_time(r, base, "row deletion")?;
-            time.check("row deletion", &mut findings);
+            time.check("row deletion", findings);
             Some(RowDeletion {
                 time,
                 is_shadowable: ext & HAS_SHADOWABLE_DELETION != 0,
@@ -355,20 +440,43 @@ impl UnfilteredHead<Option<Clustering>> {
         };
         let scylla_shadowable_deletion = if ext & SCYLLA_HAS_SHADOWABLE_TOMBSTONE != 0 {
             let time = read_delta_deletion_time(r, base, "Scylla shadowable row deletion")?;
-            time.check("Scylla shadowable row deletion", &mut findings);
+            time.check("Scylla shadowable row deletion", findings);
             Some(time)
         } else {
             None
         };
         let header_columns = schema.columns(is_static);
-        let columns = if flags & HAS_ALL_COLUMNS != 0 {
-            ColumnSubset::all(header_columns.len())
+        let superset_count = header_columns.len();
+        let present = &mut scratch.present;
+        let columns_start = r.rest();
+        let (columns_span, columns_encoding) = if flags & HAS_ALL_COLUMNS != 0 {
+            present.clear();
+            present.extend(0..superset_count);
+            (None, ColumnsEncoding::AllColumnsFlag)
         } else {
-            ColumnSubset::read(r, header_columns.len())?
+            let (span, encoding) = ColumnSubset::read_into(r, superset_count, None, present)?;
+            (Some(span), encoding)
         };
+        let columns_len = columns_span.map_or(0, |s| usize::try_from(s.len_bytes()).unwrap_or(0));
+        v.row_start(&RowView {
+            position: self.position,
+            span: Span::new(self.position, self.declared_end),
+            is_static,
+            flags: self.flags.clone(),
+            extended_flags: self.extended_flags.clone(),
+            clustering: self.prefix,
+            row_size: self.size.clone(),
+            previous_unfiltered_size: previous_unfiltered_size.clone(),
+            liveness: liveness.clone(),
+            deletion,
+            scylla_shadowable_deletion,
+            columns_encoding,
+            columns_span,
+            columns_bytes: columns_start.get(..columns_len).unwrap_or(&[]),
+            superset_count,
+        });
         let has_complex_deletion = flags & HAS_COMPLEX_DELETION != 0;
-        let mut column_data = Vec::with_capacity(columns.present.len());
-        for &index in &columns.present {
+        for &index in present.iter() {
             let Some(column) = header_columns.get(index) else {
                 return Err(r.invalid_at(
                     format!("column index {index} beyond the header"),
@@ -376,49 +484,49 @@ impl UnfilteredHead<Option<Clustering>> {
                     "row column data",
                 ));
             };
-            let data = match column.kind {
-                ColumnKind::Simple => ColumnData::Simple(Cell::read(
-                    r,
-                    column,
-                    index,
-                    liveness.as_ref(),
-                    base,
-                    options,
-                    &mut findings,
-                )?),
-                ColumnKind::Complex => ColumnData::Complex(ComplexColumn::read(
-                    r,
-                    column,
-                    index,
-                    has_complex_deletion,
-                    liveness.as_ref(),
-                    base,
-                    options,
-                    &mut findings,
-                )?),
-            };
-            column_data.push(data);
+            match column.kind {
+                ColumnKind::Simple => {
+                    let cell = CellView::read(
+                        r,
+                        column,
+                        index,
+                        liveness.as_ref(),
+                        base,
+                        options,
+                        findings,
+                    )?;
+                    v.cell(column, &cell);
+                }
+                ColumnKind::Complex => {
+                    let (head, n) = ComplexColumnHead::read(
+                        r,
+                        column,
+                        index,
+                        has_complex_deletion,
+                        base,
+                        findings,
+                    )?;
+                    v.complex_column_start(column, &head);
+                    for _ in 0..n {
+                        let cell = CellView::read(
+                            r,
+                            column,
+                            index,
+                            liveness.as_ref(),
+                            base,
+                            options,
+                            findings,
+                        )?;
+                        v.cell(column, &cell);
+                    }
+                    v.complex_column_end(r.offset());
+                }
+            }
         }
         let body_end = r.offset();
         let what = if is_static { "static row" } else { "row" };
         findings.extend(check_size(what, body_end, self.declared_end, &self.size));
-        Ok(Row {
-            position: self.position,
-            span: Span::new(self.position, self.declared_end),
-            is_static,
-            flags: self.flags.clone(),
-            extended_flags: self.extended_flags.clone(),
-            clustering: self.prefix.clone(),
-            row_size: self.size.clone(),
-            previous_unfiltered_size,
-            liveness,
-            deletion,
-            scylla_shadowable_deletion,
-            columns,
-            column_data,
-            body_end,
-            findings,
-        })
+        Ok((body_end, previous_unfiltered_size))
     }
 }
 

@@ -21,10 +21,11 @@
 //! Src: `src/java/org/apache/cassandra/io/sstable/SSTableIdentityIterator.java`,
 //! `io/sstable/format/big/BigTableScanner.java`, `db/rows/UnfilteredSerializer.java`.
 
-use super::clustering::{Clustering, ClusteringValueState};
+use super::clustering::ClusteringView;
 use super::partition::{read_partition_start, PartitionEnd};
-use super::row::{read_head, Head, Row, UnfilteredHead, END_OF_PARTITION};
+use super::row::{read_head, Head, RowEnd, RowScratch, UnfilteredHead, END_OF_PARTITION};
 use super::schema::DataSchema;
+use super::visit::{DataVisitor, IgnoreAll, ItemBuilder};
 use super::{DataItem, DecodeOptions, Finding, FindingKind};
 use crate::component::ComponentType;
 use crate::error::{Error, ErrorKind, Result};
@@ -50,18 +51,105 @@ enum Expect {
     Unfiltered,
 }
 
+/// What [`DataDecoder::visit_next`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VisitStep {
+    /// One item (a partition boundary, a row with its cells, or a marker) went to the visitor.
+    Visited,
+    /// The next item is not complete yet: push more bytes (or call `finish`).
+    NeedMoreData,
+    /// The input is finished and every item was visited.
+    Finished,
+}
+
+/// What one attempt at a step did.
+enum Attempt {
+    Done(VisitStep),
+    /// The row decodes only with bare UDTs read as frozen: switch and decode it again.
+    SwitchToFrozenUdts,
+}
+
 /// What the decoder remembers about the current partition.
 #[derive(Debug, Clone, Default)]
 struct PartitionState {
     start: u64,
     previous_unfiltered_start: Option<u64>,
-    last_clustering: Option<Vec<(ClusteringValueState, Vec<u8>)>>,
+    /// The encoded clustering of the previous row (valid when `has_last_clustering`); kept in a
+    /// reused buffer. Equal encodings are equal clusterings.
+    last_clustering: Vec<u8>,
+    has_last_clustering: bool,
     row_count: u64,
     marker_count: u64,
     has_static_row: bool,
 }
 
 impl PartitionState {
+    /// A new partition at `start`, keeping the buffer.
+    fn reset(&mut self, start: u64) {
+        self.start = start;
+        self.previous_unfiltered_start = None;
+        self.last_clustering.clear();
+        self.has_last_clustering = false;
+        self.row_count = 0;
+        self.marker_count = 0;
+        self.has_static_row = false;
+    }
+
+    fn check_previous_size(
+        &self,
+        position: u64,
+        stored: &Spanned<u64>,
+        is_static: bool,
+        findings: &mut Vec<Finding>,
+    ) {
+        let expected = if is_static {
+            0
+        } else {
+            position.saturating_sub(self.previous_unfiltered_start.unwrap_or(self.start))
+        };
+        if stored.value != expected {
+            findings.push(Finding::new(
+                FindingKind::PreviousSizeMismatch,
+                stored.span,
+                format!(
+                    "previous unfiltered size is {}, but the previous unfiltered (or the \
+                     partition start) is {expected} bytes back",
+                    stored.value
+                ),
+            ));
+        }
+    }
+
+    /// Cross-row checks (previous size, duplicate clustering) and partition bookkeeping.
+    fn after_row(
+        &mut self,
+        position: u64,
+        previous_unfiltered_size: &Spanned<u64>,
+        clustering: Option<&ClusteringView<'_>>,
+        findings: &mut Vec<Finding>,
+    ) {
+        let is_static = clustering.is_none();
+        self.check_previous_size(position, previous_unfiltered_size, is_static, findings);
+        let Some(c) = clustering else {
+            self.has_static_row = true;
+            return;
+        };
+        self.previous_unfiltered_start = Some(position);
+        self.row_count += 1;
+        if self.has_last_clustering && self.last_clustering == c.bytes {
+            findings.push(Finding::new(
+                FindingKind::DuplicateClustering,
+                c.span,
+                "this row has the same clustering as the previous row of the partition \
+                 (duplicate rows; scrub keeps one)"
+                    .to_owned(),
+            ));
+        }
+        self.last_clustering.clear();
+        self.last_clustering.extend_from_slice(c.bytes);
+        self.has_last_clustering = true;
+    }
+
     /// The end-of-partition item for the flags byte at `pos`.
     fn end(&self, pos: u64, flags: Spanned<u8>) -> PartitionEnd {
         let mut findings = Vec::new();
@@ -137,6 +225,9 @@ pub struct DataDecoder {
     expect: Expect,
     partition: PartitionState,
     failed: Option<Error>,
+    scratch: RowScratch,
+    /// The next row is the one that switched to the frozen-UDT reading (it gets the finding).
+    switched_to_frozen_udts: bool,
 }
 
 impl DataDecoder {
@@ -154,6 +245,8 @@ impl DataDecoder {
             expect: Expect::PartitionStart,
             partition: PartitionState::default(),
             failed: None,
+            scratch: RowScratch::default(),
+            switched_to_frozen_udts: false,
         }
     }
 
@@ -193,13 +286,67 @@ impl DataDecoder {
 
     /// Appends the next uncompressed bytes (they start at [`DataDecoder::input_position`]).
     pub fn push(&mut self, bytes: &[u8]) {
-        if self.consumed > 0 {
-            let n = self.consumed.min(self.buf.len());
-            self.buf.drain(..n);
-            self.buf_start += n as u64;
+        self.compact();
+        self.buf.extend_from_slice(bytes);
+    }
+
+    /// Releases the consumed bytes: only the undecoded tail (less than one item) moves, once
+    /// per push, never per item.
+    fn compact(&mut self) {
+        if self.consumed == 0 {
+            return;
+        }
+        let n = self.consumed.min(self.buf.len());
+        if n == self.buf.len() {
+            self.buf.clear();
+        } else {
+            self.buf.copy_within(n.., 0);
+            self.buf.truncate(self.buf.len() - n);
+        }
+        self.buf_start += n as u64;
+        self.consumed = 0;
+    }
+
+    /// Lets `fill` append the next bytes straight into the window (a chunk decompressed where
+    /// it will be decoded). With `skip > 0` the appended bytes start `skip` bytes before
+    /// [`DataDecoder::input_position`] (a chunk entered after a seek); that needs an empty
+    /// window. When `fill` fails, the window is as before.
+    pub(crate) fn fill_with<E>(
+        &mut self,
+        skip: usize,
+        fill: impl FnOnce(&mut Vec<u8>) -> core::result::Result<(), E>,
+    ) -> core::result::Result<bool, E> {
+        self.compact();
+        if skip > 0 && !self.buf.is_empty() {
+            return Ok(false);
+        }
+        let before = self.buf.len();
+        let skip_u64 = skip as u64;
+        if skip > 0 {
+            self.buf_start = self.buf_start.saturating_sub(skip_u64);
+            self.consumed = skip;
+        }
+        match fill(&mut self.buf) {
+            Ok(()) if self.buf.len() >= before + skip => Ok(true),
+            Ok(()) => {
+                // Fewer bytes than skipped: nothing of them is input.
+                self.buf.truncate(before);
+                self.restore_skip(skip_u64);
+                Ok(true)
+            }
+            Err(e) => {
+                self.buf.truncate(before);
+                self.restore_skip(skip_u64);
+                Err(e)
+            }
+        }
+    }
+
+    fn restore_skip(&mut self, skip: u64) {
+        if skip > 0 {
+            self.buf_start += skip;
             self.consumed = 0;
         }
-        self.buf.extend_from_slice(bytes);
     }
 
     /// No more input: the data ends at [`DataDecoder::input_position`].
@@ -215,47 +362,84 @@ impl DataDecoder {
         self.consumed = 0;
         self.input_finished = false;
         self.expect = Expect::PartitionStart;
-        self.partition = PartitionState::default();
+        self.partition.reset(position);
         self.failed = None;
+        self.switched_to_frozen_udts = false;
     }
 
-    /// The next item, [`DecodeStep::NeedMoreData`], or [`DecodeStep::Finished`].
+    /// The next item, [`DecodeStep::NeedMoreData`], or [`DecodeStep::Finished`]: the owned
+    /// form of [`DataDecoder::visit_next`], for callers that keep items.
     pub fn next_item(&mut self) -> Result<DecodeStep> {
+        let mut builder = ItemBuilder::default();
+        match self.visit_next(&mut builder)? {
+            VisitStep::Visited => match builder.take() {
+                Some(item) => Ok(DecodeStep::Item(item)),
+                None => Err(Error::invalid("no item was decoded", self.position())
+                    .in_component(ComponentType::Data)),
+            },
+            VisitStep::NeedMoreData => Ok(DecodeStep::NeedMoreData),
+            VisitStep::Finished => Ok(DecodeStep::Finished),
+        }
+    }
+
+    /// Decodes the next item into `visitor` (borrowed: nothing allocated per row or cell), or
+    /// says that more data is needed or that everything was visited.
+    pub fn visit_next<V: DataVisitor + ?Sized>(&mut self, visitor: &mut V) -> Result<VisitStep> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
-        match self.step() {
-            Ok(step) => Ok(step),
-            Err(e) => {
-                let e = e.in_component(ComponentType::Data);
-                self.failed = Some(e.clone());
+        loop {
+            match self.attempt(visitor) {
+                Ok(Attempt::Done(step)) => return Ok(step),
+                Ok(Attempt::SwitchToFrozenUdts) => {
+                    if let Some(alt) = self.alternate.take() {
+                        self.schema = alt;
+                    }
+                    self.switched_to_frozen_udts = true;
+                }
+                Err(e) => {
+                    let e = e.in_component(ComponentType::Data);
+                    self.failed = Some(e.clone());
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    fn attempt<V: DataVisitor + ?Sized>(&mut self, v: &mut V) -> Result<Attempt> {
+        let pos = self.position();
+        let DataDecoder {
+            schema,
+            alternate,
+            options,
+            buf,
+            consumed,
+            input_finished,
+            expect,
+            partition,
+            scratch,
+            switched_to_frozen_udts,
+            ..
+        } = self;
+        let input_finished = *input_finished;
+        let incomplete = |e: Error| -> Result<Attempt> {
+            let short = matches!(
+                e.kind(),
+                ErrorKind::UnexpectedEof { .. } | ErrorKind::LengthTooLarge { .. }
+            );
+            if short && !input_finished {
+                Ok(Attempt::Done(VisitStep::NeedMoreData))
+            } else {
                 Err(e)
             }
-        }
-    }
-
-    /// An error from a read of the head: more data may complete it.
-    fn incomplete(&self, e: Error) -> Result<DecodeStep> {
-        let short = matches!(
-            e.kind(),
-            ErrorKind::UnexpectedEof { .. } | ErrorKind::LengthTooLarge { .. }
-        );
-        if short && !self.input_finished {
-            Ok(DecodeStep::NeedMoreData)
-        } else {
-            Err(e)
-        }
-    }
-
-    fn step(&mut self) -> Result<DecodeStep> {
-        let pos = self.position();
-        let window = self.buf.get(self.consumed..).unwrap_or(&[]);
+        };
+        let window = buf.get(*consumed..).unwrap_or(&[]);
         if window.is_empty() {
-            if !self.input_finished {
-                return Ok(DecodeStep::NeedMoreData);
+            if !input_finished {
+                return Ok(Attempt::Done(VisitStep::NeedMoreData));
             }
-            if self.expect == Expect::PartitionStart {
-                return Ok(DecodeStep::Finished);
+            if *expect == Expect::PartitionStart {
+                return Ok(Attempt::Done(VisitStep::Finished));
             }
             return Err(Error::new(
                 ErrorKind::UnexpectedEof {
@@ -267,36 +451,33 @@ impl DataDecoder {
             .context("the data ends inside a partition"));
         }
         let mut r = Reader::new(window, pos).for_component(ComponentType::Data);
-        if self.expect == Expect::PartitionStart {
-            let start = match read_partition_start(&mut r, &self.schema) {
+        if *expect == Expect::PartitionStart {
+            let start = match read_partition_start(&mut r, schema) {
                 Ok(s) => s,
-                Err(e) => return self.incomplete(e),
+                Err(e) => return incomplete(e),
             };
-            self.consumed += r.position();
-            self.partition = PartitionState {
-                start: pos,
-                ..PartitionState::default()
-            };
-            self.expect = if self.schema.has_static_row() {
+            *consumed += r.position();
+            partition.reset(pos);
+            *expect = if schema.has_static_row() {
                 Expect::StaticRow
             } else {
                 Expect::Unfiltered
             };
-            return Ok(DecodeStep::Item(DataItem::PartitionStart(start)));
+            v.partition_start(&start);
+            return Ok(Attempt::Done(VisitStep::Visited));
         }
-        let static_row = self.expect == Expect::StaticRow;
-        let head = match read_head(&mut r, &self.schema, &self.options, static_row) {
+        let static_row = *expect == Expect::StaticRow;
+        let head = match read_head(&mut r, schema, options, static_row) {
             Ok(h) => h,
-            Err(e) => return self.incomplete(e),
+            Err(e) => return incomplete(e),
         };
         let window_len = window.len();
         match head {
             Head::EndOfPartition(flags) => {
-                self.consumed += 1;
-                self.expect = Expect::PartitionStart;
-                Ok(DecodeStep::Item(DataItem::PartitionEnd(
-                    self.partition.end(pos, flags),
-                )))
+                *consumed += 1;
+                *expect = Expect::PartitionStart;
+                v.partition_end(&partition.end(pos, flags));
+                Ok(Attempt::Done(VisitStep::Visited))
             }
             Head::Row(h) => {
                 let Some(body) = declared_body(
@@ -304,33 +485,50 @@ impl DataDecoder {
                     pos,
                     h.body_start,
                     h.declared_end,
-                    self.input_finished,
+                    input_finished,
                     "row",
                 )?
                 else {
-                    return Ok(DecodeStep::NeedMoreData);
+                    return Ok(Attempt::Done(VisitStep::NeedMoreData));
                 };
-                let (decoded, switched) = decode_row_body(
-                    &self.schema,
-                    self.alternate.as_ref(),
-                    &self.options,
-                    &h,
-                    body,
-                );
-                if switched {
-                    if let Some(alt) = self.alternate.take() {
-                        self.schema = alt;
+                if let Some(alt) = alternate.as_ref() {
+                    // An ambiguous frozen-UDT header: a row that does not decode to exactly its
+                    // declared size with this reading but does with the other switches readings.
+                    if !decodes_exactly(&h, body, schema, options, scratch)
+                        && decodes_exactly(&h, body, alt, options, scratch)
+                    {
+                        return Ok(Attempt::SwitchToFrozenUdts);
                     }
                 }
-                let mut row = decoded?;
-                self.after_row(&mut row);
-                self.consumed += usize::try_from(h.declared_end - pos).unwrap_or(window_len);
-                self.expect = Expect::Unfiltered;
-                Ok(DecodeStep::Item(if row.is_static {
-                    DataItem::StaticRow(row)
-                } else {
-                    DataItem::Row(row)
-                }))
+                let mut br = Reader::new(body, h.body_start).for_component(ComponentType::Data);
+                let (body_end, previous_unfiltered_size) =
+                    h.visit_body(&mut br, schema, options, scratch, v)?;
+                if core::mem::take(switched_to_frozen_udts) {
+                    scratch.findings.push(Finding::new(
+                        FindingKind::FrozenUdtInterpretation,
+                        h.size.span,
+                        "this row only decodes with bare UserType columns read as frozen (a \
+                         Cassandra 3.0.x writer, CASSANDRA-15035); the rest of the SSTable is \
+                         read that way"
+                            .to_owned(),
+                    ));
+                }
+                partition.after_row(
+                    h.position,
+                    &previous_unfiltered_size,
+                    h.prefix.as_ref(),
+                    &mut scratch.findings,
+                );
+                v.row_end(&RowEnd {
+                    position: h.position,
+                    is_static: h.prefix.is_none(),
+                    body_end,
+                    declared_end: h.declared_end,
+                    findings: &scratch.findings,
+                });
+                *consumed += usize::try_from(h.declared_end - pos).unwrap_or(window_len);
+                *expect = Expect::Unfiltered;
+                Ok(Attempt::Done(VisitStep::Visited))
             }
             Head::Marker(h) => {
                 let Some(body) = declared_body(
@@ -338,121 +536,42 @@ impl DataDecoder {
                     pos,
                     h.body_start,
                     h.declared_end,
-                    self.input_finished,
+                    input_finished,
                     "range tombstone marker",
                 )?
                 else {
-                    return Ok(DecodeStep::NeedMoreData);
+                    return Ok(Attempt::Done(VisitStep::NeedMoreData));
                 };
                 let mut br = Reader::new(body, h.body_start).for_component(ComponentType::Data);
-                let mut marker = h.read_body(&mut br, &self.schema)?;
-                self.check_previous_size(
+                let mut marker = h.read_body(&mut br, schema)?;
+                partition.check_previous_size(
                     marker.position,
-                    marker.previous_unfiltered_size.value,
-                    marker.previous_unfiltered_size.span,
+                    &marker.previous_unfiltered_size,
                     false,
                     &mut marker.findings,
                 );
-                self.partition.previous_unfiltered_start = Some(marker.position);
-                self.partition.marker_count += 1;
-                self.consumed += usize::try_from(h.declared_end - pos).unwrap_or(window_len);
-                Ok(DecodeStep::Item(DataItem::RangeTombstoneMarker(marker)))
+                partition.previous_unfiltered_start = Some(marker.position);
+                partition.marker_count += 1;
+                *consumed += usize::try_from(h.declared_end - pos).unwrap_or(window_len);
+                v.range_tombstone_marker(&marker);
+                Ok(Attempt::Done(VisitStep::Visited))
             }
-        }
-    }
-
-    /// Cross-row checks (previous size, duplicate clustering) and partition bookkeeping.
-    fn after_row(&mut self, row: &mut Row) {
-        self.check_previous_size(
-            row.position,
-            row.previous_unfiltered_size.value,
-            row.previous_unfiltered_size.span,
-            row.is_static,
-            &mut row.findings,
-        );
-        if row.is_static {
-            self.partition.has_static_row = true;
-            return;
-        }
-        self.partition.previous_unfiltered_start = Some(row.position);
-        self.partition.row_count += 1;
-        let clustering: Option<Vec<(ClusteringValueState, Vec<u8>)>> = row
-            .clustering
-            .as_ref()
-            .map(|c| c.value_bytes().map(|(s, b)| (*s, b.to_vec())).collect());
-        if clustering.is_some() && clustering == self.partition.last_clustering {
-            if let Some(c) = &row.clustering {
-                row.findings.push(Finding::new(
-                    FindingKind::DuplicateClustering,
-                    c.span,
-                    "this row has the same clustering as the previous row of the partition \
-                     (duplicate rows; scrub keeps one)"
-                        .to_owned(),
-                ));
-            }
-        }
-        self.partition.last_clustering = clustering;
-    }
-
-    fn check_previous_size(
-        &self,
-        position: u64,
-        stored: u64,
-        span: Span,
-        is_static: bool,
-        findings: &mut Vec<Finding>,
-    ) {
-        let expected = if is_static {
-            0
-        } else {
-            position.saturating_sub(
-                self.partition
-                    .previous_unfiltered_start
-                    .unwrap_or(self.partition.start),
-            )
-        };
-        if stored != expected {
-            findings.push(Finding::new(
-                FindingKind::PreviousSizeMismatch,
-                span,
-                format!(
-                    "previous unfiltered size is {stored}, but the previous unfiltered (or the \
-                     partition start) is {expected} bytes back"
-                ),
-            ));
         }
     }
 }
 
-/// Decodes a row body, retrying an ambiguous frozen-UDT header's other reading when the row
-/// does not decode to exactly its declared size. The flag says whether the other reading won.
-fn decode_row_body(
-    schema: &DataSchema,
-    alternate: Option<&DataSchema>,
-    options: &DecodeOptions,
-    head: &UnfilteredHead<Option<Clustering>>,
+/// Whether the row body decodes to exactly its declared end with `schema` (a trial decode,
+/// nothing visited).
+fn decodes_exactly(
+    head: &UnfilteredHead<Option<ClusteringView<'_>>>,
     body: &[u8],
-) -> (Result<Row>, bool) {
-    let attempt = |schema: &DataSchema| {
-        let mut br = Reader::new(body, head.body_start).for_component(ComponentType::Data);
-        head.read_body(&mut br, schema, options)
-    };
-    let first = attempt(schema);
-    let exact = matches!(&first, Ok(row) if row.body_end == head.declared_end);
-    let Some(alternate) = alternate.filter(|_| !exact) else {
-        return (first, false);
-    };
-    match attempt(alternate) {
-        Ok(mut row) if row.body_end == head.declared_end => {
-            row.findings.push(Finding::new(
-                FindingKind::FrozenUdtInterpretation,
-                row.row_size.span,
-                "this row only decodes with bare UserType columns read as frozen (a Cassandra \
-                 3.0.x writer, CASSANDRA-15035); the rest of the SSTable is read that way"
-                    .to_owned(),
-            ));
-            (Ok(row), true)
-        }
-        _ => (first, false),
-    }
+    schema: &DataSchema,
+    options: &DecodeOptions,
+    scratch: &mut RowScratch,
+) -> bool {
+    let mut br = Reader::new(body, head.body_start).for_component(ComponentType::Data);
+    matches!(
+        head.visit_body(&mut br, schema, options, scratch, &mut IgnoreAll),
+        Ok((end, _)) if end == head.declared_end
+    )
 }
