@@ -5,10 +5,10 @@
 
 use std::io::Write;
 
-use sstable_engine::component::data::{DataFileReader, DataSchema, DecodeOptions, DecodeStep};
+use sstable_engine::component::data::{DataFileReader, DataSchema, DecodeOptions, VisitStep};
 use sstable_engine::component::ComponentType;
 use sstable_engine::cql_schema::parse_create_table;
-use sstable_engine::dump::{PartitionBuilder, PartitionJson};
+use sstable_engine::dump::{DumpFormat, DumpWriter};
 
 use crate::files::{self, RangeFile};
 use crate::progress::{self, Progress};
@@ -130,9 +130,16 @@ pub fn run(a: Args) -> Result<Outcome, String> {
             }
             None => DataFileReader::uncompressed(schema.clone(), options, file.len_bytes),
         };
-        let mut builder = PartitionBuilder::new(now);
-        let mut emitted = 0u64;
-        if !a.json && !a.jsonl {
+        let format = if a.json {
+            DumpFormat::Json
+        } else if a.jsonl {
+            DumpFormat::JsonLines
+        } else {
+            DumpFormat::Text
+        };
+        let mut writer =
+            DumpWriter::new(&schema, format, now, table.as_ref()).with_wanted_keys(wanted);
+        if format == DumpFormat::Text {
             let _ = writeln!(
                 out,
                 "SSTable {} ({} {})",
@@ -140,10 +147,10 @@ pub fn run(a: Args) -> Result<Outcome, String> {
             );
         }
         loop {
-            if a.limit.is_some_and(|l| emitted >= l) {
+            if a.limit.is_some_and(|l| writer.partitions_written() >= l) {
                 break;
             }
-            let step = match reader.next_item() {
+            let step = match reader.visit_next(&mut writer) {
                 Ok(s) => s,
                 Err(e) => {
                     eprintln!("error: {}: {e}", sstable.prefix);
@@ -152,8 +159,8 @@ pub fn run(a: Args) -> Result<Outcome, String> {
                 }
             };
             match step {
-                DecodeStep::Finished => break,
-                DecodeStep::NeedMoreData => {
+                VisitStep::Finished => break,
+                VisitStep::NeedMoreData => {
                     let Some((offset, len)) = reader.next_read() else {
                         break;
                     };
@@ -168,15 +175,15 @@ pub fn run(a: Args) -> Result<Outcome, String> {
                         break;
                     }
                 }
-                DecodeStep::Item(item) => {
-                    if let Some(p) = builder.push(&schema, &item) {
-                        if !wanted.is_empty()
-                            && !wanted.iter().any(|k| hex(k) == p.partition.key_hex)
-                        {
-                            continue;
+                VisitStep::Visited => {
+                    // At most one partition ends per step: its bytes are all of `writer.out`.
+                    if !writer.out.is_empty() {
+                        if format == DumpFormat::Json && !first_json {
+                            let _ = out.write_all(b",\n");
                         }
-                        emitted += 1;
-                        write_partition(&mut out, &p, &a, &mut first_json, table.as_ref(), &schema);
+                        first_json = false;
+                        let _ = out.write_all(&writer.out);
+                        writer.out.clear();
                     }
                 }
             }
@@ -196,8 +203,6 @@ pub fn run(a: Args) -> Result<Outcome, String> {
     })
 }
 
-use sstable_engine::span::hex;
-
 /// "Now" for expiry: `$SSTABLE_INSPECT_NOW_SECONDS` when set (tests pin it so their output does
 /// not age), else the system clock.
 fn now_seconds() -> Option<i64> {
@@ -208,127 +213,4 @@ fn now_seconds() -> Option<i64> {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)
         .ok()
-}
-
-fn write_partition(
-    out: &mut impl Write,
-    p: &PartitionJson,
-    a: &Args,
-    first_json: &mut bool,
-    table: Option<&sstable_engine::cql_schema::CqlTable>,
-    schema: &DataSchema,
-) {
-    if a.json {
-        let sep = if *first_json { "" } else { ",\n" };
-        *first_json = false;
-        let _ = write!(
-            out,
-            "{sep}{}",
-            serde_json::to_string_pretty(p).unwrap_or_default()
-        );
-        return;
-    }
-    if a.jsonl {
-        let _ = writeln!(out, "{}", serde_json::to_string(p).unwrap_or_default());
-        return;
-    }
-    let key_names: Vec<String> = match table {
-        Some(t) => t.partition_key.clone(),
-        None => (0..p.partition.key.len())
-            .map(|i| format!("key{i}"))
-            .collect(),
-    };
-    let key = key_names
-        .iter()
-        .zip(&p.partition.key)
-        .map(|(n, v)| format!("{n}={v}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let _ = writeln!(
-        out,
-        "partition {key} (0x{}) at {}",
-        p.partition.key_hex, p.partition.position
-    );
-    if let Some(d) = &p.partition.deletion_info {
-        let _ = writeln!(
-            out,
-            "  partition deletion: marked {} local {}",
-            d.marked_deleted, d.local_delete_time
-        );
-    }
-    let ck_names: Vec<String> = match table {
-        Some(t) => t.clustering.clone(),
-        None => (0..schema.clustering_types.len())
-            .map(|i| format!("ck{i}"))
-            .collect(),
-    };
-    for r in &p.rows {
-        let clustering = ck_names
-            .iter()
-            .zip(&r.clustering)
-            .map(|(n, v)| format!("{n}={}", v.as_deref().unwrap_or("null")))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let mut line = format!("  {} at {}", r.r#type, r.position);
-        if !clustering.is_empty() {
-            line.push_str(&format!(" [{clustering}]"));
-        }
-        if let Some(l) = &r.liveness_info {
-            line.push_str(&format!(" ts={}", l.tstamp));
-            if let Some(ttl) = l.ttl {
-                line.push_str(&format!(" ttl={ttl}"));
-            }
-        }
-        if let Some(d) = &r.deletion_info {
-            line.push_str(&format!(" DELETED at {}", d.marked_deleted));
-        }
-        for (side, b) in [("start", &r.start), ("end", &r.end)] {
-            if let Some(b) = b {
-                let values = b
-                    .clustering
-                    .iter()
-                    .map(|v| v.clone().unwrap_or_else(|| "null".into()))
-                    .collect::<Vec<_>>();
-                line.push_str(&format!(
-                    " {side} {} [{}] deleted {}",
-                    b.r#type,
-                    values.join(", "),
-                    b.deletion_info.marked_deleted
-                ));
-            }
-        }
-        let _ = writeln!(out, "{line}");
-        for c in &r.cells {
-            let path = c
-                .path
-                .as_ref()
-                .map(|p| format!("[{}]", p.join(", ")))
-                .unwrap_or_default();
-            let value = match (&c.value, &c.deletion_info) {
-                (_, Some(d)) => format!(" = <tombstone, deleted {}>", d.local_delete_time),
-                (Some(v), None) => format!(" = {v}"),
-                (None, None) => String::new(),
-            };
-            let mut line = format!("    {}{path}{value}", c.name);
-            if let Some(ttl) = c.ttl {
-                line.push_str(&format!(
-                    " (ttl {ttl}, expires {})",
-                    c.expires_at.as_deref().unwrap_or("?")
-                ));
-            }
-            if c.expired == Some(true) {
-                line.push_str(" EXPIRED");
-            }
-            if let Some(n) = &c.value_note {
-                line.push_str(&format!(" [{n}]"));
-            }
-            let _ = writeln!(out, "{line}");
-        }
-        for f in &r.findings {
-            let _ = writeln!(out, "    finding: {f}");
-        }
-    }
-    for f in &p.partition.findings {
-        let _ = writeln!(out, "  finding: {f}");
-    }
 }

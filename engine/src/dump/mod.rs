@@ -2,7 +2,14 @@
 //! `sstable-inspect dump --json` and of the page's export, with values rendered like cqlsh.
 //!
 //! A [`PartitionJson`] is built from the items of one partition ([`PartitionBuilder`]), so a
-//! caller streams partitions one at a time and memory stays bounded by one partition.
+//! caller streams partitions one at a time and memory stays bounded by one partition (the
+//! page's export). [`DumpWriter`] writes the same output (text, JSON, JSON lines) straight
+//! from the borrowed decoder into a byte buffer (the CLI's `dump`).
+
+mod json;
+mod write;
+
+pub use write::{DumpFormat, DumpWriter};
 
 use serde::Serialize;
 

@@ -1,0 +1,273 @@
+//! A JSON emitter straight into a byte buffer, byte for byte as `serde_json` writes
+//! (`to_string` compact, `to_string_pretty` with two-space indents), so `dump --json`/`--jsonl`
+//! need no value tree and no `String` per value.
+
+/// Where the emitter is: nesting depth and whether the current object/array is still empty.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Json {
+    pub pretty: bool,
+    pub depth: usize,
+    /// No member/element written yet in the innermost object/array.
+    pub first: bool,
+}
+
+impl Json {
+    pub fn new(pretty: bool, depth: usize) -> Json {
+        Json {
+            pretty,
+            depth,
+            first: true,
+        }
+    }
+
+    fn newline(&self, out: &mut Vec<u8>) {
+        out.push(b'\n');
+        for _ in 0..self.depth {
+            out.extend_from_slice(b"  ");
+        }
+    }
+
+    /// Before a member or an element: the separator and, pretty, the line break and indent.
+    pub fn elem(&mut self, out: &mut Vec<u8>) {
+        if !self.first {
+            out.push(b',');
+        }
+        if self.pretty {
+            self.newline(out);
+        }
+        self.first = false;
+    }
+
+    /// `"key": ` (or `"key":` compact) as the next member.
+    pub fn key(&mut self, out: &mut Vec<u8>, key: &str) {
+        self.elem(out);
+        string(out, key);
+        out.push(b':');
+        if self.pretty {
+            out.push(b' ');
+        }
+    }
+
+    pub fn begin_object(&mut self, out: &mut Vec<u8>) {
+        out.push(b'{');
+        self.depth += 1;
+        self.first = true;
+    }
+
+    pub fn end_object(&mut self, out: &mut Vec<u8>) {
+        self.close(out, b'}');
+    }
+
+    pub fn begin_array(&mut self, out: &mut Vec<u8>) {
+        out.push(b'[');
+        self.depth += 1;
+        self.first = true;
+    }
+
+    pub fn end_array(&mut self, out: &mut Vec<u8>) {
+        self.close(out, b']');
+    }
+
+    fn close(&mut self, out: &mut Vec<u8>, bracket: u8) {
+        self.depth = self.depth.saturating_sub(1);
+        if !self.first && self.pretty {
+            self.newline(out);
+        }
+        out.push(bracket);
+        self.first = false;
+    }
+
+    /// A member with a string value.
+    pub fn str_member(&mut self, out: &mut Vec<u8>, key: &str, value: &str) {
+        self.key(out, key);
+        string(out, value);
+    }
+
+    /// A member with an integer value.
+    pub fn int_member(&mut self, out: &mut Vec<u8>, key: &str, value: i64) {
+        self.key(out, key);
+        push_i64(out, value);
+    }
+
+    pub fn bool_member(&mut self, out: &mut Vec<u8>, key: &str, value: bool) {
+        self.key(out, key);
+        out.extend_from_slice(if value { b"true" } else { b"false" });
+    }
+
+    /// A member whose value is an array of strings.
+    pub fn strings_member<'s>(
+        &mut self,
+        out: &mut Vec<u8>,
+        key: &str,
+        values: impl IntoIterator<Item = Option<&'s str>>,
+    ) {
+        self.key(out, key);
+        self.begin_array(out);
+        for v in values {
+            self.elem(out);
+            match v {
+                Some(s) => string(out, s),
+                None => out.extend_from_slice(b"null"),
+            }
+        }
+        self.end_array(out);
+    }
+}
+
+/// `serde_json`'s escape of a byte: 0 = as is, else the character after the backslash
+/// (`u` = `\u00XX`).
+fn escape_of(b: u8) -> u8 {
+    match b {
+        0x08 => b'b',
+        0x09 => b't',
+        0x0a => b'n',
+        0x0c => b'f',
+        0x0d => b'r',
+        0..=0x1f => b'u',
+        b'"' => b'"',
+        b'\\' => b'\\',
+        _ => 0,
+    }
+}
+
+const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
+
+/// `s` as a JSON string (quoted, escaped as `serde_json` escapes).
+pub(crate) fn string(out: &mut Vec<u8>, s: &str) {
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let esc = escape_of(b);
+        if esc == 0 {
+            continue;
+        }
+        out.extend_from_slice(bytes.get(start..i).unwrap_or(&[]));
+        out.push(b'\\');
+        out.push(esc);
+        if esc == b'u' {
+            out.extend_from_slice(b"00");
+            push_hex(out, &[b]);
+        }
+        start = i + 1;
+    }
+    out.extend_from_slice(bytes.get(start..).unwrap_or(&[]));
+    out.push(b'"');
+}
+
+/// Lowercase hex of `bytes`, by table lookup.
+pub(crate) fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
+    out.reserve(bytes.len() * 2);
+    for &b in bytes {
+        let digit = |n: u8| HEX_DIGITS.get(usize::from(n)).copied().unwrap_or(b'0');
+        out.push(digit(b >> 4));
+        out.push(digit(b & 0xf));
+    }
+}
+
+/// A decimal integer, as `Display` writes it.
+pub(crate) fn push_i64(out: &mut Vec<u8>, v: i64) {
+    if v < 0 {
+        out.push(b'-');
+    }
+    push_u64(out, v.unsigned_abs());
+}
+
+pub(crate) fn push_u64(out: &mut Vec<u8>, mut v: u64) {
+    let mut digits = [0u8; 20];
+    let mut n = 0;
+    loop {
+        if let Some(d) = digits.get_mut(n) {
+            *d = b'0' + (v % 10) as u8;
+        }
+        n += 1;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    for i in (0..n).rev() {
+        out.push(digits.get(i).copied().unwrap_or(b'0'));
+    }
+}
+
+/// `v` in exactly `width` digits (zero-padded; `v` < 10^width).
+pub(crate) fn push_padded(out: &mut Vec<u8>, v: u64, width: usize) {
+    let mut digits = [b'0'; 20];
+    let mut v = v;
+    for i in (0..width.min(20)).rev() {
+        if let Some(d) = digits.get_mut(i) {
+            *d = b'0' + (v % 10) as u8;
+        }
+        v /= 10;
+    }
+    out.extend_from_slice(digits.get(..width.min(20)).unwrap_or(&[]));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_and_numbers_as_serde_json_writes_them() {
+        for s in [
+            "",
+            "plain",
+            "q\"uo\\te",
+            "\u{0}\u{1f}\u{8}\t\n\u{c}\r\u{7f}",
+            "é ü 日本",
+        ] {
+            let mut out = Vec::new();
+            string(&mut out, s);
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                serde_json::to_string(s).unwrap()
+            );
+        }
+        for v in [0, 7, -1, 10, i64::MIN, i64::MAX, 1_234_567_890] {
+            let mut out = Vec::new();
+            push_i64(&mut out, v);
+            assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
+        }
+        let mut out = Vec::new();
+        push_padded(&mut out, 42, 6);
+        push_hex(&mut out, &[0, 0xab, 0xff]);
+        assert_eq!(out, b"00004200abff");
+    }
+
+    #[test]
+    fn pretty_and_compact_layouts_match_serde_json() {
+        let value = serde_json::json!({"a": [], "b": {"c": [1, null, "x"]}, "d": {}, "e": true});
+        for pretty in [false, true] {
+            let mut out = Vec::new();
+            let mut j = Json::new(pretty, 0);
+            j.begin_object(&mut out);
+            j.key(&mut out, "a");
+            j.begin_array(&mut out);
+            j.end_array(&mut out);
+            j.key(&mut out, "b");
+            j.begin_object(&mut out);
+            j.key(&mut out, "c");
+            j.begin_array(&mut out);
+            j.elem(&mut out);
+            push_i64(&mut out, 1);
+            j.elem(&mut out);
+            out.extend_from_slice(b"null");
+            j.elem(&mut out);
+            string(&mut out, "x");
+            j.end_array(&mut out);
+            j.end_object(&mut out);
+            j.key(&mut out, "d");
+            j.begin_object(&mut out);
+            j.end_object(&mut out);
+            j.bool_member(&mut out, "e", true);
+            j.end_object(&mut out);
+            let expected = if pretty {
+                serde_json::to_string_pretty(&value).unwrap()
+            } else {
+                serde_json::to_string(&value).unwrap()
+            };
+            assert_eq!(String::from_utf8(out).unwrap(), expected);
+        }
+    }
+}

@@ -1,0 +1,801 @@
+//! [`DumpWriter`]: partitions rendered as `sstable-inspect dump` prints them (text, sstabledump's
+//! JSON, one JSON partition per line), written straight into a byte buffer from the borrowed
+//! decoder's events. Values are formatted into a reused scratch buffer (integers, booleans,
+//! blobs, UUIDs, text and timestamps directly; every other type through
+//! [`format_value`](crate::types::value::format_value)), hex by table lookup; no `String` per
+//! value and no JSON tree. The output is byte for byte what [`PartitionJson`] serialised by
+//! `serde_json` gives (the CLI's golden files hold it).
+//!
+//! A partition is rendered when its end arrives (its findings include the end byte's), so a
+//! partition cut short by an error is never printed, and memory holds one partition.
+
+use super::json::{push_hex, push_i64, push_padded, string, Json};
+use super::{
+    header_json, marker_json, BoundJson, DeletionInfoJson, PartitionHeaderJson, UnfilteredJson,
+};
+use crate::component::data::{
+    CellKind, CellView, ClusteringValueState, ColumnSchema, ComplexColumnHead, DataSchema,
+    DataVisitor, DeletionTime, PartitionEnd, PartitionStart, RangeTombstoneMarker, RowEnd, RowView,
+};
+use crate::cql_schema::CqlTable;
+use crate::datetime::{civil_from_days, iso8601_micros, iso8601_secs};
+use crate::types::value::{format_cell_path, format_value};
+use crate::types::AbstractType;
+
+/// What [`DumpWriter`] writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DumpFormat {
+    /// Human text: one line per partition, row and cell.
+    Text,
+    /// sstabledump's JSON: one pretty-printed partition object per partition; the caller writes
+    /// the enclosing `[` … `]` and `,\n` between partitions.
+    Json,
+    /// One compact JSON partition object per line.
+    JsonLines,
+}
+
+/// Renders partitions from [`DataVisitor`] events into [`DumpWriter::out`].
+#[derive(Debug)]
+pub struct DumpWriter<'s> {
+    schema: &'s DataSchema,
+    format: DumpFormat,
+    now_seconds: Option<i64>,
+    /// Text: the partition key's column names (`None`: `key0`, `key1`, … per component).
+    key_names: Option<Vec<String>>,
+    /// Text: the clustering columns' names.
+    clustering_names: Vec<String>,
+    /// Only partitions with one of these raw keys (all when empty).
+    wanted_keys: Vec<Vec<u8>>,
+    /// Rendered partitions not yet taken by the caller.
+    pub out: Vec<u8>,
+    partitions_written: u64,
+    // The current partition.
+    header: Option<PartitionHeaderJson>,
+    skipping: bool,
+    rows: Vec<u8>,
+    rows_json: Json,
+    // The current row.
+    cells_open: bool,
+    row_json: Json,
+    scratch: Vec<u8>,
+}
+
+impl<'s> DumpWriter<'s> {
+    /// A writer for partitions of `schema`; `table` names the columns in text output;
+    /// `now_seconds` decides the `expired` flags.
+    pub fn new(
+        schema: &'s DataSchema,
+        format: DumpFormat,
+        now_seconds: Option<i64>,
+        table: Option<&CqlTable>,
+    ) -> Self {
+        let clustering_names = match table {
+            Some(t) => t.clustering.clone(),
+            None => (0..schema.clustering_types.len())
+                .map(|i| format!("ck{i}"))
+                .collect(),
+        };
+        let pretty = format == DumpFormat::Json;
+        DumpWriter {
+            schema,
+            format,
+            now_seconds,
+            key_names: table.map(|t| t.partition_key.clone()),
+            clustering_names,
+            wanted_keys: Vec::new(),
+            out: Vec::new(),
+            partitions_written: 0,
+            header: None,
+            skipping: false,
+            rows: Vec::new(),
+            rows_json: Json::new(pretty, 2),
+            cells_open: false,
+            row_json: Json::new(pretty, 3),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Writes only the partitions with one of these raw keys.
+    pub fn with_wanted_keys(mut self, keys: Vec<Vec<u8>>) -> Self {
+        self.wanted_keys = keys;
+        self
+    }
+
+    /// Partitions rendered so far (after the key filter).
+    pub fn partitions_written(&self) -> u64 {
+        self.partitions_written
+    }
+
+    fn json(&self) -> bool {
+        self.format != DumpFormat::Text
+    }
+
+    /// Text: `name=value` pairs of a key or clustering, `, `-joined.
+    fn text_pairs<'v>(
+        out: &mut Vec<u8>,
+        names: &[String],
+        values: impl IntoIterator<Item = Option<&'v [u8]>>,
+    ) {
+        for (i, (name, value)) in names.iter().zip(values).enumerate() {
+            if i > 0 {
+                out.extend_from_slice(b", ");
+            }
+            out.extend_from_slice(name.as_bytes());
+            out.push(b'=');
+            out.extend_from_slice(value.unwrap_or(b"null"));
+        }
+    }
+
+    fn write_partition(&mut self, header: &PartitionHeaderJson) {
+        let out = &mut self.out;
+        match self.format {
+            DumpFormat::Text => {
+                out.extend_from_slice(b"partition ");
+                let names: Vec<String> = match &self.key_names {
+                    Some(n) => n.clone(),
+                    None => (0..header.key.len()).map(|i| format!("key{i}")).collect(),
+                };
+                Self::text_pairs(out, &names, header.key.iter().map(|k| Some(k.as_bytes())));
+                out.extend_from_slice(b" (0x");
+                out.extend_from_slice(header.key_hex.as_bytes());
+                out.extend_from_slice(b") at ");
+                push_i64(out, header.position as i64);
+                out.push(b'\n');
+                if let Some(d) = &header.deletion_info {
+                    out.extend_from_slice(b"  partition deletion: marked ");
+                    out.extend_from_slice(d.marked_deleted.as_bytes());
+                    out.extend_from_slice(b" local ");
+                    out.extend_from_slice(d.local_delete_time.as_bytes());
+                    out.push(b'\n');
+                }
+                out.extend_from_slice(&self.rows);
+                for f in &header.findings {
+                    out.extend_from_slice(b"  finding: ");
+                    out.extend_from_slice(f.as_bytes());
+                    out.push(b'\n');
+                }
+            }
+            DumpFormat::Json | DumpFormat::JsonLines => {
+                let pretty = self.format == DumpFormat::Json;
+                let mut j = Json::new(pretty, 0);
+                j.begin_object(out);
+                j.key(out, "partition");
+                write_header_json(&mut j, out, header);
+                j.key(out, "rows");
+                j.begin_array(out);
+                out.extend_from_slice(&self.rows);
+                j.first = self.rows_json.first;
+                j.end_array(out);
+                j.end_object(out);
+                if !pretty {
+                    out.push(b'\n');
+                }
+            }
+        }
+        self.partitions_written += 1;
+    }
+
+    /// The cell's rendered value (into `scratch`) and note; `false` when it shows no value.
+    fn cell_value(&mut self, column: &ColumnSchema, cell: &CellView<'_>) -> (bool, Option<String>) {
+        self.scratch.clear();
+        if cell.kind == CellKind::Tombstone {
+            return (false, None);
+        }
+        if let Some(counter) = &cell.counter {
+            push_i64(&mut self.scratch, counter.total);
+            return (true, None);
+        }
+        let value_type = column.cell_value_type(cell.path.map(|(p, _)| p));
+        if value_type.is_none() && cell.value.is_empty() {
+            // A set element: the path is the value.
+            return (false, None);
+        }
+        (true, render(&mut self.scratch, value_type, cell.value))
+    }
+}
+
+/// Writes `bytes` of type `t` like cqlsh into `out`; returns the note, if any.
+fn render(out: &mut Vec<u8>, t: Option<&AbstractType>, bytes: &[u8]) -> Option<String> {
+    match t {
+        Some(t) => {
+            if fast_value(out, t.base(), bytes, false) {
+                None
+            } else {
+                let f = format_value(t, bytes);
+                out.extend_from_slice(f.text.as_bytes());
+                f.note
+            }
+        }
+        None => {
+            out.extend_from_slice(b"0x");
+            push_hex(out, bytes);
+            Some("no type for this value".to_owned())
+        }
+    }
+}
+
+/// A cell path like [`format_cell_path`].
+fn render_path(out: &mut Vec<u8>, column_type: &AbstractType, path: &[u8]) {
+    let done = match column_type.base() {
+        AbstractType::List { .. } => match <[u8; 16]>::try_from(path) {
+            Ok(uuid) => {
+                push_uuid(out, &uuid);
+                true
+            }
+            Err(_) => false,
+        },
+        AbstractType::Set { element: t, .. } | AbstractType::Map { key: t, .. } => {
+            fast_value(out, t.base(), path, true)
+        }
+        _ => false,
+    };
+    if !done {
+        out.extend_from_slice(format_cell_path(column_type, path).as_bytes());
+    }
+}
+
+/// The common types written directly, exactly as `format_value` renders them (`nested`: inside a
+/// collection, where text is quoted). `false`: not handled here, nothing written.
+fn fast_value(out: &mut Vec<u8>, t: &AbstractType, bytes: &[u8], nested: bool) -> bool {
+    match t {
+        AbstractType::Utf8 | AbstractType::Ascii => {
+            // Printable ASCII needs no escape (and no quote doubling when nested).
+            let plain = bytes
+                .iter()
+                .all(|&b| (0x20..0x7f).contains(&b) && b != b'\\' && !(nested && b == b'\''));
+            if !plain {
+                return false;
+            }
+            if nested {
+                out.push(b'\'');
+            }
+            out.extend_from_slice(bytes);
+            if nested {
+                out.push(b'\'');
+            }
+            true
+        }
+        AbstractType::Int32 => fixed(bytes).is_some_and(|b: [u8; 4]| {
+            push_i64(out, i64::from(i32::from_be_bytes(b)));
+            true
+        }),
+        AbstractType::Long => fixed(bytes).is_some_and(|b: [u8; 8]| {
+            push_i64(out, i64::from_be_bytes(b));
+            true
+        }),
+        AbstractType::Short => fixed(bytes).is_some_and(|b: [u8; 2]| {
+            push_i64(out, i64::from(i16::from_be_bytes(b)));
+            true
+        }),
+        AbstractType::Byte => fixed(bytes).is_some_and(|b: [u8; 1]| {
+            push_i64(out, i64::from(i8::from_be_bytes(b)));
+            true
+        }),
+        AbstractType::Boolean => match bytes {
+            [0] => {
+                out.extend_from_slice(b"False");
+                true
+            }
+            [1] => {
+                out.extend_from_slice(b"True");
+                true
+            }
+            _ => false,
+        },
+        AbstractType::Bytes => {
+            out.extend_from_slice(b"0x");
+            push_hex(out, bytes);
+            true
+        }
+        AbstractType::Uuid | AbstractType::LexicalUuid => fixed(bytes).is_some_and(|b| {
+            push_uuid(out, &b);
+            true
+        }),
+        AbstractType::TimeUuid => match fixed::<16>(bytes) {
+            Some(b) if b.get(6).is_some_and(|v| v >> 4 == 1) => {
+                push_uuid(out, &b);
+                true
+            }
+            _ => false,
+        },
+        AbstractType::Timestamp | AbstractType::Date if !nested => {
+            let Some(b) = fixed::<8>(bytes) else {
+                return false;
+            };
+            let ms = i64::from_be_bytes(b);
+            let days = ms.div_euclid(86_400_000);
+            let of_day = ms.rem_euclid(86_400_000);
+            let (y, m, d) = civil_from_days(days);
+            if !(1..=9999).contains(&y) {
+                return false;
+            }
+            push_date(out, y, m, d);
+            out.push(b'T');
+            push_time(out, of_day / 1000);
+            out.push(b'.');
+            push_padded(out, (of_day % 1000) as u64, 3);
+            out.push(b'Z');
+            true
+        }
+        _ => false,
+    }
+}
+
+fn fixed<const N: usize>(bytes: &[u8]) -> Option<[u8; N]> {
+    <[u8; N]>::try_from(bytes).ok()
+}
+
+fn push_uuid(out: &mut Vec<u8>, b: &[u8; 16]) {
+    for (i, part) in [0..4, 4..6, 6..8, 8..10, 10..16].into_iter().enumerate() {
+        if i > 0 {
+            out.push(b'-');
+        }
+        push_hex(out, b.get(part).unwrap_or(&[]));
+    }
+}
+
+/// `YYYY-MM-DD` for years 0–9999.
+fn push_date(out: &mut Vec<u8>, y: i64, m: u32, d: u32) {
+    push_padded(out, y.unsigned_abs(), 4);
+    out.push(b'-');
+    push_padded(out, u64::from(m), 2);
+    out.push(b'-');
+    push_padded(out, u64::from(d), 2);
+}
+
+/// `HH:MM:SS` of seconds into the day.
+fn push_time(out: &mut Vec<u8>, secs_of_day: i64) {
+    let s = secs_of_day.unsigned_abs();
+    push_padded(out, s / 3600, 2);
+    out.push(b':');
+    push_padded(out, s % 3600 / 60, 2);
+    out.push(b':');
+    push_padded(out, s % 60, 2);
+}
+
+/// [`iso8601_secs`] into `out`.
+fn push_iso_secs(out: &mut Vec<u8>, secs: i64) {
+    let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
+    if !(0..=9999).contains(&y) {
+        out.extend_from_slice(iso8601_secs(secs).as_bytes());
+        return;
+    }
+    push_date(out, y, m, d);
+    out.push(b'T');
+    push_time(out, secs.rem_euclid(86_400));
+    out.push(b'Z');
+}
+
+/// [`iso8601_micros`] into `out`.
+fn push_iso_micros(out: &mut Vec<u8>, micros: i64) {
+    let secs = micros.div_euclid(1_000_000);
+    let (y, _, _) = civil_from_days(secs.div_euclid(86_400));
+    if !(0..=9999).contains(&y) {
+        out.extend_from_slice(iso8601_micros(micros).as_bytes());
+        return;
+    }
+    push_iso_secs(out, secs);
+    out.pop();
+    out.push(b'.');
+    push_padded(out, micros.rem_euclid(1_000_000).unsigned_abs(), 6);
+    out.push(b'Z');
+}
+
+/// A string member whose value is written by `f` (then JSON-escaped).
+fn rendered_member(
+    j: &mut Json,
+    out: &mut Vec<u8>,
+    scratch: &mut Vec<u8>,
+    key: &str,
+    f: impl FnOnce(&mut Vec<u8>),
+) {
+    scratch.clear();
+    f(scratch);
+    j.key(out, key);
+    string(out, core::str::from_utf8(scratch).unwrap_or(""));
+}
+
+fn write_deletion_json(j: &mut Json, out: &mut Vec<u8>, d: &DeletionInfoJson) {
+    j.begin_object(out);
+    j.str_member(out, "marked_deleted", &d.marked_deleted);
+    j.str_member(out, "local_delete_time", &d.local_delete_time);
+    if d.invalid_local_delete_time {
+        j.bool_member(out, "invalid_local_delete_time", true);
+    }
+    j.end_object(out);
+}
+
+/// A row or marker's `deletion_info` straight from its DeletionTime.
+fn write_deletion_time(j: &mut Json, out: &mut Vec<u8>, scratch: &mut Vec<u8>, d: &DeletionTime) {
+    j.begin_object(out);
+    rendered_member(j, out, scratch, "marked_deleted", |s| {
+        push_iso_micros(s, d.marked_for_delete_at_micros)
+    });
+    rendered_member(j, out, scratch, "local_delete_time", |s| {
+        push_iso_secs(s, d.local_deletion_time.secs)
+    });
+    if d.local_deletion_time.is_invalid() {
+        j.bool_member(out, "invalid_local_delete_time", true);
+    }
+    j.end_object(out);
+}
+
+fn write_header_json(j: &mut Json, out: &mut Vec<u8>, h: &PartitionHeaderJson) {
+    j.begin_object(out);
+    j.strings_member(out, "key", h.key.iter().map(|k| Some(k.as_str())));
+    j.str_member(out, "key_hex", &h.key_hex);
+    j.int_member(out, "position", h.position as i64);
+    if let Some(d) = &h.deletion_info {
+        j.key(out, "deletion_info");
+        write_deletion_json(j, out, d);
+    }
+    if !h.findings.is_empty() {
+        j.strings_member(out, "findings", h.findings.iter().map(|f| Some(f.as_str())));
+    }
+    j.end_object(out);
+}
+
+fn write_bound_json(j: &mut Json, out: &mut Vec<u8>, b: &BoundJson) {
+    j.begin_object(out);
+    j.str_member(out, "type", b.r#type);
+    j.strings_member(out, "clustering", b.clustering.iter().map(|c| c.as_deref()));
+    j.key(out, "deletion_info");
+    write_deletion_json(j, out, &b.deletion_info);
+    j.end_object(out);
+}
+
+/// A range tombstone marker (their [`UnfilteredJson`]s have no clustering, liveness or cells).
+fn write_marker_json(j: &mut Json, out: &mut Vec<u8>, u: &UnfilteredJson) {
+    j.begin_object(out);
+    j.str_member(out, "type", u.r#type);
+    j.int_member(out, "position", u.position as i64);
+    if let Some(d) = &u.deletion_info {
+        j.key(out, "deletion_info");
+        write_deletion_json(j, out, d);
+    }
+    for (key, b) in [("start", &u.start), ("end", &u.end)] {
+        if let Some(b) = b {
+            j.key(out, key);
+            write_bound_json(j, out, b);
+        }
+    }
+    if !u.findings.is_empty() {
+        j.strings_member(out, "findings", u.findings.iter().map(|f| Some(f.as_str())));
+    }
+    j.end_object(out);
+}
+
+impl DataVisitor for DumpWriter<'_> {
+    fn partition_start(&mut self, start: &PartitionStart) {
+        self.skipping = !self.wanted_keys.is_empty()
+            && !self.wanted_keys.iter().any(|k| *k == start.key.bytes.bytes);
+        self.rows.clear();
+        self.rows_json.first = true;
+        self.header = (!self.skipping).then(|| header_json(self.schema, start));
+    }
+
+    fn row_start(&mut self, row: &RowView<'_>) {
+        if self.skipping {
+            return;
+        }
+        self.cells_open = false;
+        let schema = self.schema;
+        let kind = if row.is_static { "static_block" } else { "row" };
+        let json = self.json();
+        let rows = &mut self.rows;
+        let scratch = &mut self.scratch;
+        if !json {
+            rows.extend_from_slice(b"  ");
+            rows.extend_from_slice(kind.as_bytes());
+            rows.extend_from_slice(b" at ");
+            push_i64(rows, row.position as i64);
+            if let Some(c) = &row.clustering {
+                // `name=value` for each value that has a name (names and values zipped).
+                let names = &self.clustering_names;
+                let before = rows.len();
+                let mut count = 0usize;
+                rows.extend_from_slice(b" [");
+                c.for_each_value(|i, state, bytes| {
+                    let Some(name) = names.get(i) else {
+                        return;
+                    };
+                    if count > 0 {
+                        rows.extend_from_slice(b", ");
+                    }
+                    rows.extend_from_slice(name.as_bytes());
+                    rows.push(b'=');
+                    match state {
+                        ClusteringValueState::Null => rows.extend_from_slice(b"null"),
+                        ClusteringValueState::Empty => {}
+                        ClusteringValueState::Present => {
+                            let _ = render(rows, schema.clustering_types.get(i), bytes);
+                        }
+                    }
+                    count += 1;
+                });
+                if count == 0 {
+                    rows.truncate(before);
+                } else {
+                    rows.push(b']');
+                }
+            }
+            if let Some(l) = &row.liveness {
+                rows.extend_from_slice(b" ts=");
+                push_iso_micros(rows, l.timestamp_micros.value);
+                if let Some(ttl) = &l.ttl_secs {
+                    rows.extend_from_slice(b" ttl=");
+                    push_i64(rows, i64::from(ttl.value));
+                }
+            }
+            if let Some(d) = &row.deletion {
+                rows.extend_from_slice(b" DELETED at ");
+                push_iso_micros(rows, d.time.marked_for_delete_at_micros);
+            }
+            rows.push(b'\n');
+            return;
+        }
+        let mut j = self.rows_json;
+        j.elem(rows);
+        j.begin_object(rows);
+        j.str_member(rows, "type", kind);
+        j.int_member(rows, "position", row.position as i64);
+        if let Some(c) = &row.clustering {
+            if !schema.clustering_types.is_empty() {
+                j.key(rows, "clustering");
+                j.begin_array(rows);
+                c.for_each_value(|i, state, bytes| {
+                    j.elem(rows);
+                    match state {
+                        ClusteringValueState::Null => rows.extend_from_slice(b"null"),
+                        ClusteringValueState::Empty => rows.extend_from_slice(b"\"\""),
+                        ClusteringValueState::Present => {
+                            scratch.clear();
+                            let _ = render(scratch, schema.clustering_types.get(i), bytes);
+                            string(rows, core::str::from_utf8(scratch).unwrap_or(""));
+                        }
+                    }
+                });
+                j.end_array(rows);
+            }
+        }
+        if let Some(l) = &row.liveness {
+            j.key(rows, "liveness_info");
+            j.begin_object(rows);
+            rendered_member(&mut j, rows, scratch, "tstamp", |s| {
+                push_iso_micros(s, l.timestamp_micros.value)
+            });
+            if let Some(ttl) = &l.ttl_secs {
+                j.int_member(rows, "ttl", i64::from(ttl.value));
+            }
+            if let Some(e) = &l.local_expiration_time {
+                let expires = e.value.expiry_secs();
+                rendered_member(&mut j, rows, scratch, "expires_at", |s| {
+                    push_iso_secs(s, expires)
+                });
+                if let Some(now) = self.now_seconds {
+                    j.bool_member(rows, "expired", expires <= now);
+                }
+            }
+            j.end_object(rows);
+        }
+        if let Some(d) = &row.deletion {
+            j.key(rows, "deletion_info");
+            write_deletion_time(&mut j, rows, scratch, &d.time);
+        }
+        self.row_json = j;
+    }
+
+    fn complex_column_start(&mut self, _column: &ColumnSchema, _head: &ComplexColumnHead) {}
+
+    fn cell(&mut self, column: &ColumnSchema, cell: &CellView<'_>) {
+        if self.skipping {
+            return;
+        }
+        let (has_value, note) = self.cell_value(column, cell);
+        let expiring = cell.is_expiring();
+        let tombstone = cell.kind == CellKind::Tombstone;
+        let json = self.json();
+        let rows = &mut self.rows;
+        // The value is in `scratch`; the path goes after it.
+        let value_end = self.scratch.len();
+        if let Some((p, _)) = cell.path {
+            render_path(&mut self.scratch, &column.column_type, p);
+        }
+        let (value, path) = self.scratch.split_at(value_end);
+        if !json {
+            rows.extend_from_slice(b"    ");
+            rows.extend_from_slice(column.name.as_bytes());
+            if cell.path.is_some() {
+                rows.push(b'[');
+                rows.extend_from_slice(path);
+                rows.push(b']');
+            }
+            if tombstone {
+                rows.extend_from_slice(b" = <tombstone, deleted ");
+                if let Some(l) = cell.local_deletion_time {
+                    push_iso_secs(rows, l.secs);
+                }
+                rows.push(b'>');
+            } else if has_value {
+                rows.extend_from_slice(b" = ");
+                rows.extend_from_slice(value);
+            }
+            if let Some(ttl) = cell.ttl_secs.filter(|_| expiring) {
+                rows.extend_from_slice(b" (ttl ");
+                push_i64(rows, i64::from(ttl));
+                rows.extend_from_slice(b", expires ");
+                match cell.local_deletion_time {
+                    Some(l) => push_iso_secs(rows, l.expiry_secs()),
+                    None => rows.push(b'?'),
+                }
+                rows.push(b')');
+            }
+            if expiring && cell.kind == CellKind::Expired {
+                rows.extend_from_slice(b" EXPIRED");
+            }
+            if let Some(n) = &note {
+                rows.extend_from_slice(b" [");
+                rows.extend_from_slice(n.as_bytes());
+                rows.push(b']');
+            }
+            rows.push(b'\n');
+            return;
+        }
+        let j = &mut self.row_json;
+        if !self.cells_open {
+            j.key(rows, "cells");
+            j.begin_array(rows);
+            self.cells_open = true;
+        }
+        j.elem(rows);
+        j.begin_object(rows);
+        j.str_member(rows, "name", &column.name);
+        if cell.path.is_some() {
+            j.key(rows, "path");
+            j.begin_array(rows);
+            j.elem(rows);
+            string(rows, core::str::from_utf8(path).unwrap_or(""));
+            j.end_array(rows);
+        }
+        if has_value {
+            j.key(rows, "value");
+            string(rows, core::str::from_utf8(value).unwrap_or(""));
+        }
+        if let Some(n) = &note {
+            j.str_member(rows, "value_note", n);
+        }
+        if tombstone {
+            j.key(rows, "deletion_info");
+            j.begin_object(rows);
+            j.key(rows, "local_delete_time");
+            rows.push(b'"');
+            if let Some(l) = cell.local_deletion_time {
+                push_iso_secs(rows, l.secs);
+            }
+            rows.push(b'"');
+            j.end_object(rows);
+        }
+        if cell.timestamp_span.is_some() {
+            j.key(rows, "tstamp");
+            rows.push(b'"');
+            push_iso_micros(rows, cell.timestamp_micros);
+            rows.push(b'"');
+        }
+        if expiring {
+            if let Some(ttl) = cell.ttl_secs {
+                j.int_member(rows, "ttl", i64::from(ttl));
+            }
+            if let Some(l) = cell.local_deletion_time {
+                j.key(rows, "expires_at");
+                rows.push(b'"');
+                push_iso_secs(rows, l.expiry_secs());
+                rows.push(b'"');
+            }
+            j.bool_member(rows, "expired", cell.kind == CellKind::Expired);
+        }
+        if let Some(c) = &cell.counter {
+            if !c.shards.is_empty() {
+                j.key(rows, "shards");
+                j.begin_array(rows);
+                for s in &c.shards {
+                    j.elem(rows);
+                    let text = format!(
+                        "{:?} {} clock {} count {}",
+                        s.kind, s.counter_id, s.clock, s.count
+                    );
+                    string(rows, &text);
+                }
+                j.end_array(rows);
+            }
+        }
+        j.end_object(rows);
+    }
+
+    fn complex_column_end(&mut self, _end: u64) {}
+
+    fn row_end(&mut self, end: &RowEnd<'_>) {
+        if self.skipping {
+            return;
+        }
+        let json = self.json();
+        let rows = &mut self.rows;
+        if !json {
+            for f in end.findings {
+                rows.extend_from_slice(b"    finding: ");
+                rows.extend_from_slice(f.message.as_bytes());
+                rows.push(b'\n');
+            }
+            return;
+        }
+        let j = &mut self.row_json;
+        if self.cells_open {
+            j.end_array(rows);
+        }
+        if !end.findings.is_empty() {
+            j.strings_member(
+                rows,
+                "findings",
+                end.findings.iter().map(|f| Some(f.message.as_str())),
+            );
+        }
+        j.end_object(rows);
+        self.rows_json.first = false;
+    }
+
+    fn range_tombstone_marker(&mut self, marker: &RangeTombstoneMarker) {
+        if self.skipping {
+            return;
+        }
+        let u = marker_json(self.schema, marker);
+        let json = self.json();
+        let rows = &mut self.rows;
+        if json {
+            let mut j = self.rows_json;
+            j.elem(rows);
+            write_marker_json(&mut j, rows, &u);
+            self.rows_json.first = false;
+            return;
+        }
+        rows.extend_from_slice(b"  ");
+        rows.extend_from_slice(u.r#type.as_bytes());
+        rows.extend_from_slice(b" at ");
+        push_i64(rows, u.position as i64);
+        for (side, b) in [("start", &u.start), ("end", &u.end)] {
+            if let Some(b) = b {
+                rows.push(b' ');
+                rows.extend_from_slice(side.as_bytes());
+                rows.push(b' ');
+                rows.extend_from_slice(b.r#type.as_bytes());
+                rows.extend_from_slice(b" [");
+                for (i, v) in b.clustering.iter().enumerate() {
+                    if i > 0 {
+                        rows.extend_from_slice(b", ");
+                    }
+                    rows.extend_from_slice(v.as_deref().unwrap_or("null").as_bytes());
+                }
+                rows.extend_from_slice(b"] deleted ");
+                rows.extend_from_slice(b.deletion_info.marked_deleted.as_bytes());
+            }
+        }
+        rows.push(b'\n');
+        for f in &u.findings {
+            rows.extend_from_slice(b"    finding: ");
+            rows.extend_from_slice(f.as_bytes());
+            rows.push(b'\n');
+        }
+    }
+
+    fn partition_end(&mut self, end: &PartitionEnd) {
+        if self.skipping {
+            self.skipping = false;
+            return;
+        }
+        let Some(mut header) = self.header.take() else {
+            return;
+        };
+        header
+            .findings
+            .extend(end.findings.iter().map(|f| f.message.clone()));
+        self.write_partition(&header);
+    }
+}
