@@ -313,14 +313,20 @@ pub fn e2e() -> Result<(), String> {
     ))
 }
 
-/// `cargo xtask bench`: native verify throughput as ratios to limits measured in the same run.
+/// `cargo xtask bench`: native verify and row-decoding throughput (decode-only scan, `dump
+/// --jsonl`, `dump --json`) as ratios to limits measured in the same run (memcpy, raw crc32fast,
+/// raw LZ4), on a 100 × 1,000-row file and on the large one.
 pub fn bench() -> Result<(), String> {
+    let medium = generated_sstable("bench-100x1000", 100, Build::Release)?;
     let large = large_sstable()?;
-    announce("sstable-inspect bench (release): verify vs memcpy, raw crc32fast, raw LZ4");
+    announce(
+        "sstable-inspect bench (release): verify vs memcpy, raw crc32fast, raw LZ4; scan and dump vs raw LZ4",
+    );
     let bin = repo_root()
         .join("target")
         .join("release")
         .join("sstable-inspect");
     run(cargo().args(["build", "--release", "-p", "sstable-inspect"]))?;
+    run(Command::new(&bin).arg("bench").arg(&medium))?;
     run(Command::new(bin).arg("bench").arg(&large))
 }
