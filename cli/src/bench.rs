@@ -10,10 +10,11 @@ use std::time::Instant;
 
 use sstable_engine::clock::Clock;
 use sstable_engine::component::data::{
-    self, DataFileReader, DataSchema, DecodeOptions, ScanCounts,
+    self, DataFileReader, DataSchema, DecodeOptions, ScanCounts, VisitStep,
 };
 use sstable_engine::component::ComponentType;
 use sstable_engine::compress::{decompress_chunk, Compressor};
+use sstable_engine::dump::{DumpFormat, DumpWriter};
 use sstable_engine::verify::{Verifier, VerifyOptions};
 
 use crate::{files, Outcome};
@@ -28,6 +29,31 @@ impl Clock for Wall {
 
 fn mb_s(bytes: usize, secs: f64) -> f64 {
     bytes as f64 / 1e6 / secs.max(1e-9)
+}
+
+/// CPU time of this thread so far (`/proc/thread-self/schedstat`, ns), where Linux has it: on
+/// a busy machine wall time measures the neighbours too.
+fn thread_cpu_secs() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(ns as f64 / 1e9)
+}
+
+/// Best of `runs` timings of `f`: wall seconds and, where known, CPU seconds.
+fn best_cpu_of(runs: usize, mut f: impl FnMut()) -> (f64, Option<f64>) {
+    let mut wall = f64::INFINITY;
+    let mut cpu: Option<f64> = None;
+    for _ in 0..runs {
+        let c = thread_cpu_secs();
+        let t = Instant::now();
+        f();
+        wall = wall.min(t.elapsed().as_secs_f64());
+        if let (Some(before), Some(after)) = (c, thread_cpu_secs()) {
+            let secs = (after - before).max(1e-9);
+            cpu = Some(cpu.map_or(secs, |c: f64| c.min(secs)));
+        }
+    }
+    (wall, cpu)
 }
 
 /// Best of `runs` timings of `f`, in seconds.
@@ -82,7 +108,7 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         .map(|ci| {
             let mut out = Vec::new();
             let mut uncompressed = 0usize;
-            let secs = best_of(runs, || {
+            let (secs, cpu) = best_cpu_of(runs, || {
                 uncompressed = 0;
                 for i in 0..ci.chunk_offsets.len() {
                     let Some((start, end)) = ci.chunk_span(i, n as u64) else {
@@ -98,7 +124,7 @@ pub fn run(args: Args) -> Result<Outcome, String> {
                     }
                 }
             });
-            (secs, uncompressed)
+            (secs, uncompressed, cpu)
         });
 
     let verify = |decompress: bool| -> Result<(f64, bool), String> {
@@ -130,112 +156,104 @@ pub fn run(args: Args) -> Result<Outcome, String> {
     let (verify_secs, valid) = verify(false)?;
     let (verify_decompress_secs, _) = verify(true)?;
 
-    // The decode-only scan, from the bytes in memory.
+    // Row decoding, from the bytes in memory: the decode-only scan, and the `dump` writer into
+    // /dev/null exactly as `dump` drives it.
     let schema = metadata
         .statistics
         .as_ref()
         .and_then(|s| s.header.as_ref())
         .map(|h| DataSchema::from_header(h, &sstable.descriptor.version))
         .transpose()
-        .map_err(|e| e.to_string())?;
-    let mut scan: Option<(f64, ScanCounts)> = None;
-    if let Some(schema) = &schema {
-        let mut failure = None;
-        let mut counts = ScanCounts::default();
-        let secs = best_of(runs, || {
-            let mut reader = match &metadata.compression {
-                Some(ci) => DataFileReader::compressed(
-                    schema.clone(),
-                    DecodeOptions::default(),
-                    ci.clone(),
-                    n as u64,
-                ),
-                None => {
-                    DataFileReader::uncompressed(schema.clone(), DecodeOptions::default(), n as u64)
-                }
-            };
-            match data::scan_counts(&mut reader, |offset, buf| {
-                let start = offset as usize;
-                let len = buf.len();
-                match data.get(start..start + len) {
-                    Some(src) => {
-                        buf.copy_from_slice(src);
-                        Ok(())
-                    }
-                    None => Err(sstable_engine::Error::invalid("read past the end", offset)),
-                }
-            }) {
-                Ok(c) => counts = c,
-                Err(e) => failure = Some(e.to_string()),
+        .map_err(|e| e.to_string())?
+        .ok_or("no serialization header: rows are not decoded")?;
+    let new_reader = || match &metadata.compression {
+        Some(ci) => DataFileReader::compressed(
+            schema.clone(),
+            DecodeOptions::default(),
+            ci.clone(),
+            n as u64,
+        ),
+        None => DataFileReader::uncompressed(schema.clone(), DecodeOptions::default(), n as u64),
+    };
+    let read_at = |offset: u64, buf: &mut Vec<u8>| {
+        let start = offset as usize;
+        let len = buf.len();
+        match data.get(start..start + len) {
+            Some(src) => {
+                buf.copy_from_slice(src);
+                Ok(())
             }
-        });
-        if let Some(e) = failure {
-            return Err(format!("decode-only scan: {e}"));
+            None => Err(sstable_engine::Error::invalid("read past the end", offset)),
         }
-        scan = Some((secs, counts));
-    }
+    };
+    let mut failure = None;
+    let mut counts = ScanCounts::default();
+    let scan = best_cpu_of(runs, || {
+        match data::scan_counts(&mut new_reader(), read_at) {
+            Ok(c) => counts = c,
+            Err(e) => failure = Some(format!("decode-only scan: {e}")),
+        }
+    });
     let uncompressed = metadata
         .compression
         .as_ref()
         .map_or(n as u64, |c| c.data_length_bytes.value) as usize;
-    let rows = scan.as_ref().map_or(0, |(_, c)| c.rows + c.static_rows);
-    // `dump` as users run it: this binary, output to /dev/null.
+    let rows = counts.rows + counts.static_rows;
     let dump_runs = if uncompressed > 200_000_000 { 1 } else { runs };
-    let dump = |format: &str| -> Result<f64, String> {
-        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-        let mut status = Ok(());
-        let secs = best_of(dump_runs, || {
-            let result = std::process::Command::new(&exe)
-                .arg("dump")
-                .arg(data_path.parent().unwrap_or(data_path))
-                .arg(format)
-                .stdout(std::process::Stdio::null())
-                .status();
-            if !matches!(&result, Ok(s) if s.success()) {
-                status = Err(format!("dump {format} failed: {result:?}"));
+    let mut dump = |format: DumpFormat| {
+        best_cpu_of(dump_runs, || {
+            let Ok(null) = std::fs::File::create("/dev/null") else {
+                failure = Some("cannot open /dev/null".to_owned());
+                return;
+            };
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, null);
+            if let Err(e) = dump_all(&mut new_reader(), &schema, format, &data, &mut out) {
+                failure = Some(format!("dump: {e}"));
             }
-        });
-        status.map(|()| secs)
+        })
     };
-    let dump_jsonl_secs = dump("--jsonl")?;
-    let dump_json_secs = dump("--json")?;
-    let lz4_secs = lz4.map(|(s, _)| s);
-    let vs_lz4 = |secs: f64| lz4_secs.map(|l| l / secs);
-    let per_s = |count: u64, secs: f64| count as f64 / secs.max(1e-9);
-
+    let dump_jsonl = dump(DumpFormat::JsonLines);
+    let dump_json = dump(DumpFormat::Json);
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let lz4_times = lz4.map(|(s, _, cpu)| (s, cpu));
+    // Throughput and ratio to raw LZ4, by wall time and (where known) by CPU time.
+    let row_report = |(wall, cpu): (f64, Option<f64>)| {
+        serde_json::json!({
+            "wall_secs": wall,
+            "cpu_secs": cpu,
+            "mb_s": mb_s(uncompressed, wall),
+            "rows_per_s": rows as f64 / wall.max(1e-9),
+            "vs_lz4": lz4_times.map(|(l, _)| l / wall),
+            "cpu_mb_s": cpu.map(|c| mb_s(uncompressed, c)),
+            "cpu_rows_per_s": cpu.map(|c| rows as f64 / c.max(1e-9)),
+            "cpu_vs_lz4": lz4_times.and_then(|(_, l)| l.zip(cpu)).map(|(l, c)| l / c),
+        })
+    };
     let report = serde_json::json!({
         "sstable": sstable.prefix,
         "data_bytes": n,
         "runs": runs,
         "memcpy_mb_s": mb_s(n, memcpy),
         "crc32fast_mb_s": mb_s(n, crc32),
-        "lz4_decompress_mb_s": lz4.map(|(s, u)| mb_s(u, s)),
-        "lz4_decompress_stored_mb_s": lz4.map(|(s, _)| mb_s(n, s)),
+        "lz4_decompress_mb_s": lz4.map(|(s, u, _)| mb_s(u, s)),
+        "lz4_decompress_stored_mb_s": lz4.map(|(s, _, _)| mb_s(n, s)),
         "verify_mb_s": mb_s(n, verify_secs),
         "verify_decompress_mb_s": mb_s(n, verify_decompress_secs),
         "verify_vs_crc32": crc32 / verify_secs,
         "verify_vs_memcpy": memcpy / verify_secs,
-        "verify_decompress_vs_crc32_plus_lz4": lz4.map(|(s, _)| (crc32 + s) / verify_decompress_secs),
+        "verify_decompress_vs_crc32_plus_lz4": lz4.map(|(s, _, _)| (crc32 + s) / verify_decompress_secs),
         "valid": valid,
         "uncompressed_bytes": uncompressed,
-        "lz4_decompress_uncompressed_mb_s": lz4.map(|(s, u)| mb_s(u, s)),
-        "scan": scan.as_ref().map(|(secs, counts)| serde_json::json!({
-            "counts": counts,
-            "mb_s": mb_s(uncompressed, *secs),
-            "rows_per_s": per_s(rows, *secs),
-            "vs_lz4": vs_lz4(*secs),
-        })),
-        "dump_jsonl": {
-            "mb_s": mb_s(uncompressed, dump_jsonl_secs),
-            "rows_per_s": per_s(rows, dump_jsonl_secs),
-            "vs_lz4": vs_lz4(dump_jsonl_secs),
-        },
-        "dump_json": {
-            "mb_s": mb_s(uncompressed, dump_json_secs),
-            "rows_per_s": per_s(rows, dump_json_secs),
-            "vs_lz4": vs_lz4(dump_json_secs),
-            "vs_jsonl": dump_json_secs / dump_jsonl_secs.max(1e-9),
-        },
+        "rows": rows,
+        "scan_counts": counts,
+        "lz4_decompress": lz4_times.map(row_report),
+        "scan": row_report(scan),
+        "dump_jsonl": row_report(dump_jsonl),
+        "dump_json": row_report(dump_json),
+        "dump_json_vs_jsonl": dump_json.0 / dump_jsonl.0.max(1e-9),
+        "dump_json_vs_jsonl_cpu": dump_json.1.zip(dump_jsonl.1).map(|(a, b)| a / b.max(1e-9)),
         "dump_runs": dump_runs,
     });
     if args.json {
@@ -250,7 +268,7 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         );
         println!("  memcpy                 {:>8.0} MB/s", mb_s(n, memcpy));
         println!("  crc32fast (raw)        {:>8.0} MB/s", mb_s(n, crc32));
-        if let Some((s, _)) = lz4 {
+        if let Some((s, _, _)) = lz4 {
             println!(
                 "  LZ4 decompress (raw)   {:>8.0} MB/s of stored bytes",
                 mb_s(n, s)
@@ -264,53 +282,50 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         println!(
             "  verify --decompress    {:>8.0} MB/s  = {:.2} × (raw crc32fast + raw LZ4)",
             mb_s(n, verify_decompress_secs),
-            lz4.map(|(s, _)| (crc32 + s) / verify_decompress_secs)
+            lz4.map(|(s, _, _)| (crc32 + s) / verify_decompress_secs)
                 .unwrap_or(0.0)
         );
         println!("  valid: {valid}");
-        let ratio =
-            |secs: f64| vs_lz4(secs).map_or(String::new(), |r| format!("  = {r:.2} × raw LZ4"));
         println!(
-            "  rows (decoding, {} rows, {} uncompressed bytes; MB/s of uncompressed data):",
-            rows, uncompressed
+            "  rows: {} rows, {} cells, {} uncompressed bytes; MB/s of uncompressed data, wall (CPU)",
+            rows, counts.cells, uncompressed
         );
-        if let Some((s, _)) = lz4 {
+        let line = |name: &str, (wall, cpu): (f64, Option<f64>)| {
+            let ratio = lz4_times.map_or(String::new(), |(l, lc)| {
+                let by_cpu = lc
+                    .zip(cpu)
+                    .map_or(String::new(), |(l, c)| format!(" ({:.2})", l / c));
+                format!("  = {:.2}{by_cpu} × raw LZ4", l / wall)
+            });
+            let cpu_text = cpu.map_or(String::new(), |c| {
+                format!(
+                    " ({:.0}, {:.0} rows/s)",
+                    mb_s(uncompressed, c),
+                    rows as f64 / c
+                )
+            });
             println!(
-                "  LZ4 decompress (raw)   {:>8.0} MB/s of uncompressed bytes",
-                mb_s(uncompressed, s)
+                "  {name:<22} {:>8.0} MB/s {:>10.0} rows/s{cpu_text}{ratio}",
+                mb_s(uncompressed, wall),
+                rows as f64 / wall.max(1e-9)
             );
+        };
+        if let Some(t) = lz4_times {
+            line("LZ4 decompress (raw)", t);
         }
-        if let Some((secs, counts)) = &scan {
-            println!(
-                "  decode-only scan       {:>8.0} MB/s  {:>10.0} rows/s{}",
-                mb_s(uncompressed, *secs),
-                per_s(rows, *secs),
-                ratio(*secs)
-            );
-            println!(
-                "    {} partitions, {} rows, {} cells ({} tombstones, {} expiring), {} markers",
-                counts.partitions,
-                counts.rows + counts.static_rows,
-                counts.cells,
-                counts.tombstone_cells,
-                counts.expiring_cells + counts.expired_cells,
-                counts.range_tombstone_markers
-            );
-        }
-        for (name, secs) in [
-            ("dump --jsonl", dump_jsonl_secs),
-            ("dump --json", dump_json_secs),
-        ] {
-            println!(
-                "  {name:<14} > null {:>8.0} MB/s  {:>10.0} rows/s{}",
-                mb_s(uncompressed, secs),
-                per_s(rows, secs),
-                ratio(secs)
-            );
-        }
+        line("decode-only scan", scan);
+        line("dump --jsonl > null", dump_jsonl);
+        line("dump --json > null", dump_json);
         println!(
-            "  dump --json / --jsonl  {:>8.2} × the time (best of {dump_runs})",
-            dump_json_secs / dump_jsonl_secs.max(1e-9)
+            "  dump --json / --jsonl  {:.2} × the time{} (best of {dump_runs})",
+            dump_json.0 / dump_jsonl.0.max(1e-9),
+            dump_json
+                .1
+                .zip(dump_jsonl.1)
+                .map_or(String::new(), |(a, b)| format!(
+                    ", {:.2} × the CPU time",
+                    a / b
+                ))
         );
     }
     Ok(if valid {
@@ -318,4 +333,52 @@ pub fn run(args: Args) -> Result<Outcome, String> {
     } else {
         Outcome::Errors
     })
+}
+
+/// `dump` of every partition into `out`, as the `dump` command drives the writer.
+fn dump_all(
+    reader: &mut DataFileReader,
+    schema: &DataSchema,
+    format: DumpFormat,
+    data: &[u8],
+    out: &mut impl std::io::Write,
+) -> Result<(), String> {
+    let mut writer = DumpWriter::new(schema, format, None, None);
+    let mut first = true;
+    let json = format == DumpFormat::Json;
+    let mut io = Ok(());
+    if json {
+        io = out.write_all(b"[\n");
+    }
+    loop {
+        match reader.visit_next(&mut writer).map_err(|e| e.to_string())? {
+            VisitStep::Finished => break,
+            VisitStep::NeedMoreData => {
+                let Some((offset, len)) = reader.next_read() else {
+                    break;
+                };
+                let bytes = data
+                    .get(offset as usize..(offset + len) as usize)
+                    .ok_or("read past the end of Data.db")?;
+                reader.supply(offset, bytes).map_err(|e| e.to_string())?;
+            }
+            VisitStep::Visited => {
+                if writer.has_output() {
+                    if json && !first {
+                        io = io.and(out.write_all(b",\n"));
+                    }
+                    first = false;
+                    writer.drain_output(|bytes| {
+                        if io.is_ok() {
+                            io = out.write_all(bytes);
+                        }
+                    });
+                }
+            }
+        }
+    }
+    if json {
+        io = io.and(out.write_all(b"\n]\n"));
+    }
+    io.and(out.flush()).map_err(|e| e.to_string())
 }

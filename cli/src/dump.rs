@@ -176,14 +176,15 @@ pub fn run(a: Args) -> Result<Outcome, String> {
                     }
                 }
                 VisitStep::Visited => {
-                    // At most one partition ends per step: its bytes are all of `writer.out`.
-                    if !writer.out.is_empty() {
+                    // At most one partition ends per step: its bytes are all the writer holds.
+                    if writer.has_output() {
                         if format == DumpFormat::Json && !first_json {
                             let _ = out.write_all(b",\n");
                         }
                         first_json = false;
-                        let _ = out.write_all(&writer.out);
-                        writer.out.clear();
+                        writer.drain_output(|bytes| {
+                            let _ = out.write_all(bytes);
+                        });
                     }
                 }
             }

@@ -130,12 +130,21 @@ fn escape_of(b: u8) -> u8 {
     }
 }
 
-const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
-
 /// `s` as a JSON string (quoted, escaped as `serde_json` escapes).
 pub(crate) fn string(out: &mut Vec<u8>, s: &str) {
+    string_bytes(out, s.as_bytes());
+}
+
+/// [`string`] of UTF-8 bytes (only ASCII bytes are ever escaped, so bytes are enough). A string
+/// with nothing to escape — the common case — is copied in one go.
+pub(crate) fn string_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+    out.reserve(bytes.len() + 2);
     out.push(b'"');
-    let bytes = s.as_bytes();
+    if bytes.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+        return;
+    }
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
         let esc = escape_of(b);
@@ -155,13 +164,23 @@ pub(crate) fn string(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
+/// The two lowercase hex digits of every byte.
+const HEX_PAIRS: [[u8; 2]; 256] = {
+    let digits = b"0123456789abcdef";
+    let mut t = [[0u8; 2]; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = [digits[i >> 4], digits[i & 0xf]];
+        i += 1;
+    }
+    t
+};
+
 /// Lowercase hex of `bytes`, by table lookup.
 pub(crate) fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
     out.reserve(bytes.len() * 2);
     for &b in bytes {
-        let digit = |n: u8| HEX_DIGITS.get(usize::from(n)).copied().unwrap_or(b'0');
-        out.push(digit(b >> 4));
-        out.push(digit(b & 0xf));
+        out.extend_from_slice(HEX_PAIRS.get(usize::from(b)).unwrap_or(&[b'0', b'0']));
     }
 }
 

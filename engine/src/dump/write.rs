@@ -9,7 +9,7 @@
 //! A partition is rendered when its end arrives (its findings include the end byte's), so a
 //! partition cut short by an error is never printed, and memory holds one partition.
 
-use super::json::{push_hex, push_i64, push_padded, string, Json};
+use super::json::{push_hex, push_i64, push_padded, string, string_bytes, Json};
 use super::{
     header_json, marker_json, BoundJson, DeletionInfoJson, PartitionHeaderJson, UnfilteredJson,
 };
@@ -46,8 +46,12 @@ pub struct DumpWriter<'s> {
     clustering_names: Vec<String>,
     /// Only partitions with one of these raw keys (all when empty).
     wanted_keys: Vec<Vec<u8>>,
-    /// Rendered partitions not yet taken by the caller.
-    pub out: Vec<u8>,
+    /// Rendered output not yet taken by the caller: whole partitions, and then the head of the
+    /// last one, whose rows and tail are still in `rows` and `tail` (see
+    /// [`DumpWriter::drain_output`]).
+    out: Vec<u8>,
+    tail: Vec<u8>,
+    last_pending: bool,
     partitions_written: u64,
     // The current partition.
     header: Option<PartitionHeaderJson>,
@@ -84,6 +88,8 @@ impl<'s> DumpWriter<'s> {
             clustering_names,
             wanted_keys: Vec::new(),
             out: Vec::new(),
+            tail: Vec::new(),
+            last_pending: false,
             partitions_written: 0,
             header: None,
             skipping: false,
@@ -104,6 +110,37 @@ impl<'s> DumpWriter<'s> {
     /// Partitions rendered so far (after the key filter).
     pub fn partitions_written(&self) -> u64 {
         self.partitions_written
+    }
+
+    /// Whether rendered output waits in the writer.
+    pub fn has_output(&self) -> bool {
+        !self.out.is_empty() || self.last_pending
+    }
+
+    /// Hands the rendered output to `write` in a few large pieces (no copy into one buffer)
+    /// and forgets it.
+    pub fn drain_output(&mut self, mut write: impl FnMut(&[u8])) {
+        if !self.out.is_empty() {
+            write(&self.out);
+            self.out.clear();
+        }
+        if self.last_pending {
+            write(&self.rows);
+            write(&self.tail);
+            self.rows.clear();
+            self.tail.clear();
+            self.last_pending = false;
+        }
+    }
+
+    /// Moves a finished partition's rows and tail behind its head before the buffers are reused.
+    fn settle_pending(&mut self) {
+        if self.last_pending {
+            self.out.extend_from_slice(&self.rows);
+            self.out.extend_from_slice(&self.tail);
+            self.tail.clear();
+            self.last_pending = false;
+        }
     }
 
     fn json(&self) -> bool {
@@ -148,11 +185,11 @@ impl<'s> DumpWriter<'s> {
                     out.extend_from_slice(d.local_delete_time.as_bytes());
                     out.push(b'\n');
                 }
-                out.extend_from_slice(&self.rows);
+                let tail = &mut self.tail;
                 for f in &header.findings {
-                    out.extend_from_slice(b"  finding: ");
-                    out.extend_from_slice(f.as_bytes());
-                    out.push(b'\n');
+                    tail.extend_from_slice(b"  finding: ");
+                    tail.extend_from_slice(f.as_bytes());
+                    tail.push(b'\n');
                 }
             }
             DumpFormat::Json | DumpFormat::JsonLines => {
@@ -163,15 +200,16 @@ impl<'s> DumpWriter<'s> {
                 write_header_json(&mut j, out, header);
                 j.key(out, "rows");
                 j.begin_array(out);
-                out.extend_from_slice(&self.rows);
+                let tail = &mut self.tail;
                 j.first = self.rows_json.first;
-                j.end_array(out);
-                j.end_object(out);
+                j.end_array(tail);
+                j.end_object(tail);
                 if !pretty {
-                    out.push(b'\n');
+                    tail.push(b'\n');
                 }
             }
         }
+        self.last_pending = true;
         self.partitions_written += 1;
     }
 
@@ -392,7 +430,7 @@ fn rendered_member(
     scratch.clear();
     f(scratch);
     j.key(out, key);
-    string(out, core::str::from_utf8(scratch).unwrap_or(""));
+    string_bytes(out, scratch);
 }
 
 fn write_deletion_json(j: &mut Json, out: &mut Vec<u8>, d: &DeletionInfoJson) {
@@ -467,6 +505,7 @@ fn write_marker_json(j: &mut Json, out: &mut Vec<u8>, u: &UnfilteredJson) {
 
 impl DataVisitor for DumpWriter<'_> {
     fn partition_start(&mut self, start: &PartitionStart) {
+        self.settle_pending();
         self.skipping = !self.wanted_keys.is_empty()
             && !self.wanted_keys.iter().any(|k| *k == start.key.bytes.bytes);
         self.rows.clear();
@@ -551,7 +590,7 @@ impl DataVisitor for DumpWriter<'_> {
                         ClusteringValueState::Present => {
                             scratch.clear();
                             let _ = render(scratch, schema.clustering_types.get(i), bytes);
-                            string(rows, core::str::from_utf8(scratch).unwrap_or(""));
+                            string_bytes(rows, scratch);
                         }
                     }
                 });
@@ -654,12 +693,12 @@ impl DataVisitor for DumpWriter<'_> {
             j.key(rows, "path");
             j.begin_array(rows);
             j.elem(rows);
-            string(rows, core::str::from_utf8(path).unwrap_or(""));
+            string_bytes(rows, path);
             j.end_array(rows);
         }
         if has_value {
             j.key(rows, "value");
-            string(rows, core::str::from_utf8(value).unwrap_or(""));
+            string_bytes(rows, value);
         }
         if let Some(n) = &note {
             j.str_member(rows, "value_note", n);

@@ -124,8 +124,9 @@ pub struct CellView<'a> {
     pub value: &'a [u8],
     /// The value with its length prefix.
     pub value_span: Span,
-    /// Live cells of counter columns: the decoded CounterContext.
-    pub counter: Option<CounterContext>,
+    /// Live cells of counter columns: the decoded CounterContext (boxed: the view stays small
+    /// for the cells that are not counters).
+    pub counter: Option<Box<CounterContext>>,
 }
 
 impl<'a> CellView<'a> {
@@ -158,7 +159,7 @@ impl<'a> CellView<'a> {
                 bytes: self.value.to_vec(),
                 span: self.value_span,
             },
-            counter: self.counter.clone(),
+            counter: self.counter.as_deref().cloned(),
         }
     }
 
@@ -294,7 +295,7 @@ impl<'a> CellView<'a> {
         let counter = if column.is_counter && kind != CellKind::Tombstone && !value.is_empty() {
             let value_start = value_span.end - value.len() as u64;
             match CounterContext::decode(value, value_start) {
-                Ok(c) => Some(c),
+                Ok(c) => Some(Box::new(c)),
                 Err(msg) => {
                     findings.push(Finding::new(
                         FindingKind::BadCounterContext,
