@@ -71,7 +71,7 @@ pub fn run(a: Args) -> Result<Outcome, String> {
         }
         None => None,
     };
-    let mut out = std::io::BufWriter::new(crate::output::stdout());
+    let mut out = std::io::BufWriter::with_capacity(256 << 10, crate::output::stdout());
     let mut errors = false;
     let mut first_json = true;
     if a.json {

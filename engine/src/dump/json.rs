@@ -38,10 +38,13 @@ impl Json {
         self.first = false;
     }
 
-    /// `"key": ` (or `"key":` compact) as the next member.
-    pub fn key(&mut self, out: &mut Vec<u8>, key: &str) {
+    /// `"key": ` (or `"key":` compact) as the next member. Keys are the dump format's own
+    /// names, which need no escape.
+    pub fn key(&mut self, out: &mut Vec<u8>, key: &'static str) {
         self.elem(out);
-        string(out, key);
+        out.push(b'"');
+        out.extend_from_slice(key.as_bytes());
+        out.push(b'"');
         out.push(b':');
         if self.pretty {
             out.push(b' ');
@@ -78,18 +81,18 @@ impl Json {
     }
 
     /// A member with a string value.
-    pub fn str_member(&mut self, out: &mut Vec<u8>, key: &str, value: &str) {
+    pub fn str_member(&mut self, out: &mut Vec<u8>, key: &'static str, value: &str) {
         self.key(out, key);
         string(out, value);
     }
 
     /// A member with an integer value.
-    pub fn int_member(&mut self, out: &mut Vec<u8>, key: &str, value: i64) {
+    pub fn int_member(&mut self, out: &mut Vec<u8>, key: &'static str, value: i64) {
         self.key(out, key);
         push_i64(out, value);
     }
 
-    pub fn bool_member(&mut self, out: &mut Vec<u8>, key: &str, value: bool) {
+    pub fn bool_member(&mut self, out: &mut Vec<u8>, key: &'static str, value: bool) {
         self.key(out, key);
         out.extend_from_slice(if value { b"true" } else { b"false" });
     }
@@ -98,7 +101,7 @@ impl Json {
     pub fn strings_member<'s>(
         &mut self,
         out: &mut Vec<u8>,
-        key: &str,
+        key: &'static str,
         values: impl IntoIterator<Item = Option<&'s str>>,
     ) {
         self.key(out, key);
@@ -140,7 +143,11 @@ pub(crate) fn string(out: &mut Vec<u8>, s: &str) {
 pub(crate) fn string_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
     out.reserve(bytes.len() + 2);
     out.push(b'"');
-    if bytes.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\') {
+    // No short-circuit: the check runs branch-free over the whole string.
+    let needs_escape = bytes.iter().fold(false, |acc, &b| {
+        acc | (b < 0x20) | (b == b'"') | (b == b'\\')
+    });
+    if !needs_escape {
         out.extend_from_slice(bytes);
         out.push(b'"');
         return;

@@ -278,9 +278,10 @@ fn fast_value(out: &mut Vec<u8>, t: &AbstractType, bytes: &[u8], nested: bool) -
     match t {
         AbstractType::Utf8 | AbstractType::Ascii => {
             // Printable ASCII needs no escape (and no quote doubling when nested).
-            let plain = bytes
-                .iter()
-                .all(|&b| (0x20..0x7f).contains(&b) && b != b'\\' && !(nested && b == b'\''));
+            let quote = if nested { b'\'' } else { b'\\' };
+            let plain = !bytes.iter().fold(false, |acc, &b| {
+                acc | (b < 0x20) | (b >= 0x7f) | (b == b'\\') | (b == quote)
+            });
             if !plain {
                 return false;
             }
@@ -424,7 +425,7 @@ fn rendered_member(
     j: &mut Json,
     out: &mut Vec<u8>,
     scratch: &mut Vec<u8>,
-    key: &str,
+    key: &'static str,
     f: impl FnOnce(&mut Vec<u8>),
 ) {
     scratch.clear();
