@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use sstable_engine::component::compression_info::{self, CompressionInfo};
 use sstable_engine::component::data::{
-    CellKind, ColumnData, ColumnsEncoding, CounterShardKind, DataDecoder, DataFileReader, DataItem,
-    DataSchema, DecodeOptions, DecodeStep, DeltaBase, FindingKind, MarkerDeletion, Row,
+    self, CellKind, ColumnData, ColumnsEncoding, CounterShardKind, DataDecoder, DataFileReader,
+    DataItem, DataSchema, DecodeOptions, DecodeStep, DeltaBase, FindingKind, MarkerDeletion, Row,
 };
 use sstable_engine::component::statistics;
 use sstable_engine::compress::{decompress_chunk, Compressor};
@@ -1486,4 +1486,56 @@ fn partition_trees_and_json() {
     let json = serde_json::to_value(&items[1]).unwrap();
     let value = &json["Row"]["column_data"][0]["Simple"]["value"]["bytes"];
     assert_eq!(value.as_str().unwrap().len(), 256, "128 bytes as hex");
+}
+
+/// The borrowed scan counts what MANIFEST §3 says every legacy table holds: 5 partitions of 1
+/// (simple) or 50 (clust) rows, one live `val` cell per row, no tombstones, and its data bytes
+/// are the whole uncompressed Data.db.
+#[test]
+fn scan_counts_match_the_manifest() {
+    let Some(fx) = common::cassandra_fixtures("data::scan_counts_match_the_manifest") else {
+        return;
+    };
+    for v in VERSIONS {
+        for table_name in tables(v) {
+            let ctx = format!("{v}/{table_name}");
+            let table = load(&common::legacy_dir(&fx, v, &table_name));
+            let mut reader = table.reader(DecodeOptions::default());
+            let counts = data::scan_counts(&mut reader, |offset, buf| {
+                let (start, len) = (offset as usize, buf.len());
+                buf.copy_from_slice(&table.data[start..start + len]);
+                Ok(())
+            })
+            .unwrap_or_else(|e| panic!("{ctx}: {e}"));
+            let clust = table_name.contains("clust");
+            let compact_simple = table_name.ends_with("compact") && !clust;
+            let rows_per_partition = if clust { 50 } else { 1 };
+            assert_eq!(counts.partitions, 5, "{ctx}");
+            if compact_simple {
+                // `val` lives in the static row of a compact table without clustering.
+                assert_eq!((counts.static_rows, counts.rows), (5, 0), "{ctx}");
+            } else {
+                assert_eq!(
+                    (counts.static_rows, counts.rows),
+                    (0, 5 * rows_per_partition),
+                    "{ctx}"
+                );
+            }
+            assert_eq!(counts.cells, 5 * rows_per_partition, "{ctx}");
+            assert_eq!(counts.live_cells, counts.cells, "{ctx}");
+            assert_eq!(
+                counts.tombstone_cells + counts.expiring_cells + counts.expired_cells,
+                0,
+                "{ctx}"
+            );
+            assert_eq!(
+                counts.partition_deletions + counts.row_deletions,
+                0,
+                "{ctx}"
+            );
+            assert_eq!(counts.range_tombstone_markers + counts.findings, 0, "{ctx}");
+            let data_len = table.compression.as_ref().unwrap().data_length_bytes.value;
+            assert_eq!(counts.data_bytes, data_len, "{ctx}");
+        }
+    }
 }
