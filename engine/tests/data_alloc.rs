@@ -26,7 +26,7 @@ struct Generated {
 
 fn generated(rows_per_partition: u64) -> Generated {
     let version = Version::parse(Format::Big, "oa").unwrap();
-    let mut options = GenerateOptions::new(version.clone(), PARTITIONS, rows_per_partition);
+    let mut options = GenerateOptions::new(version, PARTITIONS, rows_per_partition);
     options.compression = Some(Compressor::Lz4);
     options.seed = 11;
     options.ttl_fraction = 0.3;

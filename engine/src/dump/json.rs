@@ -171,23 +171,21 @@ pub(crate) fn string_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
     out.push(b'"');
 }
 
-/// The two lowercase hex digits of every byte.
-const HEX_PAIRS: [[u8; 2]; 256] = {
-    let digits = b"0123456789abcdef";
-    let mut t = [[0u8; 2]; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[i] = [digits[i >> 4], digits[i & 0xf]];
-        i += 1;
-    }
-    t
-};
+const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
+
+/// The lowercase hex digit of a nibble, by table lookup.
+fn hex_digit(nibble: u8) -> u8 {
+    HEX_DIGITS
+        .get(usize::from(nibble & 0xf))
+        .copied()
+        .unwrap_or(b'0')
+}
 
 /// Lowercase hex of `bytes`, by table lookup.
 pub(crate) fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
     out.reserve(bytes.len() * 2);
     for &b in bytes {
-        out.extend_from_slice(HEX_PAIRS.get(usize::from(b)).unwrap_or(&[b'0', b'0']));
+        out.extend_from_slice(&[hex_digit(b >> 4), hex_digit(b)]);
     }
 }
 

@@ -280,7 +280,7 @@ fn fast_value(out: &mut Vec<u8>, t: &AbstractType, bytes: &[u8], nested: bool) -
             // Printable ASCII needs no escape (and no quote doubling when nested).
             let quote = if nested { b'\'' } else { b'\\' };
             let plain = !bytes.iter().fold(false, |acc, &b| {
-                acc | (b < 0x20) | (b >= 0x7f) | (b == b'\\') | (b == quote)
+                acc | !(0x20..0x7f).contains(&b) | (b == b'\\') | (b == quote)
             });
             if !plain {
                 return false;
@@ -507,8 +507,8 @@ fn write_marker_json(j: &mut Json, out: &mut Vec<u8>, u: &UnfilteredJson) {
 impl DataVisitor for DumpWriter<'_> {
     fn partition_start(&mut self, start: &PartitionStart) {
         self.settle_pending();
-        self.skipping = !self.wanted_keys.is_empty()
-            && !self.wanted_keys.iter().any(|k| *k == start.key.bytes.bytes);
+        self.skipping =
+            !self.wanted_keys.is_empty() && !self.wanted_keys.contains(&start.key.bytes.bytes);
         self.rows.clear();
         self.rows_json.first = true;
         self.header = (!self.skipping).then(|| header_json(self.schema, start));
