@@ -15,6 +15,7 @@ use sstable_engine::component::data::{
 use sstable_engine::component::ComponentType;
 use sstable_engine::compress::{decompress_chunk, Compressor};
 use sstable_engine::dump::{DumpFormat, DumpWriter};
+use sstable_engine::range::RangeReader;
 use sstable_engine::verify::{Verifier, VerifyOptions};
 
 use crate::{files, Outcome};
@@ -140,12 +141,11 @@ pub fn run(args: Args) -> Result<Outcome, String> {
             ) else {
                 return;
             };
-            while let Some((offset, len)) = v.next_read() {
-                let Some(slice) = data.get(offset as usize..offset.saturating_add(len) as usize)
-                else {
+            while let Some(range) = v.next_read() {
+                let Some(slice) = data.get(range.offset as usize..range.end() as usize) else {
                     break;
                 };
-                if v.supply(offset, slice, &clock).is_err() {
+                if v.supply(&range, slice, &clock).is_err() {
                     break;
                 }
             }

@@ -10,9 +10,11 @@ use sstable_engine::component::ComponentType;
 use sstable_engine::cql_schema::parse_create_table;
 use sstable_engine::dump::{DumpFormat, DumpWriter};
 
-use crate::files::{self, RangeFile};
+use crate::files::{self, ComponentFiles};
 use crate::progress::{self, Progress};
 use crate::Outcome;
+use sstable_engine::clock::NoClock;
+use sstable_engine::range::SyncDriver;
 
 /// `sstable-inspect dump PATH... [--json | --jsonl] [--key K]... [--limit N] [--schema FILE.cql]`
 #[derive(clap::Args, Debug)]
@@ -108,28 +110,31 @@ pub fn run(a: Args) -> Result<Outcome, String> {
             Ok(k) => k,
             Err(e) => return Err(format!("bad --key: {e}")),
         };
-        let Some(data_path) = sstable
-            .file(&ComponentType::Data)
-            .and_then(|i| found.paths.get(i))
-        else {
+        if sstable.file(&ComponentType::Data).is_none() {
             eprintln!("error: {}: no Data.db", sstable.prefix);
             errors = true;
             continue;
-        };
-        let mut file =
-            RangeFile::open(data_path).map_err(|e| format!("{}: {e}", data_path.display()))?;
-        let progress = Progress::bytes(&sstable.prefix, file.len_bytes);
+        }
+        let progress = Progress::bytes(
+            &sstable.prefix,
+            metadata.size_of(&ComponentType::Data).unwrap_or(0),
+        );
         let now = now_seconds();
         let options = DecodeOptions {
             now_seconds: now,
             ..DecodeOptions::default()
         };
-        let mut reader = match &metadata.compression {
-            Some(ci) => {
-                DataFileReader::compressed(schema.clone(), options, ci.clone(), file.len_bytes)
+        let mut reader = match DataFileReader::for_sstable(&metadata, options) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("error: {}: {e}", sstable.prefix);
+                errors = true;
+                continue;
             }
-            None => DataFileReader::uncompressed(schema.clone(), options, file.len_bytes),
         };
+        // Data.db chunk by chunk, through the engine's sync driver.
+        let mut files = ComponentFiles::new(&found, sstable);
+        let mut driver = SyncDriver::new(&mut files);
         let format = if a.json {
             DumpFormat::Json
         } else if a.jsonl {
@@ -150,7 +155,7 @@ pub fn run(a: Args) -> Result<Outcome, String> {
             if a.limit.is_some_and(|l| writer.partitions_written() >= l) {
                 break;
             }
-            let step = match reader.visit_next(&mut writer) {
+            let step = match driver.visit_next(&mut reader, &mut writer, &NoClock) {
                 Ok(s) => s,
                 Err(e) => {
                     eprintln!("error: {}: {e}", sstable.prefix);
@@ -158,23 +163,10 @@ pub fn run(a: Args) -> Result<Outcome, String> {
                     break;
                 }
             };
+            progress.set_position(driver.stats().bytes);
             match step {
                 VisitStep::Finished => break,
-                VisitStep::NeedMoreData => {
-                    let Some((offset, len)) = reader.next_read() else {
-                        break;
-                    };
-                    let len = usize::try_from(len).map_err(|_| "read too large".to_owned())?;
-                    let bytes = file
-                        .read_at(offset, len)
-                        .map_err(|e| format!("{}: {e}", data_path.display()))?;
-                    progress.set_position(offset.saturating_add(bytes.len() as u64));
-                    if let Err(e) = reader.supply(offset, &bytes) {
-                        eprintln!("error: {}: {e}", sstable.prefix);
-                        errors = true;
-                        break;
-                    }
-                }
+                VisitStep::NeedMoreData => break,
                 VisitStep::Visited => {
                     // At most one partition ends per step: its bytes are all the writer holds.
                     if writer.has_output() {

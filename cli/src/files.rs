@@ -1,8 +1,15 @@
 //! Finding SSTable files on disk: the CLI's side of the engine's sans-I/O boundary.
 
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use sstable_engine::sstable_set::{group_files, Grouping};
+use sstable_engine::clock::NoClock;
+use sstable_engine::info::SSTableMetadata;
+use sstable_engine::load::MetadataLoader;
+use sstable_engine::range::{ByteRange, RangeSource, SyncDriver};
+use sstable_engine::sstable_set::{group_files, Grouping, SSTableFiles};
+use sstable_engine::{ComponentType, Error};
 
 /// The files found under the given paths, and how the engine grouped them.
 pub struct FoundFiles {
@@ -75,62 +82,126 @@ fn siblings(file: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Reads an SSTable's small metadata components whole (sizes only for the rest) and decodes them.
-/// Returns the decoded metadata and any I/O errors, in words.
-pub fn load_metadata(
-    found: &FoundFiles,
-    sstable: &sstable_engine::sstable_set::SSTableFiles,
-) -> (sstable_engine::info::SSTableMetadata, Vec<String>) {
-    use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput};
-    let mut io_errors = Vec::new();
-    let mut contents: Vec<(Option<Vec<u8>>, u64)> = Vec::new();
-    for (component, index) in &sstable.files {
-        let Some(path) = found.paths.get(*index) else {
-            contents.push((None, 0));
-            continue;
-        };
-        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-        let bytes = if reads_whole(component) {
-            std::fs::read(path)
-                .map_err(|e| io_errors.push(format!("{}: {e}", path.display())))
-                .ok()
-        } else {
-            None
-        };
-        contents.push((bytes, size));
-    }
-    let inputs: Vec<ComponentInput<'_>> = sstable
-        .files
-        .iter()
-        .zip(&contents)
-        .map(|((component, _), (bytes, size))| ComponentInput {
-            component,
-            size_bytes: *size,
-            bytes: bytes.as_deref(),
-        })
-        .collect();
-    (decode_metadata(&sstable.descriptor, &inputs), io_errors)
+/// Reads an SSTable's small metadata components whole (sizes only for the rest) and decodes them
+/// with the engine's [`MetadataLoader`]. Returns the decoded metadata and any I/O errors, in words
+/// (they are also in the metadata's errors, with their component).
+pub fn load_metadata(found: &FoundFiles, sstable: &SSTableFiles) -> (SSTableMetadata, Vec<String>) {
+    let mut files = ComponentFiles::new(found, sstable);
+    let sizes = files.sizes();
+    let mut loader = MetadataLoader::new(&sstable.descriptor, sizes);
+    let mut driver = SyncDriver::new(&mut files);
+    // A component that cannot be read is recorded by the loader, which goes on.
+    let _ = driver.run(&mut loader, &NoClock);
+    let io_errors = std::mem::take(&mut files.io_errors);
+    (loader.finish(), io_errors)
 }
 
-/// Positioned reads of one file: what the engine's range requests are answered with.
-pub struct RangeFile {
-    file: std::fs::File,
-    pub len_bytes: u64,
+/// One SSTable's component files, answering the engine's range requests with positioned reads
+/// (a [`RangeSource`]). Files are opened on first use; a read never allocates more than the
+/// file holds past the offset.
+pub struct ComponentFiles {
+    pub prefix: String,
+    files: Vec<(ComponentType, PathBuf)>,
+    open: Vec<(ComponentType, File)>,
+    /// Files that could not be measured or read, in words.
+    pub io_errors: Vec<String>,
 }
 
-impl RangeFile {
-    pub fn open(path: &Path) -> std::io::Result<RangeFile> {
-        let file = std::fs::File::open(path)?;
-        let len_bytes = file.metadata()?.len();
-        Ok(RangeFile { file, len_bytes })
+impl ComponentFiles {
+    pub fn new(found: &FoundFiles, sstable: &SSTableFiles) -> ComponentFiles {
+        ComponentFiles {
+            prefix: sstable.prefix.clone(),
+            files: sstable
+                .files
+                .iter()
+                .filter_map(|(c, i)| found.paths.get(*i).map(|p| (c.clone(), p.clone())))
+                .collect(),
+            open: Vec::new(),
+            io_errors: Vec::new(),
+        }
     }
 
-    /// Reads `len` bytes at `offset` (fewer at the end of the file).
-    pub fn read_at(&mut self, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
-        use std::io::{Read, Seek, SeekFrom};
-        self.file.seek(SeekFrom::Start(offset))?;
-        let mut buf = Vec::with_capacity(len.min(64 << 20));
-        (&mut self.file).take(len as u64).read_to_end(&mut buf)?;
+    /// Every component and its size (a file that cannot be measured is left out, and its
+    /// error kept in [`ComponentFiles::io_errors`]).
+    pub fn sizes(&mut self) -> Vec<(ComponentType, u64)> {
+        let mut out = Vec::new();
+        for (c, path) in &self.files {
+            match std::fs::metadata(path) {
+                Ok(m) => out.push((c.clone(), m.len())),
+                Err(e) => self.io_errors.push(format!("{}: {e}", path.display())),
+            }
+        }
+        out
+    }
+
+    pub fn path(&self, component: &ComponentType) -> Option<&Path> {
+        self.files
+            .iter()
+            .find(|(c, _)| c == component)
+            .map(|(_, p)| p.as_path())
+    }
+
+    fn file(&mut self, component: &ComponentType) -> Result<&mut File, String> {
+        if let Some(i) = self.open.iter().position(|(c, _)| c == component) {
+            return self
+                .open
+                .get_mut(i)
+                .map(|(_, f)| f)
+                .ok_or_else(|| "file handle lost".to_owned());
+        }
+        let path = self
+            .path(component)
+            .ok_or_else(|| format!("the SSTable has no {component}"))?
+            .to_path_buf();
+        let file = File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        self.open.push((component.clone(), file));
+        self.open
+            .last_mut()
+            .map(|(_, f)| f)
+            .ok_or_else(|| "file handle lost".to_owned())
+    }
+
+    /// Up to `len` bytes at `offset` of `component` (fewer only at the end of the file).
+    pub fn read_at(
+        &mut self,
+        component: &ComponentType,
+        offset: u64,
+        len: u64,
+    ) -> Result<Vec<u8>, Error> {
+        let mut buf = Vec::new();
+        self.read_into(&ByteRange::new(component.clone(), offset, len), &mut buf)?;
         Ok(buf)
+    }
+}
+
+impl RangeSource for ComponentFiles {
+    fn read_into(&mut self, range: &ByteRange, buf: &mut Vec<u8>) -> Result<(), Error> {
+        let component = &range.component;
+        let fail = |msg: String| Error::invalid(msg, range.offset).in_component(component.clone());
+        let result = (|| -> Result<(), String> {
+            let file = self.file(component)?;
+            let file_len = file.metadata().map_err(|e| e.to_string())?.len();
+            // Never more than the file holds past the offset, whatever length was asked for.
+            let available = file_len.saturating_sub(range.offset).min(range.len);
+            let n =
+                usize::try_from(available).map_err(|_| format!("a read of {available} bytes"))?;
+            file.seek(SeekFrom::Start(range.offset))
+                .map_err(|e| format!("seek: {e}"))?;
+            buf.clear();
+            buf.try_reserve_exact(n)
+                .map_err(|e| format!("{n} bytes: {e}"))?;
+            file.take(available)
+                .read_to_end(buf)
+                .map_err(|e| format!("read: {e}"))?;
+            Ok(())
+        })();
+        result.map_err(|m| {
+            let m = match self.path(component) {
+                Some(p) if !m.starts_with(&*p.to_string_lossy()) => format!("{}: {m}", p.display()),
+                _ => m,
+            };
+            self.io_errors.push(m.clone());
+            fail(m)
+        })
     }
 }

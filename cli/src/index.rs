@@ -15,27 +15,28 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 
 use serde_json::{json, Value};
+use sstable_engine::clock::NoClock;
 use sstable_engine::component::bti::bytecomparable::describe;
 use sstable_engine::component::bti::partitions::{self, PartitionTarget};
 use sstable_engine::component::bti::rows::{decode_entry, decode_row_index};
 use sstable_engine::component::bti::TrieBytes;
 use sstable_engine::component::common::ClusteringValueState;
-use sstable_engine::component::data::DataFileReader;
+use sstable_engine::component::data::DecodeOptions;
 use sstable_engine::component::index::{
-    clustering_value_lengths, DeletionTime, IndexEntry, IndexFile, IndexInfo, IndexName, IndexStep,
+    clustering_value_lengths, DeletionTime, IndexEntry, IndexFile, IndexInfo, IndexName,
 };
 use sstable_engine::crosscheck::{CrossCheckReport, CrossChecker, IndexedPartition};
 use sstable_engine::info::SSTableMetadata;
-use sstable_engine::lookup::{data_file_reader, read_partition_start_with, INDEX_READ_BYTES};
+use sstable_engine::lookup::{read_partition_start_with, CheckedDataReader};
+use sstable_engine::range::{IndexEntries, IndexEntryStep, SyncDriver};
 use sstable_engine::types::value::format_value;
-use sstable_engine::types::{parse_type, AbstractType};
+use sstable_engine::types::AbstractType;
 use sstable_engine::{ComponentType, Error, ErrorKind, Format};
 
-use crate::lookup::{hex, load_sstables, render_key, SSTableFiles};
+use crate::files::ComponentFiles;
+use crate::lookup::{hex, load_sstables, render_key};
 use crate::Outcome;
 
-/// A single Index.db entry header (with its promoted-index header) longer than this is an error.
-const MAX_INDEX_WINDOW_BYTES: u64 = 256 << 20;
 /// Rows.db bytes read after an entry's position at first (grown when the entry is longer).
 const ROWS_ENTRY_READ_BYTES: u64 = 4096;
 
@@ -101,7 +102,7 @@ struct Listing<'m> {
     with_blocks: bool,
     json_out: bool,
     checker: CrossChecker<'m>,
-    data: Option<DataFileReader>,
+    data: Option<CheckedDataReader>,
     partitions: Vec<Value>,
     count: usize,
     expected_count: Option<u64>,
@@ -113,24 +114,14 @@ struct Listing<'m> {
 impl<'m> Listing<'m> {
     fn new(prefix: &str, metadata: &'m SSTableMetadata, with_blocks: bool, json_out: bool) -> Self {
         let mut errors: Vec<String> = metadata.errors.iter().map(|e| e.to_string()).collect();
-        let data = match data_file_reader(metadata) {
+        let data = match CheckedDataReader::for_sstable(metadata, DecodeOptions::default()) {
             Ok(r) => Some(r),
             Err(e) => {
                 errors.push(format!("Data.db keys not checked: {e}"));
                 None
             }
         };
-        let clustering_types = metadata
-            .statistics
-            .as_ref()
-            .and_then(|s| s.header.as_ref())
-            .map(|h| {
-                h.clustering_types
-                    .iter()
-                    .map(|t| parse_type(&t.value).unwrap_or(AbstractType::Bytes))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let clustering_types = metadata.clustering_types();
         Listing {
             prefix: prefix.to_owned(),
             metadata,
@@ -304,13 +295,17 @@ impl<'m> Listing<'m> {
     /// The partition header at `position`, read from Data.db.
     fn data_start(
         &mut self,
-        files: &mut SSTableFiles,
+        files: &mut ComponentFiles,
         position: u64,
     ) -> Option<Result<sstable_engine::component::data::PartitionStart, Error>> {
         let reader = self.data.as_mut()?;
-        Some(read_partition_start_with(reader, position, |o, l| {
-            files.read_at(&ComponentType::Data, o, l)
-        }))
+        let mut driver = SyncDriver::new(files);
+        Some(read_partition_start_with(
+            reader,
+            position,
+            &mut driver,
+            &NoClock,
+        ))
     }
 
     fn partition_json(
@@ -337,67 +332,40 @@ impl<'m> Listing<'m> {
         v
     }
 
-    fn list_big(&mut self, files: &mut SSTableFiles) {
+    fn list_big(&mut self, files: &mut ComponentFiles) {
         let version = self.metadata.descriptor.version;
         let Some(size) = self.metadata.size_of(&ComponentType::PrimaryIndex) else {
             self.error("the SSTable has no Index.db");
             return;
         };
-        let mut offset = 0u64;
-        let mut window = INDEX_READ_BYTES;
+        // Index.db in windows through the engine's protocol.
+        let mut entries = IndexEntries::new(version, size);
         let mut number = 0usize;
-        while offset < size {
-            let len = window.min(size - offset);
-            let bytes = match files.read_at(&ComponentType::PrimaryIndex, offset, len as usize) {
-                Ok(b) if b.len() as u64 == len => b,
-                Ok(b) => {
-                    self.error(format!(
-                        "Index.db: short read at {offset} ({} of {len} bytes)",
-                        b.len()
-                    ));
-                    return;
+        loop {
+            match entries.next_entry() {
+                Ok(IndexEntryStep::Entry(_)) if self.closed => return,
+                Ok(IndexEntryStep::Entry(e)) => {
+                    self.big_entry(files, &entries.window(), number, &e);
+                    number += 1;
                 }
-                Err(e) => {
-                    self.error(e);
-                    return;
-                }
-            };
-            let file = IndexFile::new(&bytes, offset, version);
-            let mut cursor = file.cursor_at(offset, offset + len >= size);
-            let next = loop {
-                match cursor.next_step() {
-                    Ok(IndexStep::Entry(_)) if self.closed => break None,
-                    Ok(IndexStep::Entry(e)) => {
-                        self.big_entry(files, &file, number, &e);
-                        number += 1;
-                    }
-                    Ok(IndexStep::NeedMoreBytes { offset: at }) => break Some(at),
-                    Ok(IndexStep::End) => break None,
-                    Err(e) => {
+                Ok(IndexEntryStep::NeedMoreData) => {
+                    if let Err(e) = SyncDriver::new(&mut *files).step(&mut entries, &NoClock) {
                         self.error(format!("Index.db listing stopped: {e}"));
-                        break None;
+                        return;
                     }
                 }
-            };
-            let Some(at) = next else { return };
-            if at == offset {
-                window = window.saturating_mul(2);
-                if window > MAX_INDEX_WINDOW_BYTES {
-                    self.error(format!(
-                        "Index.db: the entry at {at} is larger than {MAX_INDEX_WINDOW_BYTES} bytes"
-                    ));
+                Ok(IndexEntryStep::End) => return,
+                Err(e) => {
+                    self.error(format!("Index.db listing stopped: {e}"));
                     return;
                 }
-            } else {
-                window = INDEX_READ_BYTES;
             }
-            offset = at;
         }
     }
 
     fn big_entry(
         &mut self,
-        files: &mut SSTableFiles,
+        files: &mut ComponentFiles,
         window: &IndexFile<'_>,
         number: usize,
         e: &IndexEntry,
@@ -424,11 +392,8 @@ impl<'m> Listing<'m> {
                     self.big_blocks(window, e)
                 }
                 Some(span) => {
-                    match files.read_at(
-                        &ComponentType::PrimaryIndex,
-                        span.start,
-                        span.len_bytes() as usize,
-                    ) {
+                    match files.read_at(&ComponentType::PrimaryIndex, span.start, span.len_bytes())
+                    {
                         Ok(bytes) => {
                             let own = IndexFile::new(&bytes, span.start, window.version());
                             self.big_blocks(&own, e)
@@ -502,12 +467,12 @@ impl<'m> Listing<'m> {
         }
     }
 
-    fn list_bti(&mut self, files: &mut SSTableFiles) {
+    fn list_bti(&mut self, files: &mut ComponentFiles) {
         let Some(size) = self.metadata.size_of(&ComponentType::Partitions) else {
             self.error("the SSTable has no Partitions.db");
             return;
         };
-        let bytes = match files.read_at(&ComponentType::Partitions, 0, size as usize) {
+        let bytes = match files.read_at(&ComponentType::Partitions, 0, size) {
             Ok(b) => b,
             Err(e) => {
                 self.error(e);
@@ -611,17 +576,24 @@ impl<'m> Listing<'m> {
     /// The Rows.db entry at `position`, read from `lower` so that `--blocks` has the trie.
     fn rows_entry(
         &self,
-        files: &mut SSTableFiles,
+        files: &mut ComponentFiles,
         lower: u64,
         position: u64,
         rows_size: u64,
     ) -> Result<RowsEntry, Error> {
         let version = self.metadata.descriptor.version;
+        if position >= rows_size {
+            return Err(Error::invalid(
+                format!("the trie points at Rows.db {position}, past its end ({rows_size} bytes)"),
+                position,
+            )
+            .in_component(ComponentType::Rows));
+        }
+        let lower = lower.min(position);
         let mut tail = ROWS_ENTRY_READ_BYTES;
         loop {
             let end = position.saturating_add(tail).min(rows_size);
-            let len = usize::try_from(end.saturating_sub(lower)).unwrap_or(usize::MAX);
-            let bytes = files.read_at(&ComponentType::Rows, lower, len)?;
+            let bytes = files.read_at(&ComponentType::Rows, lower, end.saturating_sub(lower))?;
             let trie = TrieBytes::rows(&bytes, lower);
             let result = if self.with_blocks {
                 decode_row_index(&trie, position, &version).map(|ri| {

@@ -5,30 +5,33 @@
 //! KEY is typed as cqlsh prints it and parsed per the SerializationHeader's key type (text for
 //! pre-3.0 SSTables, which record none); `--hex` or a `0x` prefix gives the raw key bytes. Each
 //! range is read with a positioned read of the component file (never the whole Data.db or
-//! Index.db). Exit status: 0 whether the key is found or not (the output says which), 1 when a
-//! read or decode error stopped the lookup, 2 on bad usage (including a KEY that does not parse).
+//! Index.db), through the engine's sync driver. Every compressed chunk read is checked against
+//! its checksum. Exit status: 0 when the key is found or certainly absent (the output says
+//! which), 1 when the read path is broken (a component missing, truncated or corrupt, a chunk
+//! that fails its checksum: the lookup stops with an error naming the component and offset),
+//! 2 on bad usage (including a KEY that does not parse).
 //!
-//! Also the CLI's side of the sans-I/O boundary shared with `index`: loading an SSTable's
-//! metadata ([`load_sstable`]), positioned reads ([`SSTableFiles::read_at`]), the clock and key
-//! rendering.
+//! Also the CLI's side shared with `index`: loading SSTables ([`load_sstables`]), the clock and
+//! key rendering.
 
 use std::fmt::Write as _;
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom, Write as _};
-use std::path::PathBuf;
+use std::io::Write as _;
 use std::time::Instant;
 
 use serde_json::{json, Value};
 use sstable_engine::clock::Clock;
+use sstable_engine::component::data::DecodeOptions;
 use sstable_engine::info::SSTableMetadata;
 use sstable_engine::lookup::{
-    data_file_reader, decodes_rows, lookup_with, read_partition_with, LookupResult, LookupStep,
+    decodes_rows, lookup_with, read_partition_with, CheckedDataReader, LookupResult, LookupStep,
     PartitionRead, StopReason,
 };
+use sstable_engine::range::SyncDriver;
 use sstable_engine::types::value::{format_value, split_composite_key};
 use sstable_engine::types::AbstractType;
-use sstable_engine::{ComponentType, Error};
+use sstable_engine::Error;
 
+use crate::files::ComponentFiles;
 use crate::{files, Outcome};
 
 /// `std::time::Instant` as the engine's injected clock.
@@ -46,59 +49,11 @@ impl Clock for InstantClock {
     }
 }
 
-/// One SSTable's files, read by range.
-pub(crate) struct SSTableFiles {
-    pub prefix: String,
-    files: Vec<(ComponentType, PathBuf)>,
-    open: Vec<(ComponentType, File)>,
-}
-
-/// The most a read reserves up front (a longer read grows its buffer as bytes arrive).
-const READ_CAPACITY_BYTES: usize = 1 << 20;
-
-impl SSTableFiles {
-    /// Reads up to `len` bytes at `offset` of `component` (fewer only at the end of the file).
-    pub(crate) fn read_at(
-        &mut self,
-        component: &ComponentType,
-        offset: u64,
-        len: usize,
-    ) -> Result<Vec<u8>, Error> {
-        let fail = |msg: String| Error::invalid(msg, offset).in_component(component.clone());
-        let position = match self.open.iter().position(|(c, _)| c == component) {
-            Some(i) => i,
-            None => {
-                let path = self
-                    .files
-                    .iter()
-                    .find(|(c, _)| c == component)
-                    .map(|(_, p)| p.clone())
-                    .ok_or_else(|| fail(format!("the SSTable has no {component}")))?;
-                let file =
-                    File::open(&path).map_err(|e| fail(format!("{}: {e}", path.display())))?;
-                self.open.push((component.clone(), file));
-                self.open.len() - 1
-            }
-        };
-        let Some((_, file)) = self.open.get_mut(position) else {
-            return Err(fail("file handle lost".to_owned()));
-        };
-        file.seek(SeekFrom::Start(offset))
-            .map_err(|e| fail(format!("seek: {e}")))?;
-        // `len` may come from a corrupt file: the buffer grows with the bytes actually read.
-        let mut out = Vec::with_capacity(len.min(READ_CAPACITY_BYTES));
-        file.take(len as u64)
-            .read_to_end(&mut out)
-            .map_err(|e| fail(format!("read: {e}")))?;
-        Ok(out)
-    }
-}
-
 /// Every SSTable under `paths`: files and decoded metadata (the small components read whole,
 /// Data.db and the indexes only measured).
 pub(crate) fn load_sstables(
     paths: &[&str],
-) -> Result<Vec<(SSTableFiles, SSTableMetadata)>, String> {
+) -> Result<Vec<(ComponentFiles, SSTableMetadata)>, String> {
     let found = files::find(paths)?;
     let mut out = Vec::new();
     for sstable in &found.grouping.sstables {
@@ -106,19 +61,7 @@ pub(crate) fn load_sstables(
         if let Some(e) = io_errors.into_iter().next() {
             return Err(e);
         }
-        let files = sstable
-            .files
-            .iter()
-            .filter_map(|(c, i)| found.paths.get(*i).map(|p| (c.clone(), p.clone())))
-            .collect();
-        out.push((
-            SSTableFiles {
-                prefix: sstable.prefix.clone(),
-                files,
-                open: Vec::new(),
-            },
-            metadata,
-        ));
+        out.push((ComponentFiles::new(&found, sstable), metadata));
     }
     for i in &found.grouping.ignored {
         eprintln!("ignored {}: {}", i.path, i.reason);
@@ -207,27 +150,19 @@ pub fn run(args: Args) -> Result<Outcome, String> {
             .map_err(|e| format!("KEY `{key_text}`: {e}"))?
     };
     let clock = InstantClock::new();
-    let result = lookup_with(
-        &metadata,
-        &key,
-        |c, offset, len| files.read_at(c, offset, len),
-        &clock,
-    );
+    let result = lookup_with(&metadata, &key, &mut files, &clock);
     let mut errors: Vec<String> = metadata.errors.iter().map(|e| e.to_string()).collect();
     if let Some(reason @ StopReason::Error { .. }) = &result.stopped_at {
         errors.push(reason.describe());
     }
     let partition = match result.partition_position {
         Some(position) if decodes_rows(&metadata.descriptor.version) => {
-            match data_file_reader(&metadata).and_then(|mut reader| {
-                read_partition_with(
-                    &mut reader,
-                    position,
-                    |offset, len| files.read_at(&ComponentType::Data, offset, len),
-                    &clock,
-                    |_| {},
-                )
-            }) {
+            match CheckedDataReader::for_sstable(&metadata, DecodeOptions::default()).and_then(
+                |mut reader| {
+                    let mut driver = SyncDriver::new(&mut files);
+                    read_partition_with(&mut reader, position, &mut driver, &clock, |_| {})
+                },
+            ) {
                 Ok(p) => Some(Ok(p)),
                 Err(e) => {
                     errors.push(e.to_string());

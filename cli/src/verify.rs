@@ -1,24 +1,24 @@
 //! `sstable-inspect verify`: every checksum of every SSTable found — compressed chunk checksums,
 //! CRC.db, the whole-file digest, the na+ Statistics.db metadata CRCs — in one pass over Data.db,
-//! optionally decompressing every chunk (`--decompress`). Data.db is read by positioned reads of
-//! the ranges the engine's [`Verifier`] asks for, never whole; metadata components are read whole.
-//! `--json` prints the engine's [`VerifyReport`] array.
+//! optionally decompressing every chunk (`--decompress`). The engine's [`VerifyRun`] is driven by
+//! its sync driver over positioned reads: Data.db by the ranges it asks for, never whole, then —
+//! only when a chunk failed — Index.db in windows, to name the partitions each failing chunk
+//! overlaps. Metadata components are read whole. `--json` prints the engine's [`VerifyReport`]
+//! array (with `verdict`: `valid`, `invalid` or `not_verifiable`).
 //!
-//! Exit status: 0 when every SSTable is valid, 1 when any check fails or anything cannot be read,
+//! Exit status: 0 when every SSTable is valid, 1 when any is invalid or not verifiable (a check
+//! could not run: a component missing or undecodable, an unusable chunk table, a read error),
 //! 2 on bad usage.
 
 use std::fmt::Write as _;
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use sstable_engine::clock::Clock;
-use sstable_engine::component::ComponentType;
-use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput};
+use sstable_engine::range::SyncDriver;
 use sstable_engine::sstable_set::SSTableFiles;
-use sstable_engine::verify::{Phase, PhaseTiming, Verifier, VerifyOptions, VerifyReport};
+use sstable_engine::verify::{Phase, PhaseTiming, Verdict, VerifyOptions, VerifyReport, VerifyRun};
 
+use crate::files::{ComponentFiles, FoundFiles};
 use crate::progress::{self, Progress};
 use crate::{files, Outcome};
 
@@ -60,7 +60,7 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         .grouping
         .sstables
         .iter()
-        .map(|s| verify_one(s, &found.paths, options, &clock))
+        .map(|s| verify_one(&found, s, options, &clock))
         .collect();
     if args.json {
         println!(
@@ -71,11 +71,13 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         for r in &reports {
             print!("{}", human(r));
         }
-        let invalid = reports.iter().filter(|r| !r.valid).count();
+        let count = |v: Verdict| reports.iter().filter(|r| r.verdict == v).count();
         println!(
-            "{} SSTable(s) verified: {} valid, {invalid} invalid",
+            "{} SSTable(s) verified: {} valid, {} invalid, {} not verifiable",
             reports.len(),
-            reports.len() - invalid
+            count(Verdict::Valid),
+            count(Verdict::Invalid),
+            count(Verdict::NotVerifiable)
         );
         for i in &found.grouping.ignored {
             eprintln!("ignored {}: {}", i.path, i.reason);
@@ -92,126 +94,34 @@ pub fn run(args: Args) -> Result<Outcome, String> {
     })
 }
 
-/// Reads the metadata components, then Data.db range by range as the verifier asks.
+/// Loads the metadata, then drives the engine's verification over positioned reads.
 fn verify_one(
+    found: &FoundFiles,
     sstable: &SSTableFiles,
-    paths: &[PathBuf],
     options: VerifyOptions,
     clock: &InstantClock,
 ) -> VerifyReport {
-    let mut io_errors: Vec<(String, String)> = Vec::new();
-    let mut contents: Vec<(ComponentType, Option<Vec<u8>>, u64)> = Vec::new();
-    let mut data_path: Option<&Path> = None;
-    for (component, index) in &sstable.files {
-        let Some(path) = paths.get(*index) else {
-            continue;
-        };
-        let size = match std::fs::metadata(path) {
-            Ok(m) => m.len(),
-            Err(e) => {
-                io_errors.push((component.to_string(), format!("{}: {e}", path.display())));
-                continue;
-            }
-        };
-        if *component == ComponentType::Data {
-            data_path = Some(path);
-        }
-        let bytes = if reads_whole(component) {
-            match std::fs::read(path) {
-                Ok(b) => Some(b),
-                Err(e) => {
-                    io_errors.push((component.to_string(), format!("{}: {e}", path.display())));
-                    None
-                }
-            }
-        } else {
-            None
-        };
-        contents.push((component.clone(), bytes, size));
-    }
-    let inputs: Vec<ComponentInput<'_>> = contents
-        .iter()
-        .map(|(component, bytes, size)| ComponentInput {
-            component,
-            size_bytes: *size,
-            bytes: bytes.as_deref(),
-        })
-        .collect();
-    let metadata = decode_metadata(&sstable.descriptor, &inputs);
-    let verifier = Verifier::for_sstable(&metadata, options);
-    let mut report = match (verifier, data_path) {
-        (Some(v), Some(path)) => read_and_verify(v, path, &sstable.prefix, clock),
-        _ => {
-            let mut r = VerifyReport {
-                sstable: sstable.prefix.clone(),
-                valid: false,
-                complete: false,
-                data_bytes: 0,
-                verified_bytes: 0,
-                checks: Vec::new(),
-                timings: Vec::new(),
-                errors: Vec::new(),
-            };
-            r.push_error(Some("Data.db"), 0, "no Data.db: nothing to verify");
-            r
-        }
-    };
-    for (component, message) in io_errors {
-        report.push_error(Some(&component), 0, message);
-    }
-    report
-}
-
-fn read_and_verify(
-    mut v: Verifier,
-    path: &Path,
-    sstable: &str,
-    clock: &InstantClock,
-) -> VerifyReport {
-    let (mut read_nanos, mut read_bytes) = (0u64, 0u64);
-    let mut buf = Vec::new();
-    let mut failure: Option<(u64, String)> = None;
-    match File::open(path) {
-        Ok(mut file) => {
-            let data_bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
-            let progress = Progress::bytes(sstable, data_bytes);
-            while let Some((offset, len)) = v.next_read() {
-                progress.set_position(offset);
-                let Ok(n) = usize::try_from(len) else {
-                    failure = Some((
-                        offset,
-                        format!("a read of {len} bytes does not fit in memory"),
-                    ));
-                    break;
-                };
-                buf.resize(n, 0);
-                let start = clock.now_nanos();
-                let read = file
-                    .seek(SeekFrom::Start(offset))
-                    .and_then(|_| file.read_exact(&mut buf));
-                read_nanos += clock.now_nanos().saturating_sub(start);
-                if let Err(e) = read {
-                    failure = Some((
-                        offset,
-                        format!("{}: reading {len} bytes: {e}", path.display()),
-                    ));
-                    break;
-                }
-                read_bytes += len;
-                if let Err(e) = v.supply(offset, &buf, clock) {
-                    failure = Some((e.offset(), e.to_string()));
-                    break;
-                }
-            }
-        }
-        Err(e) => failure = Some((0, format!("{}: {e}", path.display()))),
-    }
-    let mut report = v.finish(sstable);
+    let (metadata, io_errors) = files::load_metadata(found, sstable);
+    let mut run = VerifyRun::new(&metadata, options);
+    let mut files = ComponentFiles::new(found, sstable);
+    let mut driver = SyncDriver::new(&mut files);
+    let progress = Progress::bytes(sstable.prefix.clone(), run.progress().total_bytes);
+    let outcome = driver.run_while(&mut run, clock, |run| {
+        progress.set_position(run.progress().done_bytes);
+        true
+    });
+    drop(progress);
+    let stats = driver.stats();
+    let mut report = run.finish(&sstable.prefix, outcome.err());
     report
         .timings
-        .insert(0, PhaseTiming::new(Phase::Read, read_nanos, read_bytes));
-    if let Some((offset, message)) = failure {
-        report.push_error(Some("Data.db"), offset, message);
+        .insert(0, PhaseTiming::new(Phase::Read, stats.nanos, stats.bytes));
+    // Read errors of the metadata components are in the metadata's errors (and so in the
+    // report's); those of files that could not even be measured are added here.
+    for message in io_errors {
+        if !report.errors.iter().any(|e| e.message.contains(&message)) {
+            report.push_error(None, 0, message);
+        }
     }
     report
 }
@@ -236,7 +146,11 @@ fn timing_text(t: &PhaseTiming) -> String {
 
 fn human(r: &VerifyReport) -> String {
     let mut out = String::new();
-    let status = if r.valid { "VALID" } else { "INVALID" };
+    let status = match r.verdict {
+        Verdict::Valid => "VALID",
+        Verdict::Invalid => "INVALID",
+        Verdict::NotVerifiable => "NOT VERIFIABLE",
+    };
     let _ = write!(out, "SSTable: {}  {status}", r.sstable);
     if !r.complete && r.data_bytes > 0 {
         let _ = write!(
@@ -275,6 +189,18 @@ fn human(r: &VerifyReport) -> String {
         if c.failed > c.failures.len() as u64 {
             let _ = writeln!(out, "    … and {} more", c.failed - c.failures.len() as u64);
         }
+    }
+    for u in &r.unverified {
+        let _ = writeln!(out, "  not verified: {u}");
+    }
+    for f in &r.findings {
+        let _ = writeln!(
+            out,
+            "  finding in {} at offset {}: {}",
+            f.component.as_deref().unwrap_or("?"),
+            f.offset,
+            f.message
+        );
     }
     for e in &r.errors {
         let _ = writeln!(

@@ -708,15 +708,21 @@ fn an_altered_index_entry_is_reported_and_a_broken_data_file_is_an_error() {
         .iter()
         .any(|f| f["kind"] == "PositionOrder" && f["entry"] == 3));
 
-    // The lookup of "2" reaches Data.db and stops there: not found, exit 0.
+    // The lookup of "2" reaches Data.db and stops there: the index entry held the key, so
+    // another key at its position is a broken read path, not a miss: an error, exit 1.
     let (j, code) = run_json(&["lookup", s(&copy.0), "2", "--json"]);
-    assert_eq!(code, 0, "{j}");
+    assert_eq!(code, 1, "{j}");
     assert_lookup_contract(&j, "altered");
     assert_eq!(j["found"], false);
-    assert_eq!(j["stopped_at"]["stage"], "DataKeyMismatch");
-    assert_eq!(
-        j["stopped_at"]["detail"]["DataKeyMismatch"]["data_position"],
-        new
+    assert_eq!(j["stopped_at"]["stage"], "Error");
+    assert_eq!(j["stopped_at"]["detail"]["Error"]["component"], "Data.db");
+    assert_eq!(j["stopped_at"]["detail"]["Error"]["offset"], new);
+    assert!(
+        j["stopped_at"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("holds \"3\""),
+        "{j}"
     );
 
     // A Data.db cut short: the read fails, the lookup says where, exit 1.
@@ -817,5 +823,85 @@ fn bad_usage_exits_2() {
         assert_eq!(code, 2, "{args:?}: {out} {err}");
         assert!(err.contains("error:"), "{args:?}: {err}");
         assert!(out.is_empty(), "{args:?}: {out}");
+    }
+}
+
+#[test]
+fn a_flipped_data_byte_fails_the_lookup_naming_the_chunk() {
+    let Some(fx) = common::cassandra_fixtures("cli::lookup::flipped_chunk") else {
+        return;
+    };
+    // MANIFEST: nb/legacy_nb_clust chunk 0 is Data.db [0, 424) and holds partition "0"'s header.
+    let copy = TempCopy::of(&common::legacy_dir(&fx, "nb", "legacy_nb_clust"), "flipped");
+    let data = component(&copy.0, "-Data.db").unwrap();
+    let mut bytes = std::fs::read(&data).unwrap();
+    bytes[100] ^= 0x01;
+    std::fs::write(&data, &bytes).unwrap();
+    let (j, code) = run_json(&["lookup", s(&copy.0), "0", "--json"]);
+    assert_eq!(code, 1, "{j}");
+    assert_eq!(j["found"], false);
+    assert_eq!(j["stopped_at"]["stage"], "Error");
+    assert_eq!(j["stopped_at"]["detail"]["Error"]["component"], "Data.db");
+    assert_eq!(j["stopped_at"]["detail"]["Error"]["offset"], 0);
+    let description = j["stopped_at"]["description"].as_str().unwrap();
+    assert!(
+        description.contains("chunk 0 (Data.db 0..424) fails its checksum"),
+        "{description}"
+    );
+}
+
+#[test]
+fn damaged_bti_indexes_never_crash_index_or_lookup() {
+    let Some(fx) = common::cassandra_fixtures("cli::index::damaged_bti") else {
+        return;
+    };
+    let src = common::legacy_dir(&fx, "da", "legacy_da_clust");
+    for (suffix, mutate) in [
+        ("-Rows.db", 0usize),
+        ("-Rows.db", 1),
+        ("-Partitions.db", 0),
+        ("-Partitions.db", 1),
+    ] {
+        let copy = TempCopy::of(&src, "damaged-bti");
+        let path = component(&copy.0, suffix).unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        if mutate == 0 {
+            // Truncated to half.
+            bytes.truncate(bytes.len() / 2);
+        } else {
+            // Huge values: every byte flipped.
+            for b in &mut bytes {
+                *b ^= 0xff;
+            }
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        for args in [
+            vec!["index", s(&copy.0), "--json"],
+            vec!["index", s(&copy.0), "--json", "--blocks"],
+            vec!["lookup", s(&copy.0), "2", "--json"],
+        ] {
+            let (stdout, stderr, code) = run(&args);
+            assert!(
+                code == 0 || code == 1,
+                "{suffix} {mutate} {args:?}: exit {code}\n{stderr}"
+            );
+            assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+            let j: Value =
+                serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+            if args[0] == "lookup" && j["found"] == false {
+                // Never "absent" from a damaged trie unless a sound structure said so.
+                let stage = j["stopped_at"]["stage"].as_str().unwrap();
+                assert!(
+                    [
+                        "Error",
+                        "PartitionIndexMiss",
+                        "RowIndexKeyMismatch",
+                        "BloomNegative"
+                    ]
+                    .contains(&stage),
+                    "{stage}"
+                );
+            }
+        }
     }
 }

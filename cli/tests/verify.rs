@@ -160,7 +160,7 @@ fn valid_tree_exits_0_with_one_line_per_check() {
         "{stdout}"
     );
     assert!(
-        stdout.ends_with("4 SSTable(s) verified: 4 valid, 0 invalid\n"),
+        stdout.ends_with("4 SSTable(s) verified: 4 valid, 0 invalid, 0 not verifiable\n"),
         "{stdout}"
     );
     // A component file selects its SSTable.
@@ -253,11 +253,210 @@ fn truncated_data_and_missing_data() {
         .collect();
     assert_eq!(kinds, vec!["truncated"; 19]);
     assert_eq!(chunk["failures"][0]["chunk"], 2);
-    // Without Data.db there is nothing to verify: an error, exit 1.
+    assert_eq!(json[0]["verdict"], "invalid");
+    // Without Data.db (listed in TOC.txt) nothing can be checked: not verifiable, exit 1.
     std::fs::remove_file(&data).unwrap();
     let (json, code) = run_json(&[dir.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert_eq!(json[0]["valid"], false);
-    assert_eq!(json[0]["errors"][0]["component"], "Data.db");
+    assert_eq!(json[0]["complete"], false);
+    assert_eq!(json[0]["verdict"], "not_verifiable");
+    assert_eq!(
+        json[0]["unverified"][0],
+        "Data.db is listed in TOC.txt but missing"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The one failure of the chunk check.
+fn only_chunk_failure(report: &Value) -> Value {
+    let chunk = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == "chunk")
+        .unwrap();
+    assert_eq!(chunk["failed"], 1, "{report}");
+    chunk["failures"][0].clone()
+}
+
+#[test]
+fn a_failing_chunk_names_the_partitions_it_overlaps() {
+    let Some(fx) = common::cassandra_fixtures("cli::verify::partitions") else {
+        return;
+    };
+    // MANIFEST: legacy_nb_clust is LZ4 with 16 KiB chunks at 0, 424, 836, …; partition "0" holds
+    // uncompressed bytes 0..~64 KiB, so chunk 1 (uncompressed 16384..32768) lies inside it.
+    let dir = copy_dir(&common::legacy_dir(&fx, "nb", "legacy_nb_clust"), "chunk1");
+    let data = dir.join("nb-1-big-Data.db");
+    let mut bytes = std::fs::read(&data).unwrap();
+    bytes[500] ^= 0x01;
+    std::fs::write(&data, &bytes).unwrap();
+    let (json, code) = run_json(&[dir.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(json[0]["verdict"], "invalid");
+    let f = only_chunk_failure(&json[0]);
+    assert_eq!(f["chunk"], 1);
+    assert_eq!(f["offset"], 424);
+    assert_eq!(f["partitions"], serde_json::json!(["0"]), "{f}");
+    // The text report says it too.
+    let (stdout, _, _) = run(&[dir.to_str().unwrap()]);
+    assert!(stdout.contains("; partitions: 0\n"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_extra_crc_entry_of_zero_bytes_is_valid_with_a_finding() {
+    let Some(fx) = common::cassandra_fixtures("cli::verify::crc_extra") else {
+        return;
+    };
+    // MANIFEST: Keyspace1-Standard1-jb-0 is uncompressed with CRC.db (64 KiB chunks, CRC32).
+    let src = fx.join("legacy-sstables/jb/Keyspace1");
+    let dir = copy_dir(&src, "crc-extra");
+    let crc = dir.join("Keyspace1-Standard1-jb-0-CRC.db");
+    let original = std::fs::read(&crc).unwrap();
+    let entries = (original.len() - 4) / 4;
+    // The CRC32 of zero bytes, as Cassandra 3.x's writer appends it when it flushes an empty
+    // buffer at close.
+    let mut extra = original.clone();
+    extra.extend_from_slice(&[0, 0, 0, 0]);
+    std::fs::write(&crc, &extra).unwrap();
+    let (json, code) = run_json(&[dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json[0]["verdict"], "valid");
+    let check = json[0]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == "crc_db")
+        .unwrap()
+        .clone();
+    assert_eq!(check["checked"], entries as u64, "{check}");
+    let finding = &json[0]["findings"][0];
+    assert_eq!(finding["component"], "CRC.db");
+    assert_eq!(finding["offset"], 4 + 4 * entries as u64);
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("CRC.db entry {entries} (0x00000000")),
+        "{finding}"
+    );
+    // Any other extra entry stays a failure.
+    let mut other = original.clone();
+    other.extend_from_slice(&[0, 0, 0, 1]);
+    std::fs::write(&crc, &other).unwrap();
+    let (json, code) = run_json(&[dir.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(json[0]["verdict"], "invalid");
+    assert_eq!(json[0]["findings"], serde_json::json!([]));
+    // So do two zero entries.
+    let mut two = original.clone();
+    two.extend_from_slice(&[0; 8]);
+    std::fs::write(&crc, &two).unwrap();
+    let (json, code) = run_json(&[dir.to_str().unwrap()]);
+    assert_eq!((code, json[0]["verdict"].as_str()), (1, Some("invalid")));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_check_that_cannot_run_makes_the_sstable_not_verifiable() {
+    let Some(fx) = common::cassandra_fixtures("cli::verify::not_verifiable") else {
+        return;
+    };
+    let src = common::legacy_dir(&fx, "nb", "legacy_nb_clust");
+    let not_verifiable = |dir: &Path, reason: &str| {
+        let (json, code) = run_json(&[dir.to_str().unwrap()]);
+        assert_eq!(code, 1, "{json}");
+        assert_eq!(json[0]["verdict"], "not_verifiable", "{json}");
+        assert_eq!(json[0]["valid"], false);
+        assert_eq!(json[0]["complete"], false);
+        let reasons: Vec<&str> = json[0]["unverified"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_str().unwrap())
+            .collect();
+        assert!(
+            reasons.iter().any(|r| r.contains(reason)),
+            "{reason} not in {reasons:?}"
+        );
+        let (stdout, _, _) = run(&[dir.to_str().unwrap()]);
+        assert!(stdout.contains("NOT VERIFIABLE"), "{stdout}");
+        assert!(stdout.ends_with("1 SSTable(s) verified: 0 valid, 0 invalid, 1 not verifiable\n"));
+    };
+    // Each component a check reads, deleted while TOC.txt lists it.
+    for (name, component) in [
+        ("nb-1-big-CompressionInfo.db", "CompressionInfo.db"),
+        ("nb-1-big-Digest.crc32", "Digest.crc32"),
+        ("nb-1-big-Statistics.db", "Statistics.db"),
+    ] {
+        let dir = copy_dir(&src, "deleted");
+        std::fs::remove_file(dir.join(name)).unwrap();
+        not_verifiable(
+            &dir,
+            &format!("{component} is listed in TOC.txt but missing"),
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    // A zeroed chunk table: 0 chunks (the u32 count before the 21 offsets, then zeros).
+    let dir = copy_dir(&src, "zeroed");
+    let ci = dir.join("nb-1-big-CompressionInfo.db");
+    let mut bytes = std::fs::read(&ci).unwrap();
+    let count_at = bytes.len() - 21 * 8 - 4;
+    assert_eq!(bytes[count_at..count_at + 4], 21u32.to_be_bytes());
+    bytes.truncate(count_at);
+    bytes.extend_from_slice(&[0; 4]);
+    std::fs::write(&ci, &bytes).unwrap();
+    not_verifiable(&dir, "0 chunks");
+    // With --decompress too.
+    let (json, code) = run_json(&[dir.to_str().unwrap(), "--decompress"]);
+    assert_eq!(
+        (code, json[0]["verdict"].as_str()),
+        (1, Some("not_verifiable"))
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    // A chunk table inconsistent with the data length: 20 of the 21 chunks listed.
+    let dir = copy_dir(&src, "short-table");
+    let ci = dir.join("nb-1-big-CompressionInfo.db");
+    let mut bytes = std::fs::read(&ci).unwrap();
+    bytes.truncate(bytes.len() - 8);
+    bytes[count_at..count_at + 4].copy_from_slice(&20u32.to_be_bytes());
+    std::fs::write(&ci, &bytes).unwrap();
+    let (json, code) = run_json(&[dir.to_str().unwrap()]);
+    assert_eq!(code, 1, "{json}");
+    assert_ne!(json[0]["verdict"], "valid");
+    let _ = std::fs::remove_dir_all(&dir);
+    // A Statistics.db cut where its last component (HEADER) starts — the last table-of-contents
+    // entry, type 3 then its offset at bytes 36..40: 5 of its 6 metadata CRCs check out, the
+    // sixth cannot be checked.
+    let dir = copy_dir(&src, "stats-truncated");
+    let stats = dir.join("nb-1-big-Statistics.db");
+    let bytes = std::fs::read(&stats).unwrap();
+    assert_eq!(bytes[32..36], 3u32.to_be_bytes());
+    let header_at = u32::from_be_bytes(bytes[36..40].try_into().unwrap()) as usize;
+    std::fs::write(&stats, &bytes[..header_at]).unwrap();
+    not_verifiable(&dir, "Statistics.db does not decode");
+    // Cut inside HEADER, its CRC fails: invalid.
+    std::fs::write(&stats, &bytes[..bytes.len() - 20]).unwrap();
+    let (json, code) = run_json(&[dir.to_str().unwrap()]);
+    assert_eq!((code, json[0]["verdict"].as_str()), (1, Some("invalid")));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_deleted_crc_db_is_not_verifiable() {
+    let Some(fx) = common::cassandra_fixtures("cli::verify::no_crc") else {
+        return;
+    };
+    let dir = copy_dir(&fx.join("legacy-sstables/jb/Keyspace1"), "no-crc");
+    std::fs::remove_file(dir.join("Keyspace1-Standard1-jb-0-CRC.db")).unwrap();
+    let (json, code) = run_json(&[dir.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(json[0]["verdict"], "not_verifiable");
+    assert_eq!(
+        json[0]["unverified"][0],
+        "CRC.db is listed in TOC.txt but missing"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -300,6 +300,21 @@ pub struct BloomCheck {
 }
 
 impl SSTableMetadata {
+    /// The SerializationHeader's clustering column types, parsed one way for every front end:
+    /// a type string that does not parse stays in its position as `BytesType`.
+    pub fn clustering_types(&self) -> Vec<AbstractType> {
+        self.statistics
+            .as_ref()
+            .and_then(|s| s.header.as_ref())
+            .map(|h| {
+                h.clustering_types
+                    .iter()
+                    .map(|t| parse_type(&t.value).unwrap_or(AbstractType::Bytes))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// The partitioner named in Statistics.db (`Unknown("")` when there is none).
     pub fn partitioner(&self) -> Partitioner {
         Partitioner::from_class_name(

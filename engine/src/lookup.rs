@@ -10,14 +10,32 @@
 //! | 5 index | scan that Index.db range entry by entry for the key (`IndexMiss` when the range ends or a greater key shows up) | descend the Partitions.db trie page by page with the key's byte-comparable form, check the hash byte (`PartitionIndexMiss`); a payload P ≥ 0 → read the `TrieIndexEntry` at Rows.db P and compare its key (`RowIndexKeyMismatch`) | reads |
 //! | 6 data | read the partition header at the Data.db position and compare its key (`DataKeyMismatch`) | same | reads |
 //!
-//! [`Lookup`] is the state machine: [`Lookup::next_read`] names the byte range it needs next
-//! ([`ReadRequest`]: component, offset, length), the caller reads it (a `pread`, a Blob slice)
-//! and hands it to [`Lookup::supply`] with a [`Clock`]. Every read becomes a [`LookupStep`]
+//! [`Lookup`] is the state machine, speaking the engine's byte-range protocol
+//! ([`RangeReader`]): `next_read` names the byte range it needs next ([`ByteRange`]: component,
+//! offset, length), the caller's driver ([`crate::range::SyncDriver`],
+//! [`crate::range::AsyncDriver`]) reads it (a `pread`, a Blob slice) and hands it to `supply`
+//! with a [`Clock`]. Every read becomes a [`LookupStep`]
 //! (component, byte range, bytes the decoder examined, nanoseconds since the previous step —
 //! the caller's read included — and a note); the in-memory steps (filter, summary) are steps
 //! too. When nothing more is asked for, [`Lookup::into_result`] gives the [`LookupResult`]:
 //! found or not, the token, the bloom probes, the steps, the partition's Data.db position and,
-//! on a miss, the [`StopReason`]. [`lookup_with`] drives the loop for native callers.
+//! on a miss, the [`StopReason`]. [`lookup_with`] runs it over a [`RangeSource`].
+//!
+//! ## A miss only when the path is sound
+//!
+//! "Absent" is said only by a structure that was read whole and is consistent: a clear bloom
+//! bit, a key outside Summary.db's range, an Index.db range scanned to a greater key, a trie
+//! without the transition, a hash byte or a Rows.db key that differs. A component of the path
+//! that does not decode (Filter.db, Summary.db, Index.db, Partitions.db, Rows.db, Data.db) or an
+//! index or Data.db that is missing (a missing Filter.db or Summary.db is what Cassandra rebuilds
+//! on open: no filter is probed, Index.db is scanned from its start), a sample past the end of Index.db, an Index.db that ends before Summary.db's last
+//! key, a trie pointer outside the trie, an index entry whose Data.db partition holds another key
+//! (big format) or a compressed chunk whose checksum fails (checked on every chunk read, as
+//! Cassandra's `CompressedChunkReader` does) stop the lookup with [`StopReason::Error`].
+//!
+//! Every walk is bounded: the trie descent follows at most one node per key byte and each node
+//! may span at most 16 pages; a read that does not move the walk forward is an error, so the
+//! number of reads is bounded by the file's size over the window.
 //!
 //! Reads are bounded: Index.db in windows of [`INDEX_READ_BYTES`] inside the sampled range,
 //! Partitions.db one 4096-byte page at a time (a node never crosses a page), the Rows.db entry
@@ -46,19 +64,19 @@ use crate::component::bti::bytecomparable::partition_key;
 use crate::component::bti::partitions::{decode_payload, hash_byte, NotFound, PartitionTarget};
 use crate::component::bti::rows::decode_entry;
 use crate::component::bti::trie::{TrieBytes, PAGE_SIZE};
+use crate::component::crc::ChecksumType;
 use crate::component::data::{
-    DataFileReader, DataItem, DataSchema, DecodeOptions, DecodeStep, DeltaBase, PartitionEnd,
-    PartitionStart,
+    DataFileReader, DataItem, DecodeOptions, DecodeStep, PartitionEnd, PartitionStart,
 };
 use crate::component::index::{IndexFile, IndexStep};
 use crate::component::summary::{display_key, IndexSummary};
 use crate::component::ComponentType;
 use crate::error::{Error, ErrorKind, Result};
 use crate::info::SSTableMetadata;
+use crate::range::{ByteRange, ItemReader, RangeReader, RangeSource, SyncDriver};
 use crate::reader::Reader;
 use crate::span::serialize_hex;
 use crate::token::{Partitioner, Token};
-use crate::types::AbstractType;
 use crate::version::{Format, Version};
 
 /// Bytes of Index.db asked for at a time while scanning a sampled range.
@@ -74,15 +92,9 @@ const FOOTER_BYTES: u64 = 24;
 /// After the key, a `TrieIndexEntry` holds at most 3 vints of 9 bytes and a 12-byte deletion.
 const TRIE_ENTRY_TAIL_BYTES: u64 = 3 * 9 + 12;
 
-/// A byte range of one component that the lookup needs next.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ReadRequest {
-    pub component: ComponentType,
-    /// Absolute offset in the component file (Data.db: the physical file, a chunk start when
-    /// compressed).
-    pub offset: u64,
-    pub len: u64,
-}
+/// A byte range of one component that the lookup needs next (Data.db: the physical file, a
+/// chunk start when compressed).
+pub type ReadRequest = ByteRange;
 
 /// One step of the read path: a read (or an in-memory probe) and what it told.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -352,7 +364,12 @@ pub struct Lookup {
     steps: Vec<LookupStep>,
     last_nanos: u64,
     stage: Stage,
-    data: core::result::Result<Box<DataFileReader>, Error>,
+    data: core::result::Result<Box<CheckedDataReader>, Error>,
+    /// The key sorts at or before Summary.db's last key: a scan of the last sampled range must
+    /// pass a greater key before Index.db ends.
+    before_last_key: bool,
+    /// Index.db size (big).
+    index_len: u64,
     index_hit: Option<IndexHit>,
     partition_position: Option<u64>,
     partition_start: Option<PartitionStart>,
@@ -383,7 +400,10 @@ impl Lookup {
             steps: Vec::new(),
             last_nanos: start,
             stage: Stage::Done,
-            data: data_file_reader(metadata).map(Box::new),
+            data: CheckedDataReader::for_sstable(metadata, DecodeOptions::default())
+                .map(|r| Box::new(r.with_read_block_bytes(DATA_PLAIN_READ_BYTES))),
+            before_last_key: false,
+            index_len: 0,
             index_hit: None,
             partition_position: None,
             partition_start: None,
@@ -391,6 +411,18 @@ impl Lookup {
             stopped_at: None,
             key,
         };
+        if let Some(e) = broken_path(metadata) {
+            lookup.push_step(
+                e.component().cloned().unwrap_or(ComponentType::Data),
+                e.offset(),
+                0,
+                0,
+                format!("error: {e}"),
+                clock,
+            );
+            lookup.stop(StopReason::from_error(&e));
+            return lookup;
+        }
         if let Some(filter) = &metadata.filter {
             let probe = filter.might_contain(&lookup.key);
             let bits: Vec<BloomBit> = probe
@@ -492,11 +524,14 @@ impl Lookup {
 
     fn start_big(&mut self, metadata: &SSTableMetadata, clock: &dyn Clock) {
         let Some(file_len) = metadata.size_of(&ComponentType::PrimaryIndex) else {
-            self.stop(StopReason::Unsupported {
-                reason: "the SSTable has no Index.db".to_owned(),
+            self.stop(StopReason::Error {
+                component: Some(ComponentType::PrimaryIndex),
+                offset: 0,
+                message: "the SSTable has no Index.db: the read path is broken".to_owned(),
             });
             return;
         };
+        self.index_len = file_len;
         let (range_start, range_end) = match &metadata.summary {
             Some(summary) => match self.search_summary(summary, file_len, clock) {
                 Some(range) => range,
@@ -595,6 +630,30 @@ impl Lookup {
             .skip(sampled.map_or(0, |j| j + 1))
             .map(|e| e.index_position.value)
             .find(|&pos| pos > start);
+        if let Some(past) = [Some(start), next]
+            .into_iter()
+            .flatten()
+            .find(|&pos| pos > index_len)
+        {
+            self.push_step(
+                ComponentType::Summary,
+                offset,
+                length,
+                touched,
+                format!("a sample points at Index.db {past}, past its end ({index_len} bytes)"),
+                clock,
+            );
+            self.stop(StopReason::Error {
+                component: Some(ComponentType::PrimaryIndex),
+                offset: index_len,
+                message: format!(
+                    "Summary.db points at Index.db {past}, but Index.db has {index_len} bytes: \
+                     Index.db is truncated or Summary.db is corrupt"
+                ),
+            });
+            return None;
+        }
+        self.before_last_key = true;
         let end = next.unwrap_or(index_len).min(index_len);
         let note = match sampled.and_then(|j| entries.get(j).map(|e| (j, e))) {
             Some((j, e)) => format!(
@@ -614,8 +673,10 @@ impl Lookup {
 
     fn start_bti(&mut self, metadata: &SSTableMetadata) {
         let Some(file_len) = metadata.size_of(&ComponentType::Partitions) else {
-            self.stop(StopReason::Unsupported {
-                reason: "the SSTable has no Partitions.db".to_owned(),
+            self.stop(StopReason::Error {
+                component: Some(ComponentType::Partitions),
+                offset: 0,
+                message: "the SSTable has no Partitions.db: the read path is broken".to_owned(),
             });
             return;
         };
@@ -629,76 +690,75 @@ impl Lookup {
         }
         self.stage = Stage::PartitionsFooter { file_len };
     }
+}
 
+/// The lookup through the byte-range protocol.
+impl RangeReader for Lookup {
     /// The byte range to read next, or `None` when the lookup is done.
-    pub fn next_read(&self) -> Option<ReadRequest> {
+    fn next_read(&self) -> Option<ByteRange> {
         match &self.stage {
-            Stage::IndexScan(s) => Some(ReadRequest {
-                component: ComponentType::PrimaryIndex,
-                offset: s.next_offset,
-                len: s
-                    .window_bytes
+            Stage::IndexScan(s) => Some(ByteRange::new(
+                ComponentType::PrimaryIndex,
+                s.next_offset,
+                s.window_bytes
                     .min(s.range_end.saturating_sub(s.next_offset)),
-            }),
-            Stage::PartitionsFooter { file_len } => Some(ReadRequest {
-                component: ComponentType::Partitions,
-                offset: file_len - FOOTER_BYTES,
-                len: FOOTER_BYTES,
-            }),
+            )),
+            Stage::PartitionsFooter { file_len } => Some(ByteRange::new(
+                ComponentType::Partitions,
+                file_len.saturating_sub(FOOTER_BYTES),
+                FOOTER_BYTES,
+            )),
             Stage::PartitionsNode(d) => {
                 let start = d.node - d.node % PAGE_SIZE;
-                Some(ReadRequest {
-                    component: ComponentType::Partitions,
-                    offset: start,
-                    len: (d.pages * PAGE_SIZE).min(d.file_len.saturating_sub(start)),
-                })
+                Some(ByteRange::new(
+                    ComponentType::Partitions,
+                    start,
+                    d.pages
+                        .saturating_mul(PAGE_SIZE)
+                        .min(d.file_len.saturating_sub(start)),
+                ))
             }
             Stage::RowsEntry {
                 position,
                 file_len,
                 window_bytes,
-            } => Some(ReadRequest {
-                component: ComponentType::Rows,
-                offset: *position,
-                len: (*window_bytes).min(file_len.saturating_sub(*position)),
-            }),
-            Stage::DataHeader { .. } => {
-                let reader = self.data.as_ref().ok()?;
-                reader.next_read().map(|(offset, len)| ReadRequest {
-                    component: ComponentType::Data,
-                    offset,
-                    len,
-                })
-            }
+            } => Some(ByteRange::new(
+                ComponentType::Rows,
+                *position,
+                (*window_bytes).min(file_len.saturating_sub(*position)),
+            )),
+            Stage::DataHeader { .. } => self.data.as_ref().ok()?.next_read(),
             Stage::Done => None,
         }
     }
 
-    /// Hands over the bytes of the range [`Lookup::next_read`] asked for. A decoding error ends
-    /// the lookup (its result stops at [`StopReason::Error`]) and is also returned.
-    pub fn supply(&mut self, bytes: &[u8], clock: &dyn Clock) -> Result<()> {
+    /// Hands over the bytes of the range `next_read` asked for. A decoding error ends the lookup
+    /// (its result stops at [`StopReason::Error`]) and is also returned.
+    fn supply(&mut self, range: &ByteRange, bytes: &[u8], clock: &dyn Clock) -> Result<()> {
         let Some(request) = self.next_read() else {
             return Err(
-                Error::invalid("bytes supplied but nothing was asked for", 0).context("lookup"),
+                Error::invalid("bytes supplied but nothing was asked for", range.offset)
+                    .context("lookup"),
             );
         };
         let len = bytes.len() as u64;
-        let outcome = if len < request.len {
+        let outcome = if request != *range {
             Err(Error::new(
                 ErrorKind::MissingBytes {
                     wanted_start: request.offset,
-                    wanted_end: request.offset.saturating_add(request.len),
+                    wanted_end: request.end(),
                 },
-                request.offset.saturating_add(len),
+                range.offset,
             )
-            .context("lookup read (short read)")
-            .in_component(request.component.clone()))
+            .context("lookup read (not the range asked for)"))
+        } else if len < request.len {
+            Err(request.short_read(len).context("lookup read (short read)"))
         } else {
             let bytes = usize::try_from(request.len)
                 .ok()
                 .and_then(|n| bytes.get(..n))
                 .unwrap_or(bytes);
-            self.process(request.offset, bytes)
+            self.process(&request, bytes, clock)
         };
         match outcome {
             Ok(p) => {
@@ -729,25 +789,23 @@ impl Lookup {
     }
 
     /// The caller could not read the range asked for: ends the lookup with this error.
-    pub fn abort(&mut self, error: Error, clock: &dyn Clock) {
-        let (component, offset, len) = self
-            .next_read()
-            .map_or((ComponentType::Data, error.offset(), 0), |r| {
-                (r.component, r.offset, r.len)
-            });
-        let error = error.in_component(component.clone());
+    fn abort(&mut self, range: &ByteRange, error: &Error, clock: &dyn Clock) {
+        let error = error.clone().in_component(range.component.clone());
         self.push_step(
-            component,
-            offset,
-            len,
+            range.component.clone(),
+            range.offset,
+            range.len,
             0,
             format!("read failed: {error}"),
             clock,
         );
         self.stop(StopReason::from_error(&error));
     }
+}
 
-    fn process(&mut self, offset: u64, bytes: &[u8]) -> Result<Processed> {
+impl Lookup {
+    fn process(&mut self, range: &ByteRange, bytes: &[u8], clock: &dyn Clock) -> Result<Processed> {
+        let offset = range.offset;
         match core::mem::replace(&mut self.stage, Stage::Done) {
             Stage::IndexScan(scan) => self.scan_index(scan, offset, bytes),
             Stage::PartitionsFooter { file_len } => self.read_footer(file_len, offset, bytes),
@@ -757,7 +815,7 @@ impl Lookup {
                 file_len,
                 window_bytes,
             } => self.read_rows_entry(position, file_len, window_bytes, bytes),
-            Stage::DataHeader { position } => self.read_data_header(position, offset, bytes),
+            Stage::DataHeader { position } => self.read_data_header(position, range, bytes, clock),
             Stage::Done => Err(Error::invalid("the lookup is finished", offset)),
         }
     }
@@ -819,8 +877,15 @@ impl Lookup {
                 }
                 IndexStep::NeedMoreBytes { offset: at } => {
                     let compared = scan.scanned - first_scanned;
+                    if at < scan.next_offset {
+                        return Err(Error::invalid(
+                            format!("the index scan went back from {} to {at}", scan.next_offset),
+                            at,
+                        )
+                        .context("index entry"));
+                    }
                     if at >= scan.range_end {
-                        return Ok(self.index_range_exhausted(scan, offset, touched_end, compared));
+                        return self.index_range_exhausted(scan, offset, touched_end, compared);
                     }
                     if at == offset {
                         // Not even one entry header fits: a larger window.
@@ -846,7 +911,7 @@ impl Lookup {
                 }
                 IndexStep::End => {
                     let compared = scan.scanned - first_scanned;
-                    return Ok(self.index_range_exhausted(scan, offset, touched_end, compared));
+                    return self.index_range_exhausted(scan, offset, touched_end, compared);
                 }
             }
         }
@@ -858,7 +923,21 @@ impl Lookup {
         offset: u64,
         touched_end: u64,
         compared: usize,
-    ) -> Processed {
+    ) -> Result<Processed> {
+        if self.before_last_key && scan.range_end >= self.index_len {
+            // Summary.db's last key sorts at or after the key, so the last range must hold a
+            // key greater than it: Index.db ends too early.
+            return Err(Error::invalid(
+                format!(
+                    "Index.db ends at {} before any key at or after the sought one, though \
+                     Summary.db's last key sorts after it: Index.db is truncated",
+                    scan.range_end
+                ),
+                scan.range_end,
+            )
+            .context("index scan")
+            .in_component(ComponentType::PrimaryIndex));
+        }
         let note = format!(
             "{compared} entries compared; the range [{}, {}) ends without the key: absent",
             scan.range_start, scan.range_end
@@ -869,10 +948,10 @@ impl Lookup {
             range_end: scan.range_end,
             passed_key: false,
         });
-        Processed {
+        Ok(Processed {
             touched_bytes: touched_end.saturating_sub(offset),
             note,
-        }
+        })
     }
 
     fn read_footer(&mut self, file_len: u64, offset: u64, bytes: &[u8]) -> Result<Processed> {
@@ -950,6 +1029,17 @@ impl Lookup {
                 .context("partition index trie node"));
             }
             if d.node < offset || d.node >= window_end {
+                if d.nodes_visited == visited_before {
+                    // The page read for this node does not hold it: no progress is possible.
+                    return Err(Error::invalid(
+                        format!(
+                            "trie node at {} is not inside the page read for it [{offset}, {window_end})",
+                            d.node
+                        ),
+                        d.node,
+                    )
+                    .context("partition index trie"));
+                }
                 let page = d.node - d.node % PAGE_SIZE;
                 let note = format!(
                     "{} nodes, {} of {} key bytes matched; next node at {} (page {})",
@@ -1055,14 +1145,21 @@ impl Lookup {
             match payload.target {
                 PartitionTarget::RowIndex { rows_position } => {
                     let Some(file_len) = self.rows_len else {
-                        self.stop(StopReason::Unsupported {
-                            reason: "the SSTable has no Rows.db".to_owned(),
-                        });
-                        return Ok(Processed {
-                            touched_bytes: touched,
-                            note,
-                        });
+                        return Err(Error::invalid(
+                            "the trie points into Rows.db, but the SSTable has no Rows.db",
+                            node.position,
+                        )
+                        .context("partition index payload"));
                     };
+                    if rows_position >= file_len {
+                        return Err(Error::invalid(
+                            format!(
+                                "the trie payload points at Rows.db {rows_position}, past its end ({file_len} bytes)"
+                            ),
+                            node.position,
+                        )
+                        .context("partition index payload"));
+                    }
                     self.stage = Stage::RowsEntry {
                         position: rows_position,
                         file_len,
@@ -1155,7 +1252,7 @@ impl Lookup {
 
     fn start_data(&mut self, position: u64) {
         let seek = match self.data.as_mut() {
-            Ok(reader) => reader.seek_to_partition(position),
+            Ok(reader) => reader.reader_mut().seek_to_partition(position),
             Err(e) => Err(e.clone()),
         };
         if let Err(e) = seek {
@@ -1205,6 +1302,17 @@ impl Lookup {
                     self.stopped_at = None;
                     self.stage = Stage::Done;
                     Ok(Some((touched, note)))
+                } else if self.version.format() == Format::Big {
+                    // The index entry held this very key: Data.db does not match its index.
+                    Err(Error::invalid(
+                        format!(
+                            "Index.db gives Data.db {position} for the key, but the partition there holds {}",
+                            display_key(stored)
+                        ),
+                        position,
+                    )
+                    .context("partition header")
+                    .in_component(ComponentType::Data))
                 } else {
                     let note = format!(
                         "partition header at {position} holds {}, not the key: absent",
@@ -1229,12 +1337,18 @@ impl Lookup {
         }
     }
 
-    fn read_data_header(&mut self, position: u64, offset: u64, bytes: &[u8]) -> Result<Processed> {
+    fn read_data_header(
+        &mut self,
+        position: u64,
+        range: &ByteRange,
+        bytes: &[u8],
+        clock: &dyn Clock,
+    ) -> Result<Processed> {
         match self.data.as_mut() {
-            Ok(reader) => reader.supply(offset, bytes)?,
+            Ok(reader) => reader.supply(range, bytes, clock)?,
             Err(e) => return Err(e.clone()),
         }
-        let compressed = self.data.as_ref().is_ok_and(|r| r.is_compressed());
+        let compressed = self.data.as_ref().is_ok_and(|r| r.reader().is_compressed());
         let what = if compressed {
             "compressed chunk"
         } else {
@@ -1273,80 +1387,179 @@ impl Lookup {
     }
 }
 
-/// Runs a whole lookup, reading each requested range with `read_at(component, offset, len)`
-/// (a `pread` of that component file). A failed read ends the lookup with
-/// [`StopReason::Error`].
-pub fn lookup_with<F>(
+/// Runs a whole lookup over `source` (positioned reads of the component files). A failed read
+/// ends the lookup with [`StopReason::Error`].
+pub fn lookup_with<S: RangeSource>(
     metadata: &SSTableMetadata,
     key: &[u8],
-    mut read_at: F,
+    source: S,
     clock: &dyn Clock,
-) -> LookupResult
-where
-    F: FnMut(&ComponentType, u64, usize) -> Result<Vec<u8>>,
-{
+) -> LookupResult {
     let mut lookup = Lookup::new(metadata, key.to_vec(), clock);
-    while let Some(request) = lookup.next_read() {
-        let read = usize::try_from(request.len)
-            .map_err(|_| {
-                Error::invalid(format!("read of {} bytes", request.len), request.offset)
-                    .in_component(request.component.clone())
-            })
-            .and_then(|len| read_at(&request.component, request.offset, len));
-        match read {
-            // An error ends the lookup and is in its result.
-            Ok(bytes) => {
-                let _ = lookup.supply(&bytes, clock);
-            }
-            Err(e) => lookup.abort(e, clock),
-        }
-    }
+    // An error ends the lookup and is in its result.
+    let _ = SyncDriver::new(source).run(&mut lookup, clock);
     lookup.into_result()
 }
 
-/// A Data.db reader for the SSTable: rows decoded per the SerializationHeader (3.0+); before
-/// 3.0 (no header, old cell layout) partition headers only, with the key as raw bytes.
-pub fn data_file_reader(metadata: &SSTableMetadata) -> Result<DataFileReader> {
-    let version = metadata.descriptor.version;
-    let header = metadata.statistics.as_ref().and_then(|s| s.header.as_ref());
-    let schema = match header {
-        Some(h) if version.has_row_format() => DataSchema::from_header(h, &version)?,
-        _ if version.has_row_format() => {
-            return Err(Error::invalid(
-                "Statistics.db has no SerializationHeader: rows cannot be decoded",
+/// The errors that break the read path before it starts: an index or Data.db listed in TOC.txt
+/// but missing, or a component of the path present but undecodable.
+fn broken_path(m: &SSTableMetadata) -> Option<Error> {
+    let path: &[ComponentType] = match m.descriptor.format {
+        Format::Big => &[
+            ComponentType::Filter,
+            ComponentType::Summary,
+            ComponentType::PrimaryIndex,
+            ComponentType::Data,
+        ],
+        Format::Bti => &[
+            ComponentType::Filter,
+            ComponentType::Partitions,
+            ComponentType::Rows,
+            ComponentType::Data,
+        ],
+    };
+    // A missing Filter.db or Summary.db is rebuilt by Cassandra on open (the lookup then probes
+    // no filter, or scans Index.db from its start); a missing index or Data.db breaks the path.
+    if let Some(c) = path.iter().find(|c| {
+        m.components.missing.contains(c)
+            && !matches!(c, ComponentType::Filter | ComponentType::Summary)
+    }) {
+        return Some(
+            Error::invalid(
+                format!("{c} is listed in TOC.txt but missing: the read path is broken"),
                 0,
             )
-            .in_component(ComponentType::Statistics))
+            .in_component(c.clone()),
+        );
+    }
+    if let Some(e) = m
+        .errors
+        .iter()
+        .find(|e| e.component().is_some_and(|c| path.contains(c)))
+    {
+        return Some(e.clone());
+    }
+    for (c, decoded) in [
+        (ComponentType::Filter, m.filter.is_some()),
+        (ComponentType::Summary, m.summary.is_some()),
+    ] {
+        if path.contains(&c) && m.size_of(&c).is_some() && !decoded {
+            return Some(
+                Error::invalid(format!("{c} is present but was not decoded"), 0)
+                    .in_component(c.clone()),
+            );
         }
-        _ => headers_only_schema(version),
-    };
-    let file_len = metadata.size_of(&ComponentType::Data).ok_or_else(|| {
-        Error::invalid("the SSTable has no Data.db", 0).in_component(ComponentType::Data)
-    })?;
-    let options = DecodeOptions::default();
-    Ok(match &metadata.compression {
-        Some(c) => DataFileReader::compressed(schema, options, c.clone(), file_len),
-        None => DataFileReader::uncompressed(schema, options, file_len)
-            .with_read_block_bytes(DATA_PLAIN_READ_BYTES),
-    })
+    }
+    None
 }
 
-/// Before 3.0 a partition starts as in 3.0 (u16-length key, then i32 local deletion time and
-/// i64 markedForDeleteAt); nothing after the header is decoded.
-fn headers_only_schema(version: Version) -> DataSchema {
-    DataSchema::from_parts(
-        version,
-        AbstractType::Bytes,
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-        DeltaBase {
-            min_timestamp_micros: 0,
-            min_local_deletion_time_raw: 0,
-            min_ttl_secs: 0,
-            unsigned_deletion_time: false,
-        },
-    )
+/// Data.db read as Cassandra reads it (`CompressedChunkReader`): the checksum of every
+/// compressed chunk is verified before its bytes are used; a mismatch is an error naming the
+/// chunk. Wraps the engine's [`DataFileReader`].
+#[derive(Debug, Clone)]
+pub struct CheckedDataReader {
+    reader: DataFileReader,
+    /// For a compressed Data.db (from `jb`, where the checksum covers the stored bytes): the
+    /// chunk checksum algorithm and the chunk offsets.
+    chunks: Option<(ChecksumType, Vec<u64>)>,
+}
+
+impl CheckedDataReader {
+    /// The Data.db reader of the SSTable ([`DataFileReader::for_sstable`]), checking chunks.
+    pub fn for_sstable(metadata: &SSTableMetadata, options: DecodeOptions) -> Result<Self> {
+        let reader = DataFileReader::for_sstable(metadata, options)?;
+        let version = metadata.descriptor.version;
+        let checked = version.format() == Format::Bti || version.as_str() >= "jb";
+        let chunks = metadata.compression.as_ref().filter(|_| checked).map(|c| {
+            (
+                ChecksumType::for_compressed_chunks(&version),
+                c.chunk_offsets.clone(),
+            )
+        });
+        Ok(CheckedDataReader { reader, chunks })
+    }
+
+    /// Reads of an uncompressed file ask for `bytes` at a time.
+    pub fn with_read_block_bytes(mut self, bytes: u64) -> Self {
+        self.reader = self.reader.with_read_block_bytes(bytes);
+        self
+    }
+
+    pub fn reader(&self) -> &DataFileReader {
+        &self.reader
+    }
+
+    pub fn reader_mut(&mut self) -> &mut DataFileReader {
+        &mut self.reader
+    }
+
+    /// Verifies the checksum after the stored chunk `bytes` read at `range`.
+    fn check_chunk(&self, range: &ByteRange, bytes: &[u8]) -> Result<()> {
+        let Some((algorithm, offsets)) = &self.chunks else {
+            return Ok(());
+        };
+        let Some(i) = offsets.iter().position(|&o| o == range.offset) else {
+            return Ok(());
+        };
+        let want = usize::try_from(range.len)
+            .unwrap_or(usize::MAX)
+            .min(bytes.len());
+        let Some(split) = want.checked_sub(4) else {
+            return Err(Error::invalid(
+                format!(
+                    "chunk {i} (Data.db {}..{}) is shorter than its checksum",
+                    range.offset,
+                    range.end()
+                ),
+                range.offset,
+            )
+            .context("compressed chunk")
+            .in_component(ComponentType::Data));
+        };
+        let (stored, trailer) = bytes.get(..want).unwrap_or(bytes).split_at(split);
+        let expected = match trailer {
+            [a, b, c, d] => u32::from_be_bytes([*a, *b, *c, *d]),
+            _ => return Ok(()),
+        };
+        let computed = algorithm.checksum(stored);
+        if computed != expected {
+            return Err(Error::invalid(
+                format!(
+                    "chunk {i} (Data.db {}..{}) fails its checksum: stored {} {expected:#010x}, computed {computed:#010x}",
+                    range.offset,
+                    range.end(),
+                    match algorithm {
+                        ChecksumType::Crc32 => "CRC32",
+                        ChecksumType::Adler32 => "Adler32",
+                    }
+                ),
+                range.offset,
+            )
+            .context("compressed chunk checksum")
+            .in_component(ComponentType::Data));
+        }
+        Ok(())
+    }
+}
+
+impl RangeReader for CheckedDataReader {
+    fn next_read(&self) -> Option<ByteRange> {
+        RangeReader::next_read(&self.reader)
+    }
+
+    fn supply(&mut self, range: &ByteRange, bytes: &[u8], clock: &dyn Clock) -> Result<()> {
+        self.check_chunk(range, bytes)?;
+        RangeReader::supply(&mut self.reader, range, bytes, clock)?;
+        // The reader's own CRC32 findings are superseded by the check above.
+        let _ = self.reader.take_findings();
+        Ok(())
+    }
+}
+
+impl ItemReader for CheckedDataReader {
+    fn next_item(&mut self) -> Result<DecodeStep> {
+        self.reader.next_item()
+    }
 }
 
 /// Whether [`read_partition_with`] can decode this SSTable's rows (3.0+ row format).
@@ -1354,64 +1567,30 @@ pub fn decodes_rows(version: &Version) -> bool {
     version.has_row_format()
 }
 
-/// The partition header at uncompressed Data.db `position`, reading with `read_at(offset, len)`.
-pub fn read_partition_start_with<F>(
-    reader: &mut DataFileReader,
+/// The partition header at uncompressed Data.db `position`.
+pub fn read_partition_start_with<S: RangeSource>(
+    reader: &mut CheckedDataReader,
     position: u64,
-    mut read_at: F,
-) -> Result<PartitionStart>
-where
-    F: FnMut(u64, usize) -> Result<Vec<u8>>,
-{
-    reader.seek_to_partition(position)?;
-    loop {
-        match reader.next_item()? {
-            DecodeStep::Item(DataItem::PartitionStart(s)) => return Ok(s),
-            DecodeStep::Item(other) => {
-                return Err(Error::invalid(
-                    format!(
-                        "expected a partition header at Data.db {position}, found an item at {}",
-                        other.position()
-                    ),
-                    position,
-                )
-                .in_component(ComponentType::Data))
-            }
-            DecodeStep::Finished => {
-                return Err(Error::invalid(
-                    format!("no partition at Data.db {position}: the data ends there"),
-                    position,
-                )
-                .in_component(ComponentType::Data))
-            }
-            DecodeStep::NeedMoreData => {
-                supply_next(reader, &mut read_at)?;
-            }
-        }
-    }
-}
-
-fn supply_next<F>(reader: &mut DataFileReader, read_at: &mut F) -> Result<(u64, u64)>
-where
-    F: FnMut(u64, usize) -> Result<Vec<u8>>,
-{
-    let Some((offset, len)) = reader.next_read() else {
-        return Err(Error::new(
-            ErrorKind::UnexpectedEof {
-                needed_bytes: 1,
-                available_bytes: 0,
-            },
-            reader.data_len_bytes(),
+    driver: &mut SyncDriver<S>,
+    clock: &dyn Clock,
+) -> Result<PartitionStart> {
+    reader.reader_mut().seek_to_partition(position)?;
+    match driver.next_item(reader, clock)? {
+        DecodeStep::Item(DataItem::PartitionStart(s)) => Ok(s),
+        DecodeStep::Item(other) => Err(Error::invalid(
+            format!(
+                "expected a partition header at Data.db {position}, found an item at {}",
+                other.position()
+            ),
+            position,
         )
-        .context("Data.db")
-        .in_component(ComponentType::Data));
-    };
-    let n = usize::try_from(len).map_err(|_| {
-        Error::invalid(format!("read of {len} bytes"), offset).in_component(ComponentType::Data)
-    })?;
-    let bytes = read_at(offset, n)?;
-    reader.supply(offset, &bytes)?;
-    Ok((offset, len))
+        .in_component(ComponentType::Data)),
+        DecodeStep::Finished | DecodeStep::NeedMoreData => Err(Error::invalid(
+            format!("no partition at Data.db {position}: the data ends there"),
+            position,
+        )
+        .in_component(ComponentType::Data)),
+    }
 }
 
 /// One partition read from Data.db by [`read_partition_with`].
@@ -1429,18 +1608,17 @@ pub struct PartitionRead {
 
 /// Decodes the whole partition at uncompressed Data.db `position` (3.0+), handing every item
 /// to `on_item` and timing each read with `clock`.
-pub fn read_partition_with<F, G>(
-    reader: &mut DataFileReader,
+pub fn read_partition_with<S: RangeSource, G>(
+    reader: &mut CheckedDataReader,
     position: u64,
-    mut read_at: F,
+    driver: &mut SyncDriver<S>,
     clock: &dyn Clock,
     mut on_item: G,
 ) -> Result<PartitionRead>
 where
-    F: FnMut(u64, usize) -> Result<Vec<u8>>,
     G: FnMut(&DataItem),
 {
-    reader.seek_to_partition(position)?;
+    reader.reader_mut().seek_to_partition(position)?;
     let mut steps = Vec::new();
     let mut last = clock.now_nanos();
     let mut start: Option<PartitionStart> = None;
@@ -1448,13 +1626,19 @@ where
     loop {
         match reader.next_item()? {
             DecodeStep::NeedMoreData => {
-                let (offset, length) = supply_next(reader, &mut read_at)?;
+                let Some(range) = driver.step(reader, clock)? else {
+                    return Err(Error::invalid(
+                        "the data ends inside the partition",
+                        reader.reader().decoder().position(),
+                    )
+                    .in_component(ComponentType::Data));
+                };
                 let now = clock.now_nanos();
                 steps.push(LookupStep {
                     component: ComponentType::Data,
-                    offset,
-                    length,
-                    touched_bytes: length,
+                    offset: range.offset,
+                    length: range.len,
+                    touched_bytes: range.len,
                     nanos: now.saturating_sub(last),
                     note: format!(
                         "rows of the partition at {position}: read {}, {items} items decoded before it",
@@ -1469,7 +1653,7 @@ where
                         needed_bytes: 1,
                         available_bytes: 0,
                     },
-                    reader.decoder().position(),
+                    reader.reader().decoder().position(),
                 )
                 .context("the data ends inside the partition")
                 .in_component(ComponentType::Data))

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use sstable_engine::clock::{Clock, NoClock};
 use sstable_engine::component::bti::partitions::NotFound;
 use sstable_engine::component::data::DataItem;
+use sstable_engine::component::data::{DataFileReader, DecodeOptions};
 use sstable_engine::component::index::{IndexFile, IndexStep};
 use sstable_engine::compress::{decompress_chunk, Compressor};
 use sstable_engine::crosscheck::{
@@ -18,11 +19,28 @@ use sstable_engine::crosscheck::{
 };
 use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
 use sstable_engine::lookup::{
-    data_file_reader, lookup_with, read_partition_start_with, read_partition_with, Lookup,
+    lookup_with, read_partition_start_with, read_partition_with, CheckedDataReader, Lookup,
     LookupResult, StopReason,
 };
+use sstable_engine::range::{ByteRange, FnSource, RangeReader, RangeSource, SyncDriver};
 use sstable_engine::sstable_set::group_files;
 use sstable_engine::{ComponentType, Error};
+
+/// A `read_at(component, offset, len)` closure as the engine's range source.
+fn src<F>(mut f: F) -> impl RangeSource
+where
+    F: FnMut(&ComponentType, u64, usize) -> Result<Vec<u8>, Error>,
+{
+    FnSource(move |r: &ByteRange| f(&r.component, r.offset, r.len as usize))
+}
+
+fn data_file_reader(m: &SSTableMetadata) -> Result<DataFileReader, Error> {
+    DataFileReader::for_sstable(m, DecodeOptions::default())
+}
+
+fn checked_reader(m: &SSTableMetadata) -> Result<CheckedDataReader, Error> {
+    CheckedDataReader::for_sstable(m, DecodeOptions::default())
+}
 
 const TABLES: [&str; 4] = ["simple", "simple_counter", "clust", "clust_counter"];
 /// Every version with the generated legacy tables that the lookup covers.
@@ -74,7 +92,16 @@ impl Table {
 
     fn lookup(&self, key: &[u8]) -> LookupResult {
         let read = Cell::new(0);
-        lookup_with(&self.metadata, key, self.reader(&read), &NoClock)
+        lookup_with(&self.metadata, key, src(self.reader(&read)), &NoClock)
+    }
+
+    /// Positioned reads of Data.db through the engine's sync driver.
+    fn data_driver(&self) -> SyncDriver<impl RangeSource + '_> {
+        let data = self.bytes(&ComponentType::Data);
+        SyncDriver::new(src(move |_, offset, len| {
+            let start = offset as usize;
+            Ok(data[start..(start + len).min(data.len())].to_vec())
+        }))
     }
 
     fn data_reader(&self) -> impl FnMut(u64, usize) -> Result<Vec<u8>, Error> + '_ {
@@ -155,7 +182,8 @@ impl Table {
     fn crosscheck_big(&self, index: &[u8]) -> CrossCheckReport {
         let file = IndexFile::whole(index, self.metadata.descriptor.version);
         let mut checker = CrossChecker::new(&self.metadata);
-        let mut reader = data_file_reader(&self.metadata).unwrap();
+        let mut reader = checked_reader(&self.metadata).unwrap();
+        let mut driver = self.data_driver();
         for (number, e) in file.cursor(true).enumerate() {
             let e = e.unwrap();
             let p = IndexedPartition {
@@ -165,7 +193,7 @@ impl Table {
                 index_offset: Some(e.span.start),
             };
             checker.add_entry(&p);
-            let start = read_partition_start_with(&mut reader, p.position, self.data_reader());
+            let start = read_partition_start_with(&mut reader, p.position, &mut driver, &NoClock);
             checker.check_data_key(&p, start.as_ref());
         }
         checker.finish(None)
@@ -445,12 +473,12 @@ fn negative_local_expiration_lookup_of_int_key() {
         sstable_engine::hash::murmur3_token(&key).to_string()
     );
     // The rows, from the returned position.
-    let mut reader = data_file_reader(&t.metadata).unwrap();
+    let mut reader = checked_reader(&t.metadata).unwrap();
     let mut items = Vec::new();
     let p = read_partition_with(
         &mut reader,
         r.partition_position.unwrap(),
-        t.data_reader(),
+        &mut t.data_driver(),
         &NoClock,
         |i| items.push(i.clone()),
     )
@@ -497,13 +525,19 @@ fn driving_the_state_machine_by_hand() {
             let all = t.bytes(&req.component);
             assert!(req.offset + req.len <= all.len() as u64, "{v}: {req:?}");
             let bytes = &all[req.offset as usize..(req.offset + req.len) as usize];
-            lookup.supply(bytes, &clock).unwrap();
+            lookup.supply(&req, bytes, &clock).unwrap();
             requests.push(req);
             assert!(requests.len() < 100, "{v}: no end");
         }
         assert!(lookup.is_done());
         // Supplying when nothing is asked for is an error, not a panic.
-        assert!(lookup.supply(&[1, 2, 3], &clock).is_err());
+        assert!(lookup
+            .supply(
+                &ByteRange::new(ComponentType::Data, 0, 3),
+                &[1, 2, 3],
+                &clock
+            )
+            .is_err());
         let r = lookup.into_result();
         assert!(r.found, "{v}");
         // The read steps are the requests, in order, after the in-memory ones.
@@ -548,14 +582,14 @@ fn a_failed_read_ends_the_lookup_where_it_happened() {
     let r = lookup_with(
         &t.metadata,
         b"2",
-        |c, offset, _| {
+        src(|c, offset, _| {
             if *c == ComponentType::Data {
                 Err(Error::invalid("disk on fire", offset))
             } else {
                 let all = t.bytes(c);
                 Ok(all[offset as usize..].to_vec())
             }
-        },
+        }),
         &NoClock,
     );
     assert!(!r.found);
@@ -592,7 +626,7 @@ fn corrupt_indexes_give_a_result_never_a_panic() {
                     let r = lookup_with(
                         &t.metadata,
                         key,
-                        |c, offset, len| {
+                        src(|c, offset, len| {
                             let all = if *c == component {
                                 bytes.clone()
                             } else {
@@ -600,7 +634,7 @@ fn corrupt_indexes_give_a_result_never_a_panic() {
                             };
                             let start = (offset as usize).min(all.len());
                             Ok(all[start..(start + len).min(all.len())].to_vec())
-                        },
+                        }),
                         &NoClock,
                     );
                     // Found (the flip did not matter) or a stop that says why.
@@ -725,14 +759,14 @@ fn an_altered_index_position_is_reported_naming_its_entry() {
         let r = lookup_with(
             &t.metadata,
             &key,
-            |c, offset, len| {
+            src(|c, offset, len| {
                 let all = if *c == ComponentType::PrimaryIndex {
                     altered.clone()
                 } else {
                     t.bytes(c)
                 };
                 Ok(all[offset as usize..(offset as usize + len).min(all.len())].to_vec())
-            },
+            }),
             &NoClock,
         );
         assert!(!r.found, "{v}");
@@ -812,6 +846,9 @@ fn without_a_summary_or_a_filter_the_index_is_scanned_from_the_start() {
     let mut t = legacy(&fx, "nb", "clust_counter");
     let with_filter = t.lookup(b"4");
     t.metadata.filter = None;
+    t.metadata
+        .sizes_bytes
+        .retain(|(c, _)| *c != ComponentType::Filter);
     let r = t.lookup(b"4");
     assert!(r.found);
     assert_eq!(r.bloom, None);
@@ -831,4 +868,161 @@ fn without_a_summary_or_a_filter_the_index_is_scanned_from_the_start() {
             side: "before the first key"
         })
     );
+}
+
+/// A lookup over `t` with `component` replaced by `bytes` (its size in the metadata too).
+fn lookup_altered(t: &Table, key: &[u8], component: &ComponentType, bytes: &[u8]) -> LookupResult {
+    let mut metadata = t.metadata.clone();
+    for (c, size) in &mut metadata.sizes_bytes {
+        if c == component {
+            *size = bytes.len() as u64;
+        }
+    }
+    let reads = Cell::new(0u32);
+    let r = lookup_with(
+        &metadata,
+        key,
+        src(|c, offset, len| {
+            reads.set(reads.get() + 1);
+            assert!(reads.get() < 1000, "the lookup does not end");
+            let all = if c == component {
+                bytes.to_vec()
+            } else {
+                t.bytes(c)
+            };
+            let start = (offset as usize).min(all.len());
+            Ok(all[start..(start + len).min(all.len())].to_vec())
+        }),
+        &NoClock,
+    );
+    r
+}
+
+fn stopped_with_error(r: &LookupResult) -> (&ComponentType, u64, &str) {
+    match &r.stopped_at {
+        Some(StopReason::Error {
+            component: Some(c),
+            offset,
+            message,
+        }) => (c, *offset, message.as_str()),
+        other => panic!("not an error: {other:?}"),
+    }
+}
+
+#[test]
+fn a_flipped_data_byte_under_a_lookup_is_an_error_naming_the_chunk() {
+    let Some(fx) = common::cassandra_fixtures("lookup::flipped_chunk") else {
+        return;
+    };
+    // MANIFEST: nb/legacy_nb_clust chunks start at 0, 424, 836, …; partition "0" starts at 0.
+    let t = legacy(&fx, "nb", "clust");
+    let mut data = t.bytes(&ComponentType::Data);
+    data[100] ^= 0x01;
+    let r = lookup_altered(&t, b"0", &ComponentType::Data, &data);
+    assert!(!r.found);
+    let (c, offset, message) = stopped_with_error(&r);
+    assert_eq!((c, offset), (&ComponentType::Data, 0));
+    assert!(
+        message.starts_with("chunk 0 (Data.db 0..424) fails its checksum: stored CRC32"),
+        "{message}"
+    );
+    // The header is sound but a chunk of the rows is not: reading the partition fails there.
+    let mut data = t.bytes(&ComponentType::Data);
+    data[500] ^= 0x01;
+    let r = lookup_altered(&t, b"0", &ComponentType::Data, &data);
+    assert!(r.found, "{:?}", r.stopped_at);
+    let mut reader = checked_reader(&t.metadata).unwrap();
+    let mut driver = SyncDriver::new(src(|_, offset, len| {
+        let start = offset as usize;
+        Ok(data[start..(start + len).min(data.len())].to_vec())
+    }));
+    let e = read_partition_with(&mut reader, 0, &mut driver, &NoClock, |_| {}).unwrap_err();
+    assert_eq!(e.component(), Some(&ComponentType::Data));
+    assert_eq!(e.offset(), 424);
+    assert!(e.to_string().contains("chunk 1 (Data.db 424..836)"), "{e}");
+    // Unaltered, the same partition reads whole.
+    let mut reader = checked_reader(&t.metadata).unwrap();
+    let p = read_partition_with(&mut reader, 0, &mut t.data_driver(), &NoClock, |_| {}).unwrap();
+    assert_eq!(p.start.key.bytes.bytes, b"0");
+}
+
+#[test]
+fn a_broken_read_path_is_an_error_not_a_miss() {
+    let Some(fx) = common::cassandra_fixtures("lookup::broken_path") else {
+        return;
+    };
+    let t = legacy(&fx, "nb", "simple");
+    let index = t.bytes(&ComponentType::PrimaryIndex);
+    let entries = t.index_entries();
+    let (last_key, _, last_offset) = entries.last().unwrap().clone();
+    // Sound: the last key is found, a key after it is outside the key range.
+    assert!(t.lookup(&last_key).found);
+    // Index.db cut before its last entry: the scan of the last range ends before any key at
+    // or after the sought one, though Summary.db's last key sorts after it.
+    let cut = &index[..last_offset as usize];
+    let r = lookup_altered(&t, &last_key, &ComponentType::PrimaryIndex, cut);
+    assert!(!r.found);
+    let (c, offset, message) = stopped_with_error(&r);
+    assert_eq!((c, offset), (&ComponentType::PrimaryIndex, last_offset));
+    assert!(message.contains("Index.db is truncated"), "{message}");
+    // Index.db deleted (listed in TOC.txt).
+    let mut gone = t.metadata.clone();
+    gone.sizes_bytes
+        .retain(|(c, _)| *c != ComponentType::PrimaryIndex);
+    gone.components
+        .present
+        .retain(|c| *c != ComponentType::PrimaryIndex);
+    gone.components.missing.push(ComponentType::PrimaryIndex);
+    let r = lookup_with(
+        &gone,
+        &last_key,
+        src(|c, o, l| t.reader(&Cell::new(0))(c, o, l)),
+        &NoClock,
+    );
+    let (c, _, message) = stopped_with_error(&r);
+    assert_eq!(c, &ComponentType::PrimaryIndex);
+    assert!(
+        message.contains("missing: the read path is broken"),
+        "{message}"
+    );
+    // A Summary.db that does not decode.
+    let mut bad_summary = t.metadata.clone();
+    bad_summary.summary = None;
+    bad_summary
+        .errors
+        .push(Error::invalid("corrupt", 7).in_component(ComponentType::Summary));
+    let r = lookup_with(
+        &bad_summary,
+        &last_key,
+        src(|c, o, l| t.reader(&Cell::new(0))(c, o, l)),
+        &NoClock,
+    );
+    assert_eq!(stopped_with_error(&r).0, &ComponentType::Summary);
+    assert_eq!(stopped_with_error(&r).1, 7);
+}
+
+#[test]
+fn a_looping_partitions_db_is_an_error_with_bounded_reads() {
+    let Some(fx) = common::cassandra_fixtures("lookup::looping_trie") else {
+        return;
+    };
+    for table in ["simple", "clust"] {
+        let t = legacy(&fx, "da", table);
+        let original = t.bytes(&ComponentType::Partitions);
+        assert!(t.lookup(b"2").found);
+        // The footer (first-key position, partition count, root) claims the trie ends at byte 1,
+        // before its root: every node lies past the trie's end. This once made the lookup ask
+        // for the same empty range forever, growing its step list until memory ran out.
+        let mut looping = original.clone();
+        let footer = looping.len() - 24;
+        looping[footer..footer + 8].copy_from_slice(&1i64.to_be_bytes());
+        for key in [b"2".as_slice(), b"4"] {
+            let r = lookup_altered(&t, key, &ComponentType::Partitions, &looping);
+            assert!(!r.found);
+            let (c, _, message) = stopped_with_error(&r);
+            assert_eq!(c, &ComponentType::Partitions, "{table}");
+            assert!(message.contains("outside the trie"), "{message}");
+            assert!(r.steps.len() <= 4, "{table}: {} steps", r.steps.len());
+        }
+    }
 }

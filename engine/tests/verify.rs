@@ -13,6 +13,7 @@ use sstable_engine::component::statistics::{ChecksumPart, MetadataType};
 use sstable_engine::component::{compression_info, digest, ComponentType, DigestAlgorithm};
 use sstable_engine::compress::{compress_chunk, compress_lz4, Compressor};
 use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
+use sstable_engine::range::{ByteRange, RangeReader};
 use sstable_engine::sstable_set::{group_files, SSTableFiles};
 use sstable_engine::verify::{
     CheckKind, FindingKind, PartitionRange, Phase, Verifier, VerifyInput, VerifyOptions,
@@ -62,11 +63,25 @@ impl SSTable {
     }
 }
 
+/// Hands the verifier Data.db bytes at `offset` through the byte-range protocol.
+fn supply_at(
+    v: &mut Verifier,
+    offset: u64,
+    bytes: &[u8],
+    clock: &dyn Clock,
+) -> sstable_engine::Result<()> {
+    v.supply(
+        &ByteRange::new(ComponentType::Data, offset, bytes.len() as u64),
+        bytes,
+        clock,
+    )
+}
+
 /// Supplies exactly the ranges the verifier asks for.
 fn drive(mut v: Verifier, data: &[u8], name: &str) -> VerifyReport {
-    while let Some((offset, len)) = v.next_read() {
+    while let Some((offset, len)) = v.next_read().map(|r| (r.offset, r.len)) {
         let (s, e) = (offset as usize, (offset + len) as usize);
-        v.supply(offset, &data[s..e], &NoClock).unwrap();
+        supply_at(&mut v, offset, &data[s..e], &NoClock).unwrap();
     }
     assert_eq!(v.progress().done_bytes, data.len() as u64);
     v.finish(name)
@@ -842,10 +857,10 @@ fn stopping_early_and_bad_supplies() {
         ..VerifyOptions::default()
     };
     let (mut v, file) = synthetic(&Compressor::Lz4, &data, 16_384, one_chunk);
-    let (offset, len) = v.next_read().unwrap();
+    let (offset, len) = v.next_read().map(|r| (r.offset, r.len)).unwrap();
     assert_eq!(offset, 0);
     // A wrong offset or an empty or overlong slice is refused, naming the range wanted.
-    let e = v.supply(5, &file[5..10], &NoClock).unwrap_err();
+    let e = supply_at(&mut v, 5, &file[5..10], &NoClock).unwrap_err();
     assert_eq!(e.component(), Some(&ComponentType::Data));
     assert_eq!(
         e.kind(),
@@ -854,13 +869,13 @@ fn stopping_early_and_bad_supplies() {
             wanted_end: len
         }
     );
-    assert!(v.supply(0, &[], &NoClock).is_err());
+    assert!(supply_at(&mut v, 0, &[], &NoClock).is_err());
     let mut too_long = file.clone();
     too_long.push(0);
-    assert!(v.supply(0, &too_long, &NoClock).is_err());
+    assert!(supply_at(&mut v, 0, &too_long, &NoClock).is_err());
     // One chunk, then stop.
-    v.supply(0, &file[..len as usize], &NoClock).unwrap();
-    let (next, next_len) = v.next_read().unwrap();
+    supply_at(&mut v, 0, &file[..len as usize], &NoClock).unwrap();
+    let (next, next_len) = v.next_read().map(|r| (r.offset, r.len)).unwrap();
     assert_eq!(next, len);
     assert!(next_len > 4 && next_len < 16_384, "{next_len}");
     assert_eq!(v.progress().done_bytes, len);
@@ -909,10 +924,11 @@ fn sixty_four_mib_in_bounded_memory() {
     // As asked.
     let mut v = Verifier::new(input, decompressing());
     let (mut reads, mut max_read) = (0, 0);
-    while let Some((offset, len)) = v.next_read() {
+    while let Some((offset, len)) = v.next_read().map(|r| (r.offset, r.len)) {
         reads += 1;
         max_read = max_read.max(len);
-        v.supply(
+        supply_at(
+            &mut v,
             offset,
             &file[offset as usize..(offset + len) as usize],
             &clock,
@@ -941,7 +957,7 @@ fn sixty_four_mib_in_bounded_memory() {
     let mut at = 0usize;
     while at < file.len() {
         let end = (at + 100_000).min(file.len());
-        v.supply(at as u64, &file[at..end], &NoClock).unwrap();
+        supply_at(&mut v, at as u64, &file[at..end], &NoClock).unwrap();
         at = end;
     }
     assert!(
@@ -968,7 +984,7 @@ fn any_split_any_truncation_any_flip() {
     for step in [1usize, 3, 4, 5, 100, 413, 417, 1000, 4096] {
         let mut v = Verifier::new(input, decompressing());
         for (i, piece) in data.chunks(step).enumerate() {
-            v.supply((i * step) as u64, piece, &NoClock).unwrap();
+            supply_at(&mut v, (i * step) as u64, piece, &NoClock).unwrap();
         }
         let r = v.finish("split");
         assert!(r.valid, "step {step}: {r:#?}");
@@ -1044,9 +1060,7 @@ fn pre_jb_chunk_checksums_cover_uncompressed_bytes() {
     let ci = compression_info::decode(&ci, &ic).unwrap();
     assert_eq!(ci.chunk_offsets, offsets);
     assert_eq!(ci.chunk_length_bytes.value, 16_384);
-    let mut sha = sstable_engine::verify::sha1::Sha1::new();
-    sha.update(&file);
-    let text = format!("{}  Keyspace1-Standard1-ic-0-Data.db\n", sha.finish_hex());
+    let text = format!("{}  Keyspace1-Standard1-ic-0-Data.db\n", sha1_hex(&file));
     let d = digest::decode(text.as_bytes(), DigestAlgorithm::Sha1, &ic).unwrap();
     let input = VerifyInput {
         version: ic,
@@ -1091,8 +1105,8 @@ fn huge_chunk_length_is_a_finding_not_an_allocation() {
         statistics: None,
     };
     let mut v = Verifier::new(input, decompressing());
-    let (_, len) = v.next_read().unwrap();
-    v.supply(0, &file[..len as usize], &NoClock).unwrap();
+    let (_, len) = v.next_read().map(|r| (r.offset, r.len)).unwrap();
+    supply_at(&mut v, 0, &file[..len as usize], &NoClock).unwrap();
     assert!(v.max_buffered_bytes() < 1 << 20);
     let r = v.finish("huge");
     assert!(r.check(CheckKind::Chunk).unwrap().ok);
@@ -1101,4 +1115,13 @@ fn huge_chunk_length_is_a_finding_not_an_allocation() {
         (f.kind, f.chunk, f.actual.as_str()),
         (FindingKind::Decompress, Some(0), "1073741824 bytes")
     );
+}
+
+/// SHA-1 of `bytes` in hex, from the `sha1` crate (what `Digest.sha1` stores).
+fn sha1_hex(bytes: &[u8]) -> String {
+    use sha1::Digest as _;
+    sha1::Sha1::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }

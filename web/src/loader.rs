@@ -3,7 +3,8 @@
 
 use js_sys::{Array, Function, Promise, Reflect, Uint8Array};
 use sstable_engine::component::ComponentType;
-use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput};
+use sstable_engine::load::MetadataLoader;
+use sstable_engine::range::{AsyncDriver, ByteRange};
 use sstable_engine::sstable_set::{group_files, IgnoredFile};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -126,6 +127,26 @@ pub async fn read_range(file: &File, start: u64, end: u64) -> Result<Vec<u8>, St
     Ok(Uint8Array::new(&buffer).to_vec())
 }
 
+/// Reads an engine range request from one of `files` by `Blob.slice` (fewer bytes only where the
+/// file ends).
+pub async fn read_component(
+    files: &[(ComponentType, File)],
+    range: ByteRange,
+) -> sstable_engine::Result<Vec<u8>> {
+    let fail = |m: String| {
+        sstable_engine::Error::invalid(m, range.offset).in_component(range.component.clone())
+    };
+    let file = files
+        .iter()
+        .find(|(c, _)| *c == range.component)
+        .map(|(_, f)| f)
+        .ok_or_else(|| fail(format!("{} was not given", range.component)))?;
+    let end = range.end().min(file.size() as u64);
+    read_range(file, range.offset.min(end), end)
+        .await
+        .map_err(fail)
+}
+
 /// Reads a whole (small) file.
 pub async fn read_all(file: &File) -> Result<Vec<u8>, String> {
     read_range(file, 0, file.size() as u64).await
@@ -144,46 +165,26 @@ pub async fn load(files: &[PickedFile]) -> (Vec<SSTableView>, Vec<IgnoredFile>) 
     let grouping = group_files(&paths);
     let mut views = Vec::new();
     for sstable in &grouping.sstables {
-        let mut errors = Vec::new();
+        let errors = Vec::new();
         let components: Vec<(ComponentType, u64)> = sstable
             .files
             .iter()
             .filter_map(|(c, i)| files.get(*i).map(|f| (c.clone(), f.file.size() as u64)))
             .collect();
-        // Small metadata components are read whole; Data.db and the indexes only by range, later.
-        let mut contents: Vec<Option<Vec<u8>>> = Vec::with_capacity(sstable.files.len());
-        for (component, index) in &sstable.files {
-            let bytes = match files.get(*index) {
-                Some(f) if reads_whole(component) => match read_all(&f.file).await {
-                    Ok(bytes) => Some(bytes),
-                    Err(e) => {
-                        errors.push(format!("{}: {e}", f.path));
-                        None
-                    }
-                },
-                _ => None,
-            };
-            contents.push(bytes);
-        }
-        let inputs: Vec<ComponentInput<'_>> = sstable
-            .files
-            .iter()
-            .zip(&contents)
-            .zip(&components)
-            .map(|(((component, _), bytes), (_, size))| ComponentInput {
-                component,
-                size_bytes: *size,
-                bytes: bytes.as_deref(),
-            })
-            .collect();
-        let metadata = decode_metadata(&sstable.descriptor, &inputs);
-        let info = metadata.report(&sstable.prefix);
-        let nodes = Shared(std::rc::Rc::new(metadata.component_nodes()));
-        let handles = sstable
+        let handles: Vec<(ComponentType, File)> = sstable
             .files
             .iter()
             .filter_map(|(c, i)| files.get(*i).map(|f| (c.clone(), f.file.clone())))
             .collect();
+        // Small metadata components are read whole (a failed read is an error of its component);
+        // Data.db and the indexes only by range, later.
+        let mut loader = MetadataLoader::new(&sstable.descriptor, components.clone());
+        let handles_ref = handles.as_slice();
+        let mut driver = AsyncDriver::new(|r| read_component(handles_ref, r));
+        let _ = driver.run(&mut loader, &PerformanceClock).await;
+        let metadata = loader.finish();
+        let info = metadata.report(&sstable.prefix);
+        let nodes = Shared(std::rc::Rc::new(metadata.component_nodes()));
         let d = &sstable.descriptor;
         views.push(SSTableView {
             prefix: sstable.prefix.clone(),
@@ -232,17 +233,13 @@ pub async fn read_partitions(
     max_partitions: usize,
     wanted_key: Option<Vec<u8>>,
 ) -> Result<DataPage, String> {
-    use sstable_engine::component::data::{DataFileReader, DataSchema, DecodeOptions, DecodeStep};
+    use sstable_engine::component::data::{DataFileReader, DecodeOptions, DecodeStep};
     use sstable_engine::dump::PartitionBuilder;
     let started = now_millis();
     let m = &view.metadata.0;
-    let header = m
-        .statistics
-        .as_ref()
-        .and_then(|s| s.header.as_ref())
-        .ok_or("no serialization header: Data.db of versions before 3.0 (ma) is not decoded")?;
-    let schema =
-        DataSchema::from_header(header, &m.descriptor.version).map_err(|e| e.to_string())?;
+    if !m.descriptor.version.has_row_format() {
+        return Err("Data.db of versions before 3.0 (ma) is not decoded".to_owned());
+    }
     let file = view
         .file(&ComponentType::Data)
         .ok_or("no Data.db was given")?;
@@ -252,10 +249,9 @@ pub async fn read_partitions(
         now_seconds: Some(now),
         ..DecodeOptions::default()
     };
-    let mut reader = match &m.compression {
-        Some(ci) => DataFileReader::compressed(schema.clone(), options, ci.clone(), len),
-        None => DataFileReader::uncompressed(schema.clone(), options, len),
-    };
+    let mut reader = DataFileReader::for_sstable(m, options).map_err(|e| e.to_string())?;
+    let schema = reader.decoder().schema().clone();
+    let mut driver = AsyncDriver::new(|r| read_component(&view.files, r));
     if start > 0 {
         reader.seek_to_partition(start).map_err(|e| e.to_string())?;
     }
@@ -269,16 +265,13 @@ pub async fn read_partitions(
         findings: Vec::new(),
     };
     loop {
-        match reader.next_item().map_err(|e| e.to_string())? {
-            DecodeStep::Finished => break,
-            DecodeStep::NeedMoreData => {
-                let Some((offset, n)) = reader.next_read() else {
-                    break;
-                };
-                let bytes = read_range(file, offset, offset + n).await?;
-                page.bytes_read += bytes.len() as u64;
-                reader.supply(offset, &bytes).map_err(|e| e.to_string())?;
-            }
+        let step = driver
+            .next_item(&mut reader, &PerformanceClock)
+            .await
+            .map_err(|e| e.to_string())?;
+        page.bytes_read = driver.stats().bytes;
+        match step {
+            DecodeStep::Finished | DecodeStep::NeedMoreData => break,
             DecodeStep::Item(item) => {
                 let end = match &item {
                     sstable_engine::component::data::DataItem::PartitionEnd(e) => {
@@ -400,51 +393,11 @@ impl sstable_engine::clock::Clock for PerformanceClock {
     }
 }
 
-/// The partitions' byte ranges in the uncompressed Data.db, from Index.db (big format, when it
-/// is at most `max_index_bytes`), so a failing chunk can name the partitions it overlaps.
-pub async fn partition_ranges(
-    view: &SSTableView,
-    max_index_bytes: u64,
-) -> Vec<sstable_engine::verify::PartitionRange> {
-    use sstable_engine::types::value::format_value;
-    let m = &view.metadata.0;
-    let Some(file) = view.file(&ComponentType::PrimaryIndex) else {
-        return Vec::new();
-    };
-    if file.size() as u64 > max_index_bytes {
-        return Vec::new();
-    }
-    let Ok(bytes) = read_all(file).await else {
-        return Vec::new();
-    };
-    let Ok(index) = sstable_engine::component::index::decode(&bytes, &m.descriptor.version) else {
-        return Vec::new();
-    };
-    let data_len = m.compression.as_ref().map_or_else(
-        || m.size_of(&ComponentType::Data).unwrap_or(0),
-        |c| c.data_length_bytes.value,
-    );
-    let key_type = m
-        .key_type()
-        .unwrap_or(sstable_engine::types::AbstractType::Bytes);
-    let starts: Vec<u64> = index.entries.iter().map(|e| e.position.value).collect();
-    index
-        .entries
-        .iter()
-        .enumerate()
-        .map(|(i, e)| sstable_engine::verify::PartitionRange {
-            key: format_value(&key_type, &e.key.value).text,
-            start: e.position.value,
-            end: starts.get(i + 1).copied().unwrap_or(data_len),
-        })
-        .collect()
-}
-
-/// Verifies every checksum of one SSTable, reading Data.db by `Blob.slice` ranges. Each read
-/// yields to the browser; `on_progress` hears how far it is; `cancel` stops it between reads.
-/// Returns the report and the milliseconds spent waiting for reads.
-/// With `baseline`, each buffer read is also run through one raw `crc32fast` pass (timed
-/// apart): the limit the checksum phase is compared with, measured on the same bytes.
+/// Verifies every checksum of one SSTable through the engine's [`sstable_engine::verify::VerifyRun`]
+/// driven by `Blob.slice` reads (Data.db, then — only for failing chunks — Index.db windows to
+/// name their partitions). Each read yields to the browser; `on_progress` hears how far it is;
+/// `cancel` stops it between reads. Returns the report, the milliseconds and bytes of reads and,
+/// with `baseline`, the milliseconds of one raw `crc32fast` pass over the same buffers.
 pub async fn verify(
     view: &SSTableView,
     decompress: bool,
@@ -452,50 +405,40 @@ pub async fn verify(
     on_progress: impl Fn(u64, u64),
     cancel: std::rc::Rc<std::cell::Cell<bool>>,
 ) -> Result<(sstable_engine::verify::VerifyReport, f64, u64, Option<f64>), String> {
-    use sstable_engine::verify::{Verifier, VerifyOptions};
-    let m = &view.metadata.0;
-    let file = view
-        .file(&ComponentType::Data)
-        .ok_or("no Data.db was given")?;
+    use sstable_engine::verify::{VerifyOptions, VerifyRun};
     let options = VerifyOptions {
         decompress,
         read_size_bytes: 4 << 20,
     };
-    let partitions = partition_ranges(view, 64 << 20).await;
-    let mut verifier = Verifier::for_sstable(m, options)
-        .ok_or("no Data.db size known")?
-        .with_partitions(partitions);
+    let mut run = VerifyRun::new(&view.metadata.0, options);
     let clock = PerformanceClock;
-    let mut read_millis = 0.0;
-    let mut read_bytes = 0u64;
-    let mut raw_crc_millis: Option<f64> = baseline.then_some(0.0);
-    while let Some((offset, len)) = verifier.next_read() {
-        if cancel.get() {
-            break;
+    let raw_crc_millis = std::rc::Rc::new(std::cell::Cell::new(0.0f64));
+    let files = view.files.as_slice();
+    let mut driver = AsyncDriver::new(|r: ByteRange| {
+        let raw = raw_crc_millis.clone();
+        async move {
+            let bytes = read_component(files, r).await?;
+            if baseline {
+                let t = now_millis();
+                std::hint::black_box(crc32fast::hash(&bytes));
+                raw.set(raw.get() + now_millis() - t);
+            }
+            Ok(bytes)
         }
-        let started = now_millis();
-        let bytes = read_range(file, offset, offset + len).await?;
-        read_millis += now_millis() - started;
-        read_bytes += bytes.len() as u64;
-        if bytes.is_empty() {
-            break;
-        }
-        if let Some(ms) = raw_crc_millis.as_mut() {
-            let t = now_millis();
-            std::hint::black_box(crc32fast::hash(&bytes));
-            *ms += now_millis() - t;
-        }
-        verifier
-            .supply(offset, &bytes, &clock)
-            .map_err(|e| e.to_string())?;
-        let p = verifier.progress();
-        on_progress(p.done_bytes, p.total_bytes);
-    }
+    });
+    let outcome = driver
+        .run_while(&mut run, &clock, |run| {
+            let p = run.progress();
+            on_progress(p.done_bytes, p.total_bytes);
+            !cancel.get()
+        })
+        .await;
+    let stats = driver.stats();
     Ok((
-        verifier.finish(&view.prefix),
-        read_millis,
-        read_bytes,
-        raw_crc_millis,
+        run.finish(&view.prefix, outcome.err()),
+        stats.nanos as f64 / 1e6,
+        stats.bytes,
+        baseline.then(|| raw_crc_millis.get()),
     ))
 }
 
@@ -508,26 +451,8 @@ pub async fn lookup(
     use sstable_engine::lookup::Lookup;
     let clock = PerformanceClock;
     let mut lookup = Lookup::new(&view.metadata.0, key, &clock);
-    while let Some(request) = lookup.next_read() {
-        let Some(file) = view.file(&request.component) else {
-            lookup.abort(
-                sstable_engine::Error::invalid(
-                    format!("{} was not given", request.component),
-                    request.offset,
-                ),
-                &clock,
-            );
-            break;
-        };
-        let end = request
-            .offset
-            .saturating_add(request.len)
-            .min(file.size() as u64);
-        let bytes = read_range(file, request.offset, end).await?;
-        if let Err(e) = lookup.supply(&bytes, &clock) {
-            lookup.abort(e, &clock);
-            break;
-        }
-    }
+    let mut driver = AsyncDriver::new(|r| read_component(&view.files, r));
+    // An error ends the lookup and is in its result.
+    let _ = driver.run(&mut lookup, &clock).await;
     Ok(lookup.into_result())
 }

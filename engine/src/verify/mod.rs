@@ -16,22 +16,28 @@
 //!
 //! ## Driving it
 //!
-//! The [`Verifier`] never reads a file. It says which byte range of Data.db it needs next
-//! ([`Verifier::next_read`]: whole chunks up to [`VerifyOptions::read_size_bytes`], or fixed
-//! slices of an uncompressed Data.db); the caller reads it and hands it over
-//! ([`Verifier::supply`]); [`Verifier::progress`] tells how far it is, and the caller may stop
-//! between supplies. [`Verifier::finish`] gives the [`VerifyReport`].
+//! The [`Verifier`] never reads a file: it speaks the engine's byte-range protocol
+//! ([`crate::range::RangeReader`]). `next_read` names the Data.db range it needs next (whole
+//! chunks up to [`VerifyOptions::read_size_bytes`], or fixed slices of an uncompressed Data.db);
+//! the caller's driver reads it and hands it over with `supply`; [`Verifier::progress`] tells how
+//! far it is, and the caller may stop between supplies. [`Verifier::finish`] gives the
+//! [`VerifyReport`].
+//!
+//! [`VerifyRun`] is what front ends drive: the [`Verifier`] over Data.db, then — only when a
+//! chunk failed — a windowed walk of Index.db ([`crate::range::PartitionFinder`]) that names the
+//! partitions each failing chunk overlaps, and the verdict ([`Verdict`]) with the reasons a check
+//! could not run ([`unverifiable_reasons`]).
 //!
 //! ```no_run
 //! # use sstable_engine::verify::*;
-//! # fn read_at(offset: u64, len: u64) -> Vec<u8> { Vec::new() }
-//! # fn run(input: VerifyInput<'_>) -> Result<VerifyReport, sstable_engine::Error> {
-//! let mut v = Verifier::new(input, VerifyOptions::default());
-//! while let Some((offset, len)) = v.next_read() {
-//!     let bytes = read_at(offset, len); // pread, Blob.slice, …
-//!     v.supply(offset, &bytes, &sstable_engine::clock::NoClock)?;
-//! }
-//! Ok(v.finish("ks/tbl/nb-1-big"))
+//! # use sstable_engine::range::{SyncDriver, ByteRange, FnSource};
+//! # fn run(m: &sstable_engine::info::SSTableMetadata) -> VerifyReport {
+//! let mut run = VerifyRun::new(m, VerifyOptions::default());
+//! let mut driver = SyncDriver::new(FnSource(|r: &ByteRange| -> sstable_engine::Result<Vec<u8>> {
+//!     Ok(Vec::new()) // pread of r.component at r.offset, r.len bytes
+//! }));
+//! let outcome = driver.run(&mut run, &sstable_engine::clock::NoClock);
+//! run.finish("ks/tbl/nb-1-big", outcome.err())
 //! # }
 //! ```
 //!
@@ -51,12 +57,14 @@
 //! [`Verifier::buffered_bytes`] and [`Verifier::max_buffered_bytes`] report it.
 
 mod report;
+mod run;
 mod running;
-pub mod sha1;
 
 pub use report::{
-    Check, CheckKind, Failure, FindingKind, Phase, PhaseTiming, VerifyReport, MAX_LISTED_FAILURES,
+    Check, CheckKind, Failure, FindingKind, Phase, PhaseTiming, Verdict, VerifyReport,
+    MAX_LISTED_FAILURES,
 };
+pub use run::{unverifiable_reasons, VerifyRun};
 
 use serde::Serialize;
 
@@ -69,9 +77,12 @@ use crate::component::ComponentType;
 use crate::compress::{decompress_chunk, Compressor};
 use crate::error::{Error, ErrorKind};
 use crate::info::{ErrorReport, SSTableMetadata};
+use crate::range::{ByteRange, RangeReader};
 use crate::version::{Format, Version};
 use running::Running;
-use sha1::Sha1;
+use sha1::{Digest as _, Sha1};
+
+pub use crate::range::PartitionRange;
 
 /// Default size of one read: 1 MiB.
 pub const DEFAULT_READ_BYTES: u64 = 1 << 20;
@@ -101,15 +112,6 @@ impl Default for VerifyOptions {
             read_size_bytes: DEFAULT_READ_BYTES,
         }
     }
-}
-
-/// A partition's bytes in the *uncompressed* Data.db stream, `[start, end)`, with its key as the
-/// report should show it (from the index, which another module decodes).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PartitionRange {
-    pub key: String,
-    pub start: u64,
-    pub end: u64,
 }
 
 /// What the verifier needs besides Data.db itself: the decoded metadata components.
@@ -300,6 +302,10 @@ pub struct Verifier {
     finalized: bool,
     /// Errors to carry into the report (components that did not decode).
     errors: Vec<ErrorReport>,
+    /// Why a check cannot run (carried into the report).
+    unverified: Vec<String>,
+    /// Suspicious but valid things.
+    findings: Vec<ErrorReport>,
 }
 
 impl core::fmt::Debug for Verifier {
@@ -402,14 +408,18 @@ impl Verifier {
             max_buffered: 0,
             finalized: false,
             errors: Vec::new(),
+            unverified: Vec::new(),
+            findings: Vec::new(),
         }
     }
 
-    /// A verifier for a decoded SSTable, carrying its [`blocking_errors`] into the report;
-    /// `None` when the SSTable has no Data.db.
+    /// A verifier for a decoded SSTable, carrying its [`blocking_errors`] and
+    /// [`unverifiable_reasons`] into the report; `None` when the SSTable has no Data.db.
     pub fn for_sstable(m: &SSTableMetadata, options: VerifyOptions) -> Option<Verifier> {
         let mut v = Verifier::new(VerifyInput::from_metadata(m)?, options);
         v.errors = blocking_errors(m);
+        v.unverified = unverifiable_reasons(m);
+        v.findings.extend(run::extra_chunk_finding(m));
         Some(v)
     }
 
@@ -423,7 +433,7 @@ impl Verifier {
 
     /// The next Data.db byte range to supply, as `(offset, length)`; `None` when all of Data.db
     /// has been supplied.
-    pub fn next_read(&self) -> Option<(u64, u64)> {
+    fn next_data_read(&self) -> Option<(u64, u64)> {
         if self.pos >= self.file_len {
             return None;
         }
@@ -474,14 +484,14 @@ impl Verifier {
 
     /// Hands over Data.db bytes `[offset, offset + bytes.len())`. `offset` must be where the
     /// previous supply ended (0 at first); any non-empty length up to the end of the file is
-    /// accepted, though [`Verifier::next_read`]'s ranges keep chunks whole.
-    pub fn supply(&mut self, offset: u64, bytes: &[u8], clock: &dyn Clock) -> crate::Result<()> {
+    /// accepted, though `next_read`'s ranges keep chunks whole.
+    fn supply_data(&mut self, offset: u64, bytes: &[u8], clock: &dyn Clock) -> crate::Result<()> {
         let len = bytes.len() as u64;
         let fits = offset
             .checked_add(len)
             .is_some_and(|end| end <= self.file_len);
         if offset != self.pos || len == 0 || !fits {
-            let (start, want) = self.next_read().unwrap_or((self.pos, 0));
+            let (start, want) = self.next_data_read().unwrap_or((self.pos, 0));
             return Err(Error::new(
                 ErrorKind::MissingBytes {
                     wanted_start: start,
@@ -1028,7 +1038,28 @@ impl Verifier {
                         });
                     }
                 }
-                for i in self.next_chunk..listed {
+                // Cassandra 3.x's writer flushes an empty buffer at close and appends the
+                // checksum of zero bytes for it (`ChecksumWriter.appendDirect` on an empty
+                // buffer); its validator never reads that entry. One such entry is valid.
+                let empty_sum = Running::new(p.algorithm).value();
+                let extra_empty = listed == self.next_chunk.saturating_add(1)
+                    && p.checksums.get(self.next_chunk) == Some(&empty_sum);
+                let first_extra = if extra_empty {
+                    let i = self.next_chunk;
+                    self.findings.push(ErrorReport {
+                        component: Some(ComponentType::Crc.file_suffix().to_owned()),
+                        offset: 4u64.saturating_add((i as u64).saturating_mul(4)),
+                        message: format!(
+                            "CRC.db entry {i} ({empty_sum:#010x}, the {} of zero bytes) follows the last of Data.db's {i} chunks: \
+                             the empty buffer Cassandra's writer flushes at close; nothing reads it",
+                            algorithm_name(p.algorithm)
+                        ),
+                    });
+                    listed
+                } else {
+                    self.next_chunk
+                };
+                for i in first_extra..listed {
                     let start = (i as u64).saturating_mul(size);
                     if let Some(c) = self.crc_check.as_mut() {
                         c.checked += 1;
@@ -1058,7 +1089,7 @@ impl Verifier {
                     (e.to_string(), s.value().to_string())
                 }
                 (DigestExpected::Sha1(e), DigestState::Sha1(h)) => {
-                    (e.clone(), h.clone().finish_hex())
+                    (e.clone(), crate::span::hex(&h.clone().finalize()))
                 }
                 _ => (String::new(), String::new()),
             };
@@ -1118,18 +1149,76 @@ impl Verifier {
             self.digest_time.nanos,
             self.digest_time.bytes,
         ));
+        let mut unverified = self.unverified;
+        if !complete {
+            unverified.push(format!(
+                "verification stopped after {} of {} Data.db bytes",
+                self.pos, self.file_len
+            ));
+        }
         let mut report = VerifyReport {
             sstable: sstable.to_owned(),
+            verdict: Verdict::NotVerifiable,
             valid: false,
             complete,
             data_bytes: self.file_len,
             verified_bytes: self.pos,
             checks,
             timings,
+            unverified,
+            findings: self.findings,
             errors: self.errors,
         };
         report.recompute_valid();
         report
+    }
+}
+
+impl Verifier {
+    /// The uncompressed Data.db bytes a failure concerns, when it is about one chunk or slice.
+    pub(crate) fn failure_data_range(&self, f: &Failure) -> Option<(u64, u64)> {
+        match (&self.layout, f.kind) {
+            (
+                Layout::Compressed(p),
+                FindingKind::Chunk | FindingKind::Truncated | FindingKind::Decompress,
+            ) => {
+                let i = usize::try_from(f.chunk?).ok()?;
+                let range = p.uncompressed_range(i);
+                (range.0 < range.1).then_some(range)
+            }
+            (Layout::Crc(_), FindingKind::CrcDb | FindingKind::Truncated) => {
+                let end = f.offset.saturating_add(f.length).min(self.file_len);
+                (f.offset < end).then_some((f.offset, end))
+            }
+            _ => None,
+        }
+    }
+
+    /// The uncompressed length of the data (CompressionInfo's, or the file's).
+    pub(crate) fn data_len_bytes(&self) -> u64 {
+        match &self.layout {
+            Layout::Compressed(p) => p.data_len,
+            _ => self.file_len,
+        }
+    }
+}
+
+/// Data.db through the byte-range protocol: all of it, once, in order.
+impl RangeReader for Verifier {
+    fn next_read(&self) -> Option<ByteRange> {
+        self.next_data_read()
+            .map(|(offset, len)| ByteRange::new(ComponentType::Data, offset, len))
+    }
+
+    /// A short read (Data.db shorter than it was when measured) verifies what came and fails.
+    fn supply(&mut self, range: &ByteRange, bytes: &[u8], clock: &dyn Clock) -> crate::Result<()> {
+        let want = usize::try_from(range.len).unwrap_or(usize::MAX);
+        let part = bytes.get(..want).unwrap_or(bytes);
+        self.supply_data(range.offset, part, clock)?;
+        if (part.len() as u64) < range.len {
+            return Err(range.short_read(part.len() as u64));
+        }
+        Ok(())
     }
 }
 

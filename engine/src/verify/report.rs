@@ -2,14 +2,24 @@
 //! `sstable-inspect verify --json`.
 //!
 //! ```json
-//! {"sstable": "…/nb-1-big", "valid": false, "complete": true,
+//! {"sstable": "…/nb-1-big", "verdict": "invalid", "valid": false, "complete": true,
 //!  "checks": [{"component": "Data.db", "kind": "chunk", "algorithm": "crc32", "checked": 21,
 //!              "ok": false, "failed": 1,
 //!              "failures": [{"kind": "chunk", "chunk": 1, "offset": 424, "length": 408,
 //!                            "expected": "…", "actual": "…", "partitions": ["0"], "message": "…"}]}],
 //!  "timings": [{"phase": "checksum", "nanos": 0, "bytes": 0, "mb_per_s": null}],
-//!  "errors": []}
+//!  "unverified": [], "findings": [], "errors": []}
 //! ```
+//!
+//! | `verdict` | when | CLI exit |
+//! |---|---|---|
+//! | `valid` | every check the SSTable calls for ran over all its bytes and passed | 0 |
+//! | `invalid` | a check failed | 1 |
+//! | `not_verifiable` | a check could not run (`unverified` says why: a component listed in TOC.txt or required by the version missing or undecodable, a chunk table inconsistent with the data length, Statistics.db metadata CRCs unchecked, verification stopped early, a read error) | 1 |
+//!
+//! `valid` is `verdict == "valid"`; `complete` is true when every check ran to its end (nothing in
+//! `unverified`, no error). `findings` are suspicious-but-valid things (e.g. a CRC.db entry for an
+//! empty final chunk).
 //!
 //! | check `kind` | component | `algorithm` | one unit of `checked` |
 //! |---|---|---|---|
@@ -150,32 +160,87 @@ impl PhaseTiming {
     }
 }
 
+/// The three outcomes of a verification (see the [module docs](self)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Every check ran and passed.
+    Valid,
+    /// A check failed.
+    Invalid,
+    /// A check could not run.
+    NotVerifiable,
+}
+
+impl Verdict {
+    /// `"valid"`, `"invalid"`, `"not verifiable"`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Verdict::Valid => "valid",
+            Verdict::Invalid => "invalid",
+            Verdict::NotVerifiable => "not verifiable",
+        }
+    }
+}
+
 /// The verification of one SSTable.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct VerifyReport {
     pub sstable: String,
-    /// Every byte was verified, every check passed and nothing failed to load.
+    pub verdict: Verdict,
+    /// `verdict` is [`Verdict::Valid`].
     pub valid: bool,
-    /// Whether the whole Data.db was supplied (false when the caller stopped early).
+    /// Every check ran to its end: all of Data.db was supplied, nothing is in `unverified` and
+    /// nothing failed to load.
     pub complete: bool,
     /// Data.db size, and how much of it was verified.
     pub data_bytes: u64,
     pub verified_bytes: u64,
     pub checks: Vec<Check>,
     pub timings: Vec<PhaseTiming>,
+    /// Why a check could not run, in words (empty when every check ran).
+    pub unverified: Vec<String>,
+    /// Suspicious but valid things (an extra CRC.db entry for an empty final chunk).
+    pub findings: Vec<ErrorReport>,
     /// Components that could not be read or decoded, and I/O errors the caller adds.
     pub errors: Vec<ErrorReport>,
 }
 
 impl VerifyReport {
-    /// Adds an error (an unreadable file, say) and marks the SSTable invalid.
+    /// A report for an SSTable that could not be verified at all.
+    pub fn not_verifiable(sstable: &str, reason: impl Into<String>) -> VerifyReport {
+        let mut r = VerifyReport {
+            sstable: sstable.to_owned(),
+            verdict: Verdict::NotVerifiable,
+            valid: false,
+            complete: false,
+            data_bytes: 0,
+            verified_bytes: 0,
+            checks: Vec::new(),
+            timings: Vec::new(),
+            unverified: vec![reason.into()],
+            findings: Vec::new(),
+            errors: Vec::new(),
+        };
+        r.recompute_valid();
+        r
+    }
+
+    /// Adds an error (an unreadable file, say): a check could not run, so the SSTable is not
+    /// verifiable unless a check failed.
     pub fn push_error(&mut self, component: Option<&str>, offset: u64, message: impl Into<String>) {
         self.errors.push(ErrorReport {
             component: component.map(str::to_owned),
             offset,
             message: message.into(),
         });
-        self.valid = false;
+        self.recompute_valid();
+    }
+
+    /// Adds a reason a check could not run.
+    pub fn push_unverified(&mut self, reason: impl Into<String>) {
+        self.unverified.push(reason.into());
+        self.recompute_valid();
     }
 
     /// The failed checks.
@@ -188,7 +253,17 @@ impl VerifyReport {
         self.checks.iter().find(|c| c.kind == kind)
     }
 
+    /// Recomputes `verdict`, `valid` and `complete` from the checks, `unverified` and `errors`.
     pub(crate) fn recompute_valid(&mut self) {
-        self.valid = self.complete && self.errors.is_empty() && self.checks.iter().all(|c| c.ok);
+        let all_read = self.verified_bytes >= self.data_bytes;
+        self.complete = all_read && self.unverified.is_empty() && self.errors.is_empty();
+        self.verdict = if self.checks.iter().any(|c| !c.ok) {
+            Verdict::Invalid
+        } else if self.complete {
+            Verdict::Valid
+        } else {
+            Verdict::NotVerifiable
+        };
+        self.valid = self.verdict == Verdict::Valid;
     }
 }

@@ -149,17 +149,7 @@ fn blocks(
     let Some(promoted) = file.promoted_index(entry).map_err(|e| e.to_string())? else {
         return Ok(Vec::new());
     };
-    let clustering_types: Vec<AbstractType> = m
-        .statistics
-        .as_ref()
-        .and_then(|s| s.header.as_ref())
-        .map(|h| {
-            h.clustering_types
-                .iter()
-                .filter_map(|t| sstable_engine::types::parse_type(&t.value).ok())
-                .collect()
-        })
-        .unwrap_or_default();
+    let clustering_types: Vec<AbstractType> = m.clustering_types();
     let lengths = index::clustering_value_lengths(&clustering_types);
     (0..promoted.block_count.value.min(MAX_ROWS as u32))
         .map(|j| {

@@ -190,7 +190,12 @@ fn report_view(
                 })
             }}>{ "Export as JSON" }</button>
             <p data-testid="verify-badge" class={classes!("badge", if r.valid { "ok" } else { "bad" })}>
-                { if r.valid { "valid: every checksum matches" } else if !r.complete { "cancelled before the end" } else { "INVALID: checks failed" } }
+                { match r.verdict {
+                    sstable_engine::verify::Verdict::Valid => "valid: every checksum matches".to_owned(),
+                    sstable_engine::verify::Verdict::Invalid => "INVALID: checks failed".to_owned(),
+                    sstable_engine::verify::Verdict::NotVerifiable if r.verified_bytes < r.data_bytes => "cancelled before the end".to_owned(),
+                    sstable_engine::verify::Verdict::NotVerifiable => format!("NOT VERIFIABLE: {}", r.unverified.join("; ")),
+                } }
             </p>
             { strip }
             { detail.unwrap_or_default() }

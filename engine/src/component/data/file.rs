@@ -82,6 +82,35 @@ impl DataFileReader {
         )
     }
 
+    /// The Data.db reader of a decoded SSTable: rows decoded per the SerializationHeader (3.0+);
+    /// before 3.0 (no header, the old cell layout) partition headers only, with the key as raw
+    /// bytes. Compressed when the SSTable has a CompressionInfo.db.
+    pub fn for_sstable(
+        metadata: &crate::info::SSTableMetadata,
+        options: DecodeOptions,
+    ) -> Result<DataFileReader> {
+        let version = metadata.descriptor.version;
+        let header = metadata.statistics.as_ref().and_then(|s| s.header.as_ref());
+        let schema = match header {
+            Some(h) if version.has_row_format() => DataSchema::from_header(h, &version)?,
+            _ if version.has_row_format() => {
+                return Err(Error::invalid(
+                    "Statistics.db has no SerializationHeader: rows cannot be decoded",
+                    0,
+                )
+                .in_component(ComponentType::Statistics))
+            }
+            _ => headers_only_schema(version),
+        };
+        let file_len = metadata.size_of(&ComponentType::Data).ok_or_else(|| {
+            Error::invalid("the SSTable has no Data.db", 0).in_component(ComponentType::Data)
+        })?;
+        Ok(match &metadata.compression {
+            Some(c) => DataFileReader::compressed(schema, options, c.clone(), file_len),
+            None => DataFileReader::uncompressed(schema, options, file_len),
+        })
+    }
+
     fn build(
         schema: DataSchema,
         options: DecodeOptions,
@@ -387,6 +416,24 @@ impl DataFileReader {
     {
         self.items_with(read_at).collect()
     }
+}
+
+/// Before 3.0 a partition starts as in 3.0 (u16-length key, then i32 local deletion time and
+/// i64 markedForDeleteAt); nothing after the header is decoded.
+fn headers_only_schema(version: crate::version::Version) -> DataSchema {
+    DataSchema::from_parts(
+        version,
+        crate::types::AbstractType::Bytes,
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        super::DeltaBase {
+            min_timestamp_micros: 0,
+            min_local_deletion_time_raw: 0,
+            min_ttl_secs: 0,
+            unsigned_deletion_time: false,
+        },
+    )
 }
 
 /// Iterator returned by [`DataFileReader::items_with`].

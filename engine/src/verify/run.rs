@@ -1,0 +1,353 @@
+//! One verification as front ends drive it: Data.db through the [`Verifier`], then the
+//! partitions a failing chunk overlaps, then the verdict.
+//!
+//! | stage | reads | when |
+//! |---|---|---|
+//! | data | all of Data.db, in order, once | always (unless there is no Data.db) |
+//! | partitions | Index.db in 64 KiB windows, up to the first partition past the last failing chunk | only when a chunk or CRC.db slice failed (big format) |
+//!
+//! Src: `db/compaction/Verifier.java` (what Cassandra's `nodetool verify` checks and refuses),
+//! `io/compress/CompressionMetadata.java` (what makes a chunk table unusable on open).
+
+use crate::clock::Clock;
+use crate::component::ComponentType;
+use crate::compress::Compressor;
+use crate::error::{Error, Result};
+use crate::info::{ErrorReport, SSTableMetadata};
+use crate::range::{ByteRange, PartitionFinder, RangeReader};
+use crate::version::Format;
+
+use super::{Progress, Verifier, VerifyOptions, VerifyReport};
+
+/// Why a check of this SSTable cannot run, in words: a component the checks read (Data.db,
+/// CompressionInfo.db, CRC.db, Digest, Statistics.db) listed in TOC.txt but missing, one of them that does not decode, a chunk table Cassandra would refuse to
+/// open, a Statistics.db that does not decode in full (its metadata CRCs then go unchecked).
+pub fn unverifiable_reasons(m: &SSTableMetadata) -> Vec<String> {
+    let mut out = Vec::new();
+    // The components a check reads; a missing Summary.db, Index.db or Filter.db stops no check.
+    for c in m.components.missing.iter().filter(|c| checked_component(c)) {
+        out.push(format!("{c} is listed in TOC.txt but missing"));
+    }
+    let missing = |c: &ComponentType| m.components.missing.contains(c);
+    if m.size_of(&ComponentType::Data).is_none() && !missing(&ComponentType::Data) {
+        out.push("there is no Data.db".to_owned());
+    }
+    for e in &m.errors {
+        let Some(c) = e.component() else { continue };
+        let blocks = matches!(
+            c,
+            ComponentType::CompressionInfo
+                | ComponentType::Crc
+                | ComponentType::Digest(_)
+                | ComponentType::Statistics
+        );
+        if blocks {
+            out.push(format!("{c} does not decode: {e}"));
+        }
+    }
+    match &m.statistics {
+        None if !missing(&ComponentType::Statistics)
+            && m.size_of(&ComponentType::Statistics).is_none() =>
+        {
+            out.push("there is no Statistics.db".to_owned());
+        }
+        _ => {}
+    }
+    if let Some(ci) = &m.compression {
+        let chunk_len = u64::from(ci.chunk_length_bytes.value);
+        let data_len = ci.data_length_bytes.value;
+        let chunks = ci.chunk_offsets.len() as u64;
+        if let Compressor::Unknown(name) = Compressor::from_class_name(&ci.compressor) {
+            out.push(format!(
+                "CompressionInfo.db names an unknown compressor {name:?}"
+            ));
+        }
+        if chunk_len == 0 || !chunk_len.is_power_of_two() {
+            out.push(format!(
+                "CompressionInfo.db's chunk length {chunk_len} is not a positive power of two"
+            ));
+        } else {
+            let expected = data_len.div_ceil(chunk_len);
+            if chunks == 0 {
+                out.push(
+                    "CompressionInfo.db lists 0 chunks (Cassandra refuses such a file): no chunk can be checked"
+                        .to_owned(),
+                );
+            } else if chunks != expected && chunks != expected.saturating_add(1) {
+                // One extra chunk holding zero bytes is what Cassandra 3.0's writer leaves when
+                // it flushes an empty buffer at close ([`extra_chunk_finding`]); readers never
+                // reach it.
+                out.push(format!(
+                    "CompressionInfo.db lists {chunks} chunks, but {data_len} bytes in {chunk_len}-byte chunks make {expected}"
+                ));
+            }
+        }
+    } else if m.size_of(&ComponentType::CompressionInfo).is_none()
+        && m.size_of(&ComponentType::Crc).is_none()
+        && m.size_of(&ComponentType::Data).is_some()
+        && m.components.missing.is_empty()
+        && m.toc.is_none()
+        && (m.descriptor.format == Format::Bti || m.descriptor.version.as_str() >= "ja")
+    {
+        // Without TOC.txt, the version says a chunk checksum file exists.
+        out.push(
+            "neither CompressionInfo.db nor CRC.db: Data.db's chunk checksums cannot be checked"
+                .to_owned(),
+        );
+    }
+    out.dedup();
+    out
+}
+
+/// A finding for a chunk table with one chunk more than the data needs: the empty chunk
+/// Cassandra 3.0's `CompressedSequentialWriter` writes when it flushes an empty buffer at close
+/// (its checksum is still checked).
+pub(crate) fn extra_chunk_finding(m: &SSTableMetadata) -> Option<ErrorReport> {
+    let ci = m.compression.as_ref()?;
+    let chunk_len = u64::from(ci.chunk_length_bytes.value);
+    if chunk_len == 0 || !chunk_len.is_power_of_two() {
+        return None;
+    }
+    let expected = ci.data_length_bytes.value.div_ceil(chunk_len);
+    let chunks = ci.chunk_offsets.len() as u64;
+    (chunks == expected.saturating_add(1) && expected > 0).then(|| ErrorReport {
+        component: Some(ComponentType::CompressionInfo.file_suffix().to_owned()),
+        offset: ci.chunk_offsets_span.start.saturating_add(expected.saturating_mul(8)),
+        message: format!(
+            "chunk {expected} holds none of the {} data bytes: the empty chunk Cassandra's writer \
+             appends when it flushes an empty buffer at close; its checksum is checked, nothing reads it",
+            ci.data_length_bytes.value
+        ),
+    })
+}
+
+/// Whether a checksum check reads `c` (its expected values, or the bytes they cover).
+fn checked_component(c: &ComponentType) -> bool {
+    matches!(
+        c,
+        ComponentType::Data
+            | ComponentType::CompressionInfo
+            | ComponentType::Crc
+            | ComponentType::Digest(_)
+            | ComponentType::Statistics
+    )
+}
+
+/// What identifies a failure in a report: its kind, chunk and offset.
+type FailureId = (super::FindingKind, Option<u64>, u64);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Data,
+    Partitions,
+    Done,
+}
+
+/// Verifies one SSTable through the byte-range protocol (see the module docs).
+#[derive(Debug)]
+pub struct VerifyRun {
+    verifier: Option<Verifier>,
+    metadata_reasons: Vec<String>,
+    format: Format,
+    index_len: Option<u64>,
+    version: crate::version::Version,
+    key_type: Option<crate::types::AbstractType>,
+    finder: Option<PartitionFinder>,
+    /// Why partitions could not be named, when they could not.
+    partition_note: Option<String>,
+    stage: Stage,
+}
+
+impl VerifyRun {
+    pub fn new(m: &SSTableMetadata, options: VerifyOptions) -> VerifyRun {
+        let verifier = Verifier::for_sstable(m, options);
+        let stage = if verifier.is_some() {
+            Stage::Data
+        } else {
+            Stage::Done
+        };
+        VerifyRun {
+            metadata_reasons: if verifier.is_none() {
+                unverifiable_reasons(m)
+            } else {
+                Vec::new()
+            },
+            verifier,
+            format: m.descriptor.format,
+            index_len: m.size_of(&ComponentType::PrimaryIndex),
+            version: m.descriptor.version,
+            key_type: m.key_type(),
+            finder: None,
+            partition_note: None,
+            stage,
+        }
+    }
+
+    /// Data.db bytes verified and in all.
+    pub fn progress(&self) -> Progress {
+        self.verifier.as_ref().map_or(
+            Progress {
+                done_bytes: 0,
+                total_bytes: 0,
+            },
+            Verifier::progress,
+        )
+    }
+
+    pub fn verifier(&self) -> Option<&Verifier> {
+        self.verifier.as_ref()
+    }
+
+    /// After Data.db: the failing uncompressed ranges, and a finder for their partitions.
+    fn after_data(&mut self) {
+        self.stage = Stage::Done;
+        let Some(v) = self.verifier.as_mut() else {
+            return;
+        };
+        v.finalize();
+        let v = &*v;
+        let ranges: Vec<(u64, u64)> = [&v.chunk_check, &v.crc_check, &v.decompress_check]
+            .into_iter()
+            .flatten()
+            .flat_map(|c| c.failures.iter())
+            .filter_map(|f| v.failure_data_range(f))
+            .collect();
+        if ranges.is_empty() {
+            return;
+        }
+        match (self.format, self.index_len) {
+            (Format::Big, Some(index_len)) => {
+                self.finder = Some(PartitionFinder::new(
+                    self.version,
+                    index_len,
+                    v.data_len_bytes(),
+                    self.key_type.clone(),
+                    &ranges,
+                ));
+                self.stage = Stage::Partitions;
+            }
+            (Format::Big, None) => {
+                self.partition_note = Some("partitions not named: there is no Index.db".to_owned());
+            }
+            (Format::Bti, _) => {
+                self.partition_note = Some(
+                    "partitions not named: naming them from Partitions.db is not implemented"
+                        .to_owned(),
+                );
+            }
+        }
+    }
+
+    /// The report. `error`: what stopped the driver, if anything (a read error of Data.db makes
+    /// the SSTable not verifiable; one of Index.db only leaves partitions unnamed).
+    pub fn finish(self, sstable: &str, error: Option<Error>) -> VerifyReport {
+        let Some(v) = self.verifier else {
+            let mut reasons = self.metadata_reasons.into_iter();
+            let mut r = VerifyReport::not_verifiable(
+                sstable,
+                reasons
+                    .next()
+                    .unwrap_or_else(|| "there is no Data.db".to_owned()),
+            );
+            for reason in reasons {
+                r.push_unverified(reason);
+            }
+            return r;
+        };
+        // Each failure's uncompressed range, keyed by what identifies it in the report.
+        let failure_ranges: Vec<(FailureId, (u64, u64))> =
+            [&v.chunk_check, &v.crc_check, &v.decompress_check]
+                .into_iter()
+                .flatten()
+                .flat_map(|c| c.failures.iter())
+                .filter_map(|f| Some(((f.kind, f.chunk, f.offset), v.failure_data_range(f)?)))
+                .collect();
+        let mut report = v.finish(sstable);
+        let mut partition_note = self.partition_note;
+        match error {
+            Some(e) if e.component() == Some(&ComponentType::PrimaryIndex) => {
+                partition_note = Some(format!("partitions not named: {e}"));
+            }
+            Some(e) => report.push_error(
+                Some(e.component().map_or(
+                    ComponentType::Data.file_suffix(),
+                    ComponentType::file_suffix,
+                )),
+                e.offset(),
+                e.message(),
+            ),
+            None => {}
+        }
+        if let Some(finder) = &self.finder {
+            for check in &mut report.checks {
+                for f in &mut check.failures {
+                    if !f.partitions.is_empty() {
+                        continue;
+                    }
+                    let Some(&(_, (start, end))) = failure_ranges
+                        .iter()
+                        .find(|(id, _)| *id == (f.kind, f.chunk, f.offset))
+                    else {
+                        continue;
+                    };
+                    f.partitions = finder
+                        .partitions(start, end)
+                        .iter()
+                        .map(|p| p.key.clone())
+                        .collect();
+                }
+            }
+        }
+        if let Some(note) = partition_note {
+            report.findings.push(ErrorReport {
+                component: Some(ComponentType::PrimaryIndex.file_suffix().to_owned()),
+                offset: 0,
+                message: note,
+            });
+        }
+        report
+    }
+}
+
+impl RangeReader for VerifyRun {
+    fn next_read(&self) -> Option<ByteRange> {
+        match self.stage {
+            Stage::Data => self.verifier.as_ref().and_then(RangeReader::next_read),
+            Stage::Partitions => self.finder.as_ref().and_then(RangeReader::next_read),
+            Stage::Done => None,
+        }
+    }
+
+    fn supply(&mut self, range: &ByteRange, bytes: &[u8], clock: &dyn Clock) -> Result<()> {
+        match self.stage {
+            Stage::Data => {
+                let Some(v) = self.verifier.as_mut() else {
+                    return Ok(());
+                };
+                v.supply(range, bytes, clock)?;
+                if v.is_done() {
+                    self.after_data();
+                }
+                Ok(())
+            }
+            Stage::Partitions => {
+                let Some(finder) = self.finder.as_mut() else {
+                    return Ok(());
+                };
+                // A damaged Index.db only leaves the partitions unnamed.
+                if let Err(e) = finder.supply(range, bytes, clock) {
+                    self.partition_note = Some(format!("partitions not named: {e}"));
+                    self.stage = Stage::Done;
+                } else if finder.next_read().is_none() {
+                    self.stage = Stage::Done;
+                }
+                Ok(())
+            }
+            Stage::Done => Err(Error::invalid(
+                "bytes supplied but nothing was asked for",
+                range.offset,
+            )
+            .in_component(range.component.clone())),
+        }
+    }
+}
