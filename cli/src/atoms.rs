@@ -16,8 +16,10 @@ use sstable_engine::cql_schema::parse_create_table;
 use sstable_engine::dump::PartitionJson;
 use sstable_engine::span::hex;
 
-use crate::files::{self, RangeFile};
+use crate::files::{self, ComponentFiles};
 use crate::Outcome;
+use sstable_engine::clock::NoClock;
+use sstable_engine::range::SyncDriver;
 
 /// The `dump` options this module reads (parsed by `dump`'s clap `Args`).
 pub struct Options<'a> {
@@ -148,25 +150,26 @@ pub fn run(a: &Options<'_>) -> Result<Outcome, String> {
                 .collect::<Result<_, _>>()
                 .map_err(|e| format!("bad --key: {e}"))?,
         };
-        let Some(data_path) = sstable
+        let Some(data_len_bytes) = sstable
             .file(&ComponentType::Data)
-            .and_then(|i| found.paths.get(i))
+            .and_then(|_| metadata.size_of(&ComponentType::Data))
         else {
             eprintln!("error: {}: no Data.db", sstable.prefix);
             errors = true;
             continue;
         };
-        let mut file =
-            RangeFile::open(data_path).map_err(|e| format!("{}: {e}", data_path.display()))?;
+        // Data.db chunk by chunk, through the engine's sync driver.
+        let mut files = ComponentFiles::new(&found, sstable);
+        let mut driver = SyncDriver::new(&mut files);
         let options = DecodeOptions {
             now_seconds: now,
             ..DecodeOptions::default()
         };
         let mut reader = match &metadata.compression {
             Some(ci) => {
-                LegacyDataFileReader::compressed(version, options, ci.clone(), file.len_bytes)
+                LegacyDataFileReader::compressed(version, options, ci.clone(), data_len_bytes)
             }
-            None => LegacyDataFileReader::uncompressed(version, options, file.len_bytes),
+            None => LegacyDataFileReader::uncompressed(version, options, data_len_bytes),
         };
         if !a.json && !a.jsonl {
             let _ = writeln!(
@@ -195,20 +198,15 @@ pub fn run(a: &Options<'_>) -> Result<Outcome, String> {
             };
             match step {
                 LegacyStep::Finished => break,
-                LegacyStep::NeedMoreData => {
-                    let Some((offset, len)) = reader.next_read() else {
-                        break;
-                    };
-                    let len = usize::try_from(len).map_err(|_| "read too large".to_owned())?;
-                    let bytes = file
-                        .read_at(offset, len)
-                        .map_err(|e| format!("{}: {e}", data_path.display()))?;
-                    if let Err(e) = reader.supply(offset, &bytes) {
+                LegacyStep::NeedMoreData => match driver.step(&mut reader, &NoClock) {
+                    Ok(Some(_)) => {}
+                    Ok(None) => break,
+                    Err(e) => {
                         eprintln!("error: {}: {e}", sstable.prefix);
                         errors = true;
                         break;
                     }
-                }
+                },
                 LegacyStep::Item(item) => {
                     let done_atoms = if a.atoms { atoms.push(&item) } else { None };
                     let done_rows = if a.atoms { None } else { rows.push(&item) };

@@ -19,7 +19,7 @@ use sstable_engine::clock::NoClock;
 use sstable_engine::component::bti::partitions::{self, PartitionTarget};
 use sstable_engine::component::bti::rows::decode_row_index;
 use sstable_engine::component::bti::TrieBytes;
-use sstable_engine::component::data::DecodeStep;
+use sstable_engine::component::data::{DataFileReader, DecodeOptions, DecodeStep};
 use sstable_engine::component::index::{IndexFile, IndexStep};
 use sstable_engine::component::statistics;
 use sstable_engine::component::{
@@ -27,9 +27,10 @@ use sstable_engine::component::{
 };
 use sstable_engine::descriptor::{parse_file_name, Descriptor};
 use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
-use sstable_engine::lookup::{data_file_reader, Lookup, LookupResult};
+use sstable_engine::lookup::{Lookup, LookupResult};
+use sstable_engine::range::{ByteRange, RangeReader};
 use sstable_engine::toc::Toc;
-use sstable_engine::verify::{Verifier, VerifyOptions, VerifyReport};
+use sstable_engine::verify::{VerifyOptions, VerifyReport, VerifyRun};
 use sstable_engine::{Error, Format, Version};
 
 /// The versions byte 0 of an input picks from (modulo the length).
@@ -349,7 +350,7 @@ pub struct Outcome {
 /// decoded, the first partition header only).
 pub fn decode_data(input: &SSTableInput, m: &SSTableMetadata) -> Option<Result<usize, Error>> {
     let data = input.get(&ComponentType::Data)?;
-    let mut reader = match data_file_reader(m) {
+    let mut reader = match DataFileReader::for_sstable(m, DecodeOptions::default()) {
         Ok(r) => r,
         Err(e) => return Some(Err(e)),
     };
@@ -396,7 +397,7 @@ pub fn lookup(input: &SSTableInput, m: &SSTableMetadata, key: &[u8]) -> LookupRe
     let clock = NoClock;
     let mut lookup = Lookup::new(m, key.to_vec(), &clock);
     for _ in 0..MAX_STEPS {
-        let Some(request) = lookup.next_read() else {
+        let Some(request) = RangeReader::next_read(&lookup) else {
             return lookup.into_result();
         };
         match input
@@ -405,10 +406,12 @@ pub fn lookup(input: &SSTableInput, m: &SSTableMetadata, key: &[u8]) -> LookupRe
             .and_then(|f| read_range(f, request.offset, request.len))
         {
             Ok(bytes) => {
-                let _ = lookup.supply(bytes, &clock);
+                let _ = RangeReader::supply(&mut lookup, &request, bytes, &clock);
             }
-            Err(()) => lookup.abort(
-                Error::invalid("range not in the file", request.offset)
+            Err(()) => RangeReader::abort(
+                &mut lookup,
+                &request,
+                &Error::invalid("range not in the file", request.offset)
                     .in_component(request.component.clone()),
                 &clock,
             ),
@@ -423,17 +426,22 @@ pub fn verify(input: &SSTableInput, m: &SSTableMetadata, decompress: bool) -> Op
         decompress,
         ..VerifyOptions::default()
     };
-    let mut verifier = Verifier::for_sstable(m, options)?;
-    let data = input.get(&ComponentType::Data).unwrap_or(&[]);
+    let mut run = VerifyRun::new(m, options);
     for _ in 0..MAX_STEPS {
-        let Some((offset, len)) = verifier.next_read() else {
-            return Some(verifier.finish("fuzz"));
+        let Some(request): Option<ByteRange> = run.next_read() else {
+            return Some(run.finish("fuzz", None));
         };
-        let Ok(bytes) = read_range(data, offset, len) else {
-            return Some(verifier.finish("fuzz"));
+        let read = input
+            .get(&request.component)
+            .ok_or(())
+            .and_then(|f| read_range(f, request.offset, request.len));
+        let Ok(bytes) = read else {
+            let e = Error::invalid("range not in the file", request.offset)
+                .in_component(request.component.clone());
+            return Some(run.finish("fuzz", Some(e)));
         };
-        if verifier.supply(offset, bytes, &NoClock).is_err() {
-            return Some(verifier.finish("fuzz"));
+        if let Err(e) = run.supply(&request, bytes, &NoClock) {
+            return Some(run.finish("fuzz", Some(e)));
         }
     }
     panic!("verification did not end within {MAX_STEPS} reads");

@@ -501,6 +501,17 @@ impl RangeReader for DataFileReader {
     }
 }
 
+impl RangeReader for crate::component::legacy_data::LegacyDataFileReader {
+    fn next_read(&self) -> Option<ByteRange> {
+        crate::component::legacy_data::LegacyDataFileReader::next_read(self)
+            .map(|(offset, len)| ByteRange::new(ComponentType::Data, offset, len))
+    }
+
+    fn supply(&mut self, range: &ByteRange, bytes: &[u8], _clock: &dyn Clock) -> Result<()> {
+        crate::component::legacy_data::LegacyDataFileReader::supply(self, range.offset, bytes)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
