@@ -18,6 +18,7 @@
     )
 )]
 
+pub mod analytics;
 pub mod clock;
 pub mod component;
 pub mod compress;

@@ -107,7 +107,20 @@ pub struct GenerateOptions {
     pub column_index_size_bytes: u32,
     /// Length of every `v_blob` value; `None` = 1 to 32 bytes (a knob for large test files).
     pub blob_bytes: Option<usize>,
+    /// Shortest and longest TTL drawn for expiring rows (default [`MIN_TTL_SECS`],
+    /// [`MAX_TTL_SECS`]); a cell with its own TTL gets `min + 7` (capped at `max`).
+    pub ttl_range_secs: (i32, i32),
+    /// Probability that the static row expires too (with a TTL from `ttl_range_secs`). With
+    /// `ttl_fraction` 1 and this 1, every live cell expires: the SSTable's maxLocalDeletionTime is
+    /// finite and it can become fully expired.
+    pub static_ttl_fraction: f64,
+    /// Skewed partition sizes: when above 1, one partition in [`SKEW_EVERY`] (drawn from the
+    /// seed) has `skew × rows_per_partition` rows.
+    pub skew: u64,
 }
+
+/// With [`GenerateOptions::skew`], one partition in this many is large.
+pub const SKEW_EVERY: u64 = 8;
 
 impl GenerateOptions {
     pub fn new(version: Version, partitions: u64, rows_per_partition: u64) -> Self {
@@ -125,7 +138,22 @@ impl GenerateOptions {
             base_timestamp_micros: 1_700_000_000_000_000,
             column_index_size_bytes: 64 * 1024,
             blob_bytes: None,
+            ttl_range_secs: (MIN_TTL_SECS, MAX_TTL_SECS),
+            static_ttl_fraction: 0.0,
+            skew: 0,
         }
+    }
+
+    /// The regular rows of partition number `number` (in token order): `rows_per_partition`, or
+    /// `skew ×` that for the partitions [`GenerateOptions::skew`] makes large.
+    pub fn rows_in_partition(&self, number: u64) -> u64 {
+        if self.skew > 1 {
+            let mut rng = SplitMix64::new(self.seed ^ number.wrapping_mul(0x5ca1_ab1e_0dd5_eed5));
+            if rng.below(SKEW_EVERY) == 0 {
+                return self.rows_per_partition.saturating_mul(self.skew);
+            }
+        }
+        self.rows_per_partition
     }
 }
 
@@ -325,7 +353,8 @@ impl PartitionGenerator<'_> {
     }
 
     fn expiry(&mut self) -> Expiry {
-        let ttl = MIN_TTL_SECS + self.rng.below((MAX_TTL_SECS - MIN_TTL_SECS) as u64) as i32;
+        let (min, max) = self.options.ttl_range_secs;
+        let ttl = min + self.rng.below(max.saturating_sub(min).max(0) as u64) as i32;
         Expiry {
             ttl_secs: ttl,
             local_expiration_time_secs: self.now_secs.saturating_add(ttl as u32),
@@ -481,7 +510,8 @@ impl PartitionGenerator<'_> {
                 } else if let CellValue::Live { expiry, .. } = &mut cell.value {
                     *expiry = row_expiry;
                     if own_ttl_column == Some(column) {
-                        let ttl = MIN_TTL_SECS + 7;
+                        let (min, max) = self.options.ttl_range_secs;
+                        let ttl = min.saturating_add(7).min(max);
                         *expiry = Some(Expiry {
                             ttl_secs: ttl,
                             local_expiration_time_secs: self.now_secs.saturating_add(ttl as u32),
@@ -503,21 +533,27 @@ impl PartitionGenerator<'_> {
         }
     }
 
-    /// The rest of the partition, part by part.
-    fn generate(&mut self, emit: &mut dyn FnMut(Part) -> Result<()>) -> Result<()> {
+    /// The rest of the partition (`rows` regular rows), part by part.
+    fn generate(&mut self, rows: u64, emit: &mut dyn FnMut(Part) -> Result<()>) -> Result<()> {
         let tf = self.options.tombstone_fraction;
         if self.rng.chance(0.9) {
             let ts = self.timestamp();
             let mut s = Row::default();
             let value = self.rng.word(4, 16).into_bytes();
-            s.columns.push(ColumnData::Simple {
-                column: 0,
-                cell: Cell::live(ts, value),
-            });
+            let mut cell = Cell::live(ts, value);
+            if self.options.static_ttl_fraction > 0.0
+                && self.rng.chance(self.options.static_ttl_fraction)
+            {
+                cell.value = CellValue::Live {
+                    value: cell.value_bytes().to_vec(),
+                    expiry: Some(self.expiry()),
+                };
+            }
+            s.columns.push(ColumnData::Simple { column: 0, cell });
             emit(Part::Static(s))?;
         }
         let mut pending_end: Option<(Vec<Vec<u8>>, DeletionTime)> = None;
-        for i in 0..self.options.rows_per_partition {
+        for i in 0..rows {
             let tombstone = self.rng.chance(tf);
             let kind = if tombstone {
                 self.rng.below(4) as u8
@@ -586,8 +622,8 @@ pub fn write_options(options: &GenerateOptions) -> WriteOptions {
     w.encoding_stats = EncodingStats {
         min_timestamp_micros: options.base_timestamp_micros,
         min_local_deletion_time_secs: now_secs,
-        min_ttl_secs: if options.ttl_fraction > 0.0 {
-            MIN_TTL_SECS
+        min_ttl_secs: if options.ttl_fraction > 0.0 || options.static_ttl_fraction > 0.0 {
+            options.ttl_range_secs.0
         } else {
             0
         },
@@ -622,12 +658,23 @@ pub fn generate<S: ComponentSink>(options: &GenerateOptions, sink: S) -> Result<
     for (name, f) in [
         ("ttl fraction", options.ttl_fraction),
         ("tombstone fraction", options.tombstone_fraction),
+        ("static ttl fraction", options.static_ttl_fraction),
     ] {
         if !(0.0..=1.0).contains(&f) {
             return Err(Error::invalid(format!("{name} {f} is not in [0, 1]"), 0));
         }
     }
-    if options.rows_per_partition > i32::MAX as u64 {
+    let (ttl_min, ttl_max) = options.ttl_range_secs;
+    if ttl_min < 1 || ttl_max < ttl_min {
+        return Err(Error::invalid(
+            format!("TTL range {ttl_min}..{ttl_max} s is empty or not positive"),
+            0,
+        ));
+    }
+    let most_rows = options
+        .rows_per_partition
+        .saturating_mul(options.skew.max(1));
+    if most_rows > i32::MAX as u64 {
         return Err(Error::invalid("at most 2^31 − 1 rows per partition", 0));
     }
     let schema = schema()?;
@@ -673,7 +720,7 @@ pub fn generate<S: ComponentSink>(options: &GenerateOptions, sink: S) -> Result<
             }
             Ok(())
         };
-        generator.generate(&mut emit)?;
+        generator.generate(options.rows_in_partition(number as u64), &mut emit)?;
         writer.end_partition()?;
         if let (Some(m), Some(k)) = (&mut model, kept) {
             m.partitions.push(k);

@@ -24,6 +24,7 @@
 pub mod bytes;
 pub mod chunks;
 pub mod data;
+pub mod expected;
 pub mod filter;
 pub mod generate;
 pub mod histogram;
@@ -37,6 +38,7 @@ pub mod writer;
 use std::collections::BTreeMap;
 
 pub use data::EncodingStats;
+pub use expected::{expected_counts, ExpectedPartition, ExpectedTombstones};
 pub use generate::{generate, GenerateOptions, Generated, SplitMix64};
 pub use metadata::{CommitLogPosition, SSTableFacts, TokenSpaceCoverage};
 pub use model::{

@@ -1,0 +1,332 @@
+//! `sstable-inspect partitions`: Cassandra's `sstablepartitions` — one streamed pass over each
+//! SSTable's Data.db giving, per partition, key, token, position, size, rows, cells, tombstones by
+//! kind and TTL cells (`sstable_engine::analytics::partitions`), with filters, top N by any
+//! column and summary percentiles. `--json` prints an array of `PartitionsReport`, `--csv` one
+//! line per partition. Exit status: 0 clean, 1 when any SSTable could not be read, 2 on bad usage.
+
+use std::io::Write;
+
+use sstable_engine::analytics::{
+    self, NowSource, PartitionColumn, PartitionFilter, PartitionScan, PartitionsCollector,
+    PartitionsReport, TombstoneScan,
+};
+use sstable_engine::component::data::DataItem;
+use sstable_engine::component::ComponentType;
+use sstable_engine::info::SSTableMetadata;
+use sstable_engine::sstable_set::SSTableFiles;
+
+use crate::files::{self, FoundFiles, RangeFile};
+use crate::Outcome;
+
+/// Options shared by the analytics commands, parsed by hand like the other commands.
+#[derive(Default)]
+pub(crate) struct Args {
+    pub paths: Vec<String>,
+    pub flags: Vec<String>,
+    pub values: Vec<(String, String)>,
+}
+
+impl Args {
+    /// `switches` take no value, `options` one (repeatable).
+    pub fn parse(args: &[String], switches: &[&str], options: &[&str]) -> Result<Args, String> {
+        let mut out = Args::default();
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            if let Some(flag) = a.strip_prefix("--") {
+                if switches.contains(&flag) {
+                    out.flags.push(flag.to_owned());
+                } else if options.contains(&flag) {
+                    let v = it.next().ok_or_else(|| format!("--{flag} needs a value"))?;
+                    out.values.push((flag.to_owned(), v.clone()));
+                } else {
+                    return Err(format!("unknown option `{a}`"));
+                }
+            } else {
+                out.paths.push(a.clone());
+            }
+        }
+        if out.paths.is_empty() {
+            return Err("no PATH given".to_owned());
+        }
+        Ok(out)
+    }
+
+    pub fn has(&self, flag: &str) -> bool {
+        self.flags.iter().any(|f| f == flag)
+    }
+
+    pub fn all<'a>(&'a self, option: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.values
+            .iter()
+            .filter(move |(k, _)| k == option)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The last value of `option`, parsed.
+    pub fn get<T: std::str::FromStr>(&self, option: &str) -> Result<Option<T>, String> {
+        match self.all(option).last() {
+            Some(v) => v
+                .parse()
+                .map(Some)
+                .map_err(|_| format!("invalid value `{v}` for --{option}")),
+            None => Ok(None),
+        }
+    }
+}
+
+/// Drives one pass over an SSTable's Data.db, handing every item to `f`.
+pub(crate) fn scan_data(
+    found: &FoundFiles,
+    sstable: &SSTableFiles,
+    metadata: &SSTableMetadata,
+    mut f: impl FnMut(&DataItem, &sstable_engine::types::AbstractType),
+) -> Result<(), String> {
+    let (mut reader, key_type) = analytics::data_reader(metadata).map_err(|e| e.to_string())?;
+    let path = sstable
+        .file(&ComponentType::Data)
+        .and_then(|i| found.paths.get(i))
+        .ok_or("no Data.db")?;
+    let mut file = RangeFile::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let items = reader.items_with(|offset, len| {
+        file.read_at(offset, len).map_err(|e| {
+            sstable_engine::Error::invalid(format!("{}: {e}", path.display()), offset)
+                .in_component(ComponentType::Data)
+        })
+    });
+    for item in items {
+        let item = item.map_err(|e| e.to_string())?;
+        f(&item, &key_type);
+    }
+    Ok(())
+}
+
+fn filter_and_top(
+    a: &Args,
+    metadata: &SSTableMetadata,
+) -> Result<(PartitionFilter, Option<(usize, PartitionColumn)>), String> {
+    let keys = a
+        .all("key")
+        .map(|k| {
+            metadata
+                .parse_key(k)
+                .map_err(|e| format!("bad --key `{k}`: {e}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let filter = PartitionFilter {
+        min_size_bytes: a.get("min-size")?.unwrap_or(0),
+        min_rows: a.get("min-rows")?.unwrap_or(0),
+        min_cells: a.get("min-cells")?.unwrap_or(0),
+        min_tombstones: a.get("min-tombstones")?.unwrap_or(0),
+        keys,
+    };
+    let by = match a.get::<String>("by")? {
+        Some(name) => Some(PartitionColumn::parse(&name).ok_or_else(|| {
+            format!(
+                "--by must be one of {}, not `{name}`",
+                PartitionColumn::ALL.map(|c| c.name()).join(", ")
+            )
+        })?),
+        None => None,
+    };
+    let top = match (a.get::<usize>("top")?, by) {
+        (Some(n), by) => Some((n, by.unwrap_or(PartitionColumn::Bytes))),
+        (None, Some(by)) => Some((usize::MAX, by)),
+        (None, None) => None,
+    };
+    Ok((filter, top))
+}
+
+/// The partitions report of one SSTable.
+pub(crate) fn report(
+    found: &FoundFiles,
+    sstable: &SSTableFiles,
+    metadata: &SSTableMetadata,
+    filter: PartitionFilter,
+    top: Option<(usize, PartitionColumn)>,
+    now: Option<i64>,
+) -> Result<PartitionsReport, String> {
+    let (now_secs, now_source) = match now {
+        Some(n) => (n, NowSource::Given),
+        None => analytics::default_now(metadata),
+    };
+    let mut collector = PartitionsCollector::new(filter, top);
+    let mut scan: Option<PartitionScan> = None;
+    scan_data(found, sstable, metadata, |item, key_type| {
+        let s = scan.get_or_insert_with(|| {
+            PartitionScan::new(key_type.clone(), metadata.partitioner(), now_secs)
+        });
+        if let Some((key, p)) = s.push(item) {
+            collector.add(&key, p);
+        }
+    })?;
+    let (partitions, summary) = collector.finish();
+    Ok(PartitionsReport {
+        sstable: sstable.prefix.clone(),
+        now_secs,
+        now_source,
+        partitions,
+        summary,
+    })
+}
+
+pub fn run(args: &[String]) -> Result<Outcome, String> {
+    let a = Args::parse(
+        args,
+        &["json", "csv"],
+        &[
+            "min-size",
+            "min-rows",
+            "min-cells",
+            "min-tombstones",
+            "key",
+            "top",
+            "by",
+            "now",
+        ],
+    )?;
+    if a.has("json") && a.has("csv") {
+        return Err("--json and --csv are exclusive".to_owned());
+    }
+    let now: Option<i64> = a.get("now")?;
+    let paths: Vec<&str> = a.paths.iter().map(String::as_str).collect();
+    let found = files::find(&paths)?;
+    if found.grouping.sstables.is_empty() {
+        return Err("no SSTable found".to_owned());
+    }
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut reports = Vec::new();
+    let mut errors = false;
+    if a.has("csv") {
+        let _ = writeln!(
+            out,
+            "sstable,key,token,position,bytes,rows,cells,partition_tombstones,row_tombstones,\
+             range_tombstones,complex_tombstones,cell_tombstones,ttl_cells,expired_ttl_cells"
+        );
+    }
+    for sstable in &found.grouping.sstables {
+        let (metadata, io_errors) = files::load_metadata(&found, sstable);
+        for e in io_errors {
+            eprintln!("error: {e}");
+            errors = true;
+        }
+        let (filter, top) = filter_and_top(&a, &metadata)?;
+        let r = match report(&found, sstable, &metadata, filter, top, now) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("error: {}: {e}", sstable.prefix);
+                errors = true;
+                continue;
+            }
+        };
+        if a.has("csv") {
+            for p in &r.partitions {
+                let t = &p.tombstones;
+                let _ = writeln!(
+                    out,
+                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                    csv(&r.sstable),
+                    csv(&p.key),
+                    p.token,
+                    p.position,
+                    p.bytes,
+                    p.rows,
+                    p.cells,
+                    t.partition,
+                    t.row,
+                    t.range,
+                    t.complex,
+                    t.cell,
+                    p.ttl_cells,
+                    p.expired_ttl_cells
+                );
+            }
+        } else if !a.has("json") {
+            let _ = write!(out, "{}", human(&r));
+        }
+        reports.push(r);
+    }
+    if a.has("json") {
+        let _ = writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&reports).map_err(|e| e.to_string())?
+        );
+    }
+    let _ = out.flush();
+    Ok(if errors {
+        Outcome::Errors
+    } else {
+        Outcome::Clean
+    })
+}
+
+/// A CSV field, quoted when it has to be (RFC 4180).
+pub(crate) fn csv(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_owned()
+    }
+}
+
+fn human(r: &PartitionsReport) -> String {
+    use std::fmt::Write as _;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "SSTable {} (TTL cells classified at now = {} s, {:?})",
+        r.sstable, r.now_secs, r.now_source
+    );
+    let _ = writeln!(
+        o,
+        "  {:<24} {:>21} {:>12} {:>12} {:>8} {:>9} {:>10} {:>8}",
+        "key", "token", "position", "bytes", "rows", "cells", "tombstones", "ttl"
+    );
+    for p in &r.partitions {
+        let _ = writeln!(
+            o,
+            "  {:<24} {:>21} {:>12} {:>12} {:>8} {:>9} {:>10} {:>8}",
+            p.key,
+            p.token.to_string(),
+            p.position,
+            p.bytes,
+            p.rows,
+            p.cells,
+            p.tombstones.total(),
+            p.ttl_cells
+        );
+    }
+    let s = &r.summary;
+    let _ = writeln!(o, "  summary: {} partitions", s.partitions);
+    for (name, c) in [
+        ("bytes", &s.bytes),
+        ("rows", &s.rows),
+        ("cells", &s.cells),
+        ("tombstones", &s.tombstones),
+    ] {
+        let _ = writeln!(
+            o,
+            "    {name:<10} total {:>12}  min {:>10}  p50 {:>10}  p75 {:>10}  p90 {:>10}  p95 {:>10}  p99 {:>10}  max {:>10}",
+            c.total, c.min, c.p50, c.p75, c.p90, c.p95, c.p99, c.max
+        );
+    }
+    let t = &s.tombstones_by_kind;
+    let _ = writeln!(
+        o,
+        "    tombstones: {} partition, {} row, {} range, {} complex, {} cell; TTL cells {} live, {} expired",
+        t.partition, t.row, t.range, t.complex, t.cell, s.ttl_cells, s.expired_ttl_cells
+    );
+    o
+}
+
+/// Feeds a whole pass to a tombstone scan (the `tombstones` command).
+pub(crate) fn tombstone_scan(
+    found: &FoundFiles,
+    sstable: &SSTableFiles,
+    metadata: &SSTableMetadata,
+) -> Result<TombstoneScan, String> {
+    let mut scan = TombstoneScan::new();
+    scan_data(found, sstable, metadata, |item, _| scan.push(item))?;
+    Ok(scan)
+}

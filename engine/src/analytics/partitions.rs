@@ -1,0 +1,465 @@
+//! The partitions report (Cassandra's `sstablepartitions`): one streamed pass over Data.db gives,
+//! per partition, its key, token, position, size, rows, cells, tombstones by kind and TTL cells.
+//!
+//! Counting rules: `rows` regular rows (not the static row); `cells` every cell (static row and
+//! complex elements included, tombstones and expiring cells included); tombstones by kind —
+//! `partition` 1 for a deleted partition, `row` rows with a row deletion, `range` range tombstone
+//! markers (bounds and boundaries, one each), `complex` complex-column deletions, `cell` cell
+//! tombstones; `ttl_cells` expiring cells still live at "now" (`now < localExpirationTime`, as
+//! `Cell.isLive`), `expired_ttl_cells` the others. `bytes` is the partition's uncompressed
+//! length in Data.db (from its key to its end-of-partition byte), what `sstablepartitions`
+//! reports as its size.
+//!
+//! Memory: one partition's counters, the top-N list and a size histogram; never the partitions.
+//!
+//! Src: `tools/SSTablePartitions.java`, `db/rows/Cell.java` (`isLive`),
+//! `utils/EstimatedHistogram.java` (the bucket offsets used for percentiles).
+
+use serde::Serialize;
+
+use super::histogram::LogHistogram;
+use crate::component::data::{Cell, ColumnData, DataItem, LocalDeletionTime, MarkerDeletion, Row};
+use crate::token::{Partitioner, Token};
+use crate::types::value::format_value;
+use crate::types::AbstractType;
+
+/// Tombstones by kind.
+#[derive(Serialize, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TombstoneCounts {
+    pub partition: u64,
+    pub row: u64,
+    pub range: u64,
+    pub complex: u64,
+    pub cell: u64,
+}
+
+impl TombstoneCounts {
+    pub fn total(&self) -> u64 {
+        self.partition + self.row + self.range + self.complex + self.cell
+    }
+
+    pub fn add(&mut self, o: &TombstoneCounts) {
+        self.partition += o.partition;
+        self.row += o.row;
+        self.range += o.range;
+        self.complex += o.complex;
+        self.cell += o.cell;
+    }
+}
+
+/// The figures of one partition.
+#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
+pub struct PartitionStats {
+    /// The key as cqlsh prints it (`0x…` hex when it does not decode).
+    pub key: String,
+    pub key_hex: String,
+    pub token: Token,
+    /// Uncompressed Data.db offset of the partition.
+    pub position: u64,
+    /// Uncompressed length of the partition in Data.db.
+    pub bytes: u64,
+    pub rows: u64,
+    pub cells: u64,
+    pub tombstones: TombstoneCounts,
+    /// Expiring cells live at "now".
+    pub ttl_cells: u64,
+    /// Expiring cells expired at "now".
+    pub expired_ttl_cells: u64,
+}
+
+impl PartitionStats {
+    /// The value of a sort column.
+    pub fn value(&self, column: PartitionColumn) -> u64 {
+        match column {
+            PartitionColumn::Position => self.position,
+            PartitionColumn::Bytes => self.bytes,
+            PartitionColumn::Rows => self.rows,
+            PartitionColumn::Cells => self.cells,
+            PartitionColumn::Tombstones => self.tombstones.total(),
+            PartitionColumn::TtlCells => self.ttl_cells,
+            PartitionColumn::ExpiredTtlCells => self.expired_ttl_cells,
+        }
+    }
+}
+
+/// A column of the report that partitions can be filtered on and sorted by.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PartitionColumn {
+    Position,
+    Bytes,
+    Rows,
+    Cells,
+    Tombstones,
+    TtlCells,
+    ExpiredTtlCells,
+}
+
+impl PartitionColumn {
+    pub const ALL: [PartitionColumn; 7] = [
+        PartitionColumn::Position,
+        PartitionColumn::Bytes,
+        PartitionColumn::Rows,
+        PartitionColumn::Cells,
+        PartitionColumn::Tombstones,
+        PartitionColumn::TtlCells,
+        PartitionColumn::ExpiredTtlCells,
+    ];
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            PartitionColumn::Position => "position",
+            PartitionColumn::Bytes => "bytes",
+            PartitionColumn::Rows => "rows",
+            PartitionColumn::Cells => "cells",
+            PartitionColumn::Tombstones => "tombstones",
+            PartitionColumn::TtlCells => "ttl_cells",
+            PartitionColumn::ExpiredTtlCells => "expired_ttl_cells",
+        }
+    }
+
+    /// By name (`bytes`, `rows`, …; `size` = `bytes`).
+    pub fn parse(name: &str) -> Option<PartitionColumn> {
+        if name == "size" {
+            return Some(PartitionColumn::Bytes);
+        }
+        PartitionColumn::ALL.into_iter().find(|c| c.name() == name)
+    }
+}
+
+/// Which partitions the report lists (`sstablepartitions`' `--min-size`, `--min-rows`,
+/// `--min-cells`, `--min-tombstones`, `--key`). Summaries always cover every partition.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PartitionFilter {
+    pub min_size_bytes: u64,
+    pub min_rows: u64,
+    pub min_cells: u64,
+    pub min_tombstones: u64,
+    /// Raw key bytes; empty = every key.
+    pub keys: Vec<Vec<u8>>,
+}
+
+impl PartitionFilter {
+    pub fn matches(&self, key: &[u8], p: &PartitionStats) -> bool {
+        p.bytes >= self.min_size_bytes
+            && p.rows >= self.min_rows
+            && p.cells >= self.min_cells
+            && p.tombstones.total() >= self.min_tombstones
+            && (self.keys.is_empty() || self.keys.iter().any(|k| k.as_slice() == key))
+    }
+}
+
+/// Accumulates one partition at a time from decoded items.
+#[derive(Debug, Clone)]
+pub struct PartitionScan {
+    key_type: AbstractType,
+    partitioner: Partitioner,
+    now_secs: i64,
+    current: Option<(Vec<u8>, PartitionStats)>,
+}
+
+/// Whether an expiring cell is still live at `now_secs` (`Cell.isLive`): `now < expiry`. A pre-oa
+/// expiry that overflowed i32 is compared as the time it was meant to be.
+pub(crate) fn expiry_secs(ldt: &LocalDeletionTime) -> i64 {
+    ldt.expiry_secs()
+}
+
+impl PartitionScan {
+    pub fn new(key_type: AbstractType, partitioner: Partitioner, now_secs: i64) -> PartitionScan {
+        PartitionScan {
+            key_type,
+            partitioner,
+            now_secs,
+            current: None,
+        }
+    }
+
+    pub fn now_secs(&self) -> i64 {
+        self.now_secs
+    }
+
+    /// Feeds one item; returns the partition's figures (and raw key) at its end.
+    pub fn push(&mut self, item: &DataItem) -> Option<(Vec<u8>, PartitionStats)> {
+        match item {
+            DataItem::PartitionStart(p) => {
+                let key = p.key.bytes.bytes.clone();
+                let stats = PartitionStats {
+                    key: format_value(&self.key_type, &key).text,
+                    key_hex: crate::span::hex(&key),
+                    token: self.partitioner.token(&key),
+                    position: p.position,
+                    bytes: 0,
+                    rows: 0,
+                    cells: 0,
+                    tombstones: TombstoneCounts {
+                        partition: u64::from(!p.deletion.is_live()),
+                        ..TombstoneCounts::default()
+                    },
+                    ttl_cells: 0,
+                    expired_ttl_cells: 0,
+                };
+                self.current = Some((key, stats));
+                None
+            }
+            DataItem::StaticRow(r) => {
+                if let Some((_, s)) = &mut self.current {
+                    add_row(s, r, self.now_secs);
+                }
+                None
+            }
+            DataItem::Row(r) => {
+                if let Some((_, s)) = &mut self.current {
+                    s.rows += 1;
+                    add_row(s, r, self.now_secs);
+                }
+                None
+            }
+            DataItem::RangeTombstoneMarker(_) => {
+                if let Some((_, s)) = &mut self.current {
+                    s.tombstones.range += 1;
+                }
+                None
+            }
+            DataItem::PartitionEnd(e) => {
+                let (key, mut s) = self.current.take()?;
+                s.bytes = e.partition_span.end.saturating_sub(e.partition_span.start);
+                Some((key, s))
+            }
+        }
+    }
+}
+
+fn add_row(s: &mut PartitionStats, r: &Row, now_secs: i64) {
+    if r.deletion.as_ref().is_some_and(|d| !d.time.is_live()) {
+        s.tombstones.row += 1;
+    }
+    for c in &r.column_data {
+        if let ColumnData::Complex(c) = c {
+            if c.complex_deletion.as_ref().is_some_and(|d| !d.is_live()) {
+                s.tombstones.complex += 1;
+            }
+        }
+    }
+    for cell in r.cells() {
+        s.cells += 1;
+        add_cell(s, cell, now_secs);
+    }
+}
+
+fn add_cell(s: &mut PartitionStats, cell: &Cell, now_secs: i64) {
+    if cell.is_tombstone() {
+        s.tombstones.cell += 1;
+    } else if cell.is_expiring() {
+        match &cell.local_deletion_time {
+            Some(ldt) if now_secs >= expiry_secs(ldt) => s.expired_ttl_cells += 1,
+            _ => s.ttl_cells += 1,
+        }
+    }
+}
+
+/// The later local deletion time of a marker (a boundary closes one deletion and opens
+/// another), and whether either is invalid.
+pub(crate) fn marker_ldt(d: &MarkerDeletion) -> (LocalDeletionTime, bool) {
+    match d {
+        MarkerDeletion::Bound(t) => (t.local_deletion_time, t.local_deletion_time.is_invalid()),
+        MarkerDeletion::Boundary { end, start } => {
+            let e = end.local_deletion_time;
+            let s = start.local_deletion_time;
+            let later = if s.secs >= e.secs { s } else { e };
+            (later, e.is_invalid() || s.is_invalid())
+        }
+    }
+}
+
+/// Count, total, min, max and percentiles of one column over every partition.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct ColumnSummary {
+    pub total: u64,
+    pub min: u64,
+    pub max: u64,
+    pub mean: f64,
+    /// Percentiles as Cassandra's EstimatedHistogram gives them: the upper offset of the bucket
+    /// holding the percentile (exact up to 8; within 20 % above), capped at `max`.
+    pub p50: u64,
+    pub p75: u64,
+    pub p90: u64,
+    pub p95: u64,
+    pub p99: u64,
+}
+
+/// The summary of every partition of an SSTable (filters do not apply).
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct PartitionsSummary {
+    pub partitions: u64,
+    pub bytes: ColumnSummary,
+    pub rows: ColumnSummary,
+    pub cells: ColumnSummary,
+    pub tombstones: ColumnSummary,
+    pub tombstones_by_kind: TombstoneCounts,
+    pub ttl_cells: u64,
+    pub expired_ttl_cells: u64,
+    /// Partitions with a partition deletion, with any tombstone, with any TTL cell.
+    pub deleted_partitions: u64,
+    pub partitions_with_tombstones: u64,
+    /// The partition size distribution: `[upper_bytes, count]` per non-empty bucket
+    /// (EstimatedHistogram offsets; a partition of `n` bytes counts in the first bucket ≥ n).
+    pub size_histogram: Vec<(u64, u64)>,
+}
+
+/// Everything the pass keeps: the partitions that pass the filter (all, or the top N by a
+/// column), and the summary of all.
+#[derive(Debug, Clone)]
+pub struct PartitionsCollector {
+    pub filter: PartitionFilter,
+    /// `Some((n, column))`: keep only the top `n` by `column` (largest first; ties by position).
+    pub top: Option<(usize, PartitionColumn)>,
+    kept: Vec<PartitionStats>,
+    count: u64,
+    hist: [LogHistogram; 4],
+    sums: [u64; 4],
+    mins: [u64; 4],
+    maxs: [u64; 4],
+    by_kind: TombstoneCounts,
+    ttl_cells: u64,
+    expired_ttl_cells: u64,
+    deleted: u64,
+    with_tombstones: u64,
+}
+
+impl PartitionsCollector {
+    pub fn new(filter: PartitionFilter, top: Option<(usize, PartitionColumn)>) -> Self {
+        PartitionsCollector {
+            filter,
+            top,
+            kept: Vec::new(),
+            count: 0,
+            hist: Default::default(),
+            sums: [0; 4],
+            mins: [u64::MAX; 4],
+            maxs: [0; 4],
+            by_kind: TombstoneCounts::default(),
+            ttl_cells: 0,
+            expired_ttl_cells: 0,
+            deleted: 0,
+            with_tombstones: 0,
+        }
+    }
+
+    pub fn add(&mut self, key: &[u8], p: PartitionStats) {
+        self.count += 1;
+        let values = [p.bytes, p.rows, p.cells, p.tombstones.total()];
+        for (i, v) in values.into_iter().enumerate() {
+            if let Some(h) = self.hist.get_mut(i) {
+                h.add(v);
+            }
+            if let Some(s) = self.sums.get_mut(i) {
+                *s = s.saturating_add(v);
+            }
+            if let Some(m) = self.mins.get_mut(i) {
+                *m = (*m).min(v);
+            }
+            if let Some(m) = self.maxs.get_mut(i) {
+                *m = (*m).max(v);
+            }
+        }
+        self.by_kind.add(&p.tombstones);
+        self.ttl_cells += p.ttl_cells;
+        self.expired_ttl_cells += p.expired_ttl_cells;
+        self.deleted += p.tombstones.partition;
+        self.with_tombstones += u64::from(p.tombstones.total() > 0);
+        if !self.filter.matches(key, &p) {
+            return;
+        }
+        self.kept.push(p);
+        if let Some((n, column)) = self.top {
+            if self.kept.len() > n.saturating_mul(2).max(64) {
+                sort_top(&mut self.kept, column);
+                self.kept.truncate(n);
+            }
+        }
+    }
+
+    /// The kept partitions (file order, or top N largest first) and the summary.
+    pub fn finish(mut self) -> (Vec<PartitionStats>, PartitionsSummary) {
+        if let Some((n, column)) = self.top {
+            sort_top(&mut self.kept, column);
+            self.kept.truncate(n);
+        }
+        let column = |i: usize| {
+            let h = self.hist.get(i).cloned().unwrap_or_default();
+            let total = self.sums.get(i).copied().unwrap_or(0);
+            let max = self.maxs.get(i).copied().unwrap_or(0);
+            let pct = |p: f64| h.percentile(p).min(max);
+            ColumnSummary {
+                total,
+                min: if self.count == 0 {
+                    0
+                } else {
+                    self.mins.get(i).copied().unwrap_or(0)
+                },
+                max,
+                mean: if self.count == 0 {
+                    0.0
+                } else {
+                    total as f64 / self.count as f64
+                },
+                p50: pct(0.50),
+                p75: pct(0.75),
+                p90: pct(0.90),
+                p95: pct(0.95),
+                p99: pct(0.99),
+            }
+        };
+        let summary = PartitionsSummary {
+            partitions: self.count,
+            bytes: column(0),
+            rows: column(1),
+            cells: column(2),
+            tombstones: column(3),
+            tombstones_by_kind: self.by_kind,
+            ttl_cells: self.ttl_cells,
+            expired_ttl_cells: self.expired_ttl_cells,
+            deleted_partitions: self.deleted,
+            partitions_with_tombstones: self.with_tombstones,
+            size_histogram: self
+                .hist
+                .first()
+                .map(LogHistogram::non_empty)
+                .unwrap_or_default(),
+        };
+        (self.kept, summary)
+    }
+}
+
+fn sort_top(kept: &mut [PartitionStats], column: PartitionColumn) {
+    kept.sort_by(|a, b| {
+        b.value(column)
+            .cmp(&a.value(column))
+            .then(a.position.cmp(&b.position))
+    });
+}
+
+/// One SSTable's partitions report (the `partitions --json` element).
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct PartitionsReport {
+    pub sstable: String,
+    /// The "now" TTL cells were classified at, and where it came from.
+    pub now_secs: i64,
+    pub now_source: NowSource,
+    pub partitions: Vec<PartitionStats>,
+    pub summary: PartitionsSummary,
+}
+
+/// Where a report's "now" came from.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum NowSource {
+    /// Given by the caller (`--now`).
+    Given,
+    /// The newest tombstone local deletion time seen.
+    NewestLocalDeletionTime,
+    /// Statistics.db's maxTimestamp, in seconds (the newest write).
+    MaxTimestamp,
+    /// Nothing to go by: 0.
+    None,
+}
