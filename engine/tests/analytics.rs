@@ -1,0 +1,574 @@
+//! The analytics passes (`sstable_engine::analytics`) against counts known by construction (the
+//! generator's model, `write::expected_counts`) and against the fixtures' MANIFEST.md.
+
+mod common;
+
+use std::path::Path;
+
+use sstable_engine::analytics::{
+    self, table_report, PartitionColumn, PartitionFilter, PartitionScan, PartitionStats,
+    PartitionsCollector, TombstoneScan,
+};
+use sstable_engine::component::data::DataItem;
+use sstable_engine::component::ComponentType;
+use sstable_engine::compress::Compressor;
+use sstable_engine::descriptor::parse_file_name;
+use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
+use sstable_engine::sstable_set::group_files;
+use sstable_engine::write::{
+    expected_counts, generate, ExpectedPartition, GenerateOptions, MemorySink,
+};
+use sstable_engine::{Format, Version};
+
+const BASE_MICROS: i64 = 1_700_000_000_000_000;
+const BASE_SECS: i64 = 1_700_000_000;
+
+/// A generated SSTable in memory: its components and decoded metadata.
+struct Table {
+    files: Vec<(ComponentType, Vec<u8>)>,
+    metadata: SSTableMetadata,
+}
+
+impl Table {
+    fn data(&self) -> &[u8] {
+        self.files
+            .iter()
+            .find(|(c, _)| *c == ComponentType::Data)
+            .map(|(_, b)| b.as_slice())
+            .unwrap()
+    }
+}
+
+fn metadata_of(
+    version: &str,
+    generation: u64,
+    files: &[(ComponentType, Vec<u8>)],
+) -> SSTableMetadata {
+    let (descriptor, _) = parse_file_name(&format!("{version}-{generation}-big-Data.db")).unwrap();
+    let inputs: Vec<ComponentInput<'_>> = files
+        .iter()
+        .map(|(c, b)| ComponentInput {
+            component: c,
+            size_bytes: b.len() as u64,
+            bytes: reads_whole(c).then_some(b.as_slice()),
+        })
+        .collect();
+    let m = decode_metadata(&descriptor, &inputs);
+    assert!(m.errors.is_empty(), "{:?}", m.errors);
+    m
+}
+
+fn build(options: &GenerateOptions, generation: u64) -> Table {
+    let g = generate(options, MemorySink::default()).unwrap();
+    let files: Vec<(ComponentType, Vec<u8>)> = g.sink.files.into_iter().collect();
+    let metadata = metadata_of(&options.version.to_string(), generation, &files);
+    Table { files, metadata }
+}
+
+/// Every item of Data.db through the analytics reader.
+fn items(metadata: &SSTableMetadata, data: &[u8]) -> Vec<DataItem> {
+    let (mut reader, _) = analytics::data_reader(metadata).unwrap();
+    reader
+        .decode_all_with(|offset, len| {
+            let start = offset as usize;
+            Ok(data[start..(start + len).min(data.len())].to_vec())
+        })
+        .unwrap()
+}
+
+/// The partitions pass: every partition's raw key and figures, in file order.
+fn partitions(
+    metadata: &SSTableMetadata,
+    data: &[u8],
+    now_secs: i64,
+) -> Vec<(Vec<u8>, PartitionStats)> {
+    let (_, key_type) = analytics::data_reader(metadata).unwrap();
+    let mut scan = PartitionScan::new(key_type, metadata.partitioner(), now_secs);
+    items(metadata, data)
+        .iter()
+        .filter_map(|i| scan.push(i))
+        .collect()
+}
+
+fn tombstone_scan(metadata: &SSTableMetadata, data: &[u8]) -> TombstoneScan {
+    let mut scan = TombstoneScan::new();
+    for i in items(metadata, data) {
+        scan.push(&i);
+    }
+    scan
+}
+
+fn options(version: &str) -> GenerateOptions {
+    let mut o = GenerateOptions::new(Version::parse(Format::Big, version).unwrap(), 30, 12);
+    o.seed = 7;
+    o.ttl_fraction = 0.4;
+    o.tombstone_fraction = 0.4;
+    o.static_ttl_fraction = 0.5;
+    o.ttl_range_secs = (60, 86_400);
+    o.skew = 10;
+    o.base_timestamp_micros = BASE_MICROS;
+    o
+}
+
+fn assert_matches(got: &[(Vec<u8>, PartitionStats)], want: &[ExpectedPartition]) {
+    assert_eq!(got.len(), want.len());
+    for ((key, p), e) in got.iter().zip(want) {
+        assert_eq!(key, &e.key);
+        assert_eq!(p.key_hex, sstable_engine::span::hex(&e.key));
+        let k = &p.key;
+        assert_eq!(p.rows, e.rows, "rows of {k}");
+        assert_eq!(p.cells, e.cells, "cells of {k}");
+        assert_eq!(
+            p.tombstones.partition, e.tombstones.partition,
+            "partition deletion of {k}"
+        );
+        assert_eq!(p.tombstones.row, e.tombstones.row, "row deletions of {k}");
+        assert_eq!(
+            p.tombstones.range, e.tombstones.range,
+            "range markers of {k}"
+        );
+        assert_eq!(
+            p.tombstones.complex, e.tombstones.complex,
+            "complex deletions of {k}"
+        );
+        assert_eq!(
+            p.tombstones.cell, e.tombstones.cell,
+            "cell tombstones of {k}"
+        );
+        assert_eq!(p.ttl_cells, e.ttl_cells, "live TTL cells of {k}");
+        assert_eq!(
+            p.expired_ttl_cells, e.expired_ttl_cells,
+            "expired TTL cells of {k}"
+        );
+    }
+}
+
+#[test]
+fn generated_counts_match_the_model_at_several_nows() {
+    for (version, compression) in [("oa", Some(Compressor::Lz4)), ("nb", None)] {
+        let mut o = options(version);
+        o.compression = compression;
+        let t = build(&o, 1);
+        // Also exactly at one cell's expiry: `Cell.isLive` is `now < expiry`, so it has expired.
+        let mut expiries: Vec<i64> = expected_counts(&o, 0)
+            .unwrap()
+            .iter()
+            .flat_map(|e| e.cell_expiries_secs.clone())
+            .collect();
+        expiries.sort_unstable();
+        let at_expiry = expiries[expiries.len() / 2];
+        for now in [
+            BASE_SECS,
+            BASE_SECS + 3_600,
+            BASE_SECS + 43_200,
+            BASE_SECS + 86_400,
+            at_expiry,
+        ] {
+            let want = expected_counts(&o, now).unwrap();
+            // The options make every kind appear, and TTL cells on both sides of `now`.
+            let sum = |f: fn(&ExpectedPartition) -> u64| want.iter().map(f).sum::<u64>();
+            assert!(sum(|e| e.tombstones.partition) > 0);
+            assert!(sum(|e| e.tombstones.row) > 0 && sum(|e| e.tombstones.range) > 0);
+            assert!(sum(|e| e.tombstones.complex) > 0 && sum(|e| e.tombstones.cell) > 0);
+            if now == BASE_SECS + 43_200 {
+                assert!(sum(|e| e.ttl_cells) > 0 && sum(|e| e.expired_ttl_cells) > 0);
+            }
+            let got = partitions(&t.metadata, t.data(), now);
+            assert_matches(&got, &want);
+        }
+    }
+}
+
+#[test]
+fn summary_filters_and_top_by_size() {
+    let o = options("oa");
+    let t = build(&o, 1);
+    let now = BASE_SECS + 43_200;
+    let want = expected_counts(&o, now).unwrap();
+    let got = partitions(&t.metadata, t.data(), now);
+
+    // Summary over every partition, whatever the filter.
+    let filter = PartitionFilter {
+        min_rows: 13,
+        ..PartitionFilter::default()
+    };
+    let mut c = PartitionsCollector::new(filter, None);
+    for (k, p) in got.clone() {
+        c.add(&k, p);
+    }
+    let (kept, summary) = c.finish();
+    assert_eq!(summary.partitions, 30);
+    assert_eq!(summary.rows.total, want.iter().map(|e| e.rows).sum::<u64>());
+    assert_eq!(
+        summary.cells.total,
+        want.iter().map(|e| e.cells).sum::<u64>()
+    );
+    assert_eq!(
+        summary.tombstones.total,
+        want.iter().map(|e| e.tombstones.total()).sum::<u64>()
+    );
+    assert_eq!(
+        summary.ttl_cells,
+        want.iter().map(|e| e.ttl_cells).sum::<u64>()
+    );
+    assert_eq!(summary.rows.min, 12);
+    assert_eq!(summary.rows.max, 120);
+    assert_eq!(
+        summary.bytes.total,
+        got.iter().map(|(_, p)| p.bytes).sum::<u64>()
+    );
+    assert_eq!(
+        summary.size_histogram.iter().map(|b| b.1).sum::<u64>(),
+        30,
+        "every partition in the size histogram"
+    );
+    // The filter keeps exactly the skewed partitions (120 rows), in file order.
+    let skewed: Vec<u64> = (0..30).filter(|n| o.rows_in_partition(*n) > 12).collect();
+    assert!(!skewed.is_empty() && skewed.len() < 30);
+    let kept_keys: Vec<&str> = kept.iter().map(|p| p.key_hex.as_str()).collect();
+    let want_keys: Vec<String> = want
+        .iter()
+        .filter(|e| e.rows > 12)
+        .map(|e| sstable_engine::span::hex(&e.key))
+        .collect();
+    assert_eq!(kept_keys, want_keys);
+    assert_eq!(want_keys.len(), skewed.len());
+
+    // Top N by bytes: the skewed partitions, largest first.
+    let n = skewed.len();
+    let mut c = PartitionsCollector::new(
+        PartitionFilter::default(),
+        Some((n, PartitionColumn::Bytes)),
+    );
+    for (k, p) in got.clone() {
+        c.add(&k, p);
+    }
+    let (top, _) = c.finish();
+    assert_eq!(top.len(), n);
+    assert!(top.windows(2).all(|w| w[0].bytes >= w[1].bytes));
+    let mut top_keys: Vec<&str> = top.iter().map(|p| p.key_hex.as_str()).collect();
+    top_keys.sort();
+    let mut sorted_want = want_keys.clone();
+    sorted_want.sort();
+    assert_eq!(top_keys, sorted_want);
+
+    // Top 3 by tombstones: the three largest tombstone totals of the model.
+    let mut c = PartitionsCollector::new(
+        PartitionFilter::default(),
+        Some((3, PartitionColumn::Tombstones)),
+    );
+    for (k, p) in got {
+        c.add(&k, p);
+    }
+    let (top, _) = c.finish();
+    let mut totals: Vec<u64> = want.iter().map(|e| e.tombstones.total()).collect();
+    totals.sort_unstable_by(|a, b| b.cmp(a));
+    assert_eq!(
+        top.iter().map(|p| p.tombstones.total()).collect::<Vec<_>>(),
+        totals[..3].to_vec()
+    );
+}
+
+#[test]
+fn droppable_and_expired_at_a_gc_grace() {
+    let mut o = options("oa");
+    o.partitions = 20;
+    let t = build(&o, 1);
+    let scan = tombstone_scan(&t.metadata, t.data());
+    assert_eq!(scan.newest_local_deletion_time_secs(), Some(BASE_SECS));
+    let stats = t
+        .metadata
+        .statistics
+        .as_ref()
+        .and_then(|s| s.stats.as_ref());
+    for (now, gc) in [
+        (BASE_SECS, 0),
+        (BASE_SECS + 43_200, 3_600),
+        (BASE_SECS + 43_200, 864_000),
+        (BASE_SECS + 100_000, 50_000),
+    ] {
+        let want = expected_counts(&o, now).unwrap();
+        let gc_before = now - gc;
+        let ldts: Vec<i64> = want
+            .iter()
+            .flat_map(|e| e.tombstone_ldts_secs.clone())
+            .collect();
+        let expiries: Vec<i64> = want
+            .iter()
+            .flat_map(|e| e.cell_expiries_secs.clone())
+            .collect();
+        let r = scan.report("t", gc, Some(now), stats);
+        assert_eq!(r.gc_before_secs, gc_before);
+        assert_eq!(r.tombstones.total, ldts.len() as u64);
+        let droppable = ldts.iter().filter(|t| **t < gc_before).count() as u64;
+        assert_eq!(r.tombstones.droppable, droppable, "now {now} gc {gc}");
+        assert_eq!(
+            r.tombstones.not_yet_droppable,
+            ldts.len() as u64 - droppable
+        );
+        assert_eq!(r.tombstones.invalid_local_deletion_time, 0);
+        assert_eq!(r.ttl_cells.total, expiries.len() as u64);
+        assert_eq!(
+            r.ttl_cells.expired,
+            expiries.iter().filter(|t| **t <= now).count() as u64
+        );
+        assert_eq!(
+            r.ttl_cells.expired_droppable,
+            expiries.iter().filter(|t| **t < gc_before).count() as u64
+        );
+        // The timeline holds every event after now, once.
+        let tl_drops: u64 = r.timeline.iter().map(|b| b.tombstones_droppable).sum();
+        let tl_expiries: u64 = r.timeline.iter().map(|b| b.ttl_cells_expiring).sum();
+        assert_eq!(tl_drops, r.tombstones.not_yet_droppable);
+        assert_eq!(tl_expiries, r.ttl_cells.live);
+        assert!(r
+            .timeline
+            .windows(2)
+            .all(|w| w[0].to_secs == w[1].from_secs));
+        if r.tombstones.not_yet_droppable > 0 {
+            assert_eq!(r.tombstones.all_droppable_at_secs, Some(BASE_SECS + gc + 1));
+        }
+        let s = r.statistics.as_ref().unwrap();
+        assert_eq!(
+            s.counted_droppable,
+            droppable + r.ttl_cells.expired_droppable
+        );
+        assert_eq!(s.counted_cells, want.iter().map(|e| e.cells).sum::<u64>());
+    }
+    // Without a now: the newest tombstone local deletion time, said so.
+    let r = scan.report("t", 0, None, stats);
+    assert_eq!(r.now_secs, BASE_SECS);
+    assert_eq!(r.now_source, analytics::NowSource::NewestLocalDeletionTime);
+}
+
+/// Three SSTables of one table: C (oldest) and A (newest) hold only TTL data that has expired;
+/// B, between them, holds live data. B blocks A (B.minTimestamp ≤ A.maxTimestamp) but not C.
+#[test]
+fn expired_sstables_and_their_blockers() {
+    let hour = 3_600_000_000i64;
+    let make = |generation: u64, base: i64, expiring: bool, seed: u64| {
+        let mut o = GenerateOptions::new(Version::parse(Format::Big, "oa").unwrap(), 20, 4);
+        o.seed = seed;
+        o.base_timestamp_micros = base;
+        o.ttl_range_secs = (60, 600);
+        if expiring {
+            o.ttl_fraction = 1.0;
+            o.static_ttl_fraction = 1.0;
+        }
+        build(&o, generation)
+    };
+    let c = make(1, BASE_MICROS, true, 1);
+    let b = make(2, BASE_MICROS + hour, false, 2);
+    let a = make(3, BASE_MICROS + 2 * hour, true, 3);
+    let now = BASE_SECS + 3 * 3_600;
+    let list = vec![
+        ("c".to_owned(), &c.metadata),
+        ("b".to_owned(), &b.metadata),
+        ("a".to_owned(), &a.metadata),
+    ];
+    let r = table_report(&list, 0, Some(now));
+    let by = |n: &str| r.sstables.iter().find(|s| s.sstable == n).unwrap();
+    assert_eq!(
+        by("b").max_local_deletion_time_secs,
+        None,
+        "live data never expires"
+    );
+    assert!(by("a").max_local_deletion_time_secs.unwrap() <= BASE_SECS + 2 * 3_600 + 600);
+    assert!(by("a").expiry_candidate && by("c").expiry_candidate && !by("b").expiry_candidate);
+    assert_eq!(r.fully_expired, vec!["c".to_owned()]);
+    assert_eq!(r.blocked, vec!["a".to_owned()]);
+    let blockers = &by("a").blocked_by;
+    assert_eq!(blockers.len(), 1);
+    assert_eq!(blockers[0].sstable, "b");
+    assert!(blockers[0].overlaps);
+    assert!(by("c").blocked_by.is_empty());
+    assert_eq!(
+        r.overlaps.len(),
+        3,
+        "random Murmur3 keys: every pair overlaps"
+    );
+    // A gc grace that reaches back before A's expiries: nothing is a candidate.
+    let r = table_report(&list, 3 * 3_600, Some(now));
+    assert!(r.fully_expired.is_empty() && r.blocked.is_empty());
+    // Default now: the newest finite maxLocalDeletionTime (A's), named.
+    let r = table_report(&list, 0, None);
+    assert_eq!(r.now_source, analytics::NowSource::NewestLocalDeletionTime);
+    assert_eq!(Some(r.now_secs), by("a").max_local_deletion_time_secs);
+}
+
+/// A fixture directory's SSTables: (prefix, metadata, Data.db bytes).
+fn load_dir(dir: &Path) -> Vec<(String, SSTableMetadata, Vec<u8>)> {
+    let names: Vec<String> = common::files_under(dir)
+        .into_iter()
+        .map(|n| dir.join(n).to_string_lossy().into_owned())
+        .collect();
+    let grouping = group_files(&names);
+    grouping
+        .sstables
+        .iter()
+        .map(|s| {
+            let contents: Vec<(ComponentType, Vec<u8>)> = s
+                .files
+                .iter()
+                .map(|(c, i)| (c.clone(), std::fs::read(&names[*i]).unwrap()))
+                .collect();
+            let inputs: Vec<ComponentInput<'_>> = contents
+                .iter()
+                .map(|(c, b)| ComponentInput {
+                    component: c,
+                    size_bytes: b.len() as u64,
+                    bytes: reads_whole(c).then_some(b.as_slice()),
+                })
+                .collect();
+            let m = decode_metadata(&s.descriptor, &inputs);
+            let data = contents
+                .iter()
+                .find(|(c, _)| *c == ComponentType::Data)
+                .map(|(_, b)| b.clone())
+                .unwrap_or_default();
+            (s.prefix.clone(), m, data)
+        })
+        .collect()
+}
+
+#[test]
+fn fixture_range_tombstones_and_invalid_deletion_times() {
+    let Some(fx) =
+        common::cassandra_fixtures("fixture_range_tombstones_and_invalid_deletion_times")
+    else {
+        return;
+    };
+    // mc inaccurate_min_max: 1 partition (k = 100), 2 RT markers, 1 row with v = 4.
+    let dir = common::legacy_dir(&fx, "mc", "legacy_mc_inaccurate_min_max");
+    let [(_, m, data)] = <[_; 1]>::try_from(load_dir(&dir)).ok().unwrap();
+    let p = partitions(&m, &data, 0);
+    assert_eq!(p.len(), 1);
+    let (key, s) = &p[0];
+    assert_eq!(key, &vec![0, 0, 0, 100]);
+    assert_eq!(s.key, "100");
+    assert_eq!((s.rows, s.cells, s.tombstones.range), (1, 1, 2));
+    assert_eq!(s.tombstones.total(), 2);
+
+    // negative-ldts: tombstones with local deletion time −1 are counted by kind, reported as
+    // invalid, and neither droppable nor pending.
+    let base = fx
+        .join("other")
+        .join("negative-ldts-invalid-deletions-test");
+    let cases = [
+        // (table, partition 22's rows, its tombstones [partition, row, range, complex, cell])
+        ("invalid_partition_deletion", 0u64, [1u64, 0, 0, 0, 0]),
+        ("invalid_range_tombstone_compaction", 1, [0, 0, 2, 0, 0]),
+        ("invalid_tombstones", 1, [0, 0, 0, 0, 1]),
+        ("invalid_range_tombstone_reader", 100, [0, 0, 2, 0, 0]),
+    ];
+    for (table, rows, kinds) in cases {
+        let [(_, m, data)] = <[_; 1]>::try_from(load_dir(&base.join(table)))
+            .ok()
+            .unwrap();
+        let p = partitions(&m, &data, 2_000_000_000);
+        let (_, s) = p
+            .iter()
+            .find(|(k, _)| k == &vec![0, 0, 0, 22])
+            .unwrap_or_else(|| panic!("{table}: no partition 22"));
+        let t = s.tombstones;
+        assert_eq!(s.rows, rows, "{table}");
+        assert_eq!(
+            [t.partition, t.row, t.range, t.complex, t.cell],
+            kinds,
+            "{table}"
+        );
+        let others: u64 = p
+            .iter()
+            .filter(|(k, _)| k != &vec![0, 0, 0, 22])
+            .map(|(_, s)| s.tombstones.total())
+            .sum();
+        assert_eq!(others, 0, "{table}: only partition 22 has tombstones");
+        let stats = m.statistics.as_ref().and_then(|s| s.stats.as_ref());
+        let r = tombstone_scan(&m, &data).report(table, 0, Some(2_000_000_000), stats);
+        let total: u64 = kinds.iter().sum();
+        assert_eq!(r.tombstones.total, total, "{table}");
+        assert_eq!(r.tombstones.invalid_local_deletion_time, total, "{table}");
+        assert_eq!(
+            (r.tombstones.droppable, r.tombstones.not_yet_droppable),
+            (0, 0),
+            "{table}"
+        );
+    }
+}
+
+#[test]
+fn fixture_ttl_overflow_is_reported_not_expired() {
+    let Some(fx) = common::cassandra_fixtures("fixture_ttl_overflow_is_reported_not_expired")
+    else {
+        return;
+    };
+    // Written 2018-02-02 with TTL 630,720,000 s: expiries in 2038, past i32.
+    let written = 1_517_529_600i64; // 2018-02-02T00:00:00Z
+    let ttl = 630_720_000i64;
+    for table in ["table1", "table2", "table3", "table4"] {
+        let dir = fx
+            .join("other")
+            .join("negative-local-expiration-test")
+            .join(table);
+        let [(_, m, data)] = <[_; 1]>::try_from(load_dir(&dir)).ok().unwrap();
+        let stats = m.statistics.as_ref().and_then(|s| s.stats.as_ref());
+        let r = tombstone_scan(&m, &data).report(table, 864_000, Some(2_000_000_000), stats);
+        assert!(r.ttl_cells.total > 0, "{table}");
+        assert_eq!(
+            r.ttl_cells.overflowed_expiration, r.ttl_cells.total,
+            "{table}"
+        );
+        assert_eq!(r.ttl_cells.expired, 0, "{table}: 2038 is after now");
+        let last = r.ttl_cells.last_expiry_secs.unwrap();
+        assert!(last > i64::from(i32::MAX), "{table}: expiry read as meant");
+        assert!(
+            (written + ttl..written + ttl + 86_400).contains(&last),
+            "{table}: {last}"
+        );
+        let p = partitions(&m, &data, 2_000_000_000);
+        assert_eq!(p.len(), 2, "{table}: keys 1 and 2");
+        let ttl_cells: u64 = p.iter().map(|(_, s)| s.ttl_cells).sum();
+        assert_eq!(ttl_cells, r.ttl_cells.total, "{table}");
+        assert_eq!(p.iter().map(|(_, s)| s.expired_ttl_cells).sum::<u64>(), 0);
+    }
+}
+
+#[test]
+fn fixture_clust_tables_and_pre_3_0_refusal() {
+    let Some(fx) = common::cassandra_fixtures("fixture_clust_tables_and_pre_3_0_refusal") else {
+        return;
+    };
+    for v in ["ma", "nb", "oa", "da"] {
+        let dir = common::legacy_dir(&fx, v, &format!("legacy_{v}_clust"));
+        let [(_, m, data)] = <[_; 1]>::try_from(load_dir(&dir)).ok().unwrap();
+        let p = partitions(&m, &data, 0);
+        let keys: Vec<&str> = p.iter().map(|(_, s)| s.key.as_str()).collect();
+        assert_eq!(keys, ["0", "1", "2", "3", "4"], "{v}");
+        for (_, s) in &p {
+            assert_eq!(
+                (s.rows, s.cells, s.tombstones.total(), s.ttl_cells),
+                (50, 50, 0, 0),
+                "{v}"
+            );
+        }
+        // Partitions tile Data.db.
+        let total: u64 = p.iter().map(|(_, s)| s.bytes).sum();
+        let len = match &m.compression {
+            Some(ci) => ci.data_length_bytes.value,
+            None => data.len() as u64,
+        };
+        assert_eq!(total, len, "{v}");
+    }
+    // ka (pre-3.0 cell layout): refused with a reason, never miscounted.
+    for table in [
+        "legacy_ka_14912",
+        "legacy_ka_indexed",
+        "legacy_ka_repeated_rt",
+    ] {
+        let dir = common::legacy_dir(&fx, "ka", table);
+        for (_, m, _) in load_dir(&dir) {
+            let e = analytics::data_reader(&m).err().unwrap().to_string();
+            assert!(e.contains("pre-3.0"), "{table}: {e}");
+        }
+    }
+}
