@@ -75,6 +75,7 @@ pub enum Tab {
     Index,
     Bloom,
     Verify,
+    Analytics,
 }
 
 /// Everything the page shows.

@@ -5,6 +5,7 @@ use sstable_engine::component::ComponentType;
 use sstable_engine::span::Span;
 use yew::prelude::*;
 
+use super::analytics_view::AnalyticsView;
 use super::bloom_lab::BloomLab;
 use super::component_view::ComponentView;
 use super::data_browser::DataBrowser;
@@ -111,6 +112,7 @@ pub fn app() -> Html {
                     { tab_button(Tab::Index, "Index") }
                     { tab_button(Tab::Bloom, "Bloom") }
                     { tab_button(Tab::Verify, "Verify") }
+                    { tab_button(Tab::Analytics, "Analytics") }
                 </nav>
             }
             if state.tab == Tab::Overview {
@@ -133,6 +135,8 @@ pub fn app() -> Html {
                     <DataBrowser key={sstable.prefix.clone()} sstable={sstable.clone()} />
                 } else if state.tab == Tab::Index {
                     <IndexView key={sstable.prefix.clone()} sstable={sstable.clone()} />
+                } else if state.tab == Tab::Analytics {
+                    <AnalyticsView key={sstable.prefix.clone()} sstable={sstable.clone()} all={state.sstables.clone()} />
                 } else if state.tab == Tab::Verify {
                     <VerifyView sstable={sstable.clone()}
                         report={state.verified.iter().find(|(p, _)| *p == sstable.prefix).map(|(_, r)| r.clone())}

@@ -1,7 +1,9 @@
 //! UI components, one per file.
 
+pub mod analytics_view;
 pub mod app;
 pub mod bloom_lab;
+pub mod charts;
 pub mod component_view;
 pub mod data_browser;
 pub mod drop_zone;
