@@ -13,6 +13,12 @@
 //! probability `tombstone_fraction / 4`, a static row with probability 0.9. About 10 % of rows are
 //! UPDATE-style (no primary-key liveness) and columns are present with probability 0.8.
 //!
+//! Options for known answers ([`super::expected_counts`] counts them from the model):
+//! `ttl_range_secs` bounds the TTLs, `static_ttl_fraction` makes static rows expire too (with
+//! `ttl_fraction` 1 every live cell expires, so the SSTable can become fully expired), `skew`
+//! gives one partition in [`SKEW_EVERY`] `skew ×` the rows, `base_timestamp_micros` places the
+//! writes (every local deletion time is its second; expiries count from it).
+//!
 //! Everything comes from [`SplitMix64`] streams seeded from `seed` and the partition number, so
 //! output bytes depend only on the options. Only the sorted key list (8 bytes per partition) and,
 //! when [`GenerateOptions::keep_model`] is set, the model grow with the table.
