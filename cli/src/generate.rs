@@ -1,10 +1,13 @@
 //! `sstable-inspect generate`: writes a deterministic test SSTable (big format `nb` or `oa`)
 //! with the engine's writer (`sstable_engine::write::generate`).
 //!
-//! Files are `DIR/<version>-1-big-<Component>`; the engine emits bytes per component and this
+//! Files are `DIR/<version>-<generation>-big-<Component>` (`--generation`, default 1); the engine emits bytes per component and this
 //! module is its file sink (one buffered file per component). `--chunk-kib` is the compressed
 //! chunk length (default 16), or the CRC.db chunk size with `--compression none` (default 64).
-//! The same options always give the same bytes. Exit status: 0 written, 1 on an I/O or writer
+//! `--ttl-min`/`--ttl-max` bound the TTLs drawn, `--static-ttl-fraction` makes static rows
+//! expire too (with `--ttl-fraction 1` every live cell expires), `--skew K` gives one partition in
+//! 8 K times the rows, `--base-timestamp` sets the writes' time (µs; deletions and expiries count
+//! from it). The same options always give the same bytes. Exit status: 0 written, 1 on an I/O or writer
 //! error, 2 on bad usage (nothing written).
 
 use std::collections::BTreeMap;
@@ -66,7 +69,7 @@ impl ComponentSink for FileSink {
 /// --rows-per-partition M [--chunk-kib K] [--seed S] [--ttl-fraction F] [--tombstone-fraction F]`
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The directory to write DIR/<version>-1-big-* into (created if missing)
+    /// The directory to write DIR/<version>-<G>-big-* into (created if missing)
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
     /// The SSTable version
@@ -99,6 +102,25 @@ pub struct Args {
         default_value_t = 0.0
     )]
     tombstone_fraction: f64,
+    /// Shortest TTL drawn, in seconds (default 60)
+    #[arg(long = "ttl-min", value_name = "S")]
+    ttl_min: Option<i32>,
+    /// Longest TTL drawn, in seconds (default 30 days)
+    #[arg(long = "ttl-max", value_name = "S")]
+    ttl_max: Option<i32>,
+    /// Probability, 0 to 1, that a partition's static row expires too (with --ttl-fraction 1
+    /// and this 1, every live cell expires)
+    #[arg(long = "static-ttl-fraction", value_name = "F", value_parser = fraction, default_value_t = 0.0)]
+    static_ttl_fraction: f64,
+    /// Skewed partition sizes: one partition in 8 gets K times the rows
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    skew: u64,
+    /// The generation in the file names, DIR/<version>-<G>-big-*
+    #[arg(long, value_name = "G", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    generation: u64,
+    /// Time of the writes in microseconds since the epoch (deletions and expiries count from it)
+    #[arg(long = "base-timestamp", value_name = "MICROS")]
+    base_timestamp: Option<i64>,
 }
 
 /// `--compression`: a compressor, or none.
@@ -167,6 +189,12 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         seed,
         ttl_fraction,
         tombstone_fraction,
+        ttl_min,
+        ttl_max,
+        static_ttl_fraction,
+        skew,
+        generation,
+        base_timestamp,
     } = args;
 
     let mut options = GenerateOptions::new(version, partitions, rows);
@@ -175,6 +203,21 @@ pub fn run(args: Args) -> Result<Outcome, String> {
     options.seed = seed;
     options.ttl_fraction = ttl_fraction;
     options.tombstone_fraction = tombstone_fraction;
+    options.static_ttl_fraction = static_ttl_fraction;
+    options.skew = skew;
+    if let Some(b) = base_timestamp {
+        options.base_timestamp_micros = b;
+    }
+    options.ttl_range_secs = (
+        ttl_min.unwrap_or(options.ttl_range_secs.0),
+        ttl_max.unwrap_or(options.ttl_range_secs.1),
+    );
+    if options.ttl_range_secs.0 < 1 || options.ttl_range_secs.1 < options.ttl_range_secs.0 {
+        return Err(format!(
+            "--ttl-min/--ttl-max: {}..{} s is not a positive range",
+            options.ttl_range_secs.0, options.ttl_range_secs.1
+        ));
+    }
 
     if let Err(e) = std::fs::create_dir_all(&out) {
         eprintln!("error: {}: {e}", out.display());
@@ -182,7 +225,7 @@ pub fn run(args: Args) -> Result<Outcome, String> {
     }
     let sink = FileSink {
         dir: out.clone(),
-        prefix: format!("{version}-1-big-"),
+        prefix: format!("{version}-{generation}-big-"),
         files: BTreeMap::new(),
     };
     let generated = match write::generate(&options, sink) {

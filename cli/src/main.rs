@@ -33,7 +33,10 @@ mod index;
 mod info;
 mod lookup;
 mod ls;
+mod partitions;
 mod progress;
+mod table;
+mod tombstones;
 mod verify;
 
 use std::io::IsTerminal;
@@ -95,8 +98,17 @@ pub enum Command {
     /// Every checksum in one pass: compressed chunks, CRC.db, the Data.db digest, Statistics.db
     /// metadata CRCs (exit 1 if any fails)
     Verify(verify::Args),
-    /// Write a deterministic test SSTable DIR/<version>-1-big-*
+    /// Write a deterministic test SSTable DIR/<version>-<G>-big-*
     Generate(generate::Args),
+    /// Per partition (like sstablepartitions): key, token, position, bytes, rows, cells,
+    /// tombstones by kind, TTL cells; filters, top N by a column, summary percentiles
+    Partitions(partitions::Args),
+    /// Tombstones droppable at a gc grace and a "now", expired TTL cells, when the rest become
+    /// droppable or expire; Statistics.db's estimated droppable ratio beside the counted one
+    Tombstones(tombstones::Args),
+    /// The SSTables of one table: time ranges, token overlaps, level, repair, origin, fully
+    /// expired SSTables and their blockers (like sstableexpiredblockers)
+    Table(table::Args),
     /// Verify throughput next to memcpy, raw crc32fast and raw LZ4 over the same Data.db bytes,
     /// held in memory
     Bench(bench::Args),
@@ -137,6 +149,9 @@ fn main() -> ExitCode {
         Command::Ls(args) => ls::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Generate(args) => generate::run(args),
+        Command::Partitions(args) => partitions::run(args),
+        Command::Tombstones(args) => tombstones::run(args),
+        Command::Table(args) => table::run(args),
         Command::Bench(args) => bench::run(args),
     };
     match result {
@@ -165,6 +180,9 @@ fn subcommand_name(command: &Command) -> &'static str {
         Command::Verify(_) => "verify",
         Command::Generate(_) => "generate",
         Command::Bench(_) => "bench",
+        Command::Partitions(_) => "partitions",
+        Command::Tombstones(_) => "tombstones",
+        Command::Table(_) => "table",
     }
 }
 

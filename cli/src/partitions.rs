@@ -18,60 +18,51 @@ use sstable_engine::sstable_set::SSTableFiles;
 use crate::files::{self, FoundFiles, RangeFile};
 use crate::Outcome;
 
-/// Options shared by the analytics commands, parsed by hand like the other commands.
-#[derive(Default)]
-pub(crate) struct Args {
-    pub paths: Vec<String>,
-    pub flags: Vec<String>,
-    pub values: Vec<(String, String)>,
+/// `sstable-inspect partitions PATH... [--json | --csv] [filters] [--top N --by COL] [--now SECS]`
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// SSTable component files or directories
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<String>,
+    /// Print an array of reports, one per SSTable
+    #[arg(long, conflicts_with = "csv")]
+    json: bool,
+    /// Print one CSV line per partition
+    #[arg(long)]
+    csv: bool,
+    /// List only partitions of at least this many bytes (uncompressed)
+    #[arg(long = "min-size", value_name = "BYTES", default_value_t = 0)]
+    min_size: u64,
+    /// List only partitions with at least this many rows
+    #[arg(long = "min-rows", value_name = "N", default_value_t = 0)]
+    min_rows: u64,
+    /// List only partitions with at least this many cells
+    #[arg(long = "min-cells", value_name = "N", default_value_t = 0)]
+    min_cells: u64,
+    /// List only partitions with at least this many tombstones
+    #[arg(long = "min-tombstones", value_name = "N", default_value_t = 0)]
+    min_tombstones: u64,
+    /// List only this partition key (repeatable; as cqlsh prints it, or 0x… hex)
+    #[arg(long = "key", value_name = "KEY", allow_hyphen_values = true)]
+    keys: Vec<String>,
+    /// List only the N largest partitions by --by (default bytes)
+    #[arg(long, value_name = "N")]
+    top: Option<usize>,
+    /// Sort column: bytes, rows, cells, tombstones, ttl_cells, expired_ttl_cells, position
+    #[arg(long, value_name = "COL", value_parser = column)]
+    by: Option<PartitionColumn>,
+    /// "Now" for TTL cells, seconds since the epoch (default: Statistics.db's maxTimestamp)
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
+    now: Option<i64>,
 }
 
-impl Args {
-    /// `switches` take no value, `options` one (repeatable).
-    pub fn parse(args: &[String], switches: &[&str], options: &[&str]) -> Result<Args, String> {
-        let mut out = Args::default();
-        let mut it = args.iter();
-        while let Some(a) = it.next() {
-            if let Some(flag) = a.strip_prefix("--") {
-                if switches.contains(&flag) {
-                    out.flags.push(flag.to_owned());
-                } else if options.contains(&flag) {
-                    let v = it.next().ok_or_else(|| format!("--{flag} needs a value"))?;
-                    out.values.push((flag.to_owned(), v.clone()));
-                } else {
-                    return Err(format!("unknown option `{a}`"));
-                }
-            } else {
-                out.paths.push(a.clone());
-            }
-        }
-        if out.paths.is_empty() {
-            return Err("no PATH given".to_owned());
-        }
-        Ok(out)
-    }
-
-    pub fn has(&self, flag: &str) -> bool {
-        self.flags.iter().any(|f| f == flag)
-    }
-
-    pub fn all<'a>(&'a self, option: &'a str) -> impl Iterator<Item = &'a str> + 'a {
-        self.values
-            .iter()
-            .filter(move |(k, _)| k == option)
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// The last value of `option`, parsed.
-    pub fn get<T: std::str::FromStr>(&self, option: &str) -> Result<Option<T>, String> {
-        match self.all(option).last() {
-            Some(v) => v
-                .parse()
-                .map(Some)
-                .map_err(|_| format!("invalid value `{v}` for --{option}")),
-            None => Ok(None),
-        }
-    }
+fn column(value: &str) -> Result<PartitionColumn, String> {
+    PartitionColumn::parse(value).ok_or_else(|| {
+        format!(
+            "must be one of {}",
+            PartitionColumn::ALL.map(|c| c.name()).join(", ")
+        )
+    })
 }
 
 /// Drives one pass over an SSTable's Data.db, handing every item to `f`.
@@ -105,7 +96,8 @@ fn filter_and_top(
     metadata: &SSTableMetadata,
 ) -> Result<(PartitionFilter, Option<(usize, PartitionColumn)>), String> {
     let keys = a
-        .all("key")
+        .keys
+        .iter()
         .map(|k| {
             metadata
                 .parse_key(k)
@@ -113,22 +105,13 @@ fn filter_and_top(
         })
         .collect::<Result<Vec<_>, _>>()?;
     let filter = PartitionFilter {
-        min_size_bytes: a.get("min-size")?.unwrap_or(0),
-        min_rows: a.get("min-rows")?.unwrap_or(0),
-        min_cells: a.get("min-cells")?.unwrap_or(0),
-        min_tombstones: a.get("min-tombstones")?.unwrap_or(0),
+        min_size_bytes: a.min_size,
+        min_rows: a.min_rows,
+        min_cells: a.min_cells,
+        min_tombstones: a.min_tombstones,
         keys,
     };
-    let by = match a.get::<String>("by")? {
-        Some(name) => Some(PartitionColumn::parse(&name).ok_or_else(|| {
-            format!(
-                "--by must be one of {}, not `{name}`",
-                PartitionColumn::ALL.map(|c| c.name()).join(", ")
-            )
-        })?),
-        None => None,
-    };
-    let top = match (a.get::<usize>("top")?, by) {
+    let top = match (a.top, a.by) {
         (Some(n), by) => Some((n, by.unwrap_or(PartitionColumn::Bytes))),
         (None, Some(by)) => Some((usize::MAX, by)),
         (None, None) => None,
@@ -169,25 +152,8 @@ pub(crate) fn report(
     })
 }
 
-pub fn run(args: &[String]) -> Result<Outcome, String> {
-    let a = Args::parse(
-        args,
-        &["json", "csv"],
-        &[
-            "min-size",
-            "min-rows",
-            "min-cells",
-            "min-tombstones",
-            "key",
-            "top",
-            "by",
-            "now",
-        ],
-    )?;
-    if a.has("json") && a.has("csv") {
-        return Err("--json and --csv are exclusive".to_owned());
-    }
-    let now: Option<i64> = a.get("now")?;
+pub fn run(a: Args) -> Result<Outcome, String> {
+    let now = a.now;
     let paths: Vec<&str> = a.paths.iter().map(String::as_str).collect();
     let found = files::find(&paths)?;
     if found.grouping.sstables.is_empty() {
@@ -197,7 +163,7 @@ pub fn run(args: &[String]) -> Result<Outcome, String> {
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut reports = Vec::new();
     let mut errors = false;
-    if a.has("csv") {
+    if a.csv {
         let _ = writeln!(
             out,
             "sstable,key,token,position,bytes,rows,cells,partition_tombstones,row_tombstones,\
@@ -219,7 +185,7 @@ pub fn run(args: &[String]) -> Result<Outcome, String> {
                 continue;
             }
         };
-        if a.has("csv") {
+        if a.csv {
             for p in &r.partitions {
                 let t = &p.tombstones;
                 let _ = writeln!(
@@ -241,12 +207,12 @@ pub fn run(args: &[String]) -> Result<Outcome, String> {
                     p.expired_ttl_cells
                 );
             }
-        } else if !a.has("json") {
+        } else if !a.json {
             let _ = write!(out, "{}", human(&r));
         }
         reports.push(r);
     }
-    if a.has("json") {
+    if a.json {
         let _ = writeln!(
             out,
             "{}",

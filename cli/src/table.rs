@@ -11,16 +11,31 @@ use sstable_engine::analytics::{table_report, TableReport};
 use sstable_engine::datetime::{iso8601_micros, iso8601_secs};
 
 use crate::files;
-use crate::partitions::Args;
 use crate::Outcome;
 
 /// Cassandra's default `gc_grace_seconds` (10 days).
 const DEFAULT_GC_GRACE_SECS: i64 = 864_000;
 
-pub fn run(args: &[String]) -> Result<Outcome, String> {
-    let a = Args::parse(args, &["json"], &["gc-grace", "now"])?;
-    let gc_grace: i64 = a.get("gc-grace")?.unwrap_or(DEFAULT_GC_GRACE_SECS);
-    let now: Option<i64> = a.get("now")?;
+/// `sstable-inspect table DIR... [--gc-grace SECS] [--now SECS] [--json]`
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The table's directory (or its SSTables' files)
+    #[arg(required = true, value_name = "DIR")]
+    paths: Vec<String>,
+    /// The table's gc_grace_seconds
+    #[arg(long = "gc-grace", value_name = "SECS", default_value_t = DEFAULT_GC_GRACE_SECS)]
+    gc_grace: i64,
+    /// "Now", seconds since the epoch (default: the newest finite maxLocalDeletionTime)
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
+    now: Option<i64>,
+    /// Print the report as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: Args) -> Result<Outcome, String> {
+    let gc_grace = a.gc_grace;
+    let now = a.now;
     let paths: Vec<&str> = a.paths.iter().map(String::as_str).collect();
     let found = files::find(&paths)?;
     if found.grouping.sstables.is_empty() {
@@ -43,7 +58,7 @@ pub fn run(args: &[String]) -> Result<Outcome, String> {
     let refs: Vec<(String, &sstable_engine::info::SSTableMetadata)> =
         loaded.iter().map(|(n, m)| (n.clone(), m)).collect();
     let report = table_report(&refs, gc_grace, now);
-    if a.has("json") {
+    if a.json {
         println!(
             "{}",
             serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?

@@ -12,15 +12,29 @@ use sstable_engine::analytics::TombstonesReport;
 use sstable_engine::datetime::iso8601_secs;
 
 use crate::files;
-use crate::partitions::{tombstone_scan, Args};
+use crate::partitions::tombstone_scan;
 use crate::Outcome;
 
-pub fn run(args: &[String]) -> Result<Outcome, String> {
-    let a = Args::parse(args, &["json"], &["gc-grace", "now"])?;
-    let gc_grace: i64 = a
-        .get("gc-grace")?
-        .ok_or("--gc-grace SECONDS is required (the table's gc_grace_seconds; Cassandra's default is 864000)")?;
-    let now: Option<i64> = a.get("now")?;
+/// `sstable-inspect tombstones PATH... --gc-grace SECS [--now SECS] [--json]`
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// SSTable component files or directories
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<String>,
+    /// The table's gc_grace_seconds (Cassandra's default is 864000)
+    #[arg(long = "gc-grace", value_name = "SECS", required = true)]
+    gc_grace: i64,
+    /// "Now", seconds since the epoch (default: the newest tombstone local deletion time seen)
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
+    now: Option<i64>,
+    /// Print an array of reports, one per SSTable
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: Args) -> Result<Outcome, String> {
+    let gc_grace = a.gc_grace;
+    let now = a.now;
     let paths: Vec<&str> = a.paths.iter().map(String::as_str).collect();
     let found = files::find(&paths)?;
     if found.grouping.sstables.is_empty() {
@@ -45,7 +59,7 @@ pub fn run(args: &[String]) -> Result<Outcome, String> {
             }
         }
     }
-    if a.has("json") {
+    if a.json {
         println!(
             "{}",
             serde_json::to_string_pretty(&reports).map_err(|e| e.to_string())?

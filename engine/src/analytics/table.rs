@@ -166,16 +166,10 @@ pub fn table_report(
     }
 }
 
-/// Seconds of a Statistics.db local deletion time; `None` for NO_DELETION_TIME. A negative pre-oa
-/// value is an expiry past 2038 that overflowed i32: read as the time it was meant to be.
+/// Seconds of a Statistics.db local deletion time; `None` for NO_DELETION_TIME. A pre-oa
+/// expiry past 2038 that overflowed i32 is read as the time it was meant to be.
 fn ldt_secs(l: &crate::component::statistics::LocalDeletionTime) -> Option<i64> {
-    l.secs.map(|s| {
-        if s < 0 && !l.unsigned {
-            i64::from(l.raw)
-        } else {
-            s
-        }
-    })
+    (!l.is_none()).then(|| l.expiry_secs())
 }
 
 /// Whether the [first, last] token ranges of two SSTables intersect (unknown ranges: no).
@@ -212,8 +206,9 @@ fn describe(name: &str, m: &SSTableMetadata) -> TableSSTable {
         max_timestamp_micros: stats.map(|s| s.max_timestamp_micros.value),
         min_local_deletion_time_secs: stats
             .and_then(|s| s.min_local_deletion_time.as_ref())
-            .and_then(ldt_secs),
-        max_local_deletion_time_secs: stats.and_then(|s| ldt_secs(&s.max_local_deletion_time)),
+            .and_then(|l| ldt_secs(&l.value)),
+        max_local_deletion_time_secs: stats
+            .and_then(|s| ldt_secs(&s.max_local_deletion_time.value)),
         min_ttl_secs: stats.and_then(|s| s.min_ttl_secs.as_ref()).map(|t| t.value),
         max_ttl_secs: stats.and_then(|s| s.max_ttl_secs.as_ref()).map(|t| t.value),
         level: stats.map(|s| s.sstable_level.value),
