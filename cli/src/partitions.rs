@@ -10,12 +10,14 @@ use sstable_engine::analytics::{
     self, NowSource, PartitionColumn, PartitionFilter, PartitionScan, PartitionsCollector,
     PartitionsReport, TombstoneScan,
 };
-use sstable_engine::component::data::DataItem;
+use sstable_engine::clock::NoClock;
+use sstable_engine::component::data::{DataItem, DecodeStep};
 use sstable_engine::component::ComponentType;
 use sstable_engine::info::SSTableMetadata;
+use sstable_engine::range::SyncDriver;
 use sstable_engine::sstable_set::SSTableFiles;
 
-use crate::files::{self, FoundFiles, RangeFile};
+use crate::files::{self, ComponentFiles, FoundFiles};
 use crate::Outcome;
 
 /// `sstable-inspect partitions PATH... [--json | --csv] [filters] [--top N --by COL] [--now SECS]`
@@ -73,22 +75,21 @@ pub(crate) fn scan_data(
     mut f: impl FnMut(&DataItem, &sstable_engine::types::AbstractType),
 ) -> Result<(), String> {
     let (mut reader, key_type) = analytics::data_reader(metadata).map_err(|e| e.to_string())?;
-    let path = sstable
-        .file(&ComponentType::Data)
-        .and_then(|i| found.paths.get(i))
-        .ok_or("no Data.db")?;
-    let mut file = RangeFile::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let items = reader.items_with(|offset, len| {
-        file.read_at(offset, len).map_err(|e| {
-            sstable_engine::Error::invalid(format!("{}: {e}", path.display()), offset)
-                .in_component(ComponentType::Data)
-        })
-    });
-    for item in items {
-        let item = item.map_err(|e| e.to_string())?;
-        f(&item, &key_type);
+    if sstable.file(&ComponentType::Data).is_none() {
+        return Err("no Data.db".to_owned());
     }
-    Ok(())
+    // Data.db chunk by chunk, through the engine's sync driver.
+    let mut files = ComponentFiles::new(found, sstable);
+    let mut driver = SyncDriver::new(&mut files);
+    loop {
+        match driver
+            .next_item(&mut reader, &NoClock)
+            .map_err(|e| e.to_string())?
+        {
+            DecodeStep::Item(item) => f(&item, &key_type),
+            DecodeStep::Finished | DecodeStep::NeedMoreData => return Ok(()),
+        }
+    }
 }
 
 fn filter_and_top(

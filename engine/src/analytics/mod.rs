@@ -43,7 +43,8 @@ pub fn data_reader(metadata: &SSTableMetadata) -> Result<(DataFileReader, Abstra
         )
         .in_component(ComponentType::Data));
     }
-    let reader = crate::lookup::data_file_reader(metadata)?;
+    let reader =
+        DataFileReader::for_sstable(metadata, crate::component::data::DecodeOptions::default())?;
     let key_type = reader.decoder().schema().key_type.clone();
     Ok((reader, key_type))
 }
