@@ -532,6 +532,19 @@ impl Lookup {
             return;
         };
         self.index_len = file_len;
+        let data_len = metadata.size_of(&ComponentType::Data).unwrap_or(0);
+        if file_len == 0 && data_len > 0 {
+            // Every partition of Data.db has an Index.db entry: an empty index is a broken
+            // path, not evidence that the key is absent.
+            self.stop(StopReason::Error {
+                component: Some(ComponentType::PrimaryIndex),
+                offset: 0,
+                message: format!(
+                    "Index.db is empty but Data.db holds {data_len} bytes: Index.db is truncated"
+                ),
+            });
+            return;
+        }
         let (range_start, range_end) = match &metadata.summary {
             Some(summary) => match self.search_summary(summary, file_len, clock) {
                 Some(range) => range,
@@ -633,7 +646,8 @@ impl Lookup {
         if let Some(past) = [Some(start), next]
             .into_iter()
             .flatten()
-            .find(|&pos| pos > index_len)
+            // Every sample is the start of an Index.db entry: none can be at or past its end.
+            .find(|&pos| pos >= index_len)
         {
             self.push_step(
                 ComponentType::Summary,

@@ -22,6 +22,8 @@ use std::path::Path;
 use cap::Cap;
 use sstable_engine::component::ComponentType;
 use sstable_engine::descriptor::parse_file_name;
+use sstable_engine::lookup::StopReason;
+use sstable_engine::verify::Verdict;
 
 use targets::{run_sstable, SSTableInput};
 
@@ -177,6 +179,41 @@ fn mutated_sstables_never_panic_hang_or_grow() {
                 if *component == ComponentType::Data && what.contains("flipped") {
                     if let Some(report) = &outcome.verify {
                         assert!(!report.valid, "{name}: verify says valid");
+                    }
+                }
+                // A component verify needs, deleted: a check could not run, so never "valid".
+                let checked = matches!(
+                    component,
+                    ComponentType::Data
+                        | ComponentType::CompressionInfo
+                        | ComponentType::Crc
+                        | ComponentType::Digest(_)
+                        | ComponentType::Statistics
+                );
+                if checked && mutated.is_none() {
+                    let report = outcome.verify.as_ref();
+                    assert!(
+                        report.is_none_or(|r| !r.valid && r.verdict != Verdict::Valid),
+                        "{name}: verify says valid"
+                    );
+                }
+                // The read path deleted or cut short: the key is found where the bytes that
+                // hold it survived, or the lookup ends in an error — never a sound "absent".
+                let on_read_path = matches!(
+                    component,
+                    ComponentType::PrimaryIndex | ComponentType::Partitions | ComponentType::Data
+                );
+                if on_read_path && (mutated.is_none() || what.contains("truncated")) {
+                    if let Some(lookup) = &outcome.lookup {
+                        assert!(
+                            lookup.found
+                                || matches!(
+                                    lookup.stopped_at,
+                                    Some(StopReason::Error { .. } | StopReason::Unfinished)
+                                ),
+                            "{name}: lookup says absent ({:?})",
+                            lookup.stopped_at
+                        );
                     }
                 }
                 let _ = version;
