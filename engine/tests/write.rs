@@ -633,7 +633,7 @@ fn row_of(r: &data::Row) -> Row {
         clustering: r
             .clustering
             .as_ref()
-            .map(|c| c.values.iter().map(|v| v.value.bytes.clone()).collect())
+            .map(|c| c.values.iter().map(|v| v.bytes.clone()).collect())
             .unwrap_or_default(),
         liveness: r.liveness.as_ref().map(|l| Liveness {
             timestamp_micros: l.timestamp_micros.value,
@@ -725,20 +725,15 @@ fn decode_data(sink: &MemorySink, version: &Version) -> (Vec<Partition>, Vec<u64
                 .unfiltereds
                 .push(Unfiltered::Row(row_of(r))),
             DataItem::RangeTombstoneMarker(m) => {
-                let values = m
-                    .bound
-                    .values
-                    .iter()
-                    .map(|v| v.value.bytes.clone())
-                    .collect();
+                let values = m.bound.values.iter().map(|v| v.bytes.clone()).collect();
                 let marker = match &m.deletion {
                     MarkerDeletion::Bound(d) => RangeTombstoneMarker::bound(
-                        bound_kind(m.bound.kind.value),
+                        bound_kind(m.bound.kind),
                         values,
                         deletion_of(d),
                     ),
                     MarkerDeletion::Boundary { end, start } => RangeTombstoneMarker::boundary(
-                        bound_kind(m.bound.kind.value),
+                        bound_kind(m.bound.kind),
                         values,
                         deletion_of(end),
                         deletion_of(start),

@@ -230,12 +230,18 @@ impl PartitionScan {
 }
 
 fn add_row(s: &mut PartitionStats, r: &Row, now_secs: i64) {
-    if r.deletion.as_ref().is_some_and(|d| !d.time.is_live()) {
+    if r.deletion
+        .as_ref()
+        .is_some_and(|d| !d.time.deletes_nothing())
+    {
         s.tombstones.row += 1;
     }
     for c in &r.column_data {
         if let ColumnData::Complex(c) = c {
-            if c.complex_deletion.as_ref().is_some_and(|d| !d.is_live()) {
+            if c.complex_deletion
+                .as_ref()
+                .is_some_and(|d| !d.deletes_nothing())
+            {
                 s.tombstones.complex += 1;
             }
         }

@@ -61,13 +61,13 @@ impl TombstoneScan {
     }
 
     fn row(&mut self, r: &Row) {
-        if let Some(d) = r.deletion.as_ref().filter(|d| !d.time.is_live()) {
+        if let Some(d) = r.deletion.as_ref().filter(|d| !d.time.deletes_nothing()) {
             self.by_kind.row += 1;
             self.deletion(&d.time);
         }
         for c in &r.column_data {
             if let crate::component::data::ColumnData::Complex(c) = c {
-                if let Some(d) = c.complex_deletion.as_ref().filter(|d| !d.is_live()) {
+                if let Some(d) = c.complex_deletion.as_ref().filter(|d| !d.deletes_nothing()) {
                     self.by_kind.complex += 1;
                     self.deletion(d);
                 }

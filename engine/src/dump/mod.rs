@@ -14,7 +14,7 @@ pub use write::{DumpFormat, DumpWriter};
 use serde::Serialize;
 
 use crate::component::data::{
-    Cell, CellKind, ClusteringValue, ClusteringValueState, ColumnData, DataItem, DataSchema,
+    Cell, CellKind, ClusteringValueBuf, ClusteringValueState, ColumnData, DataItem, DataSchema,
     DeletionTime, MarkerDeletion, PartitionStart, RangeTombstoneMarker, Row,
 };
 use crate::datetime::{iso8601_micros, iso8601_secs};
@@ -130,14 +130,14 @@ fn deletion_json(d: &DeletionTime) -> DeletionInfoJson {
     }
 }
 
-fn clustering_json(schema: &DataSchema, values: &[ClusteringValue]) -> Vec<Option<String>> {
+fn clustering_json(schema: &DataSchema, values: &[ClusteringValueBuf]) -> Vec<Option<String>> {
     values
         .iter()
         .map(|v| match v.state {
             ClusteringValueState::Null => None,
             ClusteringValueState::Empty => Some(String::new()),
             ClusteringValueState::Present => {
-                Some(render(schema.clustering_types.get(v.index), &v.value.bytes).0)
+                Some(render(schema.clustering_types.get(v.index), &v.bytes).0)
             }
         })
         .collect()
@@ -262,7 +262,7 @@ fn row_json(schema: &DataSchema, row: &Row, now_seconds: Option<i64>) -> Unfilte
 }
 
 fn marker_json(schema: &DataSchema, m: &RangeTombstoneMarker) -> UnfilteredJson {
-    let kind = m.bound.kind.value;
+    let kind = m.bound.kind;
     let clustering = clustering_json(schema, &m.bound.values);
     let name = kind.name();
     let inclusive = |start: bool| {

@@ -535,9 +535,10 @@ impl DataVisitor for DumpWriter<'_> {
                 let before = rows.len();
                 let mut count = 0usize;
                 rows.extend_from_slice(b" [");
-                c.for_each_value(|i, state, bytes| {
+                for v in c.values() {
+                    let (i, state, bytes) = (v.index, v.state, v.bytes);
                     let Some(name) = names.get(i) else {
-                        return;
+                        continue;
                     };
                     if count > 0 {
                         rows.extend_from_slice(b", ");
@@ -552,7 +553,7 @@ impl DataVisitor for DumpWriter<'_> {
                         }
                     }
                     count += 1;
-                });
+                }
                 if count == 0 {
                     rows.truncate(before);
                 } else {
@@ -583,7 +584,8 @@ impl DataVisitor for DumpWriter<'_> {
             if !schema.clustering_types.is_empty() {
                 j.key(rows, "clustering");
                 j.begin_array(rows);
-                c.for_each_value(|i, state, bytes| {
+                for v in c.values() {
+                    let (i, state, bytes) = (v.index, v.state, v.bytes);
                     j.elem(rows);
                     match state {
                         ClusteringValueState::Null => rows.extend_from_slice(b"null"),
@@ -594,7 +596,7 @@ impl DataVisitor for DumpWriter<'_> {
                             string_bytes(rows, scratch);
                         }
                     }
-                });
+                }
                 j.end_array(rows);
             }
         }

@@ -319,6 +319,35 @@ impl Iterator for ClusteringHeaders<'_> {
     }
 }
 
+/// `AbstractType.readValue`: a value of a type with `fixed` length (exactly that many bytes) or
+/// a vint length + bytes, refusing lengths over `max_value_bytes` before looking at the bytes.
+/// The one value reader of clustering values and Data.db cell values; borrows the input.
+pub fn read_value<'a>(
+    r: &mut Reader<'a>,
+    fixed: Option<u32>,
+    max_value_bytes: u64,
+    what: &'static str,
+) -> Result<&'a [u8]> {
+    let len = match fixed {
+        Some(n) => u64::from(n),
+        None => {
+            let start = r.offset();
+            let len = r.unsigned_vint(what)?;
+            if len > max_value_bytes {
+                return Err(r.invalid_at(
+                    format!(
+                        "value length {len} exceeds the maximum value size of {max_value_bytes} bytes"
+                    ),
+                    start,
+                    what,
+                ));
+            }
+            len
+        }
+    };
+    r.bytes_u64(len, what)
+}
+
 /// Reads value `index` under `header`: null, empty, or fixed / capped vint-length bytes.
 fn read_value_at<'a>(
     r: &mut Reader<'a>,
@@ -342,24 +371,10 @@ fn read_value_at<'a>(
     } else if is_empty {
         (ClusteringValueState::Empty, &[][..])
     } else {
-        let len = match fixed {
-            Some(n) => u64::from(n),
-            None => {
-                let len = r.unsigned_vint(what)?;
-                if len > layout.max_value_bytes {
-                    return Err(r.invalid_at(
-                        format!(
-                            "value length {len} exceeds the maximum value size of {} bytes",
-                            layout.max_value_bytes
-                        ),
-                        start,
-                        what,
-                    ));
-                }
-                len
-            }
-        };
-        (ClusteringValueState::Present, r.bytes_u64(len, what)?)
+        (
+            ClusteringValueState::Present,
+            read_value(r, fixed, layout.max_value_bytes, what)?,
+        )
     };
     Ok(ClusteringValue {
         index,
@@ -542,6 +557,12 @@ impl<'p> ClusteringPrefix<'p> {
         ClusteringValues(self.walk())
     }
 
+    /// The headers and values as stored (without kind and size), borrowed from the input: equal
+    /// bytes are equal prefixes of the same kind (the duplicate-row check compares these).
+    pub fn encoded_values(&self) -> &'p [u8] {
+        self.values_bytes
+    }
+
     /// The empty/null headers with their spans.
     pub fn headers(&self) -> ClusteringHeaders<'p> {
         ClusteringHeaders(self.walk())
@@ -554,8 +575,17 @@ impl<'p> ClusteringPrefix<'p> {
             kind: self.kind,
             kind_span: self.kind_span,
             size: self.size.clone(),
-            headers: self.headers().collect(),
-            values: self.values().map(|v| v.to_owned()).collect(),
+            headers: {
+                // Sized up front: markers are owned on the scan path, one per marker.
+                let mut headers = Vec::with_capacity(self.count.div_ceil(32));
+                headers.extend(self.headers());
+                headers
+            },
+            values: {
+                let mut values = Vec::with_capacity(self.count);
+                values.extend(self.values().map(|v| v.to_owned()));
+                values
+            },
         }
     }
 }
@@ -583,6 +613,11 @@ pub struct ClusteringPrefixBuf {
 }
 
 impl ClusteringPrefixBuf {
+    /// The values' states and bytes (empty for empty and null values), for comparisons.
+    pub fn value_bytes(&self) -> impl Iterator<Item = (&ClusteringValueState, &[u8])> {
+        self.values.iter().map(|v| (&v.state, v.bytes.as_slice()))
+    }
+
     /// The first value's bytes (empty for an empty or null value).
     pub fn first_value(&self) -> Option<&[u8]> {
         self.values.first().map(|v| v.bytes.as_slice())

@@ -225,6 +225,15 @@ impl DeletionTime {
         self.marked_for_delete_at_micros == i64::MIN && self.local_deletion_time.is_none()
     }
 
+    /// markedForDeleteAt is `Long.MIN_VALUE`, so it shadows no timestamp (`DeletionTime.deletes`
+    /// is `timestamp <= markedForDeleteAt`), whatever the local deletion time says. Not
+    /// [`DeletionTime::is_live`]: Data.db's delta-encoded times (rows, complex columns, markers)
+    /// are judged by this, because a complex deletion that deletes nothing can be written with a
+    /// garbage local deletion time (CASSANDRA-21333) and must still count as no deletion.
+    pub fn deletes_nothing(&self) -> bool {
+        self.marked_for_delete_at_micros == i64::MIN
+    }
+
     /// markedForDeleteAt, `None` when live.
     pub fn marked_for_delete_at_if_deleted(&self) -> Option<i64> {
         (!self.is_live()).then_some(self.marked_for_delete_at_micros)

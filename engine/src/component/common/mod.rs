@@ -4,7 +4,7 @@
 //! | structure | module | used by |
 //! |---|---|---|
 //! | clustering prefix (`ClusteringPrefix`, `Clustering`, `ClusteringBound[OrBoundary]`) | [`clustering`] | Data.db rows and markers, Index.db `IndexInfo`, STATS' covered slice |
-//! | `DeletionTime` (12-byte pre-`oa` form, `oa` form with the `0x80` LIVE byte), `LocalDeletionTime` | [`deletion`] | Data.db partition header, Index.db entries and `IndexInfo`, STATS |
+//! | `DeletionTime` (12-byte pre-`oa` form, `oa` form with the `0x80` LIVE byte), `LocalDeletionTime` | [`deletion`] | Data.db partition header (delta-encoded: rows, cells, markers), legacy Data.db range tombstones, Index.db entries and `IndexInfo`, STATS |
 //!
 //! Shared helpers elsewhere: spans through [`Reader::spanned`](crate::reader::Reader::spanned),
 //! hex in JSON through [`span::serialize_hex`](crate::span::serialize_hex), calendar dates through
@@ -25,6 +25,9 @@
 //! - [`ClusteringPrefix::read_prefix`]: `IndexInfo`'s names (kind 4 = values without size; any
 //!   other kind Cassandra writes = size + values).
 //!
+//! [`read_value`] is `AbstractType.readValue` (fixed length, or a capped vint length, then the
+//! bytes, borrowed): clustering values and Data.db cell values both go through it.
+//!
 //! Each checks kind, size (≤ clustering columns), headers, lengths and the value cap once,
 //! allocates nothing, and returns a [`ClusteringPrefix<'a>`] that borrows the input (and
 //! the layout). [`ClusteringPrefix::values`] yields [`ClusteringValue<'a>`]: `index`, `state`
@@ -37,7 +40,10 @@
 //!
 //! **Deletion times.** [`DeletionTime::read`] reads the version's fixed form
 //! (`decode_legacy` / `decode_uint` directly); [`DeletionTime::is_live`] is Cassandra's
-//! `isLive()` (markedForDeleteAt `i64::MIN` and no local deletion time). Delta-encoded deletion
+//! `isLive()` (markedForDeleteAt `i64::MIN` and no local deletion time);
+//! [`DeletionTime::deletes_nothing`] (markedForDeleteAt `i64::MIN` only) is what Data.db's
+//! delta-encoded times are judged by, because a complex deletion that deletes nothing may carry
+//! a garbage local deletion time (CASSANDRA-21333). Delta-encoded deletion
 //! times (rows, cells, markers) are read by `component::data` against its EncodingStats and built
 //! as a [`DeletionTime`] with [`DeletionTimeEncoding::Delta`]. [`LocalDeletionTime`] keeps the 32
 //! stored bits with their signed (before `oa`) or unsigned reading: `is_none`, `is_invalid`,
@@ -48,7 +54,7 @@ pub mod clustering;
 pub mod deletion;
 
 pub use clustering::{
-    fixed_value_lengths, ClusteringHeaders, ClusteringLayout, ClusteringPrefix,
+    fixed_value_lengths, read_value, ClusteringHeaders, ClusteringLayout, ClusteringPrefix,
     ClusteringPrefixBuf, ClusteringPrefixKind, ClusteringValue, ClusteringValueBuf,
     ClusteringValueState, ClusteringValues, DEFAULT_MAX_VALUE_BYTES,
 };

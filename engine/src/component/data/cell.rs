@@ -30,13 +30,14 @@
 
 use serde::Serialize;
 
-use super::clustering::read_value;
 use super::deletion::{
-    check_expiration, expiration_is_suspicious, read_delta_deletion_time, read_local_deletion_time,
-    read_timestamp, read_ttl, DeletionTime, LivenessInfo, LocalDeletionTime,
+    check_deletion, check_expiration, deletion_is_suspicious, expiration_is_suspicious,
+    read_delta_deletion_time, read_local_deletion_time, read_timestamp, read_ttl, DeletionTime,
+    LivenessInfo, LocalDeletionTime,
 };
 use super::schema::{ColumnSchema, DeltaBase};
 use super::{DecodeOptions, Finding, FindingKind, SpannedBytes};
+use crate::component::common::read_value;
 use crate::error::Result;
 use crate::reader::Reader;
 use crate::span::{Span, Spanned};
@@ -230,7 +231,12 @@ impl<'a> CellView<'a> {
         let value: &'a [u8] = if f & HAS_EMPTY_VALUE != 0 {
             &[]
         } else {
-            read_value(r, column.fixed_value_length_bytes, options, WHAT)?
+            read_value(
+                r,
+                column.fixed_value_length_bytes,
+                options.max_value_bytes,
+                WHAT,
+            )?
         };
         let value_span = r.span_from(v_start);
         let span = r.span_from(start);
@@ -351,8 +357,9 @@ impl ComplexColumnHead {
         let start = r.offset();
         let complex_deletion = if has_complex_deletion {
             let d = read_delta_deletion_time(r, base, "complex deletion")?;
-            if d.is_suspicious() {
-                d.check(
+            if deletion_is_suspicious(&d) {
+                check_deletion(
+                    &d,
                     &format!("complex deletion of column {}", column.name),
                     findings,
                 );
@@ -387,8 +394,9 @@ pub struct ComplexColumn {
     pub span: Span,
     /// Index into `DataSchema::columns(is_static)` of the row.
     pub column_index: usize,
-    /// Present for every complex column when the row has HAS_COMPLEX_DELETION; a LIVE one
-    /// ([`DeletionTime::is_live`]) deletes nothing.
+    /// Present for every complex column when the row has HAS_COMPLEX_DELETION; one with
+    /// [`DeletionTime::deletes_nothing`] deletes nothing (its ldt may be garbage,
+    /// CASSANDRA-21333).
     pub complex_deletion: Option<DeletionTime>,
     pub cell_count: Spanned<u64>,
     pub cells: Vec<Cell>,

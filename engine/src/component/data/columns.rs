@@ -85,7 +85,7 @@ impl ColumnSubset {
         const WHAT: &str = "row column subset";
         present.clear();
         let start = r.offset();
-        let first = spanned_vint(r, WHAT)?;
+        let first = r.spanned(|r| r.unsigned_vint(WHAT))?;
         let encoded = first.value;
         if let Some(s) = stored.as_deref_mut() {
             s.clear();
@@ -149,15 +149,6 @@ impl ColumnSubset {
     }
 }
 
-fn spanned_vint(r: &mut Reader<'_>, what: &'static str) -> Result<Spanned<u64>> {
-    let start = r.offset();
-    let value = r.unsigned_vint(what)?;
-    Ok(Spanned {
-        value,
-        span: r.span_from(start),
-    })
-}
-
 /// One column index of a large subset: below N and above the previous one.
 fn read_index(
     r: &mut Reader<'_>,
@@ -166,7 +157,7 @@ fn read_index(
     previous: Option<usize>,
     what: &'static str,
 ) -> Result<usize> {
-    let v = spanned_vint(r, what)?;
+    let v = r.spanned(|r| r.unsigned_vint(what))?;
     let idx = usize::try_from(v.value)
         .ok()
         .filter(|&i| i < superset_count && previous.is_none_or(|p| i > p))

@@ -30,181 +30,36 @@ use serde::Serialize;
 
 use super::schema::DeltaBase;
 use super::{Finding, FindingKind};
+pub use crate::component::common::{DeletionTime, DeletionTimeEncoding, LocalDeletionTime};
 use crate::error::Result;
 use crate::reader::Reader;
 use crate::span::{Span, Spanned};
-use crate::version::Version;
 
 /// `LivenessInfo.EXPIRED_LIVENESS_TTL`: the TTL of an already-expired primary key liveness.
 pub const EXPIRED_LIVENESS_TTL_SECS: i32 = i32::MAX;
 
-/// A local deletion (or expiration) time in seconds, as its 32 stored bits and as Cassandra
-/// reads them for the SSTable's version.
-#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LocalDeletionTime {
-    /// The 32-bit pattern.
-    pub raw: u32,
-    /// Seconds since the epoch: `raw` as u32 (oa/da) or as i32 (before).
-    pub secs: i64,
-    /// Whether the SSTable stores unsigned deletion times (oa/da).
-    pub unsigned: bool,
+/// A finding when a deletion time that deletes something ([`DeletionTime::deletes_nothing`] is
+/// false) carries an invalid local deletion time.
+pub(crate) fn check_deletion(d: &DeletionTime, what: &str, findings: &mut Vec<Finding>) {
+    if !deletion_is_suspicious(d) {
+        return;
+    }
+    findings.push(Finding::new(
+        FindingKind::InvalidLocalDeletionTime,
+        d.local_deletion_time_span.unwrap_or(d.span),
+        format!(
+            "{what} has an invalid local deletion time {} (raw {:#010x}); Cassandra treats it \
+             as INVALID_DELETION_TIME",
+            d.local_deletion_time.secs, d.local_deletion_time.raw
+        ),
+    ));
 }
 
-impl LocalDeletionTime {
-    pub fn new(raw: u32, unsigned: bool) -> Self {
-        let secs = if unsigned {
-            i64::from(raw)
-        } else {
-            i64::from(raw as i32)
-        };
-        LocalDeletionTime {
-            raw,
-            secs,
-            unsigned,
-        }
-    }
-
-    /// `NO_DELETION_TIME`: `0xFFFFFFFF` (oa/da) or `i32::MAX` (before).
-    pub fn is_none(&self) -> bool {
-        if self.unsigned {
-            self.raw == u32::MAX
-        } else {
-            self.raw == i32::MAX as u32
-        }
-    }
-
-    /// Values Cassandra refuses as deletion times: negative before oa (corruption, or an expiry
-    /// past 2038 that overflowed), `0xFFFFFFFE` (`INVALID_DELETION_TIME`) in oa/da.
-    pub fn is_invalid(&self) -> bool {
-        if self.unsigned {
-            self.raw == u32::MAX - 1
-        } else {
-            (self.raw as i32) < 0
-        }
-    }
-
-    /// The time to compare with "now" for expiry: the stored value, but read unsigned when a
-    /// pre-oa expiry overflowed i32 (the time it was meant to be).
-    pub fn expiry_secs(&self) -> i64 {
-        if self.is_invalid() && !self.unsigned {
-            i64::from(self.raw)
-        } else {
-            self.secs
-        }
-    }
-}
-
-/// How a [`DeletionTime`] was stored.
-#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DeletionTimeEncoding {
-    /// Before oa: i32 ldt, i64 mfda (12 bytes).
-    Legacy,
-    /// oa/da: the single byte `0x80` (LIVE).
-    UnsignedLive,
-    /// oa/da: i64 mfda, u32 ldt (12 bytes).
-    Unsigned,
-    /// Inside rows and markers: timestamp and ldt deltas (unsigned vints).
-    Delta,
-}
-
-/// Cassandra's `DeletionTime`: markedForDeleteAt (µs) and localDeletionTime (s).
-#[derive(Serialize, Debug, Clone, PartialEq)]
-pub struct DeletionTime {
-    pub span: Span,
-    pub encoding: DeletionTimeEncoding,
-    pub marked_for_delete_at_micros: i64,
-    /// `None` for the 1-byte LIVE form.
-    pub marked_for_delete_at_span: Option<Span>,
-    pub local_deletion_time: LocalDeletionTime,
-    /// `None` for the 1-byte LIVE form.
-    pub local_deletion_time_span: Option<Span>,
-}
-
-impl DeletionTime {
-    /// Deletes nothing: markedForDeleteAt is `i64::MIN` (`DeletionTime.LIVE`). A delta-encoded
-    /// LIVE time (a complex column without a deletion) may carry a garbage ldt in oa/da
-    /// (CASSANDRA-21333), so the ldt is not looked at.
-    pub fn is_live(&self) -> bool {
-        self.marked_for_delete_at_micros == i64::MIN
-    }
-
-    /// Whether [`DeletionTime::check`] has a finding to add (so callers can build the
-    /// description only then).
-    pub(crate) fn is_suspicious(&self) -> bool {
-        !self.is_live() && self.local_deletion_time.is_invalid()
-    }
-
-    /// A finding when the deletion is not live and its ldt is invalid.
-    pub(crate) fn check(&self, what: &str, findings: &mut Vec<Finding>) {
-        if self.is_live() || !self.local_deletion_time.is_invalid() {
-            return;
-        }
-        findings.push(Finding::new(
-            FindingKind::InvalidLocalDeletionTime,
-            self.local_deletion_time_span.unwrap_or(self.span),
-            format!(
-                "{what} has an invalid local deletion time {} (raw {:#010x}); Cassandra treats it \
-                 as INVALID_DELETION_TIME",
-                self.local_deletion_time.secs, self.local_deletion_time.raw
-            ),
-        ));
-    }
-}
-
-/// Reads a partition-level DeletionTime in the version's fixed layout.
-pub(crate) fn read_partition_deletion(
-    r: &mut Reader<'_>,
-    version: &Version,
-) -> Result<DeletionTime> {
-    const WHAT: &str = "partition deletion";
-    let start = r.offset();
-    if version.has_uint_deletion_time() {
-        let first = r.peek_u8().unwrap_or(0);
-        if first & 0x80 != 0 {
-            let flags = r.u8(WHAT)?;
-            if flags != 0x80 {
-                return Err(r.invalid_at(
-                    format!(
-                        "invalid DeletionTime flags {flags:#04x} (only 0x80, LIVE, has bit 7 set)"
-                    ),
-                    start,
-                    WHAT,
-                ));
-            }
-            return Ok(DeletionTime {
-                span: r.span_from(start),
-                encoding: DeletionTimeEncoding::UnsignedLive,
-                marked_for_delete_at_micros: i64::MIN,
-                marked_for_delete_at_span: None,
-                local_deletion_time: LocalDeletionTime::new(u32::MAX, true),
-                local_deletion_time_span: None,
-            });
-        }
-        let mfda = r.i64(WHAT)?;
-        let mfda_span = r.span_from(start);
-        let ldt_start = r.offset();
-        let ldt = r.u32(WHAT)?;
-        return Ok(DeletionTime {
-            span: r.span_from(start),
-            encoding: DeletionTimeEncoding::Unsigned,
-            marked_for_delete_at_micros: mfda,
-            marked_for_delete_at_span: Some(mfda_span),
-            local_deletion_time: LocalDeletionTime::new(ldt, true),
-            local_deletion_time_span: Some(r.span_from(ldt_start)),
-        });
-    }
-    let ldt = r.u32(WHAT)?;
-    let ldt_span = r.span_from(start);
-    let mfda_start = r.offset();
-    let mfda = r.i64(WHAT)?;
-    Ok(DeletionTime {
-        span: r.span_from(start),
-        encoding: DeletionTimeEncoding::Legacy,
-        marked_for_delete_at_micros: mfda,
-        marked_for_delete_at_span: Some(r.span_from(mfda_start)),
-        local_deletion_time: LocalDeletionTime::new(ldt, false),
-        local_deletion_time_span: Some(ldt_span),
-    })
+/// Whether [`check_deletion`] has a finding to add (so callers can build the description only
+/// then). Keyed on [`DeletionTime::deletes_nothing`], not `is_live`: a delta-encoded complex
+/// deletion that deletes nothing may carry a garbage ldt (CASSANDRA-21333) and is not flagged.
+pub(crate) fn deletion_is_suspicious(d: &DeletionTime) -> bool {
+    !d.deletes_nothing() && d.local_deletion_time.is_invalid()
 }
 
 /// `SerializationHeader.readTimestamp`: minTimestamp + delta, wrapping.
@@ -213,11 +68,9 @@ pub(crate) fn read_timestamp(
     base: &DeltaBase,
     what: &'static str,
 ) -> Result<Spanned<i64>> {
-    let start = r.offset();
-    let delta = r.unsigned_vint(what)?;
-    Ok(Spanned {
-        value: base.min_timestamp_micros.wrapping_add(delta as i64),
-        span: r.span_from(start),
+    r.spanned(|r| {
+        let delta = r.unsigned_vint(what)?;
+        Ok(base.min_timestamp_micros.wrapping_add(delta as i64))
     })
 }
 
@@ -228,12 +81,10 @@ pub(crate) fn read_local_deletion_time(
     base: &DeltaBase,
     what: &'static str,
 ) -> Result<Spanned<LocalDeletionTime>> {
-    let start = r.offset();
-    let delta = r.unsigned_vint(what)?;
-    let raw = base.min_local_deletion_time_raw.wrapping_add(delta as u32);
-    Ok(Spanned {
-        value: LocalDeletionTime::new(raw, base.unsigned_deletion_time),
-        span: r.span_from(start),
+    r.spanned(|r| {
+        let delta = r.unsigned_vint(what)?;
+        let raw = base.min_local_deletion_time_raw.wrapping_add(delta as u32);
+        Ok(LocalDeletionTime::new(raw, base.unsigned_deletion_time))
     })
 }
 
@@ -243,11 +94,9 @@ pub(crate) fn read_ttl(
     base: &DeltaBase,
     what: &'static str,
 ) -> Result<Spanned<i32>> {
-    let start = r.offset();
-    let delta = r.unsigned_vint(what)?;
-    Ok(Spanned {
-        value: base.min_ttl_secs.wrapping_add(delta as u32 as i32),
-        span: r.span_from(start),
+    r.spanned(|r| {
+        let delta = r.unsigned_vint(what)?;
+        Ok(base.min_ttl_secs.wrapping_add(delta as u32 as i32))
     })
 }
 
@@ -384,30 +233,27 @@ pub(crate) fn check_expiration(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::version::Format;
 
     #[test]
-    fn partition_deletion_both_layouts() {
-        let nb = Version::parse(Format::Big, "nb").unwrap();
-        let oa = Version::parse(Format::Big, "oa").unwrap();
-        let live_legacy = [0x7f, 0xff, 0xff, 0xff, 0x80, 0, 0, 0, 0, 0, 0, 0];
-        let d = read_partition_deletion(&mut Reader::new(&live_legacy, 10), &nb).unwrap();
-        assert!(d.is_live() && d.local_deletion_time.is_none());
-        assert_eq!(d.span, Span::new(10, 22));
-        let d = read_partition_deletion(&mut Reader::new(&[0x80], 0), &oa).unwrap();
-        assert!(d.is_live() && d.encoding == DeletionTimeEncoding::UnsignedLive);
-        assert!(read_partition_deletion(&mut Reader::new(&[0x81], 0), &oa).is_err());
-        let mut bytes = 1_677_485_274_992_000i64.to_be_bytes().to_vec();
-        bytes.extend_from_slice(&0xffff_fff0u32.to_be_bytes());
-        let d = read_partition_deletion(&mut Reader::new(&bytes, 0), &oa).unwrap();
-        assert_eq!(d.marked_for_delete_at_micros, 1_677_485_274_992_000);
-        assert_eq!(d.local_deletion_time.secs, 0xffff_fff0);
-        let mut neg = (-1i32).to_be_bytes().to_vec();
-        neg.extend_from_slice(&5i64.to_be_bytes());
-        let d = read_partition_deletion(&mut Reader::new(&neg, 0), &nb).unwrap();
-        assert_eq!(d.local_deletion_time.secs, -1);
+    fn complex_deletion_with_garbage_ldt_deletes_nothing_and_is_not_flagged() {
+        // CASSANDRA-21333: markedForDeleteAt i64::MIN with a garbage ldt.
+        let d = DeletionTime {
+            span: Span::new(0, 2),
+            encoding: DeletionTimeEncoding::Delta,
+            marked_for_delete_at_micros: i64::MIN,
+            marked_for_delete_at_span: None,
+            local_deletion_time: LocalDeletionTime::new(u32::MAX - 1, true),
+            local_deletion_time_span: None,
+        };
+        assert!(d.deletes_nothing() && !d.is_live());
         let mut f = Vec::new();
-        d.check("partition deletion", &mut f);
+        check_deletion(&d, "complex deletion", &mut f);
+        assert!(f.is_empty());
+        let deleted = DeletionTime {
+            marked_for_delete_at_micros: 5,
+            ..d
+        };
+        check_deletion(&deleted, "complex deletion", &mut f);
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].kind, FindingKind::InvalidLocalDeletionTime);
     }

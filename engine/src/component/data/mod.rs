@@ -50,19 +50,19 @@ mod schema;
 mod stream;
 mod visit;
 
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
+pub use crate::component::common::{
+    ClusteringPrefixKind, ClusteringValueBuf, ClusteringValueState,
+};
 pub use cell::{
     Cell, CellKind, CellView, ColumnData, ComplexColumn, ComplexColumnHead, CounterContext,
     CounterShard, CounterShardKind, HAS_EMPTY_VALUE, IS_DELETED, IS_EXPIRING, USE_ROW_TIMESTAMP,
     USE_ROW_TTL,
 };
-pub use clustering::{
-    Clustering, ClusteringBoundOrBoundary, ClusteringPrefixKind, ClusteringValue,
-    ClusteringValueState, ClusteringView,
-};
+pub use clustering::{Clustering, ClusteringBoundOrBoundary, ClusteringView};
 pub use columns::{ColumnSubset, ColumnsEncoding};
-pub(crate) use deletion::read_partition_deletion;
+pub(crate) use deletion::check_deletion;
 pub use deletion::{
     DeletionTime, DeletionTimeEncoding, LivenessInfo, LocalDeletionTime, EXPIRED_LIVENESS_TTL_SECS,
 };
@@ -79,7 +79,7 @@ pub use schema::{ColumnKind, ColumnSchema, DataSchema, DeltaBase};
 pub use stream::{DataDecoder, DecodeStep, VisitStep};
 pub use visit::{scan_counts, visit_all_with, DataVisitor, ScanCounts};
 
-use crate::span::Span;
+use crate::span::{serialize_hex, Span};
 
 /// Limits and the clock for decoding.
 #[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,10 +120,6 @@ pub struct SpannedBytes {
     #[serde(serialize_with = "serialize_hex")]
     pub bytes: Vec<u8>,
     pub span: Span,
-}
-
-fn serialize_hex<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&hex(bytes))
 }
 
 pub(crate) use crate::span::hex;

@@ -6,12 +6,12 @@
 //! a [`ValueRenderer`]; the default shows hex (CQL rendering lives in the types module).
 
 use super::cell::{Cell, CellKind, ColumnData, CounterContext};
-use super::clustering::{ClusteringValue, ClusteringValueState};
 use super::deletion::{DeletionTime, LivenessInfo, LocalDeletionTime};
 use super::partition::{PartitionEnd, PartitionStart};
 use super::row::{MarkerDeletion, RangeTombstoneMarker, Row};
 use super::schema::DataSchema;
 use super::{hex, ColumnsEncoding, DataItem, Finding, SpannedBytes};
+use crate::component::common::{ClusteringValueBuf, ClusteringValueState};
 use crate::span::{Node, Span, Spanned};
 use crate::types::AbstractType;
 
@@ -76,7 +76,7 @@ fn ldt_text(t: &LocalDeletionTime) -> String {
 }
 
 fn deletion_node(label: &str, d: &DeletionTime) -> Node {
-    let summary = if d.is_live() {
+    let summary = if d.deletes_nothing() {
         "live".to_owned()
     } else {
         format!(
@@ -123,7 +123,7 @@ fn liveness_node(l: &LivenessInfo) -> Node {
 }
 
 fn clustering_value_text(
-    v: &ClusteringValue,
+    v: &ClusteringValueBuf,
     schema: &DataSchema,
     renderer: &dyn ValueRenderer,
 ) -> String {
@@ -131,15 +131,15 @@ fn clustering_value_text(
         ClusteringValueState::Empty => "empty".to_owned(),
         ClusteringValueState::Null => "null".to_owned(),
         ClusteringValueState::Present => match schema.clustering_types.get(v.index) {
-            Some(t) => renderer.render(t, &v.value.bytes),
-            None => hex_preview(&v.value.bytes),
+            Some(t) => renderer.render(t, &v.bytes),
+            None => hex_preview(&v.bytes),
         },
     }
 }
 
 fn clustering_nodes(
     headers: &[Spanned<u64>],
-    values: &[ClusteringValue],
+    values: &[ClusteringValueBuf],
     schema: &DataSchema,
     renderer: &dyn ValueRenderer,
 ) -> Vec<Node> {
@@ -162,7 +162,7 @@ fn clustering_nodes(
         out.push(leaf(
             &format!("value {}{ty}", v.index),
             clustering_value_text(v, schema, renderer),
-            v.value.span,
+            v.span,
         ));
     }
     out
@@ -513,14 +513,12 @@ impl RangeTombstoneMarker {
             .map(|v| clustering_value_text(v, schema, renderer))
             .collect::<Vec<_>>()
             .join(", ");
-        let mut bound_children = vec![
-            leaf(
-                "kind",
-                format!("{} ({})", b.kind.value.ordinal(), b.kind.value.name()),
-                b.kind.span,
-            ),
-            spanned_leaf("size", &b.size),
-        ];
+        let mut bound_children = vec![leaf(
+            "kind",
+            format!("{} ({})", b.kind.ordinal(), b.kind.name()),
+            b.kind_span.unwrap_or(b.span),
+        )];
+        bound_children.extend(b.size.as_ref().map(|size| spanned_leaf("size", size)));
         bound_children.extend(clustering_nodes(&b.headers, &b.values, schema, renderer));
         let mut children = vec![
             leaf(
@@ -528,12 +526,8 @@ impl RangeTombstoneMarker {
                 flag_names(self.flags.value, ROW_FLAGS),
                 self.flags.span,
             ),
-            leaf(
-                "bound",
-                format!("{} [{values}]", b.kind.value.name()),
-                b.span,
-            )
-            .with_children(bound_children),
+            leaf("bound", format!("{} [{values}]", b.kind.name()), b.span)
+                .with_children(bound_children),
             leaf(
                 "marker size",
                 format!("{} bytes", self.marker_size.value),
@@ -555,7 +549,7 @@ impl RangeTombstoneMarker {
         children.extend(findings_nodes(&self.findings));
         leaf(
             "range tombstone marker",
-            format!("{} [{values}]", b.kind.value.name()),
+            format!("{} [{values}]", b.kind.name()),
             self.span,
         )
         .with_children(children)

@@ -18,7 +18,7 @@
 
 use serde::Serialize;
 
-use super::deletion::{read_partition_deletion, DeletionTime};
+use super::deletion::{check_deletion, DeletionTime};
 use super::schema::DataSchema;
 use super::{Finding, FindingKind, SpannedBytes};
 use crate::error::Result;
@@ -101,8 +101,8 @@ pub(crate) fn read_partition_start(
         bytes,
         components,
     };
-    let deletion = read_partition_deletion(r, &schema.version)?;
-    deletion.check("partition deletion", &mut findings);
+    let deletion = DeletionTime::decode(r, &schema.version, "partition deletion")?;
+    check_deletion(&deletion, "partition deletion", &mut findings);
     if !deletion.is_live() && deletion.local_deletion_time.is_none() {
         findings.push(Finding::new(
             FindingKind::InvalidLocalDeletionTime,

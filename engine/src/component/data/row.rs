@@ -42,7 +42,7 @@ use super::clustering::{
     read_bound, read_clustering_view, Clustering, ClusteringBoundOrBoundary, ClusteringView,
 };
 use super::columns::{ColumnSubset, ColumnsEncoding};
-use super::deletion::{read_delta_deletion_time, DeletionTime, LivenessInfo};
+use super::deletion::{check_deletion, read_delta_deletion_time, DeletionTime, LivenessInfo};
 use super::schema::{ColumnKind, DataSchema};
 use super::visit::DataVisitor;
 use super::{DecodeOptions, Finding, FindingKind};
@@ -170,7 +170,7 @@ impl RowView<'_> {
             is_static: self.is_static,
             flags: self.flags.clone(),
             extended_flags: self.extended_flags.clone(),
-            clustering: self.clustering.as_ref().map(ClusteringView::to_clustering),
+            clustering: self.clustering.as_ref().map(ClusteringView::to_owned),
             row_size: self.row_size.clone(),
             previous_unfiltered_size: self.previous_unfiltered_size.clone(),
             liveness: self.liveness.clone(),
@@ -349,15 +349,6 @@ fn read_size(
     }
 }
 
-fn spanned_vint(r: &mut Reader<'_>, what: &'static str) -> Result<Spanned<u64>> {
-    let start = r.offset();
-    let value = r.unsigned_vint(what)?;
-    Ok(Spanned {
-        value,
-        span: r.span_from(start),
-    })
-}
-
 /// A finding when the body ended before its declared end (a body that runs past it fails to
 /// decode inside the declared bytes instead).
 fn check_size(
@@ -422,7 +413,8 @@ impl<'a> UnfilteredHead<Option<ClusteringView<'a>>> {
                 "HAS_TTL without HAS_TIMESTAMP: Cassandra ignores the TTL flag".to_owned(),
             ));
         }
-        let previous_unfiltered_size = spanned_vint(r, "previous unfiltered size")?;
+        let previous_unfiltered_size =
+            r.spanned(|r| r.unsigned_vint("previous unfiltered size"))?;
         let liveness = if flags & HAS_TIMESTAMP != 0 {
             Some(LivenessInfo::read(r, base, flags & HAS_TTL != 0, findings)?)
         } else {
@@ -430,7 +422,7 @@ impl<'a> UnfilteredHead<Option<ClusteringView<'a>>> {
         };
         let deletion = if flags & HAS_DELETION != 0 {
             let time = read_delta_deletion_time(r, base, "row deletion")?;
-            time.check("row deletion", findings);
+            check_deletion(&time, "row deletion", findings);
             Some(RowDeletion {
                 time,
                 is_shadowable: ext & HAS_SHADOWABLE_DELETION != 0,
@@ -440,7 +432,7 @@ impl<'a> UnfilteredHead<Option<ClusteringView<'a>>> {
         };
         let scylla_shadowable_deletion = if ext & SCYLLA_HAS_SHADOWABLE_TOMBSTONE != 0 {
             let time = read_delta_deletion_time(r, base, "Scylla shadowable row deletion")?;
-            time.check("Scylla shadowable row deletion", findings);
+            check_deletion(&time, "Scylla shadowable row deletion", findings);
             Some(time)
         } else {
             None
@@ -464,7 +456,7 @@ impl<'a> UnfilteredHead<Option<ClusteringView<'a>>> {
             is_static,
             flags: self.flags.clone(),
             extended_flags: self.extended_flags.clone(),
-            clustering: self.prefix,
+            clustering: self.prefix.clone(),
             row_size: self.size.clone(),
             previous_unfiltered_size: previous_unfiltered_size.clone(),
             liveness: liveness.clone(),
@@ -549,16 +541,17 @@ impl UnfilteredHead<ClusteringBoundOrBoundary> {
                 ),
             ));
         }
-        let previous_unfiltered_size = spanned_vint(r, "previous unfiltered size")?;
-        let deletion = if self.prefix.kind.value.is_boundary() {
+        let previous_unfiltered_size =
+            r.spanned(|r| r.unsigned_vint("previous unfiltered size"))?;
+        let deletion = if self.prefix.kind.is_boundary() {
             let end = read_delta_deletion_time(r, base, "boundary end deletion")?;
             let start = read_delta_deletion_time(r, base, "boundary start deletion")?;
-            end.check("range tombstone boundary (end)", &mut findings);
-            start.check("range tombstone boundary (start)", &mut findings);
+            check_deletion(&end, "range tombstone boundary (end)", &mut findings);
+            check_deletion(&start, "range tombstone boundary (start)", &mut findings);
             MarkerDeletion::Boundary { end, start }
         } else {
             let d = read_delta_deletion_time(r, base, "range tombstone deletion")?;
-            d.check("range tombstone marker", &mut findings);
+            check_deletion(&d, "range tombstone marker", &mut findings);
             MarkerDeletion::Bound(d)
         };
         let body_end = r.offset();

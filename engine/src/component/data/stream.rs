@@ -136,7 +136,7 @@ impl PartitionState {
         };
         self.previous_unfiltered_start = Some(position);
         self.row_count += 1;
-        if self.has_last_clustering && self.last_clustering == c.bytes {
+        if self.has_last_clustering && self.last_clustering == c.encoded_values() {
             findings.push(Finding::new(
                 FindingKind::DuplicateClustering,
                 c.span,
@@ -146,7 +146,7 @@ impl PartitionState {
             ));
         }
         self.last_clustering.clear();
-        self.last_clustering.extend_from_slice(c.bytes);
+        self.last_clustering.extend_from_slice(c.encoded_values());
         self.has_last_clustering = true;
     }
 

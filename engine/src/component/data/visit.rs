@@ -176,8 +176,11 @@ impl DataVisitor for ScanCounts {
     }
 
     fn complex_column_start(&mut self, _column: &ColumnSchema, head: &ComplexColumnHead) {
-        self.complex_deletions +=
-            u64::from(head.complex_deletion.as_ref().is_some_and(|d| !d.is_live()));
+        self.complex_deletions += u64::from(
+            head.complex_deletion
+                .as_ref()
+                .is_some_and(|d| !d.deletes_nothing()),
+        );
     }
 
     fn cell(&mut self, _column: &ColumnSchema, cell: &CellView<'_>) {

@@ -18,7 +18,7 @@ use super::{
     COUNTER_MASK, COUNTER_UPDATE_MASK, DELETION_MASK, EXPIRATION_MASK, RANGE_TOMBSTONE_MASK,
 };
 use crate::component::data::{
-    read_partition_deletion, CounterContext, DecodeOptions, DeletionTime, Finding, FindingKind,
+    check_deletion, CounterContext, DecodeOptions, DeletionTime, Finding, FindingKind,
 };
 use crate::error::{Error, ErrorKind, Result};
 use crate::reader::Reader;
@@ -203,8 +203,12 @@ pub(super) fn read_atom_body<'w>(
         // Taken whole first, so a short read names the range tombstone.
         let dt_at = r.offset();
         let dt = r.bytes(LEGACY_DELETION_TIME_BYTES, "range tombstone deletion")?;
-        let deletion = read_partition_deletion(&mut Reader::new(dt, dt_at), version)?;
-        deletion.check("range tombstone", &mut findings);
+        let deletion = DeletionTime::decode(
+            &mut Reader::new(dt, dt_at),
+            version,
+            "range tombstone deletion",
+        )?;
+        check_deletion(&deletion, "range tombstone", &mut findings);
         AtomBody::RangeTombstone(LegacyRangeTombstone {
             end,
             end_span,
