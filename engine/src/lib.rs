@@ -19,6 +19,7 @@
 )]
 
 pub mod analytics;
+pub mod checksum;
 pub mod clock;
 pub mod component;
 pub mod compress;

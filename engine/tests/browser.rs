@@ -220,3 +220,79 @@ mod nb_clust {
         assert_eq!(chunk_failures, [Some(1)]);
     }
 }
+
+/// Deterministic bytes (xorshift), so a failure reproduces.
+fn noise(len: usize, seed: u64) -> Vec<u8> {
+    let mut s = seed | 1;
+    (0..len)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 24) as u8
+        })
+        .collect()
+}
+
+#[wasm_bindgen_test]
+fn crc32_runs_simd128_and_equals_crc32fast_at_every_length_and_alignment() {
+    use sstable_engine::checksum::{self, scalar};
+    // The web build enables simd128 (.cargo/config.toml): the vector path is the one tested.
+    assert_eq!(checksum::implementation(), "wasm simd128");
+    let data = noise(4096 + 16, 5);
+    for align in 0..16 {
+        for len in 0..=4096 {
+            let bytes = &data[align..align + len];
+            let want = crc32fast::hash(bytes);
+            assert_eq!(checksum::crc32(bytes), want, "len {len} align {align}");
+            assert_eq!(scalar::crc32(bytes), want, "scalar, len {len} align {align}");
+        }
+    }
+    // Long inputs take the 16-stream path with a tail.
+    let big = noise(1 << 20, 9);
+    for len in [(1 << 20) - 1, 300_001, 65_536, 65_537] {
+        assert_eq!(checksum::crc32(&big[..len]), crc32fast::hash(&big[..len]), "len {len}");
+    }
+    let (a, b) = big.split_at(123_457);
+    assert_eq!(
+        checksum::combine(checksum::crc32(a), checksum::crc32(b), b.len() as u64),
+        crc32fast::hash(&big)
+    );
+}
+
+#[cfg(sstable_fixtures)]
+#[wasm_bindgen_test]
+fn crc32_of_real_data_db_files_equals_crc32fast() {
+    use sstable_engine::checksum::{self, Crc32};
+    macro_rules! fixtures {
+        ($($path:literal),* $(,)?) => {
+            [$(($path, &include_bytes!(concat!(env!("SSTABLE_FIXTURES_DIR"), "/", $path))[..])),*]
+        };
+    }
+    // The largest Data.db of each version directory (every one is checked natively in
+    // tests/checksum.rs).
+    let files = fixtures!(
+        "legacy-sstables/da/legacy_tables/legacy_da_clust/da-1-bti-Data.db",
+        "legacy-sstables/jb/Keyspace1/Keyspace1-Standard1-jb-0-Data.db",
+        "legacy-sstables/ka/legacy_tables/legacy_ka_indexed_static/legacy_tables-legacy_ka_indexed_static-ka-1-Data.db",
+        "legacy-sstables/la/legacy_tables/legacy_la_clust/la-1-big-Data.db",
+        "legacy-sstables/ma/legacy_tables/legacy_ma_clust_compact/ma-1-big-Data.db",
+        "legacy-sstables/mc/legacy_tables/legacy_mc_clust_compact/mc-1-big-Data.db",
+        "legacy-sstables/me/legacy_tables/legacy_me_clust_compact/me-1-big-Data.db",
+        "legacy-sstables/na/legacy_tables/legacy_na_clust_counter/na-1-big-Data.db",
+        "legacy-sstables/nb/legacy_tables/legacy_nb_clust/nb-1-big-Data.db",
+        "legacy-sstables/nc/legacy_tables/legacy_nc_clust/nc-1-big-Data.db",
+        "legacy-sstables/oa/legacy_tables/legacy_oa_clust/oa-1-big-Data.db",
+    );
+    for (path, bytes) in files {
+        let want = crc32fast::hash(bytes);
+        assert_eq!(checksum::crc32(bytes), want, "{path}");
+        let mut h = Crc32::new();
+        for piece in bytes.chunks(5000) {
+            let mut p = Crc32::new();
+            p.update(piece);
+            h.combine(&p);
+        }
+        assert_eq!(h.finalize(), want, "{path} (pieces combined)");
+    }
+}

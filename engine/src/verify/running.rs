@@ -3,7 +3,7 @@
 //!
 //! | algorithm | state | appending B (n bytes) to A |
 //! |---|---|---|
-//! | CRC32 | `crc32fast::Hasher` (value + length) | `Hasher::combine` (GF(2) shift of A by n bytes, xor B) |
+//! | CRC32 | `checksum::Crc32` (value + length) | `Hasher::combine` (GF(2) shift of A by n bytes, xor B) |
 //! | Adler32 | `s1 = 1 + Σ bytes`, `s2 = Σ s1` (mod 65521), length | `s1 = s1A + s1B − 1`, `s2 = s2A + s2B + n·(s1A − 1)` (mod 65521) |
 //!
 //! Src: `src/java/org/apache/cassandra/utils/ChecksumType.java` (CRC32 and Adler32 are
@@ -17,14 +17,14 @@ const ADLER_MOD: u64 = 65_521;
 /// A checksum in progress, with the number of bytes it has seen.
 #[derive(Clone)]
 pub(crate) enum Running {
-    Crc32(crc32fast::Hasher),
+    Crc32(crate::checksum::Crc32),
     Adler32 { value: u32, len_bytes: u64 },
 }
 
 impl Running {
     pub(crate) fn new(kind: ChecksumType) -> Running {
         match kind {
-            ChecksumType::Crc32 => Running::Crc32(crc32fast::Hasher::new()),
+            ChecksumType::Crc32 => Running::Crc32(crate::checksum::Crc32::new()),
             ChecksumType::Adler32 => Running::Adler32 {
                 value: 1,
                 len_bytes: 0,
