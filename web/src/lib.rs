@@ -1,16 +1,36 @@
 //! The in-browser SSTable inspector: a Yew app over `sstable-engine`.
 //!
 //! Layout: [`state`] holds the one reducer, [`loader`] does all browser I/O (file inputs, drag
-//! and drop with directory walking, `Blob` reads), [`components`] renders, one component per file.
+//! and drop with directory walking, `Blob` and `FileReaderSync` reads), [`components`] renders,
+//! one component per file. Long engine work runs in [`worker`]s of a [`pool`]; [`verification`]
+//! turns their replies into state actions.
+//!
+//! Module dependencies (no cycle): `components` → `verification` → `pool` → `worker` →
+//! `loader` → `state`.
+
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
 
 pub mod components;
 pub mod loader;
+pub mod pool;
 pub mod state;
+pub mod verification;
+pub mod worker;
 
 use wasm_bindgen::prelude::*;
 
 /// Mounts the app on `<main id="app">` (or `<body>` when absent).
 pub fn start() {
+    // The workers fetch their WebAssembly before connections are forbidden.
+    pool::warm_up();
     loader::forbid_connections();
     let root = web_sys::window()
         .and_then(|w| w.document())

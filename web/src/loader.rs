@@ -204,12 +204,59 @@ pub async fn load(files: &[PickedFile]) -> (Vec<SSTableView>, Vec<IgnoredFile>) 
     (views, grouping.ignored)
 }
 
-/// Milliseconds from `performance.now()` (0 where unavailable).
+/// Milliseconds from `performance.now()` of this page or worker (0 where unavailable).
 pub fn now_millis() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
+    Reflect::get(&js_sys::global(), &JsValue::from_str("performance"))
+        .ok()
+        .and_then(|p| p.dyn_into::<web_sys::Performance>().ok())
         .map(|p| p.now())
         .unwrap_or(0.0)
+}
+
+/// Reads bytes `[start, end)` of a file with `FileReaderSync` (in a worker only), into `buffer`
+/// (reused between reads, so a worker holds one read buffer).
+pub fn read_range_into(
+    file: &web_sys::Blob,
+    start: u64,
+    end: u64,
+    buffer: &mut Vec<u8>,
+) -> Result<(), String> {
+    let blob = file
+        .slice_with_f64_and_f64(start as f64, end as f64)
+        .map_err(js_error)?;
+    let reader = web_sys::FileReaderSync::new().map_err(js_error)?;
+    let array = reader.read_as_array_buffer(&blob).map_err(js_error)?;
+    let view = Uint8Array::new(&array);
+    let len = view.length() as usize;
+    buffer.clear();
+    buffer.resize(len, 0);
+    view.copy_to(buffer);
+    Ok(())
+}
+
+/// Reads bytes `[start, end)` of a file with `FileReaderSync` (in a worker only).
+pub fn read_range_sync(file: &web_sys::Blob, start: u64, end: u64) -> Result<Vec<u8>, String> {
+    let mut buffer = Vec::new();
+    read_range_into(file, start, end, &mut buffer)?;
+    Ok(buffer)
+}
+
+/// Lets the worker's (or page's) event loop run queued messages: a `setTimeout(0)` task.
+pub async fn yield_to_event_loop() {
+    let promise = Promise::new(&mut |resolve, _reject| {
+        let set_timeout = Reflect::get(&js_sys::global(), &JsValue::from_str("setTimeout"))
+            .ok()
+            .and_then(|f| f.dyn_into::<Function>().ok());
+        match set_timeout {
+            Some(f) => {
+                let _ = f.call2(&JsValue::NULL, &resolve, &JsValue::from_f64(0.0));
+            }
+            None => {
+                let _ = resolve.call0(&JsValue::NULL);
+            }
+        }
+    });
+    let _ = JsFuture::from(promise).await;
 }
 
 /// One page of decoded partitions.
@@ -393,53 +440,51 @@ impl sstable_engine::clock::Clock for PerformanceClock {
     }
 }
 
-/// Verifies every checksum of one SSTable through the engine's [`sstable_engine::verify::VerifyRun`]
-/// driven by `Blob.slice` reads (Data.db, then — only for failing chunks — Index.db windows to
-/// name their partitions). Each read yields to the browser; `on_progress` hears how far it is;
-/// `cancel` stops it between reads. Returns the report, the milliseconds and bytes of reads and,
-/// with `baseline`, the milliseconds of one raw `crc32fast` pass over the same buffers.
-pub async fn verify(
-    view: &SSTableView,
-    decompress: bool,
-    baseline: bool,
-    on_progress: impl Fn(u64, u64),
-    cancel: std::rc::Rc<std::cell::Cell<bool>>,
-) -> Result<(sstable_engine::verify::VerifyReport, f64, u64, Option<f64>), String> {
-    use sstable_engine::verify::{VerifyOptions, VerifyRun};
-    let options = VerifyOptions {
-        decompress,
-        read_size_bytes: 4 << 20,
+/// The partitions' byte ranges in the uncompressed Data.db, from Index.db (big format; read
+/// with `FileReaderSync` in a worker, when at most `max_index_bytes`), so a failing chunk can
+/// name the partitions it overlaps.
+pub fn partition_ranges_sync(
+    m: &sstable_engine::info::SSTableMetadata,
+    index_file: &File,
+    max_index_bytes: u64,
+) -> Vec<sstable_engine::verify::PartitionRange> {
+    let size = index_file.size() as u64;
+    if size > max_index_bytes {
+        return Vec::new();
+    }
+    match read_range_sync(index_file, 0, size) {
+        Ok(bytes) => ranges_from_index(m, &bytes),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The partitions' ranges from a whole Index.db.
+fn ranges_from_index(
+    m: &sstable_engine::info::SSTableMetadata,
+    bytes: &[u8],
+) -> Vec<sstable_engine::verify::PartitionRange> {
+    use sstable_engine::types::value::format_value;
+    let Ok(index) = sstable_engine::component::index::decode(bytes, &m.descriptor.version) else {
+        return Vec::new();
     };
-    let mut run = VerifyRun::new(&view.metadata.0, options);
-    let clock = PerformanceClock;
-    let raw_crc_millis = std::rc::Rc::new(std::cell::Cell::new(0.0f64));
-    let files = view.files.as_slice();
-    let mut driver = AsyncDriver::new(|r: ByteRange| {
-        let raw = raw_crc_millis.clone();
-        async move {
-            let bytes = read_component(files, r).await?;
-            if baseline {
-                let t = now_millis();
-                std::hint::black_box(crc32fast::hash(&bytes));
-                raw.set(raw.get() + now_millis() - t);
-            }
-            Ok(bytes)
-        }
-    });
-    let outcome = driver
-        .run_while(&mut run, &clock, |run| {
-            let p = run.progress();
-            on_progress(p.done_bytes, p.total_bytes);
-            !cancel.get()
+    let data_len = m.compression.as_ref().map_or_else(
+        || m.size_of(&ComponentType::Data).unwrap_or(0),
+        |c| c.data_length_bytes.value,
+    );
+    let key_type = m
+        .key_type()
+        .unwrap_or(sstable_engine::types::AbstractType::Bytes);
+    let starts: Vec<u64> = index.entries.iter().map(|e| e.position.value).collect();
+    index
+        .entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| sstable_engine::verify::PartitionRange {
+            key: format_value(&key_type, &e.key.value).text,
+            start: e.position.value,
+            end: starts.get(i + 1).copied().unwrap_or(data_len),
         })
-        .await;
-    let stats = driver.stats();
-    Ok((
-        run.finish(&view.prefix, outcome.err()),
-        stats.nanos as f64 / 1e6,
-        stats.bytes,
-        baseline.then(|| raw_crc_millis.get()),
-    ))
+        .collect()
 }
 
 /// Finds a partition through the SSTable's own read path (bloom filter, Summary → Index, or the

@@ -1,6 +1,9 @@
 //! The app's single state and the actions that change it (`use_reducer`, as in Yew's todomvc).
 
+use std::cell::Cell;
 use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
 
 use sstable_engine::component::ComponentType;
 use sstable_engine::info::{InfoReport, SSTableMetadata};
@@ -95,13 +98,258 @@ pub struct State {
     /// The component shown in the component view, and the byte range highlighted in it.
     pub component: Option<ComponentType>,
     pub highlight: Option<Span>,
+    /// The tag of the newest load started: an older load that finishes later is dropped.
+    pub load_tag: u64,
     /// The last verification of each SSTable, by prefix.
-    pub verified: Vec<(String, Rc<crate::components::verify_view::VerifyRun>)>,
+    pub verified: Vec<(String, Rc<VerifyRun>)>,
+    /// Verifications running, by prefix (they stay with their SSTable whatever is shown).
+    pub verifying: Vec<(String, VerifyProgress)>,
+    /// "Verify all": the queue over every SSTable loaded.
+    pub verify_all: Option<VerifyAll>,
+}
+
+thread_local! {
+    static LAST_TAG: Cell<u64> = const { Cell::new(0) };
+}
+
+/// A fresh tag for a load or a job (increasing).
+pub fn next_tag() -> u64 {
+    LAST_TAG.with(|t| {
+        let next = t.get().wrapping_add(1);
+        t.set(next);
+        next
+    })
+}
+
+/// How far one running verification is.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct VerifyProgress {
+    /// The pool's job id (for cancelling).
+    pub job: u64,
+    pub done_bytes: u64,
+    pub total_bytes: u64,
+}
+
+/// The "Verify all" queue.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct VerifyAll {
+    /// The SSTables queued, by prefix, and their job ids.
+    pub jobs: Vec<(String, u64)>,
+    pub finished: usize,
+    pub started_millis: f64,
+    pub finished_millis: Option<f64>,
+    pub cancelled: bool,
+}
+
+/// The verdict of one verification.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Verdict {
+    /// Every check ran and passed.
+    Valid,
+    /// A check failed.
+    Invalid,
+    /// A check could not run; why.
+    NotVerifiable(String),
+    /// Stopped before the end.
+    Cancelled,
+}
+
+impl Verdict {
+    /// `valid`, `invalid`, `not-verifiable` or `cancelled` (CSS class and test attribute).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Verdict::Valid => "valid",
+            Verdict::Invalid => "invalid",
+            Verdict::NotVerifiable(_) => "not-verifiable",
+            Verdict::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// One failed comparison ([`sstable_engine::verify::Failure`], as the view needs it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FailureRun {
+    pub chunk: Option<u64>,
+    pub offset: u64,
+    pub length: u64,
+    pub expected: String,
+    pub actual: String,
+    pub partitions: Vec<String>,
+    pub message: String,
+}
+
+/// One check ([`sstable_engine::verify::Check`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckRun {
+    pub component: String,
+    pub kind: String,
+    pub algorithm: String,
+    pub checked: u64,
+    pub ok: bool,
+    pub failed: u64,
+    pub failures: Vec<FailureRun>,
+    pub note: Option<String>,
+}
+
+/// Time of one phase (from the engine's report, measured in the worker).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhaseRun {
+    pub phase: String,
+    pub millis: f64,
+    pub bytes: u64,
+}
+
+/// What one worker did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkerTiming {
+    /// Its place in the pool.
+    pub worker: usize,
+    pub bytes: u64,
+    pub millis: f64,
+    /// The worker's WebAssembly memory at the end (it only grows: its peak).
+    pub wasm_memory_bytes: f64,
+}
+
+/// A finished verification of one SSTable, made in a worker, with what it measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VerifyRun {
+    pub sstable: String,
+    pub verdict: Verdict,
+    pub complete: bool,
+    pub data_bytes: u64,
+    pub verified_bytes: u64,
+    pub checks: Vec<CheckRun>,
+    /// Components that could not be read or decoded, in words with component and offset.
+    pub errors: Vec<String>,
+    pub timings: Vec<PhaseRun>,
+    /// `FileReaderSync` reads of Data.db: time and bytes.
+    pub read_millis: f64,
+    pub read_bytes: u64,
+    /// One raw crc32fast pass over the same bytes, when asked for.
+    pub raw_crc32_millis: Option<f64>,
+    pub total_millis: f64,
+    pub workers: Vec<WorkerTiming>,
+    /// Which CRC32 code ran (`sstable_engine::checksum::implementation`).
+    pub crc32_implementation: String,
+    /// The engine's report as JSON (the `verify --json` shape), for the export.
+    pub report_json: String,
+}
+
+impl VerifyRun {
+    /// From the engine's report.
+    pub fn from_report(r: &sstable_engine::verify::VerifyReport, cancelled: bool) -> VerifyRun {
+        let checks: Vec<CheckRun> = r
+            .checks
+            .iter()
+            .map(|c| CheckRun {
+                component: c.component.clone(),
+                kind: format!("{:?}", c.kind).to_lowercase(),
+                algorithm: c.algorithm.clone(),
+                checked: c.checked,
+                ok: c.ok,
+                failed: c.failed,
+                failures: c
+                    .failures
+                    .iter()
+                    .map(|f| FailureRun {
+                        chunk: f.chunk,
+                        offset: f.offset,
+                        length: f.length,
+                        expected: f.expected.clone(),
+                        actual: f.actual.clone(),
+                        partitions: f.partitions.clone(),
+                        message: f.message.clone(),
+                    })
+                    .collect(),
+                note: c.note.clone(),
+            })
+            .collect();
+        let errors: Vec<String> = r
+            .errors
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} at offset {}: {}",
+                    e.component.as_deref().unwrap_or("?"),
+                    e.offset,
+                    e.message
+                )
+            })
+            .collect();
+        let verdict = if cancelled {
+            Verdict::Cancelled
+        } else if r.valid {
+            Verdict::Valid
+        } else if checks.iter().any(|c| !c.ok) {
+            Verdict::Invalid
+        } else if !errors.is_empty() {
+            Verdict::NotVerifiable(errors.join("; "))
+        } else if !r.complete {
+            Verdict::NotVerifiable("Data.db could not be read to its end".to_owned())
+        } else {
+            Verdict::Invalid
+        };
+        VerifyRun {
+            sstable: r.sstable.clone(),
+            verdict,
+            complete: r.complete,
+            data_bytes: r.data_bytes,
+            verified_bytes: r.verified_bytes,
+            checks,
+            errors,
+            timings: r
+                .timings
+                .iter()
+                .map(|t| PhaseRun {
+                    phase: format!("{:?}", t.phase).to_lowercase(),
+                    millis: t.nanos as f64 / 1e6,
+                    bytes: t.bytes,
+                })
+                .collect(),
+            read_millis: 0.0,
+            read_bytes: 0,
+            raw_crc32_millis: None,
+            total_millis: 0.0,
+            workers: Vec::new(),
+            crc32_implementation: sstable_engine::checksum::implementation().to_owned(),
+            report_json: serde_json::to_string(r).unwrap_or_default(),
+        }
+    }
+
+    /// A verification that could not start.
+    pub fn not_verifiable(sstable: &str, why: &str) -> VerifyRun {
+        VerifyRun {
+            sstable: sstable.to_owned(),
+            verdict: Verdict::NotVerifiable(why.to_owned()),
+            complete: false,
+            data_bytes: 0,
+            verified_bytes: 0,
+            checks: Vec::new(),
+            errors: vec![why.to_owned()],
+            timings: Vec::new(),
+            read_millis: 0.0,
+            read_bytes: 0,
+            raw_crc32_millis: None,
+            total_millis: 0.0,
+            workers: Vec::new(),
+            crc32_implementation: sstable_engine::checksum::implementation().to_owned(),
+            report_json: serde_json::json!({
+                "sstable": sstable, "valid": false, "complete": false, "errors": [why],
+            })
+            .to_string(),
+        }
+    }
+
+    pub fn valid(&self) -> bool {
+        self.verdict == Verdict::Valid
+    }
 }
 
 pub enum Action {
-    LoadStarted,
+    /// A load with this tag started (newer than any before).
+    LoadStarted(u64),
     Loaded {
+        tag: u64,
         sstables: Vec<SSTableView>,
         ignored: Vec<IgnoredFile>,
         millis: f64,
@@ -112,7 +360,31 @@ pub enum Action {
     ShowTab(Tab),
     ShowComponent(ComponentType),
     Highlight(Option<Span>),
-    Verified(String, Rc<crate::components::verify_view::VerifyRun>),
+    /// A verification of `prefix` (of load `tag`) went to the pool as `job`.
+    VerifyStarted {
+        tag: u64,
+        prefix: String,
+        job: u64,
+    },
+    VerifyProgress {
+        tag: u64,
+        prefix: String,
+        progress: VerifyProgress,
+    },
+    /// A verification ended (with a run, or a message when the worker failed).
+    Verified {
+        tag: u64,
+        prefix: String,
+        run: Rc<VerifyRun>,
+        /// `performance.now()` when it arrived.
+        at_millis: f64,
+    },
+    VerifyAllStarted {
+        tag: u64,
+        jobs: Vec<(String, u64)>,
+        started_millis: f64,
+    },
+    VerifyAllCancelled,
 }
 
 impl Reducible for State {
@@ -121,16 +393,24 @@ impl Reducible for State {
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
         match action {
-            Action::LoadStarted => {
+            Action::LoadStarted(tag) => {
                 next.loading = true;
                 next.error = None;
+                next.load_tag = tag;
             }
             Action::Loaded {
+                tag,
                 sstables,
                 ignored,
                 millis,
             } => {
+                if tag != self.load_tag {
+                    // An older load finished after a newer one started: drop it.
+                    return self;
+                }
                 next.loading = false;
+                next.verifying.clear();
+                next.verify_all = None;
                 next.selected = (!sstables.is_empty()).then_some(0);
                 next.component = None;
                 next.highlight = None;
@@ -159,9 +439,73 @@ impl Reducible for State {
                 next.highlight = None;
             }
             Action::Highlight(span) => next.highlight = span,
-            Action::Verified(prefix, run) => {
+            Action::VerifyStarted { tag, prefix, job } => {
+                if tag != self.load_tag {
+                    return self;
+                }
+                next.verifying.retain(|(p, _)| *p != prefix);
+                next.verifying.push((
+                    prefix,
+                    VerifyProgress {
+                        job,
+                        ..VerifyProgress::default()
+                    },
+                ));
+            }
+            Action::VerifyProgress {
+                tag,
+                prefix,
+                progress,
+            } => {
+                if tag != self.load_tag {
+                    return self;
+                }
+                match next.verifying.iter_mut().find(|(p, v)| *p == prefix && v.job == progress.job) {
+                    Some((_, v)) => *v = progress,
+                    None => return self,
+                }
+            }
+            Action::Verified {
+                tag,
+                prefix,
+                run,
+                at_millis,
+            } => {
+                if tag != self.load_tag {
+                    return self;
+                }
+                next.verifying.retain(|(p, _)| *p != prefix);
                 next.verified.retain(|(p, _)| *p != prefix);
-                next.verified.push((prefix, run));
+                next.verified.push((prefix.clone(), run));
+                if let Some(all) = next.verify_all.as_mut() {
+                    if all.jobs.iter().any(|(p, _)| *p == prefix) && all.finished < all.jobs.len() {
+                        all.finished += 1;
+                        if all.finished == all.jobs.len() {
+                            all.finished_millis = Some(at_millis);
+                        }
+                    }
+                }
+            }
+            Action::VerifyAllStarted {
+                tag,
+                jobs,
+                started_millis,
+            } => {
+                if tag != self.load_tag {
+                    return self;
+                }
+                next.verify_all = Some(VerifyAll {
+                    jobs,
+                    finished: 0,
+                    started_millis,
+                    finished_millis: None,
+                    cancelled: false,
+                });
+            }
+            Action::VerifyAllCancelled => {
+                if let Some(all) = next.verify_all.as_mut() {
+                    all.cancelled = true;
+                }
             }
         }
         Rc::new(next)

@@ -15,7 +15,9 @@ use super::overview_table::OverviewTable;
 use super::sstable_card::SSTableCard;
 use super::verify_view::VerifyView;
 use crate::loader::{self, PickedFile};
-use crate::state::{Action, State, Tab};
+use crate::state::{next_tag, Action, State, Tab};
+use crate::verification;
+use super::verify_all::VerifyAllPanel;
 
 #[function_component(App)]
 pub fn app() -> Html {
@@ -25,12 +27,14 @@ pub fn app() -> Html {
         let state = state.clone();
         Callback::from(move |files: Vec<PickedFile>| {
             let state = state.clone();
-            state.dispatch(Action::LoadStarted);
+            let tag = next_tag();
+            state.dispatch(Action::LoadStarted(tag));
             wasm_bindgen_futures::spawn_local(async move {
                 let started = loader::now_millis();
                 let (sstables, ignored) = loader::load(&files).await;
                 let millis = loader::now_millis() - started;
                 state.dispatch(Action::Loaded {
+                    tag,
                     sstables,
                     ignored,
                     millis,
@@ -116,14 +120,18 @@ pub fn app() -> Html {
                 </nav>
             }
             if state.tab == Tab::Overview {
+                if !state.sstables.is_empty() {
+                    <VerifyAllPanel state={state.clone()} />
+                }
                 if state.sstables.len() > 1 {
                     <OverviewTable sstables={state.sstables.clone()} selected={state.selected} on_select={on_select.clone()} />
                 }
                 <section class="sstables">
                     { for state.sstables.iter().enumerate().map(|(i, s)| {
                         let on_inspect = on_inspect.clone();
-                        let verified = state.verified.iter().find(|(p, _)| *p == s.prefix).map(|(_, r)| r.report.valid);
-                        html! { <SSTableCard key={s.prefix.clone()} sstable={s.clone()} {verified} on_inspect={Callback::from(move |_| on_inspect.emit(i))} /> }
+                        let verified = state.verified.iter().find(|(p, _)| *p == s.prefix).map(|(_, r)| r.verdict.clone());
+                        let verifying = state.verifying.iter().any(|(p, _)| *p == s.prefix);
+                        html! { <SSTableCard key={s.prefix.clone()} sstable={s.clone()} {verified} {verifying} on_inspect={Callback::from(move |_| on_inspect.emit(i))} /> }
                     }) }
                 </section>
             } else if let Some(sstable) = selected {
@@ -140,11 +148,15 @@ pub fn app() -> Html {
                 } else if state.tab == Tab::Verify {
                     <VerifyView sstable={sstable.clone()}
                         report={state.verified.iter().find(|(p, _)| *p == sstable.prefix).map(|(_, r)| r.clone())}
-                        on_report={{
+                        progress={state.verifying.iter().find(|(p, _)| *p == sstable.prefix).map(|(_, v)| *v)}
+                        on_start={{
                             let state = state.clone();
-                            let prefix = sstable.prefix.clone();
-                            Callback::from(move |run| state.dispatch(Action::Verified(prefix.clone(), run)))
-                        }} />
+                            let view = sstable.clone();
+                            Callback::from(move |(decompress, baseline): (bool, bool)| {
+                                verification::start(&state, &view, decompress, baseline);
+                            })
+                        }}
+                        on_cancel={Callback::from(crate::pool::cancel)} />
                 } else {
                     <BloomLab {sstable} />
                 }

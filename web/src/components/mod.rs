@@ -13,3 +13,4 @@ pub mod index_view;
 pub mod overview_table;
 pub mod sstable_card;
 pub mod verify_view;
+pub mod verify_all;

@@ -5,16 +5,19 @@ use sstable_engine::datetime::{human_seconds, iso8601_micros};
 use sstable_engine::info::InfoReport;
 use yew::prelude::*;
 
-use crate::state::SSTableView;
+use crate::state::{SSTableView, Verdict};
 
 #[derive(Properties, PartialEq)]
 pub struct SSTableCardProps {
     pub sstable: SSTableView,
     #[prop_or_default]
     pub on_inspect: Callback<()>,
-    /// The last verification: valid or not (`None`: not verified yet).
+    /// The verdict of the last verification (`None`: not verified yet).
     #[prop_or_default]
-    pub verified: Option<bool>,
+    pub verified: Option<crate::state::Verdict>,
+    /// A verification of it is running.
+    #[prop_or_default]
+    pub verifying: bool,
 }
 
 /// Human size: bytes, KiB, MiB, GiB.
@@ -47,8 +50,17 @@ pub fn sstable_card(props: &SSTableCardProps) -> Html {
     html! {
         <article class="card" data-testid="sstable" data-prefix={s.prefix.clone()}>
             <h2><code>{ &s.prefix }</code>{ " " }
-                <span data-testid="verify-status" class={classes!("badge", match props.verified { Some(true) => "ok", Some(false) => "bad", None => "" })}>
-                    { match props.verified { Some(true) => "checksums valid", Some(false) => "checksums FAILED", None => "not verified" } }
+                <span data-testid="verify-status"
+                      data-verdict={if props.verifying { "running" } else { props.verified.as_ref().map_or("none", |v| v.name()) }}
+                      class={classes!("badge", match &props.verified { Some(Verdict::Valid) => "ok", Some(Verdict::Invalid) => "bad", Some(_) => "warn", None => "" })}
+                      title={match &props.verified { Some(Verdict::NotVerifiable(why)) => why.clone(), _ => String::new() }}>
+                    { if props.verifying { "verifying…" } else { match &props.verified {
+                        Some(Verdict::Valid) => "checksums valid",
+                        Some(Verdict::Invalid) => "checksums FAILED",
+                        Some(Verdict::NotVerifiable(_)) => "not verifiable",
+                        Some(Verdict::Cancelled) => "verification cancelled",
+                        None => "not verified",
+                    } } }
                 </span>
             </h2>
             <button class="button small" data-testid="inspect" onclick={props.on_inspect.reform(|_| ())}>{ "Inspect components →" }</button>

@@ -2,18 +2,16 @@
 //! progress bar and a cancel button; a strip shows every Data.db chunk green or red; a red chunk
 //! shows its bytes, expected vs actual and the partitions it overlaps; timings per phase.
 
-use std::cell::Cell;
 use std::rc::Rc;
 
 use sstable_engine::component::ComponentType;
 use sstable_engine::span::Span;
-use sstable_engine::verify::{Failure, VerifyReport};
 use yew::prelude::*;
 
 use super::hex_view::HexView;
 use super::sstable_card::human_bytes;
 use crate::loader;
-use crate::state::SSTableView;
+use crate::state::{FailureRun, SSTableView, Verdict, VerifyProgress, VerifyRun};
 
 /// At most this many cells in the chunk strip; beyond, each cell stands for several chunks.
 const MAX_STRIP_CELLS: u64 = 2048;
@@ -21,81 +19,39 @@ const MAX_STRIP_CELLS: u64 = 2048;
 #[derive(Properties, PartialEq)]
 pub struct VerifyViewProps {
     pub sstable: SSTableView,
-    /// The last report for this SSTable, kept by the app (for the overview's badge).
+    /// The last verification of this SSTable (kept in the state, for the overview's badge).
     pub report: Option<Rc<VerifyRun>>,
-    pub on_report: Callback<Rc<VerifyRun>>,
-}
-
-/// A finished verification with what the browser measured around it.
-#[derive(Debug, PartialEq)]
-pub struct VerifyRun {
-    pub report: VerifyReport,
-    pub read_millis: f64,
-    pub read_bytes: u64,
-    pub total_millis: f64,
-    /// One raw crc32fast pass over the same bytes, when asked for.
-    pub raw_crc32_millis: Option<f64>,
-}
-
-#[derive(Clone, PartialEq, Default)]
-struct Running {
-    done: u64,
-    total: u64,
+    /// The verification of this SSTable running in the worker pool, if any.
+    pub progress: Option<VerifyProgress>,
+    /// Starts a verification: (decompress, time a raw crc32fast baseline).
+    pub on_start: Callback<(bool, bool)>,
+    /// Cancels the pool's job.
+    pub on_cancel: Callback<u64>,
 }
 
 #[function_component(VerifyView)]
 pub fn verify_view(props: &VerifyViewProps) -> Html {
-    let running = use_state(|| None::<Running>);
-    let error = use_state(|| None::<String>);
-    let cancel = use_mut_ref(|| Rc::new(Cell::new(false)));
     let selected = use_state(|| None::<u64>);
     let decompress = use_state(|| false);
     let baseline = use_state(|| false);
 
     let start = {
-        let running = running.clone();
-        let error = error.clone();
-        let cancel = cancel.clone();
-        let view = props.sstable.clone();
-        let on_report = props.on_report.clone();
-        let decompress = *decompress;
-        let baseline = *baseline;
+        let on_start = props.on_start.clone();
         let selected = selected.clone();
+        let options = (*decompress, *baseline);
         Callback::from(move |_| {
-            let flag = Rc::new(Cell::new(false));
-            *cancel.borrow_mut() = flag.clone();
-            running.set(Some(Running::default()));
-            error.set(None);
             selected.set(None);
-            let running = running.clone();
-            let error = error.clone();
-            let view = view.clone();
-            let on_report = on_report.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                let started = loader::now_millis();
-                let progress = {
-                    let running = running.clone();
-                    move |done, total| running.set(Some(Running { done, total }))
-                };
-                match loader::verify(&view, decompress, baseline, progress, flag).await {
-                    Ok((report, read_millis, read_bytes, raw_crc32_millis)) => {
-                        on_report.emit(Rc::new(VerifyRun {
-                            report,
-                            read_millis,
-                            read_bytes,
-                            total_millis: loader::now_millis() - started,
-                            raw_crc32_millis,
-                        }))
-                    }
-                    Err(e) => error.set(Some(e)),
-                }
-                running.set(None);
-            });
+            on_start.emit(options);
         })
     };
     let on_cancel = {
-        let cancel = cancel.clone();
-        Callback::from(move |_| cancel.borrow().set(true))
+        let on_cancel = props.on_cancel.clone();
+        let job = props.progress.map(|p| p.job);
+        Callback::from(move |_| {
+            if let Some(job) = job {
+                on_cancel.emit(job);
+            }
+        })
     };
     let toggle_baseline = {
         let baseline = baseline.clone();
@@ -117,6 +73,7 @@ pub fn verify_view(props: &VerifyViewProps) -> Html {
             let crc = s.metadata.0.crc.as_ref()?;
             Some(crc.checksums.len() as u64)
         });
+    let running = props.progress;
     html! {
         <section class="verify" data-testid="verify-view">
             <div class="data-controls">
@@ -128,11 +85,10 @@ pub fn verify_view(props: &VerifyViewProps) -> Html {
                     <button class="tab" onclick={on_cancel} data-testid="verify-cancel">{ "Cancel" }</button>
                 }
             </div>
-            if let Some(r) = &*running {
-                <progress data-testid="verify-progress" max={r.total.max(1).to_string()} value={r.done.to_string()} />
-                <span class="muted" data-testid="verify-progress-text">{ format!(" {} of {}", human_bytes(r.done), human_bytes(r.total)) }</span>
+            if let Some(r) = running {
+                <progress data-testid="verify-progress" max={r.total_bytes.max(1).to_string()} value={r.done_bytes.to_string()} />
+                <span class="muted" data-testid="verify-progress-text">{ format!(" {} of {} (in a worker)", human_bytes(r.done_bytes), human_bytes(r.total_bytes)) }</span>
             }
-            if let Some(e) = &*error { <p class="error" role="alert">{ e }</p> }
             if let Some(run) = &props.report {
                 { report_view(run, chunk_count, &selected, s) }
             }
@@ -146,8 +102,8 @@ fn report_view(
     selected: &UseStateHandle<Option<u64>>,
     s: &SSTableView,
 ) -> Html {
-    let r = &run.report;
-    let chunk_failures: Vec<&Failure> = r
+    let r = run;
+    let chunk_failures: Vec<&FailureRun> = r
         .checks
         .iter()
         .filter(|c| c.component == "Data.db" || c.component == "CRC.db")
@@ -158,7 +114,7 @@ fn report_view(
         .map(|n| strip(n, &chunk_failures, selected))
         .unwrap_or_default();
     let detail = selected.and_then(|chunk| {
-        let failures: Vec<&&Failure> = chunk_failures.iter().filter(|f| f.chunk == Some(chunk)).collect();
+        let failures: Vec<&&FailureRun> = chunk_failures.iter().filter(|f| f.chunk == Some(chunk)).collect();
         let first = failures.first()?;
         let span = Span::new(first.offset, first.offset + first.length);
         let data = s.file(&ComponentType::Data)?.clone();
@@ -185,16 +141,17 @@ fn report_view(
                 let run = run.clone();
                 let name = format!("{}-verify.json", r.sstable.rsplit('/').next().unwrap_or("sstable"));
                 Callback::from(move |_| {
-                    let json = serde_json::to_string_pretty(&[&run.report]).unwrap_or_default();
+                    let json = format!("[{}]", run.report_json);
                     let _ = loader::download_json(&name, &json);
                 })
             }}>{ "Export as JSON" }</button>
-            <p data-testid="verify-badge" class={classes!("badge", if r.valid { "ok" } else { "bad" })}>
-                { match r.verdict {
-                    sstable_engine::verify::Verdict::Valid => "valid: every checksum matches".to_owned(),
-                    sstable_engine::verify::Verdict::Invalid => "INVALID: checks failed".to_owned(),
-                    sstable_engine::verify::Verdict::NotVerifiable if r.verified_bytes < r.data_bytes => "cancelled before the end".to_owned(),
-                    sstable_engine::verify::Verdict::NotVerifiable => format!("NOT VERIFIABLE: {}", r.unverified.join("; ")),
+            <p data-testid="verify-badge" data-verdict={r.verdict.name()}
+               class={classes!("badge", match r.verdict { Verdict::Valid => "ok", Verdict::Invalid => "bad", _ => "warn" })}>
+                { match &r.verdict {
+                    Verdict::Valid => "valid: every checksum matches".to_owned(),
+                    Verdict::Invalid => "INVALID: checks failed".to_owned(),
+                    Verdict::NotVerifiable(why) => format!("NOT VERIFIABLE: {why}"),
+                    Verdict::Cancelled => "cancelled before the end".to_owned(),
                 } }
             </p>
             { strip }
@@ -204,7 +161,7 @@ fn report_view(
                 <tbody>
                     { for r.checks.iter().map(|c| html! {
                         <tr data-testid="verify-check" data-ok={c.ok.to_string()}>
-                            <td>{ &c.component }</td><td>{ format!("{:?}", c.kind).to_lowercase() }</td><td>{ &c.algorithm }</td>
+                            <td>{ &c.component }</td><td>{ &c.kind }</td><td>{ &c.algorithm }</td>
                             <td class="num">{ c.checked }</td>
                             <td class={if c.ok { "ok" } else { "tombstone" }}>{
                                 if c.ok { "ok".to_owned() } else {
@@ -215,14 +172,14 @@ fn report_view(
                     }) }
                 </tbody>
             </table>
-            { for r.errors.iter().map(|e| html! { <p class="error">{ format!("{} at offset {}: {}", e.component.as_deref().unwrap_or("?"), e.offset, e.message) }</p> }) }
+            { for r.errors.iter().map(|e| html! { <p class="error">{ e }</p> }) }
             { timings(run) }
         </>
     }
 }
 
 /// Every chunk green or red (grouped into at most [`MAX_STRIP_CELLS`] cells).
-fn strip(chunks: u64, failures: &[&Failure], selected: &UseStateHandle<Option<u64>>) -> Html {
+fn strip(chunks: u64, failures: &[&FailureRun], selected: &UseStateHandle<Option<u64>>) -> Html {
     let per_cell = chunks.div_ceil(MAX_STRIP_CELLS).max(1);
     let cells = chunks.div_ceil(per_cell);
     let mut bad = std::collections::BTreeSet::new();
@@ -252,38 +209,60 @@ fn strip(chunks: u64, failures: &[&Failure], selected: &UseStateHandle<Option<u6
     }
 }
 
+/// Per phase and per worker: bytes, time, MB/s; the baselines measured on the same bytes in the
+/// same run (the `FileReaderSync` reads, one raw crc32fast pass) and our figures as ratios.
 fn timings(run: &VerifyRun) -> Html {
-    let r = &run.report;
+    let mb_s = |bytes: u64, ms: f64| (ms > 0.0).then(|| bytes as f64 / 1e6 / (ms / 1000.0));
     let rate = |bytes: u64, ms: f64| {
-        if ms > 0.0 {
-            format!("{:.0} MB/s", bytes as f64 / 1e6 / (ms / 1000.0))
-        } else {
-            "–".to_owned()
-        }
+        mb_s(bytes, ms).map_or_else(|| "–".to_owned(), |v| format!("{v:.0} MB/s"))
     };
+    let read_rate = mb_s(run.read_bytes, run.read_millis);
+    let crc_rate = run.raw_crc32_millis.and_then(|ms| mb_s(run.read_bytes, ms));
+    let ratio = |ours: Option<f64>, base: Option<f64>, name: &str| match (ours, base) {
+        (Some(o), Some(b)) if b > 0.0 => format!("{:.2} × {name}", o / b),
+        _ => String::new(),
+    };
+    let total_rate = mb_s(run.data_bytes, run.total_millis);
     html! {
-        <table class="timings" data-testid="timings">
-            <thead><tr><th>{ "phase" }</th><th class="num">{ "time" }</th><th class="num">{ "bytes" }</th><th class="num">{ "speed" }</th></tr></thead>
+        <>
+        <table class="timings" data-testid="timings" data-crc32={run.crc32_implementation.clone()}>
+            <thead><tr><th>{ "phase" }</th><th class="num">{ "time" }</th><th class="num">{ "bytes" }</th><th class="num">{ "speed" }</th><th>{ "ratio" }</th></tr></thead>
             <tbody>
-                <tr data-testid="timing" data-phase="read"><td>{ "read (Blob.slice, this browser)" }</td><td class="num">{ format!("{:.1} ms", run.read_millis) }</td>
-                    <td class="num">{ human_bytes(run.read_bytes) }</td><td class="num">{ rate(run.read_bytes, run.read_millis) }</td></tr>
-                { for r.timings.iter().map(|t| {
-                    let ms = t.nanos as f64 / 1e6;
+                <tr data-testid="timing" data-phase="read"><td>{ "read (FileReaderSync in the worker): the read limit" }</td><td class="num">{ format!("{:.1} ms", run.read_millis) }</td>
+                    <td class="num">{ human_bytes(run.read_bytes) }</td><td class="num">{ rate(run.read_bytes, run.read_millis) }</td><td></td></tr>
+                if let Some(ms) = run.raw_crc32_millis {
+                    <tr data-testid="timing" data-phase="raw-crc32"><td>{ "raw crc32fast pass (same bytes)" }</td>
+                        <td class="num">{ format!("{ms:.1} ms") }</td><td class="num">{ human_bytes(run.read_bytes) }</td>
+                        <td class="num">{ rate(run.read_bytes, ms) }</td><td></td></tr>
+                }
+                { for run.timings.iter().map(|t| {
+                    let ours = mb_s(t.bytes, t.millis);
+                    let vs = if t.phase == "checksum" { ratio(ours, crc_rate, "raw crc32fast") } else { String::new() };
                     html! {
-                        <tr data-testid="timing" data-phase={format!("{:?}", t.phase).to_lowercase()}>
-                            <td>{ format!("{:?}", t.phase).to_lowercase() }</td><td class="num">{ format!("{ms:.1} ms") }</td>
-                            <td class="num">{ human_bytes(t.bytes) }</td><td class="num">{ rate(t.bytes, ms) }</td>
+                        <tr data-testid="timing" data-phase={t.phase.clone()}>
+                            <td>{ if t.phase == "checksum" { format!("checksum ({})", run.crc32_implementation) } else { t.phase.clone() } }</td>
+                            <td class="num">{ format!("{:.1} ms", t.millis) }</td>
+                            <td class="num">{ human_bytes(t.bytes) }</td><td class="num">{ rate(t.bytes, t.millis) }</td><td>{ vs }</td>
                         </tr>
                     }
                 }) }
-                if let Some(ms) = run.raw_crc32_millis {
-                    <tr data-testid="timing" data-phase="raw-crc32"><td>{ "raw crc32fast pass (limit, same bytes)" }</td>
-                        <td class="num">{ format!("{ms:.1} ms") }</td><td class="num">{ human_bytes(run.read_bytes) }</td>
-                        <td class="num">{ rate(run.read_bytes, ms) }</td></tr>
-                }
-                <tr><td>{ "total (wall clock)" }</td><td class="num">{ format!("{:.1} ms", run.total_millis) }</td>
-                    <td class="num">{ human_bytes(r.data_bytes) }</td><td class="num">{ rate(r.data_bytes, run.total_millis) }</td></tr>
+                <tr data-testid="timing" data-phase="total"><td>{ "end to end (wall clock in the worker)" }</td><td class="num">{ format!("{:.1} ms", run.total_millis) }</td>
+                    <td class="num">{ human_bytes(run.data_bytes) }</td><td class="num">{ rate(run.data_bytes, run.total_millis) }</td>
+                    <td>{ ratio(total_rate, read_rate, "read limit") }</td></tr>
             </tbody>
         </table>
+        <table class="timings" data-testid="worker-timings">
+            <thead><tr><th>{ "worker" }</th><th class="num">{ "bytes" }</th><th class="num">{ "time" }</th><th class="num">{ "speed" }</th><th class="num">{ "wasm memory" }</th></tr></thead>
+            <tbody>
+                { for run.workers.iter().map(|w| html! {
+                    <tr data-testid="worker-timing" data-worker={w.worker.to_string()} data-memory={format!("{:.0}", w.wasm_memory_bytes)}>
+                        <td>{ format!("#{}", w.worker) }</td><td class="num">{ human_bytes(w.bytes) }</td>
+                        <td class="num">{ format!("{:.1} ms", w.millis) }</td><td class="num">{ rate(w.bytes, w.millis) }</td>
+                        <td class="num">{ human_bytes(w.wasm_memory_bytes as u64) }</td>
+                    </tr>
+                }) }
+            </tbody>
+        </table>
+        </>
     }
 }

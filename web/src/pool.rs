@@ -1,0 +1,190 @@
+//! The pool of engine workers ([`crate::worker::EngineWorker`], gloo-worker bridges): jobs queue
+//! here and go to the first idle worker. Its size is `navigator.hardwareConcurrency`, clamped to
+//! 1..=8, and can be set ([`set_size`]). The UI thread only routes messages.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
+
+use gloo_worker::{Spawnable, WorkerBridge};
+
+use crate::worker::{EngineWorker, JsCodec, Reply, Request};
+
+/// The most workers the pool runs.
+pub const MAX_WORKERS: usize = 8;
+/// Where Trunk puts the worker's JavaScript (`sstable-worker` bin, `data-type="worker"`).
+const WORKER_SCRIPT: &str = "./sstable-worker.js";
+
+/// What hears a job's replies.
+pub type Handler = Rc<dyn Fn(Reply)>;
+
+struct Slot {
+    bridge: WorkerBridge<EngineWorker>,
+    job: Option<u64>,
+}
+
+#[derive(Default)]
+struct Pool {
+    slots: Vec<Slot>,
+    size: usize,
+    read_size_bytes: u64,
+    next_job: u64,
+    queue: VecDeque<(u64, Request)>,
+    handlers: HashMap<u64, Handler>,
+}
+
+thread_local! {
+    static POOL: RefCell<Pool> = RefCell::new(Pool {
+        size: default_size(),
+        read_size_bytes: crate::worker::DEFAULT_READ_BYTES,
+        ..Pool::default()
+    });
+}
+
+/// `navigator.hardwareConcurrency`, clamped to 1..=[`MAX_WORKERS`].
+pub fn default_size() -> usize {
+    let cores = web_sys::window()
+        .map(|w| w.navigator().hardware_concurrency())
+        .unwrap_or(1.0);
+    (cores as usize).clamp(1, MAX_WORKERS)
+}
+
+/// How many workers the pool uses.
+pub fn size() -> usize {
+    POOL.with(|p| p.borrow().size)
+}
+
+/// Sets how many workers the pool uses (clamped to 1..=[`MAX_WORKERS`]).
+pub fn set_size(n: usize) {
+    POOL.with(|p| p.borrow_mut().size = n.clamp(1, MAX_WORKERS));
+    dispatch();
+}
+
+/// Bytes per `FileReaderSync` read in the workers.
+pub fn read_size_bytes() -> u64 {
+    POOL.with(|p| p.borrow().read_size_bytes)
+}
+
+/// Sets the bytes per read (at least 64 KiB).
+pub fn set_read_size_bytes(n: u64) {
+    POOL.with(|p| p.borrow_mut().read_size_bytes = n.max(64 << 10));
+}
+
+/// Starts the workers now (they load their WebAssembly in the background).
+pub fn warm_up() {
+    POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        while p.slots.len() < p.size {
+            let index = p.slots.len();
+            p.slots.push(spawn(index));
+        }
+    });
+}
+
+fn spawn(index: usize) -> Slot {
+    let mut spawner = EngineWorker::spawner();
+    let mut spawner = spawner.encoding::<JsCodec>();
+    spawner.callback(move |reply: Reply| on_reply(index, reply));
+    Slot {
+        bridge: spawner.spawn(WORKER_SCRIPT),
+        job: None,
+    }
+}
+
+/// Queues a job; `request`'s job id and worker index are filled in here. Returns the job id.
+pub fn submit(request: Request, handler: Handler) -> u64 {
+    let job = POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        p.next_job = p.next_job.wrapping_add(1);
+        let job = p.next_job;
+        p.handlers.insert(job, handler);
+        p.queue.push_back((job, request));
+        job
+    });
+    dispatch();
+    job
+}
+
+/// Cancels a job: dropped if still queued (its handler hears `Failed` with [`CANCELLED`]),
+/// else its worker stops at its next slice.
+pub fn cancel(job: u64) {
+    let dropped = POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        let before = p.queue.len();
+        p.queue.retain(|(j, _)| *j != job);
+        if p.queue.len() < before {
+            return p.handlers.remove(&job);
+        }
+        if let Some(slot) = p.slots.iter().find(|s| s.job == Some(job)) {
+            slot.bridge.send(Request::Cancel { job });
+        }
+        None
+    });
+    if let Some(handler) = dropped {
+        handler(Reply::Failed {
+            job,
+            message: CANCELLED.to_owned(),
+        });
+    }
+}
+
+/// The message of a job cancelled before it started.
+pub const CANCELLED: &str = "cancelled";
+
+/// Gives queued jobs to idle workers.
+fn dispatch() {
+    POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        loop {
+            let size = p.size;
+            let idle = (0..size).find(|&i| p.slots.get(i).is_none_or(|s| s.job.is_none()));
+            let Some(index) = idle else { break };
+            let Some((job, mut request)) = p.queue.pop_front() else {
+                break;
+            };
+            while p.slots.len() <= index {
+                let n = p.slots.len();
+                p.slots.push(spawn(n));
+            }
+            if let Request::Verify {
+                job: j,
+                worker,
+                read_size_bytes,
+                ..
+            } = &mut request
+            {
+                *j = job;
+                *worker = index;
+                if *read_size_bytes == 0 {
+                    *read_size_bytes = p.read_size_bytes;
+                }
+            }
+            if let Some(slot) = p.slots.get_mut(index) {
+                slot.job = Some(job);
+                slot.bridge.send(request);
+            }
+        }
+    });
+}
+
+fn on_reply(index: usize, reply: Reply) {
+    let job = reply.job();
+    let handler = POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        if reply.is_final() {
+            if let Some(slot) = p.slots.get_mut(index) {
+                if slot.job == Some(job) {
+                    slot.job = None;
+                }
+            }
+            p.handlers.remove(&job)
+        } else {
+            p.handlers.get(&job).cloned()
+        }
+    });
+    if let Some(handler) = handler {
+        handler(reply);
+    }
+    // Outside the bridge's own callback borrow.
+    wasm_bindgen_futures::spawn_local(async { dispatch() });
+}
