@@ -73,6 +73,7 @@ async fn card_renders_version_format_generation_and_components() {
             sstable: views[0].clone(),
             on_inspect: yew::Callback::noop(),
             verified: None,
+            verifying: false,
         },
     )
     .render();
@@ -96,4 +97,32 @@ async fn card_renders_version_format_generation_and_components() {
             .length(),
         8
     );
+}
+
+#[wasm_bindgen_test]
+async fn an_older_load_finishing_late_does_not_replace_a_newer_one() {
+    use sstable_web::state::{next_tag, Action, State};
+    use yew::Reducible;
+    let (views, ignored) = loader::load(&nb_files()).await;
+    let (older, newer) = (next_tag(), next_tag());
+    let state = std::rc::Rc::new(State::default());
+    let state = state.reduce(Action::LoadStarted(older));
+    let state = state.reduce(Action::LoadStarted(newer));
+    // The newer load finishes first, then the older one arrives: it must be dropped.
+    let state = state.reduce(Action::Loaded {
+        tag: newer,
+        sstables: views.clone(),
+        ignored: ignored.clone(),
+        millis: 1.0,
+    });
+    let state = state.reduce(Action::Loaded {
+        tag: older,
+        sstables: Vec::new(),
+        ignored,
+        millis: 2.0,
+    });
+    assert_eq!(state.sstables.len(), 1);
+    assert_eq!(state.load_millis, Some(1.0));
+    assert_eq!(state.load_count, 1);
+    assert!(!state.loading);
 }

@@ -46,7 +46,9 @@ pub fn field_tree(props: &FieldTreeProps) -> Html {
             if let Some(path) = selected.and_then(|s| path_to_offset(&root, s.start)) {
                 let mut next = (*expanded).clone();
                 for depth in 0..path.len() {
-                    next.insert(key(&path[..depth]));
+                    if let Some(prefix) = path.get(..depth) {
+                        next.insert(key(prefix));
+                    }
                 }
                 if next != *expanded {
                     expanded.set(next);

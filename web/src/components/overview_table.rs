@@ -50,13 +50,10 @@ fn key(s: &SSTableView, c: Column) -> (i128, String) {
 #[function_component(OverviewTable)]
 pub fn overview_table(props: &OverviewTableProps) -> Html {
     let sort = use_state(|| (Column::Name, true));
-    let mut order: Vec<usize> = (0..props.sstables.len()).collect();
+    let mut order: Vec<(usize, &SSTableView)> = props.sstables.iter().enumerate().collect();
     let (column, ascending) = *sort;
-    order.sort_by(|&a, &b| {
-        let (ka, kb) = (
-            key(&props.sstables[a], column),
-            key(&props.sstables[b], column),
-        );
+    order.sort_by(|&(_, a), &(_, b)| {
+        let (ka, kb) = (key(a, column), key(b, column));
         if ascending {
             ka.cmp(&kb)
         } else {
@@ -93,8 +90,7 @@ pub fn overview_table(props: &OverviewTableProps) -> Html {
                 <th>{ "Status" }</th>
             </tr></thead>
             <tbody>
-                { for order.into_iter().map(|i| {
-                    let s = &props.sstables[i];
+                { for order.into_iter().map(|(i, s)| {
                     let info = s.info.as_ref();
                     let stats = info.and_then(|r| r.stats.as_ref());
                     let on_select = props.on_select.clone();
