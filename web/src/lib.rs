@@ -25,8 +25,6 @@ pub mod state;
 pub mod verification;
 pub mod worker;
 
-use wasm_bindgen::prelude::*;
-
 /// Mounts the app on `<main id="app">` (or `<body>` when absent).
 pub fn start() {
     // The workers fetch their WebAssembly before connections are forbidden.
@@ -45,15 +43,8 @@ pub fn start() {
     }
 }
 
-/// Called by the generated JavaScript glue when the module is loaded as a library.
-#[wasm_bindgen]
-pub fn mount() {
-    start();
-}
-
-/// Bytes of linear memory the app's WebAssembly instance holds now (for the memory checks of the
-/// end-to-end tests and for curious engineers: `wasmBindings.wasm_memory_bytes()`).
-#[wasm_bindgen]
+/// Bytes of linear memory this WebAssembly instance (the page's or a worker's) holds now (the
+/// page exports it as `wasmBindings.wasm_memory_bytes()` for the end-to-end tests).
 pub fn wasm_memory_bytes() -> f64 {
     use wasm_bindgen::JsCast;
     wasm_bindgen::memory()
