@@ -27,9 +27,8 @@ pub mod worker;
 
 /// Mounts the app on `<main id="app">` (or `<body>` when absent).
 pub fn start() {
-    // The workers fetch their WebAssembly before connections are forbidden.
+    // The workers fetch their WebAssembly first; the pool forbids connections once they have.
     pool::warm_up();
-    loader::forbid_connections();
     let root = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.get_element_by_id("app"));

@@ -1,6 +1,12 @@
 //! The pool of engine workers ([`crate::worker::EngineWorker`], gloo-worker bridges): jobs queue
 //! here and go to the first idle worker. Its size is `navigator.hardwareConcurrency`, clamped to
 //! 1..=8, and can be set ([`set_size`]). The UI thread only routes messages.
+//!
+//! A worker fetches its WebAssembly when it starts, under the page's Content-Security-Policy: so
+//! the pool starts its workers first ([`warm_up`]) and forbids connections
+//! ([`crate::loader::forbid_connections`]) once all have loaded (or after
+//! [`FORBID_AFTER_MILLIS`] at the latest). Later the pool can shrink and grow back, but not
+//! beyond the workers started then.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
@@ -26,6 +32,10 @@ struct Slot {
 #[derive(Default)]
 struct Pool {
     slots: Vec<Slot>,
+    /// Workers that have loaded.
+    ready: usize,
+    /// Connections are forbidden: no new worker could load.
+    forbidden: bool,
     size: usize,
     read_size_bytes: u64,
     next_job: u64,
@@ -54,10 +64,33 @@ pub fn size() -> usize {
     POOL.with(|p| p.borrow().size)
 }
 
-/// Sets how many workers the pool uses (clamped to 1..=[`MAX_WORKERS`]).
+/// Sets how many workers the pool uses (clamped to 1..=[`MAX_WORKERS`], and to the workers
+/// started before connections were forbidden).
 pub fn set_size(n: usize) {
-    POOL.with(|p| p.borrow_mut().size = n.clamp(1, MAX_WORKERS));
+    POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        let mut size = n.clamp(1, MAX_WORKERS);
+        if p.forbidden {
+            size = size.min(p.slots.len().max(1));
+        }
+        p.size = size;
+    });
     dispatch();
+}
+
+/// At the latest this long after [`warm_up`], connections are forbidden even if a worker has not
+/// loaded.
+pub const FORBID_AFTER_MILLIS: i32 = 10_000;
+
+/// Forbids connections (once).
+fn forbid_connections() {
+    let first = POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        !std::mem::replace(&mut p.forbidden, true)
+    });
+    if first {
+        crate::loader::forbid_connections();
+    }
 }
 
 /// Bytes per `FileReaderSync` read in the workers.
@@ -70,7 +103,8 @@ pub fn set_read_size_bytes(n: u64) {
     POOL.with(|p| p.borrow_mut().read_size_bytes = n.max(64 << 10));
 }
 
-/// Starts the workers now (they load their WebAssembly in the background).
+/// Starts the workers now (they load their WebAssembly in the background); connections are
+/// forbidden once they have.
 pub fn warm_up() {
     POOL.with(|p| {
         let mut p = p.borrow_mut();
@@ -79,6 +113,16 @@ pub fn warm_up() {
             p.slots.push(spawn(index));
         }
     });
+    let later = wasm_bindgen::closure::Closure::once_into_js(forbid_connections);
+    let scheduled = web_sys::window().map(|w| {
+        w.set_timeout_with_callback_and_timeout_and_arguments_0(
+            wasm_bindgen::JsCast::unchecked_ref(&later),
+            FORBID_AFTER_MILLIS,
+        )
+    });
+    if !matches!(scheduled, Some(Ok(_))) {
+        forbid_connections();
+    }
 }
 
 fn spawn(index: usize) -> Slot {
@@ -168,6 +212,17 @@ fn dispatch() {
 }
 
 fn on_reply(index: usize, reply: Reply) {
+    if let Reply::Ready = reply {
+        let all = POOL.with(|p| {
+            let mut p = p.borrow_mut();
+            p.ready += 1;
+            p.ready >= p.slots.len()
+        });
+        if all {
+            forbid_connections();
+        }
+        return;
+    }
     let job = reply.job();
     let handler = POOL.with(|p| {
         let mut p = p.borrow_mut();

@@ -76,6 +76,8 @@ pub enum Request {
 /// What a worker answers.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Reply {
+    /// The worker's WebAssembly is loaded and its bridge connected.
+    Ready,
     Progress {
         job: u64,
         done_bytes: u64,
@@ -97,12 +99,13 @@ impl Reply {
             Reply::Progress { job, .. } | Reply::Verified { job, .. } | Reply::Failed { job, .. } => {
                 *job
             }
+            Reply::Ready => 0,
         }
     }
 
     /// Whether this is the job's last message.
     pub fn is_final(&self) -> bool {
-        !matches!(self, Reply::Progress { .. })
+        !matches!(self, Reply::Progress { .. } | Reply::Ready)
     }
 }
 
@@ -123,6 +126,10 @@ impl Worker for EngineWorker {
     }
 
     fn update(&mut self, _scope: &WorkerScope<Self>, _msg: ()) {}
+
+    fn connected(&mut self, scope: &WorkerScope<Self>, id: HandlerId) {
+        scope.respond(id, Reply::Ready);
+    }
 
     fn received(&mut self, scope: &WorkerScope<Self>, msg: Request, id: HandlerId) {
         match msg {

@@ -1,0 +1,77 @@
+// Browser benchmark (not a test): verification of a large generated SSTable in headless Chromium.
+//   node bench/verify.mjs DIST_DIR SSTABLE_DIR
+// SSTABLE_DIR: `sstable-inspect generate --version oa --compression lz4 --partitions 7500
+// --rows-per-partition 1000 --out DIR` (≥ 1 GiB Data.db). Prints, from one run: the read limit
+// (FileReaderSync pass), raw crc32fast, our CRC32 (the checksum phase), verify end to end with 1
+// worker and N, verify with decompression, wasm memory per worker, with ratios.
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const [dist, sstable] = process.argv.slice(2);
+if (!dist || !sstable) {
+  console.error('usage: node bench/verify.mjs DIST_DIR SSTABLE_DIR');
+  process.exit(2);
+}
+const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.svg': 'image/svg+xml' };
+const server = http.createServer((req, res) => {
+  const url = new URL(req.url, 'http://x');
+  let p = path.join(dist, decodeURIComponent(url.pathname));
+  if (p.endsWith('/')) p = path.join(p, 'index.html');
+  if (!p.startsWith(path.resolve(dist)) || !fs.existsSync(p)) { res.writeHead(404); res.end(); return; }
+  res.writeHead(200, { 'content-type': types[path.extname(p)] ?? 'application/octet-stream' });
+  fs.createReadStream(p).pipe(res);
+});
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+const base = `http://127.0.0.1:${server.address().port}/`;
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+});
+const page = await browser.newPage();
+await page.goto(base);
+await page.waitForSelector('[data-testid=summary][data-sstables="sample/oa-1-big"]');
+const files = fs.readdirSync(sstable).sort().map((f) => path.join(sstable, f));
+const dataBytes = fs.statSync(files.find((f) => f.endsWith('Data.db'))).size;
+await page.setInputFiles('[data-testid=file-input]', files);
+await page.waitForSelector('[data-testid=summary][data-loads="2"]');
+const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+
+async function run({ workers, decompress }) {
+  await page.locator('[data-testid=tab-sstables]').click();
+  await page.locator('[data-testid=pool-size]').fill(String(workers));
+  await page.locator('[data-testid=pool-size]').dispatchEvent('change');
+  await page.locator('[data-testid=tab-verify]').click();
+  await page.locator('[data-testid=verify-baseline]').setChecked(true);
+  const box = page.locator('[data-testid=verify-view] input[type=checkbox]').first();
+  await box.setChecked(decompress);
+  const before = await page.locator('[data-testid=verify-badge]').count();
+  await page.locator('[data-testid=verify-start]').click();
+  if (before) await page.waitForSelector('[data-testid=verify-progress]');
+  await page.waitForSelector('[data-testid=verify-progress]', { state: 'detached', timeout: 3600000 });
+  await page.locator('[data-testid=verify-badge]').waitFor();
+  const rows = await page.locator('[data-testid=timing]').evaluateAll((rs) => Object.fromEntries(rs.map((r) => [r.dataset.phase, [...r.querySelectorAll('td')].map((td) => td.textContent.trim())])));
+  const memory = await page.locator('[data-testid=worker-timing]').evaluateAll((rs) => rs.map((r) => Number(r.dataset.memory)));
+  const crc = await page.locator('[data-testid=timings]').first().getAttribute('data-crc32');
+  return { rows, memory, crc, badge: (await page.locator('[data-testid=verify-badge]').textContent()).trim() };
+}
+
+const mbs = (row) => (row ? parseFloat(row[3]) : NaN);
+const one = await run({ workers: 1, decompress: false });
+const many = await run({ workers: Math.min(8, Math.max(1, cores)), decompress: false });
+const dec = await run({ workers: 1, decompress: true });
+const read = mbs(one.rows.read);
+const raw = mbs(one.rows['raw-crc32']);
+const ours = mbs(one.rows.checksum);
+console.log(`browser bench: Data.db ${dataBytes} bytes, Chromium, ${cores} cores, CRC32 path ${one.crc}`);
+console.log(`  read limit (FileReaderSync)   ${read.toFixed(0)} MB/s`);
+console.log(`  raw crc32fast                 ${raw.toFixed(0)} MB/s`);
+console.log(`  our CRC32 (checksum phase)    ${ours.toFixed(0)} MB/s = ${(ours / raw).toFixed(2)} x raw crc32fast`);
+console.log(`  verify end to end, 1 worker   ${mbs(one.rows.total).toFixed(0)} MB/s = ${(mbs(one.rows.total) / read).toFixed(2)} x read limit  (${one.badge})`);
+console.log(`  verify end to end, ${Math.min(8, Math.max(1, cores))} workers  ${mbs(many.rows.total).toFixed(0)} MB/s = ${(mbs(many.rows.total) / read).toFixed(2)} x read limit (one Data.db runs in one worker)`);
+console.log(`  verify --decompress, 1 worker ${mbs(dec.rows.total).toFixed(0)} MB/s; decompress phase ${mbs(dec.rows.decompress).toFixed(0)} MB/s`);
+console.log(`  wasm memory per worker        ${[...one.memory, ...many.memory, ...dec.memory].map((m) => (m / 1048576).toFixed(1) + ' MiB').join(', ')}`);
+await browser.close();
+server.close();
