@@ -52,6 +52,8 @@ async function replacing(page, action) {
     (b) => document.querySelector('[data-testid=summary]')?.dataset.loads !== b,
     before,
   );
+  // Cards are rendered a few at a time: wait for all of them.
+  await page.waitForFunction(() => document.querySelector('[data-testid=cards]')?.dataset.complete !== 'false');
 }
 
 /** Loads files (or, for the directory picker, a directory) through an `<input type=file>`. */

@@ -195,7 +195,7 @@ pub async fn load(files: &[PickedFile]) -> (Vec<SSTableView>, Vec<IgnoredFile>) 
             check: metadata.components.clone(),
             components,
             errors,
-            info: Some(info),
+            info: Some(Shared(std::rc::Rc::new(info))),
             nodes,
             metadata: Shared(std::rc::Rc::new(metadata)),
             files: handles,
@@ -271,7 +271,11 @@ pub struct DataPage {
     pub findings: Vec<String>,
 }
 
-/// Decodes up to `max_partitions` partitions of Data.db from `start` (a partition position), reading
+/// A data page ends after the partition that brings it to this many rows (it holds every row of
+/// its partitions, so a page of wide partitions is fewer partitions).
+pub const MAX_PAGE_ROWS: usize = 2000;
+
+/// Decodes up to `max_partitions` partitions (and about [`MAX_PAGE_ROWS`] rows) of Data.db from `start` (a partition position), reading
 /// only the chunks they need by `Blob.slice`. `wanted_key` keeps only that partition (and stops
 /// at it). Each read awaits the browser, so the page stays responsive.
 pub async fn read_partitions(
@@ -333,7 +337,11 @@ pub async fn read_partitions(
                     if keep {
                         page.partitions.push(p);
                     }
-                    if page.partitions.len() >= max_partitions || (keep && wanted_hex.is_some()) {
+                    let rows: usize = page.partitions.iter().map(|p| p.rows.len()).sum();
+                    if page.partitions.len() >= max_partitions
+                        || rows >= MAX_PAGE_ROWS
+                        || (keep && wanted_hex.is_some())
+                    {
                         page.next_position = end.filter(|&e| e < reader_data_len(m, len));
                         break;
                     }

@@ -26,7 +26,7 @@ pub struct SSTableView {
     /// Problems reading this SSTable's files, in words.
     pub errors: Vec<String>,
     /// Every metadata component decoded (the same report as `sstable-inspect info --json`).
-    pub info: Option<InfoReport>,
+    pub info: Option<Shared<InfoReport>>,
     /// Every metadata component, decoded (for the bloom lab and lookups).
     pub metadata: Shared<SSTableMetadata>,
     /// Decoded field trees, one per decoded component.
@@ -62,6 +62,14 @@ impl<T> Clone for Shared<T> {
     }
 }
 
+impl<T> std::ops::Deref for Shared<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
 impl<T> PartialEq for Shared<T> {
     fn eq(&self, other: &Self) -> bool {
         Rc::ptr_eq(&self.0, &other.0)
@@ -85,7 +93,8 @@ pub enum Tab {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct State {
     pub loading: bool,
-    pub sstables: Vec<SSTableView>,
+    /// Shared: a state change copies a pointer, not every SSTable.
+    pub sstables: Shared<Vec<SSTableView>>,
     pub ignored: Vec<IgnoredFile>,
     /// Wall time of the last load (grouping and TOC reads), from `performance.now()`.
     pub load_millis: Option<f64>,
@@ -415,7 +424,7 @@ impl Reducible for State {
                 next.component = None;
                 next.highlight = None;
                 next.verified.clear();
-                next.sstables = sstables;
+                next.sstables = Shared(Rc::new(sstables));
                 next.ignored = ignored;
                 next.load_millis = Some(millis);
                 next.load_count += 1;

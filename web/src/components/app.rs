@@ -19,6 +19,9 @@ use crate::state::{next_tag, Action, State, Tab};
 use crate::verification;
 use super::verify_all::VerifyAllPanel;
 
+/// Cards rendered per step (one task of the UI thread each).
+const CARDS_PER_STEP: usize = 16;
+
 #[function_component(App)]
 pub fn app() -> Html {
     let state = use_reducer(State::default);
@@ -86,6 +89,29 @@ pub fn app() -> Html {
         }
     };
     let selected = state.selected.and_then(|i| state.sstables.get(i).cloned());
+    // Cards are rendered a step at a time, so no single task of the UI thread renders hundreds.
+    let shown = use_state(|| CARDS_PER_STEP);
+    {
+        let shown = shown.clone();
+        use_effect_with(state.load_count, move |_| shown.set(CARDS_PER_STEP));
+    }
+    {
+        let shown = shown.clone();
+        use_effect_with((*shown, state.sstables.len()), move |&(n, total)| {
+            if n < total {
+                let more = wasm_bindgen::closure::Closure::once_into_js(move || {
+                    shown.set(n + CARDS_PER_STEP)
+                });
+                if let Some(w) = web_sys::window() {
+                    let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(
+                        wasm_bindgen::JsCast::unchecked_ref(&more),
+                        0,
+                    );
+                }
+            }
+        });
+    }
+    let cards_complete = *shown >= state.sstables.len();
 
     html! {
         <>
@@ -126,8 +152,8 @@ pub fn app() -> Html {
                 if state.sstables.len() > 1 {
                     <OverviewTable sstables={state.sstables.clone()} selected={state.selected} on_select={on_select.clone()} />
                 }
-                <section class="sstables">
-                    { for state.sstables.iter().enumerate().map(|(i, s)| {
+                <section class="sstables" data-testid="cards" data-complete={cards_complete.to_string()}>
+                    { for state.sstables.iter().take(*shown).enumerate().map(|(i, s)| {
                         let on_inspect = on_inspect.clone();
                         let verified = state.verified.iter().find(|(p, _)| *p == s.prefix).map(|(_, r)| r.verdict.clone());
                         let verifying = state.verifying.iter().any(|(p, _)| *p == s.prefix);

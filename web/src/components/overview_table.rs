@@ -9,7 +9,7 @@ use crate::state::SSTableView;
 
 #[derive(Properties, PartialEq)]
 pub struct OverviewTableProps {
-    pub sstables: Vec<SSTableView>,
+    pub sstables: crate::state::Shared<Vec<SSTableView>>,
     pub selected: Option<usize>,
     pub on_select: Callback<usize>,
 }
