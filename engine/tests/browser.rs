@@ -245,13 +245,21 @@ fn crc32_runs_simd128_and_equals_crc32fast_at_every_length_and_alignment() {
             let bytes = &data[align..align + len];
             let want = crc32fast::hash(bytes);
             assert_eq!(checksum::crc32(bytes), want, "len {len} align {align}");
-            assert_eq!(scalar::crc32(bytes), want, "scalar, len {len} align {align}");
+            assert_eq!(
+                scalar::crc32(bytes),
+                want,
+                "scalar, len {len} align {align}"
+            );
         }
     }
     // Long inputs take the 16-stream path with a tail.
     let big = noise(1 << 20, 9);
     for len in [(1 << 20) - 1, 300_001, 65_536, 65_537] {
-        assert_eq!(checksum::crc32(&big[..len]), crc32fast::hash(&big[..len]), "len {len}");
+        assert_eq!(
+            checksum::crc32(&big[..len]),
+            crc32fast::hash(&big[..len]),
+            "len {len}"
+        );
     }
     let (a, b) = big.split_at(123_457);
     assert_eq!(

@@ -469,7 +469,11 @@ impl Reducible for State {
                 if tag != self.load_tag {
                     return self;
                 }
-                match next.verifying.iter_mut().find(|(p, v)| *p == prefix && v.job == progress.job) {
+                match next
+                    .verifying
+                    .iter_mut()
+                    .find(|(p, v)| *p == prefix && v.job == progress.job)
+                {
                     Some((_, v)) => *v = progress,
                     None => return self,
                 }

@@ -96,9 +96,9 @@ pub enum Reply {
 impl Reply {
     pub fn job(&self) -> u64 {
         match self {
-            Reply::Progress { job, .. } | Reply::Verified { job, .. } | Reply::Failed { job, .. } => {
-                *job
-            }
+            Reply::Progress { job, .. }
+            | Reply::Verified { job, .. }
+            | Reply::Failed { job, .. } => *job,
             Reply::Ready => 0,
         }
     }

@@ -220,7 +220,11 @@ mod tests {
             for len in 0..=4096usize.min(data.len() - align) {
                 let bytes = &data[align..align + len];
                 let want = crc32fast::hash(bytes);
-                assert_eq!(scalar::crc32(bytes), want, "scalar, len {len} align {align}");
+                assert_eq!(
+                    scalar::crc32(bytes),
+                    want,
+                    "scalar, len {len} align {align}"
+                );
                 assert_eq!(crc32(bytes), want, "len {len} align {align}");
             }
         }
@@ -232,7 +236,11 @@ mod tests {
         for split in [0, 1, 15, 16, 17, 4095, 65_536, 69_999, 70_000] {
             let (a, b) = data.split_at(split);
             let want = crc32fast::hash(&data);
-            assert_eq!(combine(crc32(a), crc32(b), b.len() as u64), want, "split {split}");
+            assert_eq!(
+                combine(crc32(a), crc32(b), b.len() as u64),
+                want,
+                "split {split}"
+            );
             let mut h = Crc32::new();
             h.update(a);
             let mut h2 = Crc32::new();

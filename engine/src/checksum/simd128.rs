@@ -126,14 +126,15 @@ pub fn update(state: u32, bytes: &[u8]) -> u32 {
     });
     let blocks = stream_bytes / 16;
     for i in 0..blocks {
-        let mut rows: [v128; 16] =
-            std::array::from_fn(|k| vector(
+        let mut rows: [v128; 16] = std::array::from_fn(|k| {
+            vector(
                 streams
                     .get(k)
                     .and_then(|s| s.get(i))
                     .copied()
                     .unwrap_or([0; 16]),
-            ));
+            )
+        });
         for _ in 0..4 {
             rows = interleave_round(rows);
         }
@@ -141,18 +142,9 @@ pub fn update(state: u32, bytes: &[u8]) -> u32 {
             let x = v128_xor(p0, next);
             let lo = v128_and(x, mask);
             let hi = u8x16_shr(x, 4);
-            p0 = v128_xor(
-                p1,
-                v128_xor(i8x16_swizzle(l0, lo), i8x16_swizzle(h0, hi)),
-            );
-            p1 = v128_xor(
-                p2,
-                v128_xor(i8x16_swizzle(l1, lo), i8x16_swizzle(h1, hi)),
-            );
-            p2 = v128_xor(
-                p3,
-                v128_xor(i8x16_swizzle(l2, lo), i8x16_swizzle(h2, hi)),
-            );
+            p0 = v128_xor(p1, v128_xor(i8x16_swizzle(l0, lo), i8x16_swizzle(h0, hi)));
+            p1 = v128_xor(p2, v128_xor(i8x16_swizzle(l1, lo), i8x16_swizzle(h1, hi)));
+            p2 = v128_xor(p3, v128_xor(i8x16_swizzle(l2, lo), i8x16_swizzle(h2, hi)));
             p3 = v128_xor(i8x16_swizzle(l3, lo), i8x16_swizzle(h3, hi));
         }
     }

@@ -13,11 +13,11 @@ use super::drop_zone::DropZone;
 use super::index_view::IndexView;
 use super::overview_table::OverviewTable;
 use super::sstable_card::SSTableCard;
+use super::verify_all::VerifyAllPanel;
 use super::verify_view::VerifyView;
 use crate::loader::{self, PickedFile};
 use crate::state::{next_tag, Action, State, Tab};
 use crate::verification;
-use super::verify_all::VerifyAllPanel;
 
 /// Cards rendered per step (one task of the UI thread each).
 const CARDS_PER_STEP: usize = 16;

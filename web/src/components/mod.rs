@@ -12,5 +12,5 @@ pub mod hex_view;
 pub mod index_view;
 pub mod overview_table;
 pub mod sstable_card;
-pub mod verify_view;
 pub mod verify_all;
+pub mod verify_view;

@@ -88,12 +88,18 @@ fn summary(state: &State) -> Html {
     let mut cancelled = 0usize;
     let mut not_verifiable: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (prefix, _) in &all.jobs {
-        match state.verified.iter().find(|(p, _)| p == prefix).map(|(_, r)| &r.verdict) {
+        match state
+            .verified
+            .iter()
+            .find(|(p, _)| p == prefix)
+            .map(|(_, r)| &r.verdict)
+        {
             Some(Verdict::Valid) => valid += 1,
             Some(Verdict::Invalid) => invalid.push(prefix.clone()),
-            Some(Verdict::NotVerifiable(why)) => {
-                not_verifiable.entry(why.clone()).or_default().push(prefix.clone())
-            }
+            Some(Verdict::NotVerifiable(why)) => not_verifiable
+                .entry(why.clone())
+                .or_default()
+                .push(prefix.clone()),
             Some(Verdict::Cancelled) => cancelled += 1,
             None => {}
         }
