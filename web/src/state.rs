@@ -394,6 +394,8 @@ pub enum Action {
         started_millis: f64,
     },
     VerifyAllCancelled,
+    /// Several actions in one state change (one render): worker replies are batched.
+    Batch(Vec<Action>),
 }
 
 impl Reducible for State {
@@ -514,6 +516,11 @@ impl Reducible for State {
                     finished_millis: None,
                     cancelled: false,
                 });
+            }
+            Action::Batch(actions) => {
+                return actions
+                    .into_iter()
+                    .fold(self, |state, action| state.reduce(action));
             }
             Action::VerifyAllCancelled => {
                 if let Some(all) = next.verify_all.as_mut() {

@@ -2,6 +2,7 @@
 //! Each is a job of the worker pool; its replies become state actions tagged with the load they
 //! belong to, so a verification stays with its SSTable and an old one cannot touch a new load.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use yew::UseReducerHandle;
@@ -10,6 +11,44 @@ use crate::loader::now_millis;
 use crate::pool;
 use crate::state::{Action, SSTableView, State, Verdict, VerifyProgress, VerifyRun};
 use crate::worker::{FileRef, Reply, Request};
+
+/// Worker replies are applied at most this often (one render for all that arrived meanwhile).
+const APPLY_EVERY_MILLIS: i32 = 100;
+
+thread_local! {
+    static PENDING: RefCell<Option<(UseReducerHandle<State>, Vec<Action>)>> = const { RefCell::new(None) };
+}
+
+/// Queues `action`; the queue is dispatched as one [`Action::Batch`] within
+/// [`APPLY_EVERY_MILLIS`].
+fn apply_soon(state: &UseReducerHandle<State>, action: Action) {
+    let first = PENDING.with(|p| {
+        let mut p = p.borrow_mut();
+        match p.as_mut() {
+            Some((_, actions)) => {
+                actions.push(action);
+                false
+            }
+            None => {
+                *p = Some((state.clone(), vec![action]));
+                true
+            }
+        }
+    });
+    if first {
+        let flush = wasm_bindgen::closure::Closure::once_into_js(|| {
+            if let Some((state, actions)) = PENDING.with(|p| p.borrow_mut().take()) {
+                state.dispatch(Action::Batch(actions));
+            }
+        });
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(
+                wasm_bindgen::JsCast::unchecked_ref(&flush),
+                APPLY_EVERY_MILLIS,
+            );
+        }
+    }
+}
 
 /// Verifies one SSTable in the pool; returns the job id.
 pub fn start(
@@ -32,36 +71,46 @@ pub fn start(
         let state = state.clone();
         let prefix = prefix.clone();
         Rc::new(move |reply: Reply| match reply {
+            Reply::Ready => {}
             Reply::Progress {
                 job,
                 done_bytes,
                 total_bytes,
-            } => state.dispatch(Action::VerifyProgress {
-                tag,
-                prefix: prefix.clone(),
-                progress: VerifyProgress {
-                    job,
-                    done_bytes,
-                    total_bytes,
+            } => apply_soon(
+                &state,
+                Action::VerifyProgress {
+                    tag,
+                    prefix: prefix.clone(),
+                    progress: VerifyProgress {
+                        job,
+                        done_bytes,
+                        total_bytes,
+                    },
                 },
-            }),
-            Reply::Verified { run, .. } => state.dispatch(Action::Verified {
-                tag,
-                prefix: prefix.clone(),
-                run: Rc::new(*run),
-                at_millis: now_millis(),
-            }),
+            ),
+            Reply::Verified { run, .. } => apply_soon(
+                &state,
+                Action::Verified {
+                    tag,
+                    prefix: prefix.clone(),
+                    run: Rc::new(*run),
+                    at_millis: now_millis(),
+                },
+            ),
             Reply::Failed { message, .. } => {
                 let mut run = VerifyRun::not_verifiable(&prefix, &message);
                 if message == pool::CANCELLED {
                     run.verdict = Verdict::Cancelled;
                 }
-                state.dispatch(Action::Verified {
-                    tag,
-                    prefix: prefix.clone(),
-                    run: Rc::new(run),
-                    at_millis: now_millis(),
-                })
+                apply_soon(
+                    &state,
+                    Action::Verified {
+                        tag,
+                        prefix: prefix.clone(),
+                        run: Rc::new(run),
+                        at_millis: now_millis(),
+                    },
+                )
             }
         })
     };
@@ -75,7 +124,7 @@ pub fn start(
         read_size_bytes: 0,
     };
     let job = pool::submit(request, handler);
-    state.dispatch(Action::VerifyStarted { tag, prefix, job });
+    apply_soon(state, Action::VerifyStarted { tag, prefix, job });
     job
 }
 
@@ -88,11 +137,14 @@ pub fn start_all(state: &UseReducerHandle<State>) {
         .iter()
         .map(|s| (s.prefix.clone(), start(state, s, false, false)))
         .collect();
-    state.dispatch(Action::VerifyAllStarted {
-        tag,
-        jobs,
-        started_millis,
-    });
+    apply_soon(
+        state,
+        Action::VerifyAllStarted {
+            tag,
+            jobs,
+            started_millis,
+        },
+    );
 }
 
 /// Cancels "Verify all": queued jobs are dropped, running ones stop at their next slice.
@@ -102,7 +154,7 @@ pub fn cancel_all(state: &UseReducerHandle<State>) {
             pool::cancel(*job);
         }
     }
-    state.dispatch(Action::VerifyAllCancelled);
+    apply_soon(state, Action::VerifyAllCancelled);
 }
 
 /// Every report of a "Verify all" as one JSON array (the `verify --json` shape per SSTable).
