@@ -234,13 +234,6 @@ pub fn read_range_into(
     Ok(())
 }
 
-/// Reads bytes `[start, end)` of a file with `FileReaderSync` (in a worker only).
-pub fn read_range_sync(file: &web_sys::Blob, start: u64, end: u64) -> Result<Vec<u8>, String> {
-    let mut buffer = Vec::new();
-    read_range_into(file, start, end, &mut buffer)?;
-    Ok(buffer)
-}
-
 /// Lets the worker's (or page's) event loop run queued messages: a `setTimeout(0)` task.
 pub async fn yield_to_event_loop() {
     let promise = Promise::new(&mut |resolve, _reject| {
@@ -446,53 +439,6 @@ impl sstable_engine::clock::Clock for PerformanceClock {
     fn now_nanos(&self) -> u64 {
         (now_millis() * 1_000_000.0).max(0.0) as u64
     }
-}
-
-/// The partitions' byte ranges in the uncompressed Data.db, from Index.db (big format; read
-/// with `FileReaderSync` in a worker, when at most `max_index_bytes`), so a failing chunk can
-/// name the partitions it overlaps.
-pub fn partition_ranges_sync(
-    m: &sstable_engine::info::SSTableMetadata,
-    index_file: &File,
-    max_index_bytes: u64,
-) -> Vec<sstable_engine::verify::PartitionRange> {
-    let size = index_file.size() as u64;
-    if size > max_index_bytes {
-        return Vec::new();
-    }
-    match read_range_sync(index_file, 0, size) {
-        Ok(bytes) => ranges_from_index(m, &bytes),
-        Err(_) => Vec::new(),
-    }
-}
-
-/// The partitions' ranges from a whole Index.db.
-fn ranges_from_index(
-    m: &sstable_engine::info::SSTableMetadata,
-    bytes: &[u8],
-) -> Vec<sstable_engine::verify::PartitionRange> {
-    use sstable_engine::types::value::format_value;
-    let Ok(index) = sstable_engine::component::index::decode(bytes, &m.descriptor.version) else {
-        return Vec::new();
-    };
-    let data_len = m.compression.as_ref().map_or_else(
-        || m.size_of(&ComponentType::Data).unwrap_or(0),
-        |c| c.data_length_bytes.value,
-    );
-    let key_type = m
-        .key_type()
-        .unwrap_or(sstable_engine::types::AbstractType::Bytes);
-    let starts: Vec<u64> = index.entries.iter().map(|e| e.position.value).collect();
-    index
-        .entries
-        .iter()
-        .enumerate()
-        .map(|(i, e)| sstable_engine::verify::PartitionRange {
-            key: format_value(&key_type, &e.key.value).text,
-            start: e.position.value,
-            end: starts.get(i + 1).copied().unwrap_or(data_len),
-        })
-        .collect()
 }
 
 /// Finds a partition through the SSTable's own read path (bloom filter, Summary → Index, or the

@@ -285,18 +285,24 @@ impl VerifyRun {
                 )
             })
             .collect();
-        let verdict = if cancelled {
-            Verdict::Cancelled
-        } else if r.valid {
-            Verdict::Valid
-        } else if checks.iter().any(|c| !c.ok) {
-            Verdict::Invalid
-        } else if !errors.is_empty() {
-            Verdict::NotVerifiable(errors.join("; "))
-        } else if !r.complete {
-            Verdict::NotVerifiable("Data.db could not be read to its end".to_owned())
-        } else {
-            Verdict::Invalid
+        // The engine's verdict; a run stopped by the user is "cancelled", not "not verifiable".
+        let verdict = match r.verdict {
+            _ if cancelled => Verdict::Cancelled,
+            sstable_engine::verify::Verdict::Valid => Verdict::Valid,
+            sstable_engine::verify::Verdict::Invalid => Verdict::Invalid,
+            sstable_engine::verify::Verdict::NotVerifiable => {
+                let why: Vec<&str> = r
+                    .unverified
+                    .iter()
+                    .chain(&errors)
+                    .map(String::as_str)
+                    .collect();
+                Verdict::NotVerifiable(if why.is_empty() {
+                    "Data.db was not read to its end".to_owned()
+                } else {
+                    why.join("; ")
+                })
+            }
         };
         VerifyRun {
             sstable: r.sstable.clone(),
@@ -327,26 +333,9 @@ impl VerifyRun {
 
     /// A verification that could not start.
     pub fn not_verifiable(sstable: &str, why: &str) -> VerifyRun {
-        VerifyRun {
-            sstable: sstable.to_owned(),
-            verdict: Verdict::NotVerifiable(why.to_owned()),
-            complete: false,
-            data_bytes: 0,
-            verified_bytes: 0,
-            checks: Vec::new(),
-            errors: vec![why.to_owned()],
-            timings: Vec::new(),
-            read_millis: 0.0,
-            read_bytes: 0,
-            raw_crc32_millis: None,
-            total_millis: 0.0,
-            workers: Vec::new(),
-            crc32_implementation: sstable_engine::checksum::implementation().to_owned(),
-            report_json: serde_json::json!({
-                "sstable": sstable, "valid": false, "complete": false, "errors": [why],
-            })
-            .to_string(),
-        }
+        // The engine's own not-verifiable report, so the verdict and the export keep its shape.
+        let report = sstable_engine::verify::VerifyReport::not_verifiable(sstable, why);
+        VerifyRun::from_report(&report, false)
     }
 
     pub fn valid(&self) -> bool {

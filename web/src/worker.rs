@@ -3,9 +3,9 @@
 //! built by Trunk as its own bin (`sstable-worker`, `data-type="worker"`).
 //!
 //! Messages cross as JavaScript values ([`JsCodec`]: serde-wasm-bindgen), so `File` handles travel
-//! by structured clone and are read here with `FileReaderSync`, by ranges
-//! ([`crate::loader::read_range_sync`]): memory per worker is one read buffer plus the engine's
-//! few chunks. A job runs in slices; between slices the worker yields to its event loop so a
+//! by structured clone and are read here with `FileReaderSync`, by the ranges the engine's readers
+//! ask for (one [`RangeSource`] driven by the engine's [`SyncDriver`]): memory per worker is one
+//! read buffer plus the engine's few chunks. A job runs in slices; between slices the worker yields to its event loop so a
 //! cancel message can arrive.
 
 use std::cell::RefCell;
@@ -15,12 +15,14 @@ use std::rc::Rc;
 use gloo_worker::{Codec, HandlerId, Registrable, Worker, WorkerScope};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use sstable_engine::component::ComponentType;
-use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
+use sstable_engine::info::SSTableMetadata;
+use sstable_engine::load::MetadataLoader;
+use sstable_engine::range::{ByteRange, RangeReader, RangeSource, SyncDriver};
 use sstable_engine::sstable_set::group_files;
-use sstable_engine::verify::{Verifier, VerifyOptions};
+use sstable_engine::verify::{VerifyOptions, VerifyRun as EngineRun};
 use wasm_bindgen::JsValue;
 
-use crate::loader::{self, read_range_sync};
+use crate::loader;
 use crate::state::{VerifyRun, WorkerTiming};
 
 /// Default bytes per `FileReaderSync` read.
@@ -187,8 +189,40 @@ struct VerifyJob {
     read_size_bytes: u64,
 }
 
-/// Reads the small components whole and decodes every metadata component; returns it with the
-/// file handle of each component.
+/// The worker's one [`RangeSource`]: the SSTable's files read by `FileReaderSync` ranges into the
+/// driver's buffer (fewer bytes only where a file ends). With `raw_crc32_millis`, each Data.db
+/// buffer is also run through one raw `crc32fast` pass, timed apart (the limit the checksum phase
+/// is compared with, on the same bytes).
+struct FileSource<'a> {
+    files: &'a [(ComponentType, web_sys::File)],
+    raw_crc32_millis: Option<f64>,
+}
+
+impl RangeSource for FileSource<'_> {
+    fn read_into(&mut self, range: &ByteRange, buf: &mut Vec<u8>) -> sstable_engine::Result<()> {
+        let fail = |m: String| {
+            sstable_engine::Error::invalid(m, range.offset).in_component(range.component.clone())
+        };
+        let file = self
+            .files
+            .iter()
+            .find(|(c, _)| *c == range.component)
+            .map(|(_, f)| f)
+            .ok_or_else(|| fail(format!("{} was not given", range.component)))?;
+        let end = range.end().min(file.size() as u64);
+        loader::read_range_into(file, range.offset.min(end), end, buf).map_err(fail)?;
+        if let (Some(ms), ComponentType::Data) = (self.raw_crc32_millis.as_mut(), &range.component)
+        {
+            let t = loader::now_millis();
+            std::hint::black_box(crc32fast::hash(buf));
+            *ms += loader::now_millis() - t;
+        }
+        Ok(())
+    }
+}
+
+/// Reads the small components whole through the engine's [`MetadataLoader`] and decodes every
+/// metadata component; returns it with the file handle of each component.
 fn load_metadata(
     files: &[FileRef],
 ) -> Result<(SSTableMetadata, Vec<(ComponentType, web_sys::File)>), String> {
@@ -198,44 +232,28 @@ fn load_metadata(
         .sstables
         .first()
         .ok_or("the files given are not an SSTable")?;
-    let mut contents = Vec::with_capacity(sstable.files.len());
-    let mut sizes = Vec::with_capacity(sstable.files.len());
-    for (component, index) in &sstable.files {
-        let file = files.get(*index).map(|f| &f.file);
-        let size = file.map_or(0, |f| f.size() as u64);
-        sizes.push(size);
-        contents.push(match file {
-            Some(f) if reads_whole(component) => Some(read_range_sync(f, 0, size)?),
-            _ => None,
-        });
-    }
-    let inputs: Vec<ComponentInput<'_>> = sstable
-        .files
-        .iter()
-        .zip(&contents)
-        .zip(&sizes)
-        .map(|(((component, _), bytes), size)| ComponentInput {
-            component,
-            size_bytes: *size,
-            bytes: bytes.as_deref(),
-        })
-        .collect();
-    let handles = sstable
+    let handles: Vec<(ComponentType, web_sys::File)> = sstable
         .files
         .iter()
         .filter_map(|(c, i)| files.get(*i).map(|f| (c.clone(), f.file.clone())))
         .collect();
-    Ok((decode_metadata(&sstable.descriptor, &inputs), handles))
+    let sizes = handles
+        .iter()
+        .map(|(c, f)| (c.clone(), f.size() as u64))
+        .collect();
+    let mut metadata = MetadataLoader::new(&sstable.descriptor, sizes);
+    let mut driver = SyncDriver::new(FileSource {
+        files: &handles,
+        raw_crc32_millis: None,
+    });
+    // A failed read is an error of its component, in the metadata.
+    let _ = driver.run(&mut metadata, &loader::PerformanceClock);
+    Ok((metadata.finish(), handles))
 }
 
-fn file_of<'a>(
-    handles: &'a [(ComponentType, web_sys::File)],
-    component: &ComponentType,
-) -> Option<&'a web_sys::File> {
-    handles.iter().find(|(c, _)| c == component).map(|(_, f)| f)
-}
-
-/// Verifies one SSTable, reading Data.db with `FileReaderSync`.
+/// Verifies one SSTable through the engine's [`EngineRun`] (Data.db, then the partitions of
+/// failing chunks from Index.db) driven by a [`SyncDriver`] over `FileReaderSync`; between slices
+/// of about [`SLICE_MILLIS`] it yields so a cancel message can arrive.
 async fn verify(
     args: &VerifyJob,
     files: &[FileRef],
@@ -244,75 +262,53 @@ async fn verify(
 ) -> Result<VerifyRun, String> {
     let started = loader::now_millis();
     let (m, handles) = load_metadata(files)?;
-    let Some(data) = file_of(&handles, &ComponentType::Data) else {
-        return Ok(VerifyRun::not_verifiable(
-            &args.sstable,
-            "no Data.db was given",
-        ));
-    };
     let options = VerifyOptions {
         decompress: args.decompress,
         read_size_bytes: args.read_size_bytes.max(1),
     };
-    let Some(verifier) = Verifier::for_sstable(&m, options) else {
-        return Ok(VerifyRun::not_verifiable(
-            &args.sstable,
-            "the size of Data.db is not known",
-        ));
-    };
-    let index = file_of(&handles, &ComponentType::PrimaryIndex);
-    let partitions = match index {
-        Some(f) => loader::partition_ranges_sync(&m, f, 16 << 20),
-        None => Vec::new(),
-    };
-    let mut verifier = verifier.with_partitions(partitions);
+    let mut run = EngineRun::new(&m, options);
     let clock = loader::PerformanceClock;
-    let mut buffer: Vec<u8> = Vec::new();
-    let mut read_millis = 0.0;
-    let mut read_bytes = 0u64;
-    let mut raw_crc32_millis = args.baseline.then_some(0.0);
-    let mut slice_started = loader::now_millis();
-    while let Some((offset, len)) = verifier.next_read() {
-        if loader::now_millis() - slice_started > SLICE_MILLIS {
-            loader::yield_to_event_loop().await;
-            slice_started = loader::now_millis();
-        }
+    let mut driver = SyncDriver::new(FileSource {
+        files: &handles,
+        raw_crc32_millis: args.baseline.then_some(0.0),
+    });
+    let mut error = None;
+    let mut cancelled = false;
+    while run.next_read().is_some() {
         if is_cancelled() {
+            cancelled = true;
             break;
         }
-        let t = loader::now_millis();
-        loader::read_range_into(data, offset, offset.saturating_add(len), &mut buffer)?;
-        read_millis += loader::now_millis() - t;
-        read_bytes += buffer.len() as u64;
-        if buffer.is_empty() {
-            break;
-        }
-        if let Some(ms) = raw_crc32_millis.as_mut() {
-            let t = loader::now_millis();
-            std::hint::black_box(crc32fast::hash(&buffer));
-            *ms += loader::now_millis() - t;
-        }
-        verifier
-            .supply(offset, &buffer, &clock)
-            .map_err(|e| e.to_string())?;
-        let p = verifier.progress();
-        respond(Reply::Progress {
-            job: args.job,
-            done_bytes: p.done_bytes,
-            total_bytes: p.total_bytes,
+        let slice_started = loader::now_millis();
+        let outcome = driver.run_while(&mut run, &clock, |run| {
+            let p = run.progress();
+            respond(Reply::Progress {
+                job: args.job,
+                done_bytes: p.done_bytes,
+                total_bytes: p.total_bytes,
+            });
+            loader::now_millis() - slice_started < SLICE_MILLIS
         });
+        if let Err(e) = outcome {
+            error = Some(e);
+            break;
+        }
+        if run.next_read().is_some() {
+            loader::yield_to_event_loop().await;
+        }
     }
-    let cancelled = is_cancelled();
-    let report = verifier.finish(&args.sstable);
+    let stats = driver.stats();
+    let raw_crc32_millis = driver.into_source().raw_crc32_millis;
+    let report = run.finish(&args.sstable, error);
     let total_millis = loader::now_millis() - started;
     let mut run = VerifyRun::from_report(&report, cancelled);
-    run.read_millis = read_millis;
-    run.read_bytes = read_bytes;
+    run.read_millis = stats.nanos as f64 / 1e6;
+    run.read_bytes = stats.bytes;
     run.raw_crc32_millis = raw_crc32_millis;
     run.total_millis = total_millis;
     run.workers = vec![WorkerTiming {
         worker: args.worker,
-        bytes: read_bytes,
+        bytes: stats.bytes,
         millis: total_millis,
         wasm_memory_bytes: crate::wasm_memory_bytes(),
     }];

@@ -22,13 +22,14 @@ use yew::prelude::*;
 
 use super::charts::{Bar, BarChart, TimeAxis, TimelineChart, TimelineRow};
 use crate::loader;
-use crate::state::SSTableView;
+use crate::state::{SSTableView, Shared};
 
 #[derive(Properties, PartialEq)]
 pub struct AnalyticsViewProps {
     pub sstable: SSTableView,
     /// Every SSTable loaded (the table view).
-    pub all: Vec<SSTableView>,
+    /// Every SSTable loaded (shared with the state, not copied).
+    pub all: Shared<Vec<SSTableView>>,
 }
 
 /// What a finished scan keeps.
