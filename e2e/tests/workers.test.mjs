@@ -26,6 +26,15 @@ async function openObserved() {
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, ms: e.duration });
     }).observe({ type: 'longtask', buffered: true });
+    // Each file input's `change`: when its dispatch began and ended (window capture to window
+    // bubble: the page's handlers and the microtasks they queue), to tell the page's share of
+    // that task from Chromium's own work building the FileList.
+    window.__changes = [];
+    window.addEventListener('change', () => window.__changes.push({ at: performance.now() }), true);
+    window.addEventListener('change', () => {
+      const c = window.__changes[window.__changes.length - 1];
+      if (c) c.pageMs = performance.now() - c.at;
+    });
   });
   await page.goto(BASE_URL);
   await page.waitForSelector('[data-testid=summary][data-sstables="sample/oa-1-big"]');
@@ -115,7 +124,16 @@ test('loading the whole fixture tree (≥ 100 SSTables) and verifying all of it:
   const fixtures = fixturesOrSkip(t);
   if (!fixtures) return;
   const { page, errors } = await openObserved();
-  const longLoad = await longTasksDuring(page, () => inputFiles(page, 'dir-input', path.join(fixtures, 'legacy-sstables')));
+  const t0 = await page.evaluate(() => performance.now());
+  const longLoadAll = await longTasksDuring(page, () => inputFiles(page, 'dir-input', path.join(fixtures, 'legacy-sstables')));
+  // The task that dispatches the input's `change` also holds Chromium's own work on the 838
+  // picked files (a page with no script but the input shows a 350–460 ms task for the same
+  // setInputFiles): that task counts only for the page's share of it, its handlers.
+  const changes = await page.evaluate((t0) => window.__changes.filter((c) => c.at >= t0), t0);
+  assert.equal(changes.length, 1);
+  const inputTask = (t) => t.start <= changes[0].at && changes[0].at <= t.start + t.ms;
+  const longLoad = longLoadAll.filter((t) => !inputTask(t));
+  assert.ok(changes[0].pageMs <= LONG_TASK_LIMIT_MS, `the page's handlers of the file input took ${changes[0].pageMs} ms`);
   const count = await page.locator('[data-testid=sstable]').count();
   assert.ok(count >= 100, `${count} SSTables`);
   let verdicts;
@@ -132,7 +150,13 @@ test('loading the whole fixture tree (≥ 100 SSTables) and verifying all of it:
   const n = async (a) => Number(await summary.getAttribute(a));
   assert.equal(await n('data-valid') + await n('data-invalid') + await n('data-not-verifiable'), count);
   console.log(`loaded ${count} SSTables; verify all: ${await n('data-valid')} valid, ${await n('data-invalid')} invalid, ` +
-    `${await n('data-not-verifiable')} not verifiable; long tasks: load ${JSON.stringify(longLoad)}, verify ${JSON.stringify(longVerify)}`);
+    `${await n('data-not-verifiable')} not verifiable; long tasks: load ${JSON.stringify(longLoadAll)} (the input's handlers ` +
+    `${changes[0].pageMs.toFixed(1)} ms of it), verify ${JSON.stringify(longVerify)}`);
+  // KNOWN GAP (#12): Chromium's own task building the FileList of a large directory pick is
+  // over 100 ms whatever the page does; kept visible as a todo, not counted against the page.
+  await t.test('no UI-thread task over 100 ms at all, Chromium\'s FileList task included', {
+    todo: 'KNOWN GAP #12: the browser\'s own file-input task for 838 files takes 350–460 ms on this machine',
+  }, () => assert.deepEqual(longLoadAll, []));
   assert.deepEqual(longLoad, [], `UI-thread tasks over ${LONG_TASK_LIMIT_MS} ms while loading`);
   assert.deepEqual(longVerify, [], `UI-thread tasks over ${LONG_TASK_LIMIT_MS} ms while verifying`);
   assert.deepEqual(errors, []);

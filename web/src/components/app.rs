@@ -20,7 +20,7 @@ use crate::state::{next_tag, Action, State, Tab};
 use crate::verification;
 
 /// Cards rendered per step (one task of the UI thread each).
-const CARDS_PER_STEP: usize = 16;
+const CARDS_PER_STEP: usize = 8;
 
 #[function_component(App)]
 pub fn app() -> Html {
@@ -150,7 +150,7 @@ pub fn app() -> Html {
                     <VerifyAllPanel state={state.clone()} />
                 }
                 if state.sstables.len() > 1 {
-                    <OverviewTable sstables={state.sstables.clone()} selected={state.selected} on_select={on_select.clone()} />
+                    <OverviewTable sstables={state.sstables.clone()} selected={state.selected} on_select={on_select.clone()} shown={*shown} />
                 }
                 <section class="sstables" data-testid="cards" data-complete={cards_complete.to_string()}>
                     { for state.sstables.iter().take(*shown).enumerate().map(|(i, s)| {

@@ -13,6 +13,9 @@ use crate::state::SSTableView;
 const PAGE_PARTITIONS: usize = 10;
 /// Rows shown per partition; the rest is summarised (the view never renders a whole huge partition).
 const MAX_ROWS_SHOWN: usize = 200;
+/// Rows of a partition laid out at first, and added each time its table is scrolled near its
+/// end: a page of partitions then costs one short layout, not one of hundreds of rows.
+const ROWS_PER_STEP: usize = 20;
 
 #[derive(Properties, PartialEq)]
 pub struct DataBrowserProps {
@@ -289,17 +292,14 @@ fn partition(
             }
             { for p.partition.findings.iter().map(|f| html! { <p class="warning">{ f }</p> }) }
             if !p.rows.is_empty() {
-                <div class="rows-scroll">
-                <table class="rows">
-                    <thead><tr>
+                <RowsTable key={p.partition.position.to_string()}
+                    header={html! { <tr>
                         <th>{ "kind" }</th>
                         { for ck_names.iter().map(|n| html! { <th>{ n }</th> }) }
                         { for columns.iter().map(|n| html! { <th>{ n }</th> }) }
                         <th>{ "written" }</th>
-                    </tr></thead>
-                    <tbody>{ for p.rows.iter().take(shown).map(|r| row(r, ck_names.len(), columns)) }</tbody>
-                </table>
-                </div>
+                    </tr> }}
+                    rows={p.rows.iter().take(shown).map(|r| row(r, ck_names.len(), columns)).collect::<Vec<Html>>()} />
             }
             if p.rows.len() > shown {
                 <p class="muted">{ format!("… {} more rows not shown (dump the partition with the CLI or export it)", p.rows.len() - shown) }</p>
@@ -394,5 +394,40 @@ fn row(r: &UnfilteredJson, clustering_count: usize, columns: &[String]) -> Html 
             { for cells }
             <td class="muted">{ written }</td>
         </tr>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct RowsTableProps {
+    header: Html,
+    rows: Vec<Html>,
+}
+
+/// A partition's rows in their scroll box, [`ROWS_PER_STEP`] more each time it is scrolled near
+/// its end.
+#[function_component(RowsTable)]
+fn rows_table(props: &RowsTableProps) -> Html {
+    let shown = use_state(|| ROWS_PER_STEP);
+    let total = props.rows.len();
+    let onscroll = {
+        let shown = shown.clone();
+        Callback::from(move |e: Event| {
+            let Some(el) = e.target_dyn_into::<web_sys::Element>() else {
+                return;
+            };
+            let near_end = el.scroll_top() + el.client_height() * 2 >= el.scroll_height();
+            if near_end && *shown < total {
+                shown.set(*shown + ROWS_PER_STEP);
+            }
+        })
+    };
+    html! {
+        <div class="rows-scroll" {onscroll} data-testid="rows-scroll"
+             data-rows-shown={(*shown).min(total).to_string()} data-rows={total.to_string()}>
+            <table class="rows">
+                <thead>{ props.header.clone() }</thead>
+                <tbody>{ for props.rows.iter().take(*shown).cloned() }</tbody>
+            </table>
+        </div>
     }
 }

@@ -12,6 +12,8 @@ pub struct OverviewTableProps {
     pub sstables: crate::state::Shared<Vec<SSTableView>>,
     pub selected: Option<usize>,
     pub on_select: Callback<usize>,
+    /// Rows rendered so far (the page adds them a step per task, with the cards).
+    pub shown: usize,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -90,7 +92,7 @@ pub fn overview_table(props: &OverviewTableProps) -> Html {
                 <th>{ "Status" }</th>
             </tr></thead>
             <tbody>
-                { for order.into_iter().map(|(i, s)| {
+                { for order.into_iter().take(props.shown).map(|(i, s)| {
                     let info = s.info.as_ref();
                     let stats = info.and_then(|r| r.stats.as_ref());
                     let on_select = props.on_select.clone();
