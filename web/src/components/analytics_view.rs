@@ -4,8 +4,9 @@
 //! expired SSTables and their blockers (`sstable_engine::analytics`, as `sstable-inspect
 //! partitions | tombstones | table`).
 //!
-//! The scan reads Data.db by `Blob.slice` ranges and awaits each read, so the page paints, the
-//! progress bar moves and Cancel is honoured between reads; memory stays at one partition.
+//! The scan reads Data.db by `Blob.slice` ranges through the engine's `AsyncDriver` and awaits
+//! each read, so the page paints, the progress bar moves and Cancel is honoured between reads;
+//! memory stays at one partition.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -17,6 +18,7 @@ use sstable_engine::analytics::{
 use sstable_engine::component::data::DecodeStep;
 use sstable_engine::component::ComponentType;
 use sstable_engine::datetime::iso8601_secs;
+use sstable_engine::range::AsyncDriver;
 use sstable_engine::token::Token;
 use yew::prelude::*;
 
@@ -69,20 +71,25 @@ async fn scan(
         Some((10, PartitionColumn::Bytes)),
     );
     let mut tombstones = TombstoneScan::new();
+    // Data.db through the engine's async driver: each read is awaited, so the page paints and
+    // the cancel flag is seen between reads.
+    let mut driver = AsyncDriver::new(|r| loader::read_component(&view.files, r));
+    let mut reported = 0u64;
     loop {
-        match reader.next_item().map_err(|e| e.to_string())? {
-            DecodeStep::Finished => break,
-            DecodeStep::NeedMoreData => {
-                if cancel.get() {
-                    return Err("cancelled".to_owned());
-                }
-                let Some((offset, n)) = reader.next_read() else {
-                    break;
-                };
-                let bytes = loader::read_range(file, offset, offset + n).await?;
-                reader.supply(offset, &bytes).map_err(|e| e.to_string())?;
-                progress(offset + n, total);
-            }
+        if cancel.get() {
+            return Err("cancelled".to_owned());
+        }
+        let step = driver
+            .next_item(&mut reader, &loader::PerformanceClock)
+            .await
+            .map_err(|e| e.to_string())?;
+        let read = driver.stats().bytes;
+        if read != reported {
+            reported = read;
+            progress(read, total);
+        }
+        match step {
+            DecodeStep::Finished | DecodeStep::NeedMoreData => break,
             DecodeStep::Item(item) => {
                 tombstones.push(&item);
                 if let Some((key, p)) = partitions.push(&item) {
