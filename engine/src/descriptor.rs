@@ -8,6 +8,7 @@
 //! | current (la+) | `<version>-<id>-<format>-<Component>`: `nb-1-big-Data.db`, `da-1-bti-Rows.db` |
 //! | legacy (≤ ka) | `<keyspace>-<table>-[tmp-\|tmplink-]<version>-<generation>-<Component>` |
 //! | UUID id (4.1+) | `nb-3gll_1kke_3qdyo2i4kzfpt3cqcy-big-Data.db` |
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use core::fmt;
 
@@ -59,12 +60,8 @@ const UUID_EPOCH_OFFSET_MILLIS: i64 = 12_219_292_800_000;
 
 fn base36(s: &str) -> Option<u64> {
     s.bytes().try_fold(0u64, |acc, b| {
-        let digit = match b {
-            b'0'..=b'9' => b - b'0',
-            b'a'..=b'z' => b - b'a' + 10,
-            b'A'..=b'Z' => b - b'A' + 10,
-            _ => return None,
-        };
+        // 0-9, a-z and A-Z, case-insensitive, like Java's `Long.parseLong(s, 36)`.
+        let digit = char::from(b).to_digit(36)?;
         acc.checked_mul(36)?.checked_add(u64::from(digit))
     })
 }
@@ -84,7 +81,9 @@ fn parse_uuid_id(s: &str) -> Option<SSTableId> {
         .checked_add(seconds)?
         .checked_mul(10_000_000)?
         .checked_add(fraction)?;
-    let unix_millis = i64::try_from(ts_100ns / 10_000).ok()? - UUID_EPOCH_OFFSET_MILLIS;
+    let unix_millis = i64::try_from(ts_100ns / 10_000)
+        .ok()?
+        .checked_sub(UUID_EPOCH_OFFSET_MILLIS)?;
     Some(SSTableId::Uuid {
         text: s.to_ascii_lowercase(),
         unix_millis,

@@ -25,6 +25,8 @@ pub enum ErrorKind {
     BadFileName(String),
     /// A byte range the caller supplied does not cover what was asked for.
     MissingBytes { wanted_start: u64, wanted_end: u64 },
+    /// An offset or length computed from values read from the file does not fit in 64 bits.
+    Overflow,
 }
 
 impl fmt::Display for ErrorKind {
@@ -48,6 +50,7 @@ impl fmt::Display for ErrorKind {
             } => {
                 write!(f, "bytes {wanted_start}..{wanted_end} were not supplied")
             }
+            ErrorKind::Overflow => f.write_str("an offset or length overflows 64 bits"),
         }
     }
 }

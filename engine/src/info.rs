@@ -6,6 +6,7 @@
 //! recorded (component, offset, message) and the others still decode. Cross-checks between
 //! components (the bloom filter against the keys Summary.db and Statistics.db name) become
 //! findings.
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use serde::Serialize;
 
@@ -271,7 +272,7 @@ fn check_filter_against_known_keys(m: &mut SSTableMetadata, findings: &mut Vec<F
                 message: format!(
                     "the filter answers \"absent\" for {} of {} keys this SSTable holds when read as version {} implies ({}); \
                      read as {} it finds all of them, so it is shown in that format",
-                    keys.len() - present,
+                    keys.len().saturating_sub(present),
                     keys.len(),
                     m.descriptor.version,
                     f.format().describe(),
@@ -285,7 +286,7 @@ fn check_filter_against_known_keys(m: &mut SSTableMetadata, findings: &mut Vec<F
             component: ComponentType::Filter,
             message: format!(
                 "bloom filter false negative: {} of {} keys this SSTable holds (from Summary.db / Statistics.db) test absent in every format",
-                keys.len() - present,
+                keys.len().saturating_sub(present),
                 keys.len()
             ),
         }),

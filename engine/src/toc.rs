@@ -1,6 +1,7 @@
 //! TOC.txt: the list of an SSTable's components, one file-name suffix per line.
 //!
 //! Src: `io/sstable/format/TOCComponent.java`.
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use serde::Serialize;
 
@@ -23,14 +24,15 @@ impl Toc {
             let text = String::from_utf8_lossy(line);
             let trimmed = text.trim();
             if !trimmed.is_empty() {
-                let lead = text.len() - text.trim_start().len();
-                let s = (start + lead) as u64;
+                // Positions inside `bytes`: none of these sums can exceed its length + 1.
+                let lead = text.len().saturating_sub(text.trim_start().len());
+                let s = start.saturating_add(lead) as u64;
                 entries.push(Spanned {
                     value: ComponentType::from_suffix(trimmed),
-                    span: Span::new(s, s + trimmed.len() as u64),
+                    span: Span::new(s, s.saturating_add(trimmed.len() as u64)),
                 });
             }
-            start += line.len() + 1;
+            start = start.saturating_add(line.len()).saturating_add(1);
         }
         Toc { entries }
     }

@@ -16,6 +16,7 @@
 //! Src: `src/java/org/apache/cassandra/dht/Murmur3Partitioner.java`, `RandomPartitioner.java`,
 //! `ByteOrderedPartitioner.java`, `OrderPreservingPartitioner.java`, `LocalPartitioner.java`,
 //! `src/java/org/apache/cassandra/db/DecoratedKey.java`, `utils/MurmurHash.java`.
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use core::cmp::Ordering;
 use core::fmt;
@@ -295,9 +296,10 @@ mod md5 {
             let round = i / 16;
             let (f, g) = match round {
                 0 => ((b & c) | (!b & d), i),
-                1 => ((d & b) | (!d & c), (5 * i + 1) % 16),
-                2 => (b ^ c ^ d, (3 * i + 5) % 16),
-                _ => (c ^ (b | !d), (7 * i) % 16),
+                // RFC 1321's message-word schedule, mod 16: i < 64, so wrapping never happens.
+                1 => ((d & b) | (!d & c), i.wrapping_mul(5).wrapping_add(1) % 16),
+                2 => (b ^ c ^ d, i.wrapping_mul(3).wrapping_add(5) % 16),
+                _ => (c ^ (b | !d), i.wrapping_mul(7) % 16),
             };
             let shift = SHIFTS
                 .get(round)

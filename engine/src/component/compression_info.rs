@@ -27,6 +27,7 @@
 //! Src: `src/java/org/apache/cassandra/io/compress/CompressionMetadata.java`,
 //! `src/java/org/apache/cassandra/schema/CompressionParams.java` (class-name resolution),
 //! `src/java/org/apache/cassandra/io/compress/CompressedSequentialWriter.java`.
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use serde::Serialize;
 
@@ -322,7 +323,10 @@ pub fn decode(bytes: &[u8], version: &Version) -> Result<CompressionInfo> {
     let trailing = if r.is_empty() {
         None
     } else {
-        let t = Span::new(r.offset(), r.offset() + r.remaining_bytes() as u64);
+        let t = Span::new(
+            r.offset(),
+            r.offset().saturating_add(r.remaining_bytes() as u64),
+        );
         warnings.push(format!(
             "{} unexpected bytes after the chunk offsets (at offset {})",
             t.len_bytes(),
@@ -397,7 +401,7 @@ fn check_offsets(
         {
             continue;
         }
-        bad += 1;
+        bad = bad.saturating_add(1);
         if bad <= MAX_OFFSET_REFUSALS {
             let chunk = (i as u64).saturating_add(1);
             refusals.push(Refusal {
@@ -413,7 +417,7 @@ fn check_offsets(
     if bad > MAX_OFFSET_REFUSALS {
         warnings.push(format!(
             "… and {} more chunk offsets that do not increase",
-            bad - MAX_OFFSET_REFUSALS
+            bad.saturating_sub(MAX_OFFSET_REFUSALS)
         ));
     }
 }
@@ -463,8 +467,12 @@ impl CompressionInfo {
         if i >= self.chunk_offsets.len() {
             return None;
         }
-        let start = self.chunk_offsets_span.start + 8 * i as u64;
-        Some(Span::new(start, start + 8))
+        // i < chunk count, so the span lies inside the decoded offsets table.
+        let start = self
+            .chunk_offsets_span
+            .start
+            .checked_add((i as u64).checked_mul(8)?)?;
+        Some(Span::new(start, start.checked_add(8)?))
     }
 
     /// Data.db bytes `[start, end)` of chunk `i`, its trailing 4-byte checksum included; `None`
@@ -486,7 +494,7 @@ impl CompressionInfo {
         if chunk_len == 0 || uncompressed_pos >= self.data_length_bytes.value {
             return None;
         }
-        let i = usize::try_from(uncompressed_pos / chunk_len).ok()?;
+        let i = usize::try_from(uncompressed_pos.checked_div(chunk_len)?).ok()?;
         (i < self.chunk_offsets.len()).then_some(i)
     }
 
@@ -510,7 +518,8 @@ impl CompressionInfo {
     /// its checksum) at least max-compressed-length long; always `false` before.
     pub fn is_chunk_stored_raw(&self, i: usize, data_file_len: u64) -> Option<bool> {
         let (start, end) = self.chunk_span(i, data_file_len)?;
-        let stored = end - start - CHUNK_CHECKSUM_BYTES;
+        // chunk_span checked start + CHUNK_CHECKSUM_BYTES <= end.
+        let stored = end.checked_sub(start)?.checked_sub(CHUNK_CHECKSUM_BYTES)?;
         Some(
             self.max_compressed_length_bytes
                 .as_ref()
@@ -607,7 +616,7 @@ impl CompressionInfo {
                 "…",
                 format!(
                     "{} more offsets",
-                    self.chunk_offsets.len() - MAX_CHILD_NODES
+                    self.chunk_offsets.len().saturating_sub(MAX_CHILD_NODES)
                 ),
                 hidden,
             ));

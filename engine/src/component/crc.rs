@@ -14,6 +14,7 @@
 //! `src/java/org/apache/cassandra/utils/ChecksumType.java`; on `cassandra-2.2` and `cassandra-2.0`:
 //! `io/util/DataIntegrityMetadata.java` (`ChecksumValidator`) and `io/sstable/Descriptor.java`
 //! (`hasAllAdlerChecksums`, `hasPostCompressionAdlerChecksums`).
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use serde::Serialize;
 
@@ -169,7 +170,10 @@ pub fn decode(bytes: &[u8], version: &Version) -> Result<CrcFile> {
     let trailing = if r.is_empty() {
         None
     } else {
-        let t = Span::new(r.offset(), r.offset() + r.remaining_bytes() as u64);
+        let t = Span::new(
+            r.offset(),
+            r.offset().saturating_add(r.remaining_bytes() as u64),
+        );
         warnings.push(format!(
             "{} trailing bytes after the last checksum (not a whole u32)",
             t.len_bytes()
@@ -196,8 +200,11 @@ impl CrcFile {
         if i >= self.checksums.len() {
             return None;
         }
-        let start = self.checksums_span.start + 4 * i as u64;
-        Some(Span::new(start, start + 4))
+        let start = self
+            .checksums_span
+            .start
+            .checked_add((i as u64).checked_mul(4)?)?;
+        Some(Span::new(start, start.checked_add(4)?))
     }
 
     /// How many checksums a Data.db of `data_file_len` bytes needs (`None` when the chunk size is 0).
@@ -280,7 +287,10 @@ impl CrcFile {
             let first_hidden = self.checksum_span(MAX_CHILD_NODES).map(|s| s.start);
             sums.push(Node::new(
                 "…",
-                format!("{} more checksums", self.checksums.len() - MAX_CHILD_NODES),
+                format!(
+                    "{} more checksums",
+                    self.checksums.len().saturating_sub(MAX_CHILD_NODES)
+                ),
                 first_hidden.map(|s| Span::new(s, self.checksums_span.end)),
             ));
         }

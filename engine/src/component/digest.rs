@@ -16,6 +16,7 @@
 //! (digest names per checksum type); `cassandra-2.1`/`cassandra-2.2`
 //! `io/util/DataIntegrityMetadata.java` (`ChecksumWriter.writeFullChecksum`). The 2.0 SHA-1 text
 //! layout is taken from the `jb` and `ic` fixtures, not from source.
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use serde::Serialize;
 
@@ -170,31 +171,34 @@ pub fn decode(bytes: &[u8], algorithm: DigestAlgorithm, version: &Version) -> Re
 /// The next run of non-whitespace bytes at or after `from`, as `(start, end)`.
 fn next_token(bytes: &[u8], from: usize) -> Option<(usize, usize)> {
     let rest = bytes.get(from..)?;
-    let start = from + rest.iter().position(|b| !b.is_ascii_whitespace())?;
-    let len = bytes
-        .get(start..)?
+    let start = from.checked_add(rest.iter().position(|b| !b.is_ascii_whitespace())?)?;
+    let token = bytes.get(start..)?;
+    let len = token
         .iter()
         .position(u8::is_ascii_whitespace)
-        .unwrap_or(bytes.len() - start);
-    Some((start, start + len))
+        .unwrap_or(token.len());
+    Some((start, start.checked_add(len)?))
 }
 
 /// `sha1sum` format: after the hash, spaces, an optional `*` (binary mode), then the name up to
 /// the end of the line.
 fn file_name_after(bytes: &[u8], from: usize) -> Option<(usize, usize)> {
     let rest = bytes.get(from..)?;
-    let mut start = from + rest.iter().position(|&b| b != b' ' && b != b'\t')?;
+    let mut start = from.checked_add(rest.iter().position(|&b| b != b' ' && b != b'\t')?)?;
     if bytes.get(start) == Some(&b'*') {
-        start += 1;
+        start = start.checked_add(1)?;
     }
     let line = bytes.get(start..)?;
-    let mut end = start
-        + line
-            .iter()
-            .position(|&b| b == b'\n' || b == b'\r')
-            .unwrap_or(line.len());
-    while end > start && bytes.get(end - 1).is_some_and(u8::is_ascii_whitespace) {
-        end -= 1;
+    let line_len = line
+        .iter()
+        .position(|&b| b == b'\n' || b == b'\r')
+        .unwrap_or(line.len());
+    let mut end = start.checked_add(line_len)?;
+    while let Some(last) = end.checked_sub(1).filter(|&last| last >= start) {
+        if !bytes.get(last).is_some_and(u8::is_ascii_whitespace) {
+            break;
+        }
+        end = last;
     }
     (end > start).then_some((start, end))
 }

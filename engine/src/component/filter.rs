@@ -68,11 +68,12 @@
 //! A filter is `n·b/8` bytes (about 1.2 GB for a billion keys at 0.01). [`decode_header`] reads
 //! only the first 8 bytes; [`FilterHeader::probe_byte_offsets`] says which bytes a lookup needs,
 //! so a caller can answer "may this key be present?" by fetching `k` bytes.
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use serde::Serialize;
 
 use crate::component::ComponentType;
-use crate::error::Result;
+use crate::error::{ErrorKind, Result};
 use crate::hash::murmur3::murmur3_x64_128;
 use crate::reader::Reader;
 use crate::span::{Node, Span, Spanned};
@@ -197,7 +198,7 @@ impl FilterHeader {
         (0..k)
             .map(|_| {
                 // |base % m| in Java equals |base| mod m; `unsigned_abs` also covers i64::MIN.
-                let index = base.unsigned_abs() % m;
+                let index = base.unsigned_abs().checked_rem(m).unwrap_or(0);
                 base = base.wrapping_add(inc);
                 index
             })
@@ -215,7 +216,8 @@ impl FilterHeader {
     fn relative_byte_of_bit(&self, bit_index: u64) -> u64 {
         if self.format.old_byte_order {
             // Word w is big-endian: its bits 0–7 are in its last byte.
-            (bit_index >> 6) * 8 + (7 - ((bit_index & 63) >> 3))
+            // (bit_index >> 6) × 8 < 2^61 and (bit_index & 63) >> 3 <= 7: no overflow possible.
+            ((bit_index >> 6) << 3) | (7 ^ ((bit_index & 63) >> 3))
         } else {
             bit_index >> 3
         }
@@ -329,7 +331,7 @@ pub fn decode_with(bytes: &[u8], format: FilterFormat) -> Result<BloomFilter> {
         findings.push(Spanned {
             value: format!(
                 "{} bytes after the bitset that the word count does not cover",
-                end - start
+                r.remaining_bytes()
             ),
             span: Span::new(start, end),
         });
@@ -388,12 +390,21 @@ fn read_header(r: &mut Reader<'_>, format: FilterFormat) -> Result<FilterHeader>
     };
     let bitset_start = r.offset();
     let words = u64::from(word_count.value);
+    // words <= u32::MAX, so words × 64 < 2^38: the shifts are exact.
+    let bitset_bytes = words << 3;
+    let bitset_end = bitset_start.checked_add(bitset_bytes).ok_or_else(|| {
+        r.error_at(
+            ErrorKind::Overflow,
+            words_start,
+            "BloomFilter bitset word count",
+        )
+    })?;
     Ok(FilterHeader {
         format,
         hash_count,
         word_count,
-        bitset_span: Span::new(bitset_start, bitset_start + words * 8),
-        bitset_size_bits: words * 64,
+        bitset_span: Span::new(bitset_start, bitset_end),
+        bitset_size_bits: words << 6,
     })
 }
 
@@ -671,7 +682,7 @@ fn round_significant(x: f64, digits: i32) -> f64 {
         return x;
     }
     let magnitude = x.log10().floor() as i32;
-    let scale = 10f64.powi(digits - 1 - magnitude);
+    let scale = 10f64.powi(digits.saturating_sub(1).saturating_sub(magnitude));
     (x * scale).round() / scale
 }
 
@@ -730,11 +741,14 @@ impl BloomSpecification {
         let mut b = 2;
         let mut k = best_hash_count(b);
         while tabulated_fp_rate(b, k).unwrap_or(1.0) > max_fp_chance && b < max_b {
-            b += 1;
+            b = b.saturating_add(1);
             k = best_hash_count(b);
         }
-        while k > 1 && tabulated_fp_rate(b, k - 1).unwrap_or(1.0) <= max_fp_chance {
-            k -= 1;
+        while let Some(fewer) = k.checked_sub(1).filter(|&fewer| fewer >= 1) {
+            if tabulated_fp_rate(b, fewer).unwrap_or(1.0) > max_fp_chance {
+                break;
+            }
+            k = fewer;
         }
         Some(spec(k, b))
     }

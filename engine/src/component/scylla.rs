@@ -39,6 +39,7 @@
 //!
 //! A body that does not decode becomes [`ScyllaValue::Invalid`] and the next entry is still read
 //! (its size says where it starts); a body with bytes left over is a finding.
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use core::fmt;
 use std::collections::BTreeSet;
@@ -439,7 +440,7 @@ pub fn decode(bytes: &[u8]) -> Result<ScyllaMetadata> {
         let start = r.offset();
         findings.push(Spanned {
             value: format!("{} bytes after the last subcomponent", r.remaining_bytes()),
-            span: Span::new(start, start + r.remaining_bytes() as u64),
+            span: Span::new(start, start.saturating_add(r.remaining_bytes() as u64)),
         });
     }
     Ok(ScyllaMetadata {

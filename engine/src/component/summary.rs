@@ -22,12 +22,13 @@
 //! `.../indexsummary/IndexSummaryBuilder.java`, `.../format/big/IndexSummaryComponent.java`,
 //! `.../io/sstable/Downsampling.java`; `cassandra-2.2` `io/sstable/format/SSTableReader.java`
 //! (`saveSummary`) for the trailing data; `cassandra-2.0` `io/sstable/IndexSummary.java`.
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use serde::Serialize;
 
 use crate::component::crc::push_warnings;
 use crate::component::ComponentType;
-use crate::error::Result;
+use crate::error::{ErrorKind, Result};
 use crate::reader::Reader;
 use crate::span::{Node, Span, Spanned};
 use crate::version::{Format, Version};
@@ -163,7 +164,10 @@ pub fn decode(bytes: &[u8], version: &Version) -> Result<IndexSummary> {
     summary.first_key = spanned_int_length_bytes(&mut r, "first key")?;
     summary.last_key = spanned_int_length_bytes(&mut r, "last key")?;
     if !r.is_empty() {
-        let t = Span::new(r.offset(), r.offset() + r.remaining_bytes() as u64);
+        let t = Span::new(
+            r.offset(),
+            r.offset().saturating_add(r.remaining_bytes() as u64),
+        );
         if !has_trailing_modes(version) {
             warnings.push(format!(
                 "{} unexpected bytes after the last key",
@@ -213,7 +217,9 @@ fn decode_offheap(
         4 + POSITION_BYTES,
         "summary offsets",
     )?;
-    let table_bytes = 4 * n as u64;
+    // n × (4 + POSITION_BYTES) fit in the remaining bytes (check_count), so this cannot overflow.
+    let overflow = |r: &Reader<'_>| r.error_at(ErrorKind::Overflow, size_start, "summary size");
+    let table_bytes = (n as u64).checked_mul(4).ok_or_else(|| overflow(r))?;
     if size < table_bytes {
         return Err(r.invalid_at(
             format!("summary size {size} is smaller than the {table_bytes}-byte offsets table"),
@@ -227,8 +233,10 @@ fn decode_offheap(
     for _ in 0..n {
         offsets.push(block.u32_le("summary offset")?);
     }
-    summary.offsets_span = Some(Span::new(block_start, block_start + table_bytes));
-    summary.entries_span = Span::new(block_start + table_bytes, block_start + size);
+    // The block of `size` bytes was taken from the reader, so both ends are real file offsets.
+    let entries_start = block_start.saturating_add(table_bytes);
+    summary.offsets_span = Some(Span::new(block_start, entries_start));
+    summary.entries_span = Span::new(entries_start, block_start.saturating_add(size));
     if let Some(&first) = offsets.first() {
         if u64::from(first) != table_bytes {
             warnings.push(format!(
@@ -241,14 +249,21 @@ fn decode_offheap(
     let mut entries = Vec::with_capacity(n);
     for (i, &off) in offsets.iter().enumerate() {
         let start = u64::from(off);
-        let end = offsets.get(i + 1).map_or(size, |&next| u64::from(next));
+        let end = i
+            .checked_add(1)
+            .and_then(|next| offsets.get(next))
+            .map_or(size, |&next| u64::from(next));
         let usable = start >= table_bytes
             && end <= size
             && start.checked_add(POSITION_BYTES).is_some_and(|s| s <= end);
         let slice = if usable {
-            usize::try_from(start - table_bytes)
-                .ok()
-                .zip(usize::try_from(end - table_bytes).ok())
+            start
+                .checked_sub(table_bytes)
+                .and_then(|s| usize::try_from(s).ok())
+                .zip(
+                    end.checked_sub(table_bytes)
+                        .and_then(|e| usize::try_from(e).ok()),
+                )
                 .and_then(|(s, e)| block_bytes.get(s..e))
         } else {
             None
@@ -257,12 +272,14 @@ fn decode_offheap(
             warnings.push(format!(
                 "summary entry {i} has unusable bounds {start}..{end} (offsets table {table_bytes} bytes, \
                  summary size {size}); it and the {} entries after it are skipped",
-                n - i - 1
+                n.saturating_sub(i).saturating_sub(1)
             ));
             break;
         };
-        let mut er = Reader::new(slice, block_start + start).for_component(ComponentType::Summary);
-        let key_len = slice.len() - POSITION_BYTES as usize;
+        let mut er = Reader::new(slice, block_start.saturating_add(start))
+            .for_component(ComponentType::Summary);
+        // `usable` checked start + POSITION_BYTES <= end, so the slice holds the position.
+        let key_len = slice.len().saturating_sub(POSITION_BYTES as usize);
         let key_start = er.offset();
         let key = er.bytes(key_len, "summary entry key")?.to_vec();
         let key = Spanned {
@@ -330,7 +347,7 @@ fn check_positions(entries: &[SummaryEntry], warnings: &mut Vec<String>) {
             None
         };
         if let Some(msg) = msg {
-            bad += 1;
+            bad = bad.saturating_add(1);
             if bad <= MAX_ENTRY_WARNINGS {
                 warnings.push(msg);
             }
@@ -340,7 +357,7 @@ fn check_positions(entries: &[SummaryEntry], warnings: &mut Vec<String>) {
     if bad > MAX_ENTRY_WARNINGS {
         warnings.push(format!(
             "… and {} more bad Index.db positions",
-            bad - MAX_ENTRY_WARNINGS
+            bad.saturating_sub(MAX_ENTRY_WARNINGS)
         ));
     }
 }
@@ -370,7 +387,13 @@ pub(crate) fn display_key(key: &[u8]) -> String {
     if printable && key.len() <= MAX_SHOWN_BYTES {
         return format!("{:?}", String::from_utf8_lossy(key));
     }
-    let mut s = String::with_capacity(2 + 2 * key.len().min(MAX_SHOWN_BYTES) + 16);
+    // At most 2 + 2 × MAX_SHOWN_BYTES + 16 bytes: a constant bound.
+    let mut s = String::with_capacity(
+        key.len()
+            .min(MAX_SHOWN_BYTES)
+            .saturating_mul(2)
+            .saturating_add(18),
+    );
     s.push_str("0x");
     for b in key.iter().take(MAX_SHOWN_BYTES) {
         s.push_str(&format!("{b:02x}"));
@@ -388,8 +411,8 @@ impl IndexSummary {
         if i >= self.offsets.len() {
             return None;
         }
-        let start = table.start + 4 * i as u64;
-        Some(Span::new(start, start + 4))
+        let start = table.start.checked_add((i as u64).checked_mul(4)?)?;
+        Some(Span::new(start, start.checked_add(4)?))
     }
 
     /// On average, partitions per summary entry: `128 / sampling level × min index interval`.
@@ -450,7 +473,10 @@ impl IndexSummary {
             if self.offsets.len() > MAX_CHILD_NODES {
                 nodes.push(Node::new(
                     "…",
-                    format!("{} more offsets", self.offsets.len() - MAX_CHILD_NODES),
+                    format!(
+                        "{} more offsets",
+                        self.offsets.len().saturating_sub(MAX_CHILD_NODES)
+                    ),
                     self.offset_span(MAX_CHILD_NODES)
                         .map(|s| Span::new(s.start, table.end)),
                 ));
@@ -496,7 +522,10 @@ impl IndexSummary {
                 .map(|e| Span::new(e.span().start, self.entries_span.end));
             nodes.push(Node::new(
                 "…",
-                format!("{} more entries", self.entries.len() - MAX_CHILD_NODES),
+                format!(
+                    "{} more entries",
+                    self.entries.len().saturating_sub(MAX_CHILD_NODES)
+                ),
                 hidden,
             ));
         }

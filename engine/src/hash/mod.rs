@@ -3,6 +3,7 @@
 //! [`murmur3`]: `MurmurHash.hash3_x64_128` with Cassandra's sign-extension quirk, used by the
 //! Murmur3Partitioner (tokens), by every bloom filter (Filter.db, whatever the partitioner) and by
 //! the BTI partition index (hash byte).
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 pub mod murmur3;
 

@@ -33,10 +33,12 @@ fn lane_le(bytes: &[u8]) -> u64 {
 
 /// Up to 8 tail bytes folded the way Cassandra does: each byte sign-extended, shifted, XORed.
 fn lane_sign_extended(bytes: &[u8]) -> u64 {
-    bytes.iter().enumerate().fold(0u64, |acc, (i, &b)| {
+    // Byte i is shifted by 8 × i bits; the shift amounts stop at 56 (8 bytes).
+    let shifts = (0u32..64).step_by(8);
+    bytes.iter().zip(shifts).fold(0u64, |acc, (&b, shift)| {
         // `as i8 as i64` is Java's `(long) byte`: 0x80..=0xff become negative.
         let widened = i64::from(b as i8) as u64;
-        acc ^ (widened << (8 * i))
+        acc ^ (widened << shift)
     })
 }
 

@@ -49,6 +49,7 @@
 //! meaning, [`AbstractType::is_multi_cell`] is true), but from a 3.0.x writer it is really
 //! frozen: a simple column, sorted with the simple ones. The string does not say which; a caller
 //! whose rows fail to decode should retry with [`AbstractType::freeze`]d column types.
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 mod cql;
 mod parser;

@@ -186,6 +186,11 @@ impl Parser {
         self.chars.get(self.idx).copied()
     }
 
+    /// Moves past one character; `idx` never exceeds the character count, so it cannot saturate.
+    fn bump(&mut self) {
+        self.idx = self.idx.saturating_add(1);
+    }
+
     fn error(&self, kind: TypeParseErrorKind) -> TypeParseError {
         self.error_at(self.idx, kind)
     }
@@ -201,7 +206,7 @@ impl Parser {
 
     fn skip_blank(&mut self) {
         while self.peek().is_some_and(is_blank) {
-            self.idx += 1;
+            self.bump();
         }
     }
 
@@ -210,7 +215,7 @@ impl Parser {
         let mut out = String::new();
         while let Some(c) = self.peek().filter(|&c| is_identifier_char(c)) {
             out.push(c);
-            self.idx += 1;
+            self.bump();
         }
         out
     }
@@ -229,7 +234,7 @@ impl Parser {
     fn expect(&mut self, c: char, expected: &'static str) -> Result<()> {
         self.skip_blank();
         if self.peek() == Some(c) {
-            self.idx += 1;
+            self.bump();
             Ok(())
         } else {
             Err(self.error(TypeParseErrorKind::Expected {
@@ -254,20 +259,20 @@ impl Parser {
         if !self.at_open_paren() {
             return Ok(None);
         }
-        self.idx += 1;
+        self.bump();
         let mut items = Vec::new();
         self.skip_blank();
         if self.peek() == Some(')') {
-            self.idx += 1;
+            self.bump();
             return Ok(Some(items));
         }
         loop {
             items.push(item(self, depth)?);
             self.skip_blank();
             match self.peek() {
-                Some(',') => self.idx += 1,
+                Some(',') => self.bump(),
                 Some(')') => {
-                    self.idx += 1;
+                    self.bump();
                     return Ok(Some(items));
                 }
                 found => {
@@ -283,7 +288,7 @@ impl Parser {
     /// `getTypeParameters`: a list of types (empty when no `(` follows).
     fn type_params(&mut self, depth: usize) -> Result<Vec<AbstractType>> {
         Ok(self
-            .param_list(depth, |p, d| p.parse_type(d + 1))?
+            .param_list(depth, |p, d| p.parse_type(d.saturating_add(1)))?
             .unwrap_or_default())
     }
 
@@ -384,7 +389,7 @@ impl Parser {
             p.skip_blank();
             let mut value = String::new();
             if p.peek() == Some('=') {
-                p.idx += 1;
+                p.bump();
                 p.skip_blank();
                 value = p.identifier();
             }
@@ -409,9 +414,9 @@ impl Parser {
         let open = self.idx;
         let mut level = 0usize;
         while let Some(c) = self.peek() {
-            self.idx += 1;
+            self.bump();
             match c {
-                '(' => level += 1,
+                '(' => level = level.saturating_add(1),
                 ')' => {
                     level = level.saturating_sub(1);
                     if level == 0 {
@@ -456,10 +461,10 @@ impl Parser {
             self.skip_blank();
             match self.peek() {
                 Some(')') => {
-                    self.idx += 1;
+                    self.bump();
                     break;
                 }
-                Some(',') => self.idx += 1,
+                Some(',') => self.bump(),
                 found => {
                     return Err(self.error(TypeParseErrorKind::Expected {
                         expected: "',' or ')'",
@@ -469,7 +474,7 @@ impl Parser {
             }
             let field = self.hex_name()?;
             self.expect(':', "':'")?;
-            let t = self.parse_type(depth + 1)?;
+            let t = self.parse_type(depth.saturating_add(1))?;
             fields.push((field, t.freeze()));
         }
         Ok(AbstractType::UserType {
@@ -498,8 +503,8 @@ impl Parser {
                     found: p.peek(),
                 }));
             }
-            p.idx += 1;
-            Ok((c, p.parse_type(d + 1)?))
+            p.bump();
+            Ok((c, p.parse_type(d.saturating_add(1))?))
         })
     }
 
@@ -510,7 +515,7 @@ impl Parser {
             p.expect(':', "':'")?;
             p.skip_blank();
             let start = p.idx;
-            let t = p.parse_type(d + 1)?;
+            let t = p.parse_type(d.saturating_add(1))?;
             if !matches!(
                 t,
                 AbstractType::List { .. } | AbstractType::Set { .. } | AbstractType::Map { .. }
@@ -529,7 +534,7 @@ impl Parser {
     /// `VectorType(T , dimension)` (`getVectorParameters`); the element is frozen.
     fn vector(&mut self, depth: usize) -> Result<AbstractType> {
         self.expect('(', "'(' after VectorType")?;
-        let element = self.parse_type(depth + 1)?.freeze();
+        let element = self.parse_type(depth.saturating_add(1))?.freeze();
         self.expect(',', "','")?;
         self.skip_blank();
         let start = self.idx;
@@ -539,7 +544,11 @@ impl Parser {
             .parse::<u32>()
             .ok()
             .filter(|&d| d > 0 && i32::try_from(d).is_ok())
-            .filter(|&d| u64::from(d) * element_bytes <= i32::MAX as u64);
+            .filter(|&d| {
+                u64::from(d)
+                    .checked_mul(element_bytes)
+                    .is_some_and(|bytes| bytes <= i32::MAX as u64)
+            });
         let Some(dimension) = dimension else {
             return Err(self.error_at(start, TypeParseErrorKind::InvalidDimension { text }));
         };
@@ -557,8 +566,8 @@ impl Parser {
         self.skip_blank();
         let mut base = None;
         if self.peek() == Some(':') {
-            self.idx += 1;
-            base = Some(Box::new(self.parse_type(depth + 1)?));
+            self.bump();
+            base = Some(Box::new(self.parse_type(depth.saturating_add(1))?));
         }
         self.expect(')', "')'")?;
         Ok(AbstractType::PartitionerDefinedOrder { partitioner, base })

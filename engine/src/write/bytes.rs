@@ -14,7 +14,8 @@ use crate::error::{Error, Result};
 /// value bits up to 8 bytes, 9 bytes above 56 bits.
 pub fn unsigned_vint_size(value: u64) -> usize {
     let magnitude = (value | 1).leading_zeros() as usize;
-    (639 - magnitude * 9) >> 6
+    // magnitude ≤ 63, so 639 − 9 × magnitude ≥ 72: never below zero.
+    639usize.saturating_sub(magnitude.saturating_mul(9)) >> 6
 }
 
 /// Appending big-endian encoders on a byte buffer.
@@ -69,17 +70,18 @@ impl Out for Vec<u8> {
             self.push(v as u8);
             return;
         }
-        let extra = size - 1;
+        let extra = size.saturating_sub(1); // size ≥ 2 here
         let be = v.to_be_bytes();
         // The low `extra` bytes follow the first byte; a 9-byte vint's first byte is all ones.
         let first = if extra >= 8 {
             0xff
         } else {
-            let high = (v >> (8 * extra)) as u8;
+            // extra ≤ 7 here, so the shift is below 64.
+            let high = (v >> extra.saturating_mul(8)) as u8;
             high | !(0xffu8 >> extra)
         };
         self.push(first);
-        self.extend_from_slice(be.get(8 - extra.min(8)..).unwrap_or(&[]));
+        self.extend_from_slice(be.get(8usize.saturating_sub(extra)..).unwrap_or(&[]));
     }
 
     fn signed_vint(&mut self, v: i64) {

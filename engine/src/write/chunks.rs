@@ -85,18 +85,25 @@ impl DataStream {
 
     /// Bytes held in the chunk buffers.
     pub fn buffered_bytes(&self) -> usize {
-        self.buffer.capacity() + self.compressed.capacity()
+        self.buffer
+            .capacity()
+            .saturating_add(self.compressed.capacity())
     }
 
     /// Bytes of per-chunk bookkeeping (offsets, CRCs) that grow with the file.
     pub fn metadata_bytes(&self) -> usize {
-        self.chunk_offsets.len() * 8 + self.chunk_crcs.len() * 4
+        self.chunk_offsets
+            .len()
+            .saturating_mul(8)
+            .saturating_add(self.chunk_crcs.len().saturating_mul(4))
     }
 
     pub fn write(&mut self, mut bytes: &[u8], sink: &mut dyn ComponentSink) -> Result<()> {
-        self.position += bytes.len() as u64;
+        // Positions count bytes this writer produced: far below 2^64, the saturating ops are exact.
+        self.position = self.position.saturating_add(bytes.len() as u64);
         while !bytes.is_empty() {
-            let room = self.chunk_length - self.buffer.len();
+            // The buffer is flushed as soon as it holds chunk_length bytes.
+            let room = self.chunk_length.saturating_sub(self.buffer.len());
             let (now, later) = bytes.split_at(room.min(bytes.len()));
             self.buffer.extend_from_slice(now);
             bytes = later;
@@ -120,14 +127,17 @@ impl DataStream {
                 self.full.update(&crc);
                 sink.write(&ComponentType::Data, &self.compressed)?;
                 sink.write(&ComponentType::Data, &crc)?;
-                self.stored_length += self.compressed.len() as u64 + 4;
-                self.compressed_bytes += self.compressed.len() as u64;
+                let stored = (self.compressed.len() as u64).saturating_add(4);
+                self.stored_length = self.stored_length.saturating_add(stored);
+                self.compressed_bytes = self
+                    .compressed_bytes
+                    .saturating_add(self.compressed.len() as u64);
             }
             None => {
                 self.chunk_crcs.push(crc32fast::hash(&self.buffer));
                 self.full.update(&self.buffer);
                 sink.write(&ComponentType::Data, &self.buffer)?;
-                self.stored_length += self.buffer.len() as u64;
+                self.stored_length = self.stored_length.saturating_add(self.buffer.len() as u64);
             }
         }
         self.buffer.clear();

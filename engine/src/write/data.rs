@@ -58,7 +58,7 @@ pub fn legacy_deletion_time(ldt: u32) -> i32 {
     if ldt == NO_DELETION_TIME {
         i32::MAX
     } else {
-        ldt.min(i32::MAX as u32 - 1) as i32
+        ldt.min(i32::MAX.unsigned_abs().saturating_sub(1)) as i32
     }
 }
 
@@ -219,7 +219,8 @@ impl DataEncoder {
             let mut header = 0u64;
             for (i, v) in batch.iter().enumerate() {
                 if v.is_empty() {
-                    header |= 1 << (2 * i);
+                    // i < 32 in a batch of 32, so the shift is below 64.
+                    header |= 1 << i.saturating_mul(2);
                 }
             }
             out.unsigned_vint(header);
@@ -227,7 +228,7 @@ impl DataEncoder {
                 if v.is_empty() {
                     continue;
                 }
-                let index = batch_index * 32 + i;
+                let index = batch_index.saturating_mul(32).saturating_add(i);
                 let fixed = self.fixed_clustering.get(index).copied().flatten();
                 write_value(out, v, fixed, "clustering value")?;
             }
@@ -398,7 +399,7 @@ impl DataEncoder {
             }
         }
         let previous_vint = unsigned_vint_size(previous_size);
-        out.unsigned_vint((scratch.len() + previous_vint) as u64);
+        out.unsigned_vint(scratch.len().saturating_add(previous_vint) as u64);
         out.unsigned_vint(previous_size);
         out.extend_from_slice(scratch);
         Ok(())
@@ -488,8 +489,14 @@ impl DataEncoder {
         let deletions: [Option<&DeletionTime>; 2] =
             [Some(&marker.deletion), marker.start_deletion.as_ref()];
         for dt in deletions.into_iter().flatten() {
-            body += unsigned_vint_size(self.timestamp_delta(dt.marked_for_delete_at_micros))
-                + unsigned_vint_size(self.ldt_delta(dt.local_deletion_time_secs));
+            // At most 1 + 2 × 2 × 9 bytes.
+            body = body
+                .saturating_add(unsigned_vint_size(
+                    self.timestamp_delta(dt.marked_for_delete_at_micros),
+                ))
+                .saturating_add(unsigned_vint_size(
+                    self.ldt_delta(dt.local_deletion_time_secs),
+                ));
         }
         out.unsigned_vint(body as u64);
         out.unsigned_vint(previous_size);
@@ -532,7 +539,8 @@ fn write_subset(out: &mut Vec<u8>, present: &[ColumnData], superset: usize) -> R
         let mut missing = if superset == 0 {
             0
         } else {
-            u64::MAX >> (64 - superset)
+            // 0 < superset < 64 here.
+            u64::MAX >> 64usize.saturating_sub(superset)
         };
         for c in present {
             let i = c.column();
@@ -544,7 +552,7 @@ fn write_subset(out: &mut Vec<u8>, present: &[ColumnData], superset: usize) -> R
         out.unsigned_vint(missing);
         return Ok(());
     }
-    out.unsigned_vint((superset - count) as u64);
+    out.unsigned_vint(superset.saturating_sub(count) as u64);
     if count < superset / 2 {
         for c in present {
             out.unsigned_vint(c.column() as u64);
@@ -554,13 +562,13 @@ fn write_subset(out: &mut Vec<u8>, present: &[ColumnData], superset: usize) -> R
         for c in present {
             while next < c.column() {
                 out.unsigned_vint(next as u64);
-                next += 1;
+                next = next.saturating_add(1);
             }
-            next = c.column() + 1;
+            next = c.column().saturating_add(1);
         }
         while next < superset {
             out.unsigned_vint(next as u64);
-            next += 1;
+            next = next.saturating_add(1);
         }
     }
     Ok(())

@@ -25,7 +25,11 @@ pub struct ExpectedTombstones {
 
 impl ExpectedTombstones {
     pub fn total(&self) -> u64 {
-        self.partition + self.row + self.range + self.complex + self.cell
+        self.partition
+            .saturating_add(self.row)
+            .saturating_add(self.range)
+            .saturating_add(self.complex)
+            .saturating_add(self.cell)
     }
 }
 
@@ -53,7 +57,7 @@ impl ExpectedPartition {
             ..ExpectedPartition::default()
         };
         if !p.deletion.is_live() {
-            e.tombstones.partition += 1;
+            e.tombstones.partition = e.tombstones.partition.saturating_add(1);
             e.tombstone_ldts_secs
                 .push(i64::from(p.deletion.local_deletion_time_secs));
         }
@@ -63,11 +67,11 @@ impl ExpectedPartition {
         for u in &p.unfiltereds {
             match u {
                 Unfiltered::Row(r) => {
-                    e.rows += 1;
+                    e.rows = e.rows.saturating_add(1);
                     e.add_row(r, now_secs);
                 }
                 Unfiltered::Marker(m) => {
-                    e.tombstones.range += 1;
+                    e.tombstones.range = e.tombstones.range.saturating_add(1);
                     // A boundary closes one deletion and opens the next: the later of the two
                     // local deletion times is when the marker can go.
                     let ldt = |d: &DeletionTime| i64::from(d.local_deletion_time_secs);
@@ -84,26 +88,26 @@ impl ExpectedPartition {
 
     fn add_row(&mut self, r: &Row, now_secs: i64) {
         if !r.deletion.is_live() {
-            self.tombstones.row += 1;
+            self.tombstones.row = self.tombstones.row.saturating_add(1);
             self.tombstone_ldts_secs
                 .push(i64::from(r.deletion.local_deletion_time_secs));
         }
         for c in &r.columns {
             if let ColumnData::Complex { deletion, .. } = c {
                 if !deletion.is_live() {
-                    self.tombstones.complex += 1;
+                    self.tombstones.complex = self.tombstones.complex.saturating_add(1);
                     self.tombstone_ldts_secs
                         .push(i64::from(deletion.local_deletion_time_secs));
                 }
             }
         }
         for cell in r.cells() {
-            self.cells += 1;
+            self.cells = self.cells.saturating_add(1);
             match &cell.value {
                 CellValue::Tombstone {
                     local_deletion_time_secs,
                 } => {
-                    self.tombstones.cell += 1;
+                    self.tombstones.cell = self.tombstones.cell.saturating_add(1);
                     self.tombstone_ldts_secs
                         .push(i64::from(*local_deletion_time_secs));
                 }
@@ -113,9 +117,9 @@ impl ExpectedPartition {
                     let at = i64::from(x.local_expiration_time_secs);
                     self.cell_expiries_secs.push(at);
                     if now_secs < at {
-                        self.ttl_cells += 1;
+                        self.ttl_cells = self.ttl_cells.saturating_add(1);
                     } else {
-                        self.expired_ttl_cells += 1;
+                        self.expired_ttl_cells = self.expired_ttl_cells.saturating_add(1);
                     }
                 }
                 CellValue::Live { expiry: None, .. } => {}

@@ -69,7 +69,7 @@ impl BloomFilterBuilder {
         let (h1, h2) = murmur3_x64_128(key, 0);
         let mut base = h2;
         for _ in 0..self.hash_count {
-            let index = base.unsigned_abs() % self.bits;
+            let index = base.unsigned_abs().checked_rem(self.bits).unwrap_or(0);
             if let Some(b) = usize::try_from(index >> 3)
                 .ok()
                 .and_then(|i| self.bitset.get_mut(i))
@@ -86,7 +86,7 @@ impl BloomFilterBuilder {
 
     /// Filter.db.
     pub fn finish(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(8 + self.bitset.len());
+        let mut out = Vec::with_capacity(self.bitset.len().saturating_add(8));
         out.i32(self.hash_count as i32);
         out.i32((self.bits / 64) as i32);
         out.extend_from_slice(&self.bitset);

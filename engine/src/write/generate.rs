@@ -62,7 +62,8 @@ impl SplitMix64 {
         if n == 0 {
             return 0;
         }
-        ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
+        // A u64 × u64 product always fits in a u128.
+        (u128::from(self.next_u64()).wrapping_mul(u128::from(n)) >> 64) as u64
     }
 
     /// Uniform in `[0, 1)`.
@@ -75,7 +76,7 @@ impl SplitMix64 {
     }
 
     fn bytes(&mut self, n: usize) -> Vec<u8> {
-        let mut out = Vec::with_capacity(n + 8);
+        let mut out = Vec::with_capacity(n.saturating_add(8));
         while out.len() < n {
             out.extend_from_slice(&self.next_u64().to_le_bytes());
         }
@@ -84,9 +85,10 @@ impl SplitMix64 {
     }
 
     fn word(&mut self, min: usize, max: usize) -> String {
-        let n = min + self.below((max - min + 1) as u64) as usize;
+        let span = max.saturating_sub(min).saturating_add(1);
+        let n = min.saturating_add(self.below(span as u64) as usize);
         (0..n)
-            .map(|_| char::from(b'a' + self.below(26) as u8))
+            .map(|_| char::from(b'a'.saturating_add(self.below(26) as u8)))
             .collect()
     }
 }
@@ -355,12 +357,12 @@ impl PartitionGenerator<'_> {
     fn timestamp(&mut self) -> i64 {
         self.options
             .base_timestamp_micros
-            .saturating_add(1_000 + self.rng.below(999_000) as i64)
+            .saturating_add(1_000_i64.saturating_add(self.rng.below(999_000) as i64))
     }
 
     fn expiry(&mut self) -> Expiry {
         let (min, max) = self.options.ttl_range_secs;
-        let ttl = min + self.rng.below(max.saturating_sub(min).max(0) as u64) as i32;
+        let ttl = min.saturating_add(self.rng.below(max.saturating_sub(min).max(0) as u64) as i32);
         Expiry {
             ttl_secs: ttl,
             local_expiration_time_secs: self.now_secs.saturating_add(ttl as u32),
@@ -378,7 +380,7 @@ impl PartitionGenerator<'_> {
         } else if column == c.blob {
             let n = match self.options.blob_bytes {
                 Some(n) => n,
-                None => 1 + self.rng.below(32) as usize,
+                None => 1usize.saturating_add(self.rng.below(32) as usize),
             };
             self.rng.bytes(n)
         } else if column == c.boolean {
@@ -388,7 +390,8 @@ impl PartitionGenerator<'_> {
         } else if column == c.int {
             (self.rng.next_u64() as i32).to_be_bytes().to_vec()
         } else if column == c.ts {
-            ((ts / 1000) - self.rng.below(86_400_000) as i64)
+            (ts / 1000)
+                .saturating_sub(self.rng.below(86_400_000) as i64)
                 .to_be_bytes()
                 .to_vec()
         } else if column == c.uuid {
@@ -411,11 +414,14 @@ impl PartitionGenerator<'_> {
 
     fn complex(&mut self, column: usize, ts: i64, deletion: DeletionTime) -> ColumnData {
         let c = self.cols;
-        let n = 1 + self.rng.below(3) as usize;
+        let n = 1usize.saturating_add(self.rng.below(3) as usize);
         let mut cells = Vec::with_capacity(n);
         if column == c.list {
             for _ in 0..n {
-                self.tick += 1 + self.rng.below(1000);
+                self.tick = self
+                    .tick
+                    .saturating_add(1)
+                    .saturating_add(self.rng.below(1000));
                 let path = time_uuid(self.tick, self.options.seed);
                 let value = (self.rng.next_u64() as i32).to_be_bytes().to_vec();
                 cells.push(Cell::live(ts, value).with_path(path));
@@ -462,7 +468,7 @@ impl PartitionGenerator<'_> {
             });
         }
         let complex_deletion = if kind == 3 {
-            self.deletion(ts - 1)
+            self.deletion(ts.saturating_sub(1))
         } else {
             DeletionTime::LIVE
         };
@@ -570,7 +576,7 @@ impl PartitionGenerator<'_> {
             if kind == 0 && tombstone {
                 // A range tombstone over this row's ck1, older than the row.
                 let ts = self.timestamp();
-                let d = self.deletion(ts - 10);
+                let d = self.deletion(ts.saturating_sub(10));
                 let marker = match pending_end.take() {
                     Some((values, end)) => {
                         RangeTombstoneMarker::boundary(BoundKind::InclEndExclStart, values, end, d)

@@ -29,19 +29,19 @@ impl EstimatedHistogram {
             // Java Math.round(double): floor(x + 0.5).
             let mut next = (last as f64 * 1.2 + 0.5).floor() as i64;
             if next == last {
-                next += 1;
+                next = next.saturating_add(1);
             }
             offsets.push(next);
             last = next;
         }
-        let counts = vec![0; bucket_offsets + 1];
+        let counts = vec![0; bucket_offsets.saturating_add(1)];
         EstimatedHistogram { offsets, counts }
     }
 
     pub fn add(&mut self, value: i64) {
         let index = self.offsets.partition_point(|&o| o < value);
         if let Some(c) = self.counts.get_mut(index) {
-            *c += 1;
+            *c = c.saturating_add(1);
         }
     }
 
@@ -108,20 +108,30 @@ impl TombstoneHistogramBuilder {
         if d == 0 {
             return point;
         }
-        let up = point + TOMBSTONE_HISTOGRAM_ROUND_SECONDS - d;
+        // Java long arithmetic; 0 < d < round, so this moves up to the next multiple.
+        let up = point
+            .wrapping_add(TOMBSTONE_HISTOGRAM_ROUND_SECONDS)
+            .wrapping_sub(d);
         up.min(self.max_point)
     }
 
     /// Bytes held by the spool and bins.
     pub fn memory_bytes(&self) -> usize {
-        self.spool.capacity() * 8 + (self.bins.capacity() + self.distances.capacity()) * 16
+        let pairs = self
+            .bins
+            .capacity()
+            .saturating_add(self.distances.capacity());
+        self.spool
+            .capacity()
+            .saturating_mul(8)
+            .saturating_add(pairs.saturating_mul(16))
     }
 
     /// `update(p)`: one tombstone (or expiring value) at local deletion time `point`.
     pub fn update(&mut self, point: i64) {
         let p = self.round(point);
         if self.spool.is_empty() {
-            self.spool = vec![(EMPTY_SLOT, 0); self.spool_capacity * 2];
+            self.spool = vec![(EMPTY_SLOT, 0); self.spool_capacity.saturating_mul(2)];
         }
         if !self.spool_add(p, 1) {
             self.flush();
@@ -145,13 +155,17 @@ impl TombstoneHistogramBuilder {
             return true;
         };
         let len = self.spool.len();
-        let start = ((self.spool_capacity as i64 - 1) & Self::spool_hash(point)) as usize;
+        // Java int arithmetic on the spool's power-of-two capacity.
+        let start =
+            ((self.spool_capacity as i64).wrapping_sub(1) & Self::spool_hash(point)) as usize;
         for attempt in 0..100 {
-            let slot = (start + attempt) % len;
+            let Some(slot) = start.wrapping_add(attempt).checked_rem(len) else {
+                return false;
+            };
             match self.spool.get_mut(slot) {
                 Some(s) if s.0 == EMPTY_SLOT => {
                     *s = (point32, delta);
-                    self.spool_size += 1;
+                    self.spool_size = self.spool_size.saturating_add(1);
                     return true;
                 }
                 Some((p, c)) if *p == point32 => {
@@ -180,13 +194,14 @@ impl TombstoneHistogramBuilder {
     }
 
     fn add_distance(&mut self, left: i64, right: i64) {
-        let key = (right - left, left);
+        // Java long subtraction.
+        let key = (right.wrapping_sub(left), left);
         let at = self.distances.partition_point(|d| *d < key);
         self.distances.insert(at, key);
     }
 
     fn remove_distance(&mut self, left: i64, right: i64) {
-        let key = (right - left, left);
+        let key = (right.wrapping_sub(left), left);
         if let Ok(at) = self.distances.binary_search(&key) {
             self.distances.remove(at);
         }
@@ -196,7 +211,7 @@ impl TombstoneHistogramBuilder {
         match self.bins.binary_search_by_key(&point, |b| b.0) {
             Ok(i) => {
                 if let Some(b) = self.bins.get_mut(i) {
-                    b.1 += count;
+                    b.1 = b.1.wrapping_add(count); // Java long addition
                 }
             }
             Err(i) => {
@@ -224,21 +239,26 @@ impl TombstoneHistogramBuilder {
             return;
         }
         let (distance, p1) = self.distances.remove(0);
-        let p2 = p1 + distance;
+        let p2 = p1.wrapping_add(distance); // Java long addition
         let Ok(i) = self.bins.binary_search_by_key(&p1, |b| b.0) else {
             return;
         };
-        let (Some(&(_, v1)), Some(&(_, v2))) = (self.bins.get(i), self.bins.get(i + 1)) else {
+        let (Some(&(_, v1)), Some(&(_, v2))) =
+            (self.bins.get(i), self.bins.get(i.saturating_add(1)))
+        else {
             return;
         };
         let prev = i.checked_sub(1).and_then(|j| self.bins.get(j)).map(|b| b.0);
-        let next = self.bins.get(i + 2).map(|b| b.0);
-        let sum = v1 + v2;
-        // The weighted mean, computed wide (Java's long arithmetic cannot overflow for int counts).
-        let mean = (i128::from(p1) * i128::from(v1) + i128::from(p2) * i128::from(v2))
-            / i128::from(sum.max(1));
+        let next = self.bins.get(i.saturating_add(2)).map(|b| b.0);
+        let sum = v1.wrapping_add(v2); // Java long addition
+                                       // The weighted mean, computed wide (Java's long arithmetic cannot overflow for int counts).
+                                       // Two i64 × i64 products and their sum always fit in an i128.
+        let weighted = i128::from(p1)
+            .wrapping_mul(i128::from(v1))
+            .wrapping_add(i128::from(p2).wrapping_mul(i128::from(v2)));
+        let mean = weighted.checked_div(i128::from(sum.max(1))).unwrap_or(0);
         let merged = self.round(i64::try_from(mean).unwrap_or(self.max_point));
-        self.bins.remove(i + 1);
+        self.bins.remove(i.saturating_add(1));
         if let Some(b) = self.bins.get_mut(i) {
             *b = (merged, sum);
         }

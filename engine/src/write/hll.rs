@@ -47,8 +47,9 @@ pub fn murmur_hash2_64(key: &[u8], seed: u64) -> i64 {
         h = h.wrapping_mul(M);
     }
     if !tail.is_empty() {
-        for (i, &b) in tail.iter().enumerate().rev() {
-            h ^= (i64::from(b as i8) as u64) << (8 * i);
+        // Byte i is shifted by 8 × i bits (at most 7 tail bytes); XOR makes the order irrelevant.
+        for (&b, shift) in tail.iter().zip((0u32..64).step_by(8)) {
+            h ^= (i64::from(b as i8) as u64) << shift;
         }
         h = h.wrapping_mul(M);
     }
@@ -60,7 +61,10 @@ pub fn murmur_hash2_64(key: &[u8], seed: u64) -> i64 {
 
 /// Run length of `x` after the top `p` bits (`numberOfLeadingZeros((x << p) | 1 << (p−1)) + 1`).
 fn run_length(x: u64, p: u32) -> u32 {
-    ((x << p) | (1u64 << (p - 1))).leading_zeros() + 1
+    // p is P or SP (≥ 1) and leading_zeros() ≤ 64: neither op can overflow.
+    ((x << p) | (1u64 << p.saturating_sub(1)))
+        .leading_zeros()
+        .saturating_add(1)
 }
 
 /// `encodeHash(x, p, sp)` as a Java int (bits).
@@ -87,7 +91,7 @@ fn decode_run_length(k: u32) -> u32 {
     if k & 1 == 1 {
         ((k >> 1) & 63) ^ 63
     } else {
-        (k << (P + (31 - SP))).leading_zeros() + 1
+        (k << (P + (31 - SP))).leading_zeros().saturating_add(1)
     }
 }
 
@@ -108,7 +112,7 @@ fn register_words(count: u32) -> usize {
     } else if bits.is_multiple_of(32) {
         bits
     } else {
-        bits + 1
+        bits.saturating_add(1)
     }
 }
 
@@ -169,7 +173,7 @@ impl HyperLogLogPlus {
     /// `RegisterSet.updateIfGreater` (values above 31 spill like Java's unmasked shift does).
     fn update_register(&mut self, position: u32, value: u32) {
         let bucket = (position / 6) as usize;
-        let shift = 5 * (position % 6);
+        let shift = (position % 6).saturating_mul(5); // ≤ 25
         let mask = 0x1fu32 << shift;
         if let Some(word) = self.registers.get_mut(bucket) {
             // Java: `long curVal = M[b] & mask; long newVal = value << shift;` (int shift).
@@ -182,7 +186,10 @@ impl HyperLogLogPlus {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.sparse.as_ref().map_or(0, |s| s.len() * 24) + self.registers.len() * 4
+        self.sparse
+            .as_ref()
+            .map_or(0, |s| s.len().saturating_mul(24))
+            .saturating_add(self.registers.len().saturating_mul(4))
     }
 
     /// `getBytes()`.
@@ -203,7 +210,7 @@ impl HyperLogLogPlus {
             }
             None => {
                 out.leb128_u32(0);
-                out.leb128_u32((self.registers.len() * 4) as u32);
+                out.leb128_u32(self.registers.len().saturating_mul(4) as u32);
                 for w in &self.registers {
                     out.u32(*w);
                 }

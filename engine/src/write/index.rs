@@ -70,7 +70,9 @@ impl PromotedIndex {
     }
 
     pub fn buffered_bytes(&self) -> usize {
-        self.blocks.capacity() + self.offsets.capacity() * 4
+        self.blocks
+            .capacity()
+            .saturating_add(self.offsets.capacity().saturating_mul(4))
     }
 }
 
@@ -91,13 +93,14 @@ pub fn write_index_entry(
         out.unsigned_vint(0);
         return Ok(());
     }
+    let too_large = || Error::invalid("promoted index larger than 4 GiB", 0);
     let size = unsigned_vint_size(header_length)
-        + deletion.len()
-        + unsigned_vint_size(count as u64)
-        + promoted.blocks.len()
-        + 4 * count;
-    let size =
-        u32::try_from(size).map_err(|_| Error::invalid("promoted index larger than 4 GiB", 0))?;
+        .checked_add(deletion.len())
+        .and_then(|s| s.checked_add(unsigned_vint_size(count as u64)))
+        .and_then(|s| s.checked_add(promoted.blocks.len()))
+        .and_then(|s| s.checked_add(count.checked_mul(4)?))
+        .ok_or_else(too_large)?;
+    let size = u32::try_from(size).map_err(|_| too_large())?;
     out.unsigned_vint(u64::from(size));
     out.unsigned_vint(header_length);
     out.extend_from_slice(deletion);
@@ -143,7 +146,12 @@ impl SummaryBuilder {
         {
             let at = u32::try_from(self.entries.len())
                 .ok()
-                .filter(|at| (*at as usize + key.len() + 8) <= i32::MAX as usize)
+                .filter(|at| {
+                    (*at as usize)
+                        .checked_add(key.len())
+                        .and_then(|end| end.checked_add(8))
+                        .is_some_and(|end| end <= i32::MAX as usize)
+                })
                 .ok_or_else(|| Error::invalid("index summary larger than 2 GiB", 0))?;
             self.offsets.push(at);
             self.entries.extend_from_slice(key);
@@ -155,12 +163,15 @@ impl SummaryBuilder {
         }
         self.last_key.clear();
         self.last_key.extend_from_slice(key);
-        self.keys_written += 1;
+        self.keys_written = self.keys_written.saturating_add(1);
         Ok(())
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.entries.capacity() + self.offsets.capacity() * 4 + self.last_key.capacity()
+        self.entries
+            .capacity()
+            .saturating_add(self.offsets.capacity().saturating_mul(4))
+            .saturating_add(self.last_key.capacity())
     }
 
     /// Summary.db.
@@ -169,18 +180,22 @@ impl SummaryBuilder {
             return Err(Error::invalid("an index summary needs at least one key", 0));
         };
         let n = self.offsets.len();
-        let base = 4 * n;
+        // Every offset and entry was checked to stay below 2 GiB when it was added.
+        let too_large = || Error::invalid("index summary larger than 2 GiB", 0);
+        let base = n.checked_mul(4).ok_or_else(too_large)?;
+        let size = base.checked_add(self.entries.len()).ok_or_else(too_large)?;
         let size_at_full_sampling = self
             .keys_written
             .div_ceil(u64::from(self.min_index_interval));
-        let mut out = Vec::with_capacity(24 + base + self.entries.len() + first.len() + 8);
+        let mut out = Vec::with_capacity(size.saturating_add(first.len()).saturating_add(32));
         out.i32(self.min_index_interval as i32);
         out.i32(n as i32);
-        out.i64((base + self.entries.len()) as i64);
+        out.i64(size as i64);
         out.i32(BASE_SAMPLING_LEVEL);
         out.i32(i32::try_from(size_at_full_sampling).unwrap_or(i32::MAX));
         for o in &self.offsets {
-            out.extend_from_slice(&((*o as usize + base) as u32).to_le_bytes());
+            let at = (*o as usize).checked_add(base).ok_or_else(too_large)?;
+            out.extend_from_slice(&(at as u32).to_le_bytes());
         }
         out.extend_from_slice(&self.entries);
         out.int_length_bytes(first, "first key")?;

@@ -154,7 +154,9 @@ impl MetadataCollector {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.cardinality.memory_bytes() + self.tombstones.memory_bytes()
+        self.cardinality
+            .memory_bytes()
+            .saturating_add(self.tombstones.memory_bytes())
     }
 
     pub fn timestamp_range(&self) -> Option<(i64, i64)> {
@@ -200,7 +202,7 @@ impl MetadataCollector {
     }
 
     fn update_cell(&mut self, c: &Cell) {
-        self.current_partition_cells += 1;
+        self.current_partition_cells = self.current_partition_cells.saturating_add(1);
         self.update_timestamp(c.timestamp_micros);
         self.update_ttl(c.expiry().map_or(0, |e| e.ttl_secs));
         self.update_local_deletion_time(c.local_deletion_time_secs());
@@ -234,7 +236,7 @@ impl MetadataCollector {
             match data {
                 ColumnData::Simple { cell, .. } => {
                     self.update_cell(cell);
-                    columns += 1;
+                    columns = columns.saturating_add(1);
                 }
                 ColumnData::Complex {
                     deletion, cells, ..
@@ -244,13 +246,13 @@ impl MetadataCollector {
                         self.update_cell(c);
                     }
                     if !cells.is_empty() {
-                        columns += 1;
+                        columns = columns.saturating_add(1);
                     }
                 }
             }
         }
-        self.total_columns_set += columns;
-        self.total_rows += 1;
+        self.total_columns_set = self.total_columns_set.saturating_add(columns);
+        self.total_rows = self.total_rows.saturating_add(1);
     }
 
     pub fn update_marker(&mut self, marker: &RangeTombstoneMarker) {
@@ -378,15 +380,22 @@ impl MetadataCollector {
         if checksummed {
             out.u32(running.clone().finalize());
         }
-        let mut position = 4 + 8 * components.len() + if checksummed { 8 } else { 0 };
+        let too_large = || crate::error::Error::invalid("Statistics.db over 2 GiB", 0);
+        let mut position = components
+            .len()
+            .checked_mul(8)
+            .and_then(|table| table.checked_add(if checksummed { 12 } else { 4 }))
+            .ok_or_else(too_large)?;
         for (kind, body) in &components {
-            let offset = i32::try_from(position)
-                .map_err(|_| crate::error::Error::invalid("Statistics.db over 2 GiB", 0))?;
+            let offset = i32::try_from(position).map_err(|_| too_large())?;
             out.i32(*kind);
             out.i32(offset);
             running.update(&kind.to_be_bytes());
             running.update(&offset.to_be_bytes());
-            position += body.len() + if checksummed { 4 } else { 0 };
+            position = position
+                .checked_add(body.len())
+                .and_then(|p| p.checked_add(if checksummed { 4 } else { 0 }))
+                .ok_or_else(too_large)?;
         }
         if checksummed {
             out.u32(running.finalize());
@@ -495,7 +504,7 @@ impl MetadataCollector {
         }
         if uint {
             // serializedSize counts 16 bytes per tombstone bin, 12 are written (module docs).
-            out.resize(out.len() + 4 * bins.len(), 0);
+            out.resize(out.len().saturating_add(bins.len().saturating_mul(4)), 0);
         }
         Ok(out)
     }

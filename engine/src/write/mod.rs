@@ -20,6 +20,13 @@
 //! Codecs: LZ4, Snappy, Deflate, Zstd and Noop through [`crate::compress::compress_chunk`], or
 //! none (CRC.db). Not written: counters, Scylla.db, BTI (`da`), chunks stored raw by
 //! `min_compress_ratio`, compressor options.
+//!
+//! Arithmetic is checked by clippy (`arithmetic_side_effects`): sizes that go into the files
+//! (Summary.db, Statistics.db offsets, promoted-index sizes) use checked ops and fail with an
+//! error; positions and counts of bytes this writer produced saturate (they stay far below
+//! 2^63); the histogram and HyperLogLog keep Java's `long`/`int` arithmetic as explicit
+//! `wrapping_` ops.
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 pub mod bytes;
 pub mod chunks;
@@ -94,7 +101,8 @@ pub struct CountingSink {
 
 impl ComponentSink for CountingSink {
     fn write(&mut self, component: &ComponentType, bytes: &[u8]) -> Result<()> {
-        *self.bytes.entry(component.clone()).or_default() += bytes.len() as u64;
+        let total = self.bytes.entry(component.clone()).or_default();
+        *total = total.saturating_add(bytes.len() as u64);
         Ok(())
     }
 }

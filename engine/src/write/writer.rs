@@ -230,16 +230,18 @@ impl<S: ComponentSink> SSTableWriter<S> {
     /// Structures that grow with the table as in Cassandra (bloom bitset, summary samples,
     /// per-chunk offsets, HLL) are in [`SSTableWriter::metadata_bytes`].
     pub fn buffered_bytes(&self) -> usize {
-        let prefixes = self
-            .partition
-            .as_ref()
-            .map_or(0, |p| p.first_prefix.capacity() + p.last_prefix.capacity());
-        self.data.buffered_bytes()
-            + self.buffer.capacity()
-            + self.scratch.capacity()
-            + self.index_entry.capacity()
-            + self.promoted.buffered_bytes()
-            + prefixes
+        let prefixes = self.partition.as_ref().map_or(0, |p| {
+            p.first_prefix
+                .capacity()
+                .saturating_add(p.last_prefix.capacity())
+        });
+        self.data
+            .buffered_bytes()
+            .saturating_add(self.buffer.capacity())
+            .saturating_add(self.scratch.capacity())
+            .saturating_add(self.index_entry.capacity())
+            .saturating_add(self.promoted.buffered_bytes())
+            .saturating_add(prefixes)
     }
 
     /// The most [`SSTableWriter::buffered_bytes`] seen so far.
@@ -250,10 +252,12 @@ impl<S: ComponentSink> SSTableWriter<S> {
     /// Bytes of table-sized bookkeeping: bloom bitset, summary samples, chunk offsets / CRCs,
     /// cardinality estimator and tombstone spool.
     pub fn metadata_bytes(&self) -> usize {
-        self.filter.as_ref().map_or(0, |f| f.memory_bytes())
-            + self.summary.memory_bytes()
-            + self.data.metadata_bytes()
-            + self.collector.memory_bytes()
+        self.filter
+            .as_ref()
+            .map_or(0, |f| f.memory_bytes())
+            .saturating_add(self.summary.memory_bytes())
+            .saturating_add(self.data.metadata_bytes())
+            .saturating_add(self.collector.memory_bytes())
     }
 
     fn track_buffers(&mut self) {
@@ -310,7 +314,7 @@ impl<S: ComponentSink> SSTableWriter<S> {
         let header_length = if self.encoder.schema.has_static() {
             None
         } else {
-            Some(self.data.position() - start)
+            Some(self.data.position().saturating_sub(start))
         };
         self.partition = Some(OpenPartition {
             key: key.to_vec(),
@@ -359,7 +363,7 @@ impl<S: ComponentSink> SSTableWriter<S> {
         }
         let position = self.data.position();
         if let Some(p) = &mut self.partition {
-            p.header_length = Some(position - p.start);
+            p.header_length = Some(position.saturating_sub(p.start));
         }
         self.track_buffers();
         Ok(())
@@ -394,7 +398,7 @@ impl<S: ComponentSink> SSTableWriter<S> {
             }
         }
         p.last_clustering = Some((kind, values.to_vec()));
-        let relative = position - p.start;
+        let relative = position.saturating_sub(p.start);
         if !p.block_open {
             p.block_open = true;
             p.block_start = relative;
@@ -422,11 +426,14 @@ impl<S: ComponentSink> SSTableWriter<S> {
             self.encoder
                 .write_index_prefix(&mut p.last_prefix, kind, values)?;
             p.previous_start = relative;
-            p.written += 1;
+            p.written = p.written.saturating_add(1);
             if let Some(open) = open {
                 p.open_marker = open.unwrap_or(DeletionTime::LIVE);
             }
-            position - p.start - p.block_start >= index_size
+            position
+                .saturating_sub(p.start)
+                .saturating_sub(p.block_start)
+                >= index_size
         };
         if close {
             self.add_index_block()?;
@@ -452,7 +459,9 @@ impl<S: ComponentSink> SSTableWriter<S> {
             &p.first_prefix,
             &p.last_prefix,
             p.block_start,
-            position - p.start - p.block_start,
+            position
+                .saturating_sub(p.start)
+                .saturating_sub(p.block_start),
             open,
         )?;
         p.block_open = false;
@@ -473,12 +482,12 @@ impl<S: ComponentSink> SSTableWriter<S> {
                 &mut self.scratch,
                 row,
                 false,
-                relative - previous,
+                relative.saturating_sub(previous),
             )
             .map_err(|e| self.anchor(e))?;
         self.write_buffer()?;
         self.collector.update_row(row, false);
-        self.rows += 1;
+        self.rows = self.rows.saturating_add(1);
         self.after_unfiltered(PrefixKind::Clustering, &row.clustering, relative, None)
     }
 
@@ -489,11 +498,11 @@ impl<S: ComponentSink> SSTableWriter<S> {
         let previous = self.partition.as_ref().map_or(0, |p| p.previous_start);
         self.buffer.clear();
         self.encoder
-            .write_marker(&mut self.buffer, marker, relative - previous)
+            .write_marker(&mut self.buffer, marker, relative.saturating_sub(previous))
             .map_err(|e| self.anchor(e))?;
         self.write_buffer()?;
         self.collector.update_marker(marker);
-        self.markers += 1;
+        self.markers = self.markers.saturating_add(1);
         self.after_unfiltered(kind, &marker.values, relative, Some(marker.open_deletion()))
     }
 
@@ -525,7 +534,7 @@ impl<S: ComponentSink> SSTableWriter<S> {
         let Some(p) = self.partition.take() else {
             return Err(self.error("end_partition without an open partition"));
         };
-        let size = self.data.position() - p.start;
+        let size = self.data.position().saturating_sub(p.start);
         let mut deletion = Vec::new();
         self.encoder.write_deletion_time(&mut deletion, &p.deletion);
         self.index_entry.clear();
@@ -543,7 +552,9 @@ impl<S: ComponentSink> SSTableWriter<S> {
         self.summary.add(&p.key, self.index_length)?;
         self.sink
             .write(&ComponentType::PrimaryIndex, &self.index_entry)?;
-        self.index_length += self.index_entry.len() as u64;
+        self.index_length = self
+            .index_length
+            .saturating_add(self.index_entry.len() as u64);
         self.collector.finish_partition(&p.key, size);
         self.track_buffers();
         self.promoted.clear();
@@ -551,7 +562,7 @@ impl<S: ComponentSink> SSTableWriter<S> {
             self.first_key = Some(p.key.clone());
         }
         self.last_key = Some(p.key);
-        self.partitions += 1;
+        self.partitions = self.partitions.saturating_add(1);
         Ok(())
     }
 

@@ -33,8 +33,6 @@
 //! `utils/streamhist/TombstoneHistogram.java` (trunk, cassandra-3.0, cassandra-2.2).
 #![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
-// Not yet checked for unchecked arithmetic (owned elsewhere; issue #11 item 6).
-#[allow(clippy::arithmetic_side_effects)]
 mod compaction;
 mod dse;
 mod header;

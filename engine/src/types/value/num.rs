@@ -44,7 +44,7 @@ fn negate(bytes: &[u8]) -> Vec<u8> {
 /// An unsigned big-endian number as decimal digits ("0" for zero or empty input).
 fn unsigned_to_decimal(bytes: &[u8]) -> String {
     // Big-endian limbs, the first one holding the leading `len % 4` bytes.
-    let mut limbs: Vec<u32> = Vec::with_capacity(bytes.len() / 4 + 1);
+    let mut limbs: Vec<u32> = Vec::with_capacity((bytes.len() / 4).saturating_add(1));
     let head = bytes.len() % 4;
     let (first, rest) = bytes.split_at(head);
     if !first.is_empty() {
@@ -57,7 +57,7 @@ fn unsigned_to_decimal(bytes: &[u8]) -> String {
     let mut start = 0;
     loop {
         while limbs.get(start) == Some(&0) {
-            start += 1;
+            start = start.saturating_add(1);
         }
         let Some(active) = limbs.get_mut(start..) else {
             break;
@@ -69,12 +69,14 @@ fn unsigned_to_decimal(bytes: &[u8]) -> String {
         for limb in active.iter_mut() {
             let cur = (rem << 32) | u64::from(*limb);
             // cur < CHUNK << 32, so the quotient fits in 32 bits.
-            *limb = u32::try_from(cur / u64::from(CHUNK)).unwrap_or(u32::MAX);
-            rem = cur % u64::from(CHUNK);
+            let chunk = u64::from(CHUNK);
+            *limb = u32::try_from(cur.checked_div(chunk).unwrap_or(0)).unwrap_or(u32::MAX);
+            rem = cur.checked_rem(chunk).unwrap_or(0);
         }
         chunks.push(u32::try_from(rem).unwrap_or(0));
     }
-    let mut out = String::with_capacity(chunks.len() * CHUNK_DIGITS + 1);
+    let mut out =
+        String::with_capacity(chunks.len().saturating_mul(CHUNK_DIGITS).saturating_add(1));
     match chunks.split_last() {
         None => out.push('0'),
         Some((top, lower)) => {
@@ -97,7 +99,7 @@ pub(super) fn decimal_to_twos_complement(digits: &str, negative: bool) -> Option
     // Little-endian limbs of the magnitude.
     let mut limbs: Vec<u32> = Vec::new();
     let lead = digits.len() % CHUNK_DIGITS;
-    let mut pieces: Vec<&str> = Vec::with_capacity(digits.len() / CHUNK_DIGITS + 1);
+    let mut pieces: Vec<&str> = Vec::with_capacity((digits.len() / CHUNK_DIGITS).saturating_add(1));
     let (first, mut rest) = digits.split_at(lead);
     if !first.is_empty() {
         pieces.push(first);
@@ -110,7 +112,10 @@ pub(super) fn decimal_to_twos_complement(digits: &str, negative: bool) -> Option
         let add: u32 = piece.parse().ok()?;
         let mut carry = u64::from(add);
         for limb in limbs.iter_mut() {
-            let cur = u64::from(*limb) * u64::from(CHUNK) + carry;
+            // < 2^32 × 10^9 + 2^32: never overflows, checked all the same.
+            let cur = u64::from(*limb)
+                .checked_mul(u64::from(CHUNK))?
+                .checked_add(carry)?;
             *limb = (cur & 0xffff_ffff) as u32;
             carry = cur >> 32;
         }
@@ -119,7 +124,7 @@ pub(super) fn decimal_to_twos_complement(digits: &str, negative: bool) -> Option
         }
     }
     // Magnitude bytes, big-endian, with one leading zero byte as room for the sign bit.
-    let mut bytes: Vec<u8> = Vec::with_capacity(limbs.len() * 4 + 1);
+    let mut bytes: Vec<u8> = Vec::with_capacity(limbs.len().saturating_mul(4).saturating_add(1));
     bytes.push(0);
     for limb in limbs.iter().rev() {
         bytes.extend_from_slice(&limb.to_be_bytes());
@@ -132,12 +137,12 @@ pub(super) fn decimal_to_twos_complement(digits: &str, negative: bool) -> Option
     };
     // Drop redundant sign bytes: 00 before a byte < 0x80, ff before a byte ≥ 0x80.
     let mut drop = 0;
-    while let (Some(&b0), Some(&b1)) = (encoded.get(drop), encoded.get(drop + 1)) {
+    while let (Some(&b0), Some(&b1)) = (encoded.get(drop), encoded.get(drop.saturating_add(1))) {
         let redundant = (b0 == 0 && b1 & 0x80 == 0) || (b0 == 0xff && b1 & 0x80 != 0);
         if !redundant {
             break;
         }
-        drop += 1;
+        drop = drop.saturating_add(1);
     }
     encoded.drain(..drop);
     Some(encoded)
@@ -153,21 +158,22 @@ pub(super) fn big_decimal_string(unscaled: &str, scale: i32) -> String {
         None => ("", unscaled),
     };
     let len = coeff.len() as i64;
-    let adjusted = -i64::from(scale) + (len - 1);
-    let mut out = String::with_capacity(coeff.len() + 16);
+    // |scale| < 2^31 and len < 2^63: exact in i64.
+    let adjusted = len.saturating_sub(1).saturating_sub(i64::from(scale));
+    let mut out = String::with_capacity(coeff.len().saturating_add(16));
     out.push_str(sign);
     if scale >= 0 && adjusted >= -6 {
         let scale = scale as usize;
         if scale == 0 {
             out.push_str(coeff);
         } else if coeff.len() > scale {
-            let (int, frac) = coeff.split_at(coeff.len() - scale);
+            let (int, frac) = coeff.split_at(coeff.len().saturating_sub(scale));
             out.push_str(int);
             out.push('.');
             out.push_str(frac);
         } else {
             out.push_str("0.");
-            out.extend(core::iter::repeat_n('0', scale - coeff.len()));
+            out.extend(core::iter::repeat_n('0', scale.saturating_sub(coeff.len())));
             out.push_str(coeff);
         }
     } else {
@@ -200,13 +206,13 @@ pub(super) fn parse_big_decimal(s: &str) -> Result<(bool, String, i32), String> 
     let (mantissa, exponent) = match body.find(['e', 'E']) {
         Some(at) => (
             body.get(..at).unwrap_or(""),
-            Some(body.get(at + 1..).unwrap_or("")),
+            Some(body.get(at.saturating_add(1)..).unwrap_or("")),
         ),
         None => (body, None),
     };
     let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
     let all_digits = |p: &str| p.bytes().all(|b| b.is_ascii_digit());
-    if int.len() + frac.len() == 0 || !all_digits(int) || !all_digits(frac) {
+    if (int.is_empty() && frac.is_empty()) || !all_digits(int) || !all_digits(frac) {
         return Err(format!("expected a decimal number, found '{s}'"));
     }
     let exponent: i64 = match exponent {
@@ -226,7 +232,7 @@ pub(super) fn parse_big_decimal(s: &str) -> Result<(bool, String, i32), String> 
         .checked_sub(exponent)
         .and_then(|v| i32::try_from(v).ok())
         .ok_or_else(|| format!("scale of '{s}' does not fit in 32 bits"))?;
-    let mut digits = String::with_capacity(int.len() + frac.len());
+    let mut digits = String::with_capacity(int.len().saturating_add(frac.len()));
     digits.push_str(int);
     digits.push_str(frac);
     Ok((negative, digits, scale))
@@ -243,16 +249,20 @@ pub(super) fn layout_float(sci: &str) -> String {
     let (mantissa, exp) = rest.split_once('e').unwrap_or((rest, "0"));
     let exp: i64 = exp.parse().unwrap_or(0);
     let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let mut out = String::with_capacity(digits.len() + 24);
+    let mut out = String::with_capacity(digits.len().saturating_add(24));
     if negative {
         out.push('-');
     }
     if (-4..16).contains(&exp) {
         if exp >= 0 {
-            let int_len = exp as usize + 1;
+            // 0 <= exp < 16 here.
+            let int_len = (exp as usize).saturating_add(1);
             if digits.len() <= int_len {
                 out.push_str(&digits);
-                out.extend(core::iter::repeat_n('0', int_len - digits.len()));
+                out.extend(core::iter::repeat_n(
+                    '0',
+                    int_len.saturating_sub(digits.len()),
+                ));
             } else {
                 let (int, frac) = digits.split_at(int_len);
                 out.push_str(int);
@@ -261,7 +271,10 @@ pub(super) fn layout_float(sci: &str) -> String {
             }
         } else {
             out.push_str("0.");
-            out.extend(core::iter::repeat_n('0', (-exp - 1) as usize));
+            out.extend(core::iter::repeat_n(
+                '0',
+                exp.unsigned_abs().saturating_sub(1) as usize,
+            ));
             out.push_str(&digits);
         }
     } else {
@@ -287,7 +300,7 @@ pub(super) fn layout_float(sci: &str) -> String {
 /// Cassandra's unsigned vint (`VIntCoding.writeUnsignedVInt`): the count of extra bytes as
 /// leading 1-bits of the first byte, then the value big-endian; 9 bytes (`ff` + 8) above 2^56.
 pub(super) fn write_unsigned_vint(value: u64, out: &mut Vec<u8>) {
-    let bits = 64 - value.leading_zeros();
+    let bits = u64::BITS.saturating_sub(value.leading_zeros());
     let extra = bits.saturating_sub(1) / 7;
     if extra >= 8 {
         out.push(0xff);
@@ -299,10 +312,11 @@ pub(super) fn write_unsigned_vint(value: u64, out: &mut Vec<u8>) {
     let top = if extra == 0 {
         value as u8
     } else {
-        (value >> (8 * extra)) as u8
+        // extra < 8 here, so the shift is below 64.
+        (value >> extra.saturating_mul(8)) as u8
     };
     out.push(first_marker | top);
-    out.extend(be.iter().skip(8 - extra as usize));
+    out.extend(be.iter().skip(8usize.saturating_sub(extra as usize)));
 }
 
 /// Cassandra's signed vint: zigzag, then [`write_unsigned_vint`].

@@ -88,7 +88,7 @@ fn scalar(t: &AbstractType, raw: &str) -> Result<Vec<u8>, ValueParseError> {
             base: Some(base), ..
         } => parse_value(base, raw),
         other => {
-            let lead = raw.len() - raw.trim_start().len();
+            let lead = raw.len().saturating_sub(raw.trim_start().len());
             simple(other, raw.trim()).map_err(|m| ValueParseError::new(lead, m))
         }
     }
@@ -249,7 +249,7 @@ fn decimal(s: &str) -> Result<Vec<u8>, String> {
     }
     let unscaled =
         decimal_to_twos_complement(&digits, negative).ok_or_else(|| expected("a decimal", s))?;
-    let mut out = Vec::with_capacity(4 + unscaled.len());
+    let mut out = Vec::with_capacity(unscaled.len().saturating_add(4));
     out.extend_from_slice(&scale.to_be_bytes());
     out.extend_from_slice(&unscaled);
     Ok(out)
@@ -356,6 +356,12 @@ struct Literal<'a> {
 }
 
 impl<'a> Literal<'a> {
+    /// Moves the cursor `n` bytes on; it never passes the end of the text, so this cannot
+    /// saturate.
+    fn advance(&mut self, n: usize) {
+        self.pos = self.pos.saturating_add(n);
+    }
+
     fn rest(&self) -> &'a str {
         self.s.get(self.pos..).unwrap_or("")
     }
@@ -370,14 +376,14 @@ impl<'a> Literal<'a> {
 
     fn skip_blanks(&mut self) {
         let rest = self.rest();
-        self.pos += rest.len() - rest.trim_start().len();
+        self.advance(rest.len().saturating_sub(rest.trim_start().len()));
     }
 
     /// Skips blanks, then consumes `c` if it is next.
     fn eat(&mut self, c: char) -> bool {
         self.skip_blanks();
         if self.peek() == Some(c) {
-            self.pos += c.len_utf8();
+            self.advance(c.len_utf8());
             true
         } else {
             false
@@ -406,7 +412,7 @@ impl<'a> Literal<'a> {
                 .and_then(|r| r.chars().next())
                 .is_some_and(|c| c.is_alphanumeric() || c == '_');
         if is_null {
-            self.pos += 4;
+            self.advance(4);
         }
         is_null
     }
@@ -593,16 +599,16 @@ impl<'a> Literal<'a> {
     /// A field name: a bare word, or `"…"` with `""` for a quote.
     fn field_name(&mut self) -> Result<String, ValueParseError> {
         if self.peek() == Some('"') {
-            self.pos += 1;
+            self.advance(1);
             let mut name = String::new();
             loop {
                 let Some(c) = self.peek() else {
                     return Err(self.err("unterminated quoted field name"));
                 };
-                self.pos += c.len_utf8();
+                self.advance(c.len_utf8());
                 if c == '"' {
                     if self.peek() == Some('"') {
-                        self.pos += 1;
+                        self.advance(1);
                         name.push('"');
                         continue;
                     }
@@ -618,7 +624,7 @@ impl<'a> Literal<'a> {
         if len == 0 {
             return Err(self.err("expected a field name"));
         }
-        self.pos += len;
+        self.advance(len);
         Ok(rest.get(..len).unwrap_or("").to_owned())
     }
 
@@ -661,16 +667,16 @@ impl<'a> Literal<'a> {
     fn scalar_token(&mut self, t: &AbstractType) -> Result<Vec<u8>, ValueParseError> {
         let start = self.pos;
         if self.peek() == Some('\'') {
-            self.pos += 1;
+            self.advance(1);
             let mut content = String::new();
             loop {
                 let Some(c) = self.peek() else {
                     return Err(ValueParseError::new(start, "unterminated quoted string"));
                 };
-                self.pos += c.len_utf8();
+                self.advance(c.len_utf8());
                 if c == '\'' {
                     if self.peek() == Some('\'') {
-                        self.pos += 1;
+                        self.advance(1);
                         content.push('\'');
                         continue;
                     }
@@ -678,7 +684,7 @@ impl<'a> Literal<'a> {
                 }
                 content.push(c);
             }
-            return scalar(t, &content).map_err(|e| e.shifted(start + 1));
+            return scalar(t, &content).map_err(|e| e.shifted(start.saturating_add(1)));
         }
         let word = self.bare_word(t);
         if word.is_empty() {
@@ -710,7 +716,7 @@ impl<'a> Literal<'a> {
                 break;
             }
         }
-        self.pos += end;
+        self.advance(end);
         rest.get(..end).unwrap_or("")
     }
 }

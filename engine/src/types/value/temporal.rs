@@ -24,13 +24,32 @@ pub(super) use crate::datetime::civil_from_days;
 
 /// Days since 1970-01-01 of a valid (year, month, day); `|year|` ≤ [`MAX_PARSED_YEAR`].
 pub(super) fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
+    // Howard Hinnant's algorithm. With |year| ≤ MAX_PARSED_YEAR, month 1–12 and day 1–31 every
+    // intermediate is far inside i64, so the wrapping ops below never wrap.
+    let y = if month <= 2 {
+        year.wrapping_sub(1)
+    } else {
+        year
+    };
     let era = y.div_euclid(400);
     let yoe = y.rem_euclid(400);
     let m = i64::from(month);
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    let shifted_month = if m > 2 {
+        m.wrapping_sub(3)
+    } else {
+        m.wrapping_add(9)
+    };
+    let doy = (shifted_month.wrapping_mul(153).wrapping_add(2) / 5)
+        .wrapping_add(i64::from(day))
+        .wrapping_sub(1);
+    let doe = yoe
+        .wrapping_mul(365)
+        .wrapping_add(yoe / 4)
+        .wrapping_sub(yoe / 100)
+        .wrapping_add(doy);
+    era.wrapping_mul(146_097)
+        .wrapping_add(doe)
+        .wrapping_sub(719_468)
 }
 
 fn is_leap(year: i64) -> bool {
@@ -92,7 +111,7 @@ pub(super) fn format_timestamp(ms: i64) -> (String, Option<String>) {
 /// A `date` value (unsigned days, 2^31 = 1970-01-01) as `YYYY-MM-DD`, plus a note for years
 /// outside 0001–9999.
 pub(super) fn format_date(raw: u32) -> (String, Option<String>) {
-    let (text, year) = format_days(i64::from(raw) - DATE_EPOCH_DAY);
+    let (text, year) = format_days(i64::from(raw).wrapping_sub(DATE_EPOCH_DAY)); // u32 − 2^31: exact
     (text, year_note(year))
 }
 
@@ -123,8 +142,8 @@ pub(super) fn format_duration(months: i32, days: i32, nanos: i64) -> String {
         if value == 0 || value < per {
             return value;
         }
-        let _ = write!(out, "{}{name}", value / per);
-        value % per
+        let _ = write!(out, "{}{name}", value.checked_div(per).unwrap_or(0));
+        value.checked_rem(per).unwrap_or(value)
     };
     let rest = unit(&mut out, u64::from(months.unsigned_abs()), 12, "y");
     unit(&mut out, rest, 1, "mo");
@@ -155,6 +174,12 @@ struct Scan<'a> {
 }
 
 impl<'a> Scan<'a> {
+    /// Moves the cursor `n` bytes on; it never passes the end of the text, so this cannot
+    /// saturate.
+    fn advance(&mut self, n: usize) {
+        self.pos = self.pos.saturating_add(n);
+    }
+
     fn rest(&self) -> &'a str {
         self.s.get(self.pos..).unwrap_or("")
     }
@@ -165,7 +190,7 @@ impl<'a> Scan<'a> {
 
     fn eat(&mut self, c: char) -> bool {
         if self.peek() == Some(c) {
-            self.pos += c.len_utf8();
+            self.advance(c.len_utf8());
             true
         } else {
             false
@@ -174,7 +199,7 @@ impl<'a> Scan<'a> {
 
     fn eat_any(&mut self, set: &[char]) -> Option<char> {
         let c = self.peek().filter(|c| set.contains(c))?;
-        self.pos += c.len_utf8();
+        self.advance(c.len_utf8());
         Some(c)
     }
 
@@ -182,7 +207,7 @@ impl<'a> Scan<'a> {
     fn digits(&mut self) -> &'a str {
         let rest = self.rest();
         let n = rest.bytes().take_while(u8::is_ascii_digit).count();
-        self.pos += n;
+        self.advance(n);
         rest.get(..n).unwrap_or("")
     }
 
@@ -193,7 +218,7 @@ impl<'a> Scan<'a> {
             .get(..n)
             .filter(|p| p.bytes().all(|b| b.is_ascii_digit()))
             .ok_or_else(|| format!("expected {n} digits for the {what}"))?;
-        self.pos += n;
+        self.advance(n);
         part.parse().map_err(|_| format!("bad {what}"))
     }
 
@@ -214,7 +239,8 @@ fn scan_date(sc: &mut Scan<'_>) -> Result<i64, String> {
         .ok()
         .filter(|y| *y <= MAX_PARSED_YEAR)
         .ok_or_else(|| format!("year {digits} is out of range"))?;
-    let year = if negative { -year } else { year };
+    // 0 <= year <= MAX_PARSED_YEAR: negation is exact.
+    let year = if negative { year.wrapping_neg() } else { year };
     if !sc.eat('-') {
         return Err("expected '-' after the year".into());
     }
@@ -252,9 +278,13 @@ fn scan_clock(sc: &mut Scan<'_>, seconds_required: bool) -> Result<i64, String> 
         return Err("expected ':' after the hour".into());
     }
     let minutes = number(sc, "minute", 59)?;
-    let mut nanos = hours * NANOS_PER_HOUR + minutes * NANOS_PER_MINUTE;
+    // Every field is range-checked (hours ≤ 23, minutes and seconds ≤ 59, fraction < 10^9), so
+    // the sum stays below one day of nanoseconds: the wrapping ops never wrap.
+    let mut nanos = hours
+        .wrapping_mul(NANOS_PER_HOUR)
+        .wrapping_add(minutes.wrapping_mul(NANOS_PER_MINUTE));
     if sc.eat(':') {
-        nanos += number(sc, "second", 59)? * NANOS_PER_SECOND;
+        nanos = nanos.wrapping_add(number(sc, "second", 59)?.wrapping_mul(NANOS_PER_SECOND));
         if sc.eat('.') {
             let frac = sc.digits();
             if frac.is_empty() || frac.len() > 9 {
@@ -262,9 +292,9 @@ fn scan_clock(sc: &mut Scan<'_>, seconds_required: bool) -> Result<i64, String> 
             }
             let mut value: i64 = frac.parse().map_err(|_| "bad fraction".to_owned())?;
             for _ in frac.len()..9 {
-                value *= 10;
+                value = value.wrapping_mul(10);
             }
-            nanos += value;
+            nanos = nanos.wrapping_add(value);
         }
     } else if seconds_required {
         return Err("expected HH:MM:SS[.fffffffff]".into());
@@ -306,9 +336,10 @@ pub(super) fn parse_timestamp(s: &str) -> Result<i64, String> {
         return Err(format!("unexpected '{}' after the timestamp", sc.rest()));
     }
     // |days| ≤ 366 × MAX_PARSED_YEAR, so the sum cannot overflow an i128.
-    let ms = i128::from(days) * i128::from(MILLIS_PER_DAY)
-        + i128::from(nanos_of_day / NANOS_PER_MILLI)
-        - i128::from(offset_minutes) * 60_000;
+    let ms = i128::from(days)
+        .wrapping_mul(i128::from(MILLIS_PER_DAY))
+        .wrapping_add(i128::from(nanos_of_day / NANOS_PER_MILLI))
+        .wrapping_sub(i128::from(offset_minutes).wrapping_mul(60_000));
     i64::try_from(ms).map_err(|_| "timestamp out of the 64-bit millisecond range".into())
 }
 
@@ -337,8 +368,13 @@ fn scan_zone(sc: &mut Scan<'_>) -> Result<i64, String> {
     if hours > 18 || minutes > 59 {
         return Err("zone offset out of range".into());
     }
-    let total = hours * 60 + minutes;
-    Ok(if sign == '-' { -total } else { total })
+    // hours ≤ 18 and minutes ≤ 59 (checked above): exact.
+    let total = hours.wrapping_mul(60).wrapping_add(minutes);
+    Ok(if sign == '-' {
+        total.wrapping_neg()
+    } else {
+        total
+    })
 }
 
 /// A `date` value: `YYYY-MM-DD` or the raw unsigned day number (2^31 = 1970-01-01).
@@ -353,7 +389,7 @@ pub(super) fn parse_date(s: &str) -> Result<u32, String> {
     if !sc.rest().is_empty() {
         return Err(format!("unexpected '{}' after the date", sc.rest()));
     }
-    u32::try_from(days + DATE_EPOCH_DAY)
+    u32::try_from(days.wrapping_add(DATE_EPOCH_DAY)) // |days| ≤ 366 × 10^9: exact
         .map_err(|_| format!("date '{s}' is outside the range of the date type"))
 }
 
@@ -436,7 +472,11 @@ impl DurationBuilder {
         let months = i32::try_from(self.months).unwrap_or(i32::MAX);
         let days = i32::try_from(self.days).unwrap_or(i32::MAX);
         if negative {
-            (-months, -days, -self.nanos)
+            (
+                months.saturating_neg(),
+                days.saturating_neg(),
+                self.nanos.saturating_neg(),
+            )
         } else {
             (months, days, self.nanos)
         }
@@ -498,7 +538,7 @@ pub(super) fn parse_duration(s: &str) -> Result<(i32, i32, i64), String> {
                 .find(|(_, c)| c.is_ascii_digit())
                 .map_or(rest.len(), |(i, _)| i);
             let unit = rest.get(..unit_len).unwrap_or("").to_lowercase();
-            sc.pos += unit_len;
+            sc.advance(unit_len);
             let index = match unit.as_str() {
                 "y" => 1,
                 "mo" => 2,

@@ -26,7 +26,7 @@ pub(super) fn parse_hex_digits(digits: &str) -> Option<Vec<u8>> {
 /// U+0080–U+00A0 as Python's `repr` writes them (`\n`, `\t`, `\r`, `\xNN`); with `quote`, `'`
 /// doubled and the whole wrapped in `'…'`.
 pub(super) fn escape_text(s: &str, quote: bool) -> String {
-    let mut out = String::with_capacity(s.len() + if quote { 2 } else { 0 });
+    let mut out = String::with_capacity(s.len().saturating_add(if quote { 2 } else { 0 }));
     if quote {
         out.push('\'');
     }
@@ -140,7 +140,7 @@ pub(super) fn composite_split(s: &str) -> Vec<(usize, &str)> {
     for (i, c) in s.char_indices() {
         if c == ':' && prev != Some('\\') {
             parts.push((start, s.get(start..i).unwrap_or("")));
-            start = i + 1;
+            start = i.saturating_add(1); // ':' is one byte
         }
         prev = Some(c);
     }
