@@ -586,7 +586,7 @@ use sstable_engine::component::data::{
     MarkerDeletion,
 };
 use sstable_engine::write::generate::Model;
-use sstable_engine::write::{BoundKind, CellValue, DeletionTime, Expiry, RangeTombstoneMarker};
+use sstable_engine::write::{BoundKind, CellValue, Expiry, ModelDeletion, RangeTombstoneMarker};
 
 fn ldt_of(t: &data::LocalDeletionTime) -> u32 {
     if t.is_none() {
@@ -596,11 +596,11 @@ fn ldt_of(t: &data::LocalDeletionTime) -> u32 {
     }
 }
 
-fn deletion_of(d: &data::DeletionTime) -> DeletionTime {
+fn deletion_of(d: &data::DeletionTime) -> ModelDeletion {
     if d.is_live() {
-        DeletionTime::LIVE
+        ModelDeletion::LIVE
     } else {
-        DeletionTime::new(
+        ModelDeletion::new(
             d.marked_for_delete_at_micros,
             ldt_of(&d.local_deletion_time),
         )
@@ -647,7 +647,7 @@ fn row_of(r: &data::Row) -> Row {
         deletion: r
             .deletion
             .as_ref()
-            .map_or(DeletionTime::LIVE, |d| deletion_of(&d.time)),
+            .map_or(ModelDeletion::LIVE, |d| deletion_of(&d.time)),
         columns: r
             .column_data
             .iter()
@@ -661,7 +661,7 @@ fn row_of(r: &data::Row) -> Row {
                     deletion: cc
                         .complex_deletion
                         .as_ref()
-                        .map_or(DeletionTime::LIVE, deletion_of),
+                        .map_or(ModelDeletion::LIVE, deletion_of),
                     cells: cc.cells.iter().map(cell_of).collect(),
                 },
             })
@@ -754,7 +754,7 @@ fn decode_data(sink: &MemorySink, version: &Version) -> (Vec<Partition>, Vec<u64
 /// Local deletion times the collector sees (everything but "none").
 fn deletion_times(model: &Model) -> Vec<u32> {
     let mut out = Vec::new();
-    let dt = |d: &DeletionTime, out: &mut Vec<u32>| {
+    let dt = |d: &ModelDeletion, out: &mut Vec<u32>| {
         if !d.is_live() {
             out.push(d.local_deletion_time_secs);
         }
@@ -1187,7 +1187,7 @@ fn edge_partitions(schema: &TableSchema) -> Vec<Partition> {
             .unwrap()
     };
     let ts = 1_600_000_000_000_000;
-    let del = |t: i64| DeletionTime::new(t, 1_600_000_100);
+    let del = |t: i64| ModelDeletion::new(t, 1_600_000_100);
     let v = |x: i32| vec![x.to_be_bytes().to_vec()];
 
     // a) only a partition deletion; b) only a static row.
@@ -1387,11 +1387,11 @@ fn writer_rejects_what_cassandra_rejects() {
     assert!(e.to_string().contains("fixed-length"), "{e}");
     assert_eq!(e.component(), Some(&ComponentType::Data));
     let mut w = new();
-    w.start_partition(&keys[0], DeletionTime::LIVE).unwrap();
+    w.start_partition(&keys[0], ModelDeletion::LIVE).unwrap();
     assert!(w
         .add_row(&Row::new(vec![1i32.to_be_bytes().to_vec()]))
         .is_err());
-    assert!(new().start_partition(b"", DeletionTime::LIVE).is_err());
+    assert!(new().start_partition(b"", ModelDeletion::LIVE).is_err());
     assert!(new().finish().is_err());
     // Versions other than nb/oa.
     assert!(SSTableWriter::new(

@@ -17,7 +17,7 @@
 
 use super::bytes::{unsigned_vint_size, Out};
 use super::model::{
-    BoundKind, Cell, ColumnData, DeletionTime, Liveness, RangeTombstoneMarker, Row,
+    BoundKind, Cell, ColumnData, Liveness, ModelDeletion, RangeTombstoneMarker, Row,
     NO_DELETION_TIME,
 };
 use super::schema::{cell_path_type, compare_values, PrefixKind, TableSchema};
@@ -151,7 +151,7 @@ impl DataEncoder {
     }
 
     /// `DeletionTime.getSerializer(version).serialize`: partition deletion, Index.db, IndexInfo.
-    pub fn write_deletion_time(&self, out: &mut Vec<u8>, dt: &DeletionTime) {
+    pub fn write_deletion_time(&self, out: &mut Vec<u8>, dt: &ModelDeletion) {
         if self.uint_deletion_time() {
             if dt.is_live() {
                 out.u8(0x80);
@@ -166,7 +166,7 @@ impl DataEncoder {
         }
     }
 
-    pub fn deletion_time_size(&self, dt: &DeletionTime) -> usize {
+    pub fn deletion_time_size(&self, dt: &ModelDeletion) -> usize {
         if self.uint_deletion_time() && dt.is_live() {
             1
         } else {
@@ -192,7 +192,7 @@ impl DataEncoder {
     }
 
     /// `SerializationHeader.writeDeletionTime`: timestamp delta then ldt delta.
-    fn write_delta_deletion(&self, out: &mut Vec<u8>, dt: &DeletionTime) {
+    fn write_delta_deletion(&self, out: &mut Vec<u8>, dt: &ModelDeletion) {
         out.unsigned_vint(self.timestamp_delta(dt.marked_for_delete_at_micros));
         out.unsigned_vint(self.ldt_delta(dt.local_deletion_time_secs));
     }
@@ -202,7 +202,7 @@ impl DataEncoder {
         &self,
         out: &mut Vec<u8>,
         key: &[u8],
-        deletion: &DeletionTime,
+        deletion: &ModelDeletion,
     ) -> Result<()> {
         out.short_length_bytes(key, "partition key")?;
         self.write_deletion_time(out, deletion);
@@ -486,7 +486,7 @@ impl DataEncoder {
         out.u8(IS_MARKER);
         self.write_bound(out, kind, &marker.values)?;
         let mut body = unsigned_vint_size(previous_size);
-        let deletions: [Option<&DeletionTime>; 2] =
+        let deletions: [Option<&ModelDeletion>; 2] =
             [Some(&marker.deletion), marker.start_deletion.as_ref()];
         for dt in deletions.into_iter().flatten() {
             // At most 1 + 2 × 2 × 9 bytes.
@@ -602,7 +602,7 @@ mod tests {
         // legacy_nb_simple, partition "0": key, live deletion, row with one cell "foo bar baz".
         let e = encoder("nb");
         let mut out = Vec::new();
-        e.write_partition_header(&mut out, b"0", &DeletionTime::LIVE)
+        e.write_partition_header(&mut out, b"0", &ModelDeletion::LIVE)
             .unwrap();
         let ts = 1_620_986_780_234_000;
         let row = Row {
@@ -628,7 +628,7 @@ mod tests {
         assert_eq!(out, want);
         let oa = encoder("oa");
         let mut out = Vec::new();
-        oa.write_partition_header(&mut out, b"0", &DeletionTime::LIVE)
+        oa.write_partition_header(&mut out, b"0", &ModelDeletion::LIVE)
             .unwrap();
         assert_eq!(out, [0, 1, 0x30, 0x80]);
     }

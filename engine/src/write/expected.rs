@@ -9,7 +9,7 @@
 //! (`now < localExpirationTime`, `Cell.isLive`), `expired_ttl_cells` the others.
 
 use super::generate::{generate, GenerateOptions};
-use super::model::{CellValue, ColumnData, DeletionTime, Partition, Row, Unfiltered};
+use super::model::{CellValue, ColumnData, ModelDeletion, Partition, Row, Unfiltered};
 use super::CountingSink;
 use crate::error::Result;
 
@@ -74,7 +74,7 @@ impl ExpectedPartition {
                     e.tombstones.range = e.tombstones.range.saturating_add(1);
                     // A boundary closes one deletion and opens the next: the later of the two
                     // local deletion times is when the marker can go.
-                    let ldt = |d: &DeletionTime| i64::from(d.local_deletion_time_secs);
+                    let ldt = |d: &ModelDeletion| i64::from(d.local_deletion_time_secs);
                     let t = match &m.start_deletion {
                         Some(s) => ldt(&m.deletion).max(ldt(s)),
                         None => ldt(&m.deletion),

@@ -26,7 +26,7 @@
 use super::data::EncodingStats;
 use super::metadata::SSTableFacts;
 use super::model::{
-    BoundKind, Cell, CellValue, ColumnData, DeletionTime, Expiry, Liveness, Partition,
+    BoundKind, Cell, CellValue, ColumnData, Expiry, Liveness, ModelDeletion, Partition,
     RangeTombstoneMarker, Row, Unfiltered,
 };
 use super::schema::{ColumnDef, TableSchema};
@@ -178,7 +178,7 @@ impl Model {
     /// deletions.
     pub fn timestamps(&self) -> Vec<i64> {
         let mut out = Vec::new();
-        let deletion = |d: &DeletionTime, out: &mut Vec<i64>| {
+        let deletion = |d: &ModelDeletion, out: &mut Vec<i64>| {
             if !d.is_live() {
                 out.push(d.marked_for_delete_at_micros);
             }
@@ -369,8 +369,8 @@ impl PartitionGenerator<'_> {
         }
     }
 
-    fn deletion(&mut self, ts: i64) -> DeletionTime {
-        DeletionTime::new(ts, self.now_secs)
+    fn deletion(&mut self, ts: i64) -> ModelDeletion {
+        ModelDeletion::new(ts, self.now_secs)
     }
 
     fn simple(&mut self, column: usize, ts: i64) -> ColumnData {
@@ -412,7 +412,7 @@ impl PartitionGenerator<'_> {
         }
     }
 
-    fn complex(&mut self, column: usize, ts: i64, deletion: DeletionTime) -> ColumnData {
+    fn complex(&mut self, column: usize, ts: i64, deletion: ModelDeletion) -> ColumnData {
         let c = self.cols;
         let n = 1usize.saturating_add(self.rng.below(3) as usize);
         let mut cells = Vec::with_capacity(n);
@@ -470,7 +470,7 @@ impl PartitionGenerator<'_> {
         let complex_deletion = if kind == 3 {
             self.deletion(ts.saturating_sub(1))
         } else {
-            DeletionTime::LIVE
+            ModelDeletion::LIVE
         };
         let tombstone_column = if kind == 2 {
             Some(self.rng.below(8) as usize)
@@ -537,11 +537,11 @@ impl PartitionGenerator<'_> {
     }
 
     /// The partition deletion (drawn first).
-    fn partition_deletion(&mut self) -> DeletionTime {
+    fn partition_deletion(&mut self) -> ModelDeletion {
         if self.rng.chance(self.options.tombstone_fraction / 4.0) {
-            DeletionTime::new(self.options.base_timestamp_micros, self.now_secs)
+            ModelDeletion::new(self.options.base_timestamp_micros, self.now_secs)
         } else {
-            DeletionTime::LIVE
+            ModelDeletion::LIVE
         }
     }
 
@@ -564,7 +564,7 @@ impl PartitionGenerator<'_> {
             s.columns.push(ColumnData::Simple { column: 0, cell });
             emit(Part::Static(s))?;
         }
-        let mut pending_end: Option<(Vec<Vec<u8>>, DeletionTime)> = None;
+        let mut pending_end: Option<(Vec<Vec<u8>>, ModelDeletion)> = None;
         for i in 0..rows {
             let tombstone = self.rng.chance(tf);
             let kind = if tombstone {

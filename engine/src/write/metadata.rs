@@ -31,7 +31,7 @@ use super::histogram::{
 };
 use super::hll::HyperLogLogPlus;
 use super::model::{
-    Cell, ColumnData, DeletionTime, Liveness, RangeTombstoneMarker, Row, NO_DELETION_TIME,
+    Cell, ColumnData, Liveness, ModelDeletion, RangeTombstoneMarker, Row, NO_DELETION_TIME,
 };
 use super::schema::{compare_prefixes, PrefixKind, TableSchema};
 use crate::error::Result;
@@ -208,14 +208,14 @@ impl MetadataCollector {
         self.update_local_deletion_time(c.local_deletion_time_secs());
     }
 
-    pub fn update_deletion(&mut self, dt: &DeletionTime) {
+    pub fn update_deletion(&mut self, dt: &ModelDeletion) {
         if !dt.is_live() {
             self.update_timestamp(dt.marked_for_delete_at_micros);
             self.update_local_deletion_time(dt.local_deletion_time_secs);
         }
     }
 
-    pub fn update_partition_deletion(&mut self, dt: &DeletionTime) {
+    pub fn update_partition_deletion(&mut self, dt: &ModelDeletion) {
         if !dt.is_live() {
             self.has_partition_level_deletions = true;
         }

@@ -49,7 +49,7 @@ pub use expected::{expected_counts, ExpectedPartition, ExpectedTombstones};
 pub use generate::{generate, GenerateOptions, Generated, SplitMix64};
 pub use metadata::{CommitLogPosition, SSTableFacts, TokenSpaceCoverage};
 pub use model::{
-    BoundKind, Cell, CellValue, ColumnData, DeletionTime, Expiry, Liveness, Partition,
+    BoundKind, Cell, CellValue, ColumnData, Expiry, Liveness, ModelDeletion, Partition,
     RangeTombstoneMarker, Row, Unfiltered, NO_DELETION_TIME,
 };
 pub use schema::{ColumnDef, TableSchema};

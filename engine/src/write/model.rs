@@ -11,30 +11,31 @@
 /// `Cell.NO_DELETION_TIME` in the unsigned (oa) encoding.
 pub const NO_DELETION_TIME: u32 = u32::MAX;
 
-/// `DeletionTime`: a deletion at `marked_for_delete_at_micros`, made locally at
-/// `local_deletion_time_secs`.
+/// A deletion in the writer model (Cassandra's `DeletionTime`): a deletion at
+/// `marked_for_delete_at_micros`, made locally at `local_deletion_time_secs`. Decoders read
+/// deletions into [`crate::component::common::DeletionTime`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct DeletionTime {
+pub struct ModelDeletion {
     pub marked_for_delete_at_micros: i64,
     pub local_deletion_time_secs: u32,
 }
 
-impl DeletionTime {
+impl ModelDeletion {
     /// `DeletionTime.LIVE`: no deletion.
-    pub const LIVE: DeletionTime = DeletionTime {
+    pub const LIVE: ModelDeletion = ModelDeletion {
         marked_for_delete_at_micros: i64::MIN,
         local_deletion_time_secs: NO_DELETION_TIME,
     };
 
     pub fn new(marked_for_delete_at_micros: i64, local_deletion_time_secs: u32) -> Self {
-        DeletionTime {
+        ModelDeletion {
             marked_for_delete_at_micros,
             local_deletion_time_secs,
         }
     }
 
     pub fn is_live(&self) -> bool {
-        *self == DeletionTime::LIVE
+        *self == ModelDeletion::LIVE
     }
 }
 
@@ -135,7 +136,7 @@ pub enum ColumnData {
     /// A non-frozen collection: an optional complex deletion and its cells, sorted by path.
     Complex {
         column: usize,
-        deletion: DeletionTime,
+        deletion: ModelDeletion,
         cells: Vec<Cell>,
     },
 }
@@ -154,15 +155,15 @@ pub struct Row {
     /// One value per clustering column (empty for the static row).
     pub clustering: Vec<Vec<u8>>,
     pub liveness: Option<Liveness>,
-    /// Row deletion ([`DeletionTime::LIVE`] = none).
-    pub deletion: DeletionTime,
+    /// Row deletion ([`ModelDeletion::LIVE`] = none).
+    pub deletion: ModelDeletion,
     /// Column data in increasing column index.
     pub columns: Vec<ColumnData>,
 }
 
-impl Default for DeletionTime {
+impl Default for ModelDeletion {
     fn default() -> Self {
-        DeletionTime::LIVE
+        ModelDeletion::LIVE
     }
 }
 
@@ -207,14 +208,14 @@ pub struct RangeTombstoneMarker {
     /// The clustering prefix of the bound (at most one value per clustering column).
     pub values: Vec<Vec<u8>>,
     /// The bound's deletion; for a boundary, the deletion it *closes* (end).
-    pub deletion: DeletionTime,
+    pub deletion: ModelDeletion,
     /// For a boundary only: the deletion it opens (start).
-    pub start_deletion: Option<DeletionTime>,
+    pub start_deletion: Option<ModelDeletion>,
 }
 
 impl RangeTombstoneMarker {
     /// A start or end bound.
-    pub fn bound(kind: BoundKind, values: Vec<Vec<u8>>, deletion: DeletionTime) -> Self {
+    pub fn bound(kind: BoundKind, values: Vec<Vec<u8>>, deletion: ModelDeletion) -> Self {
         RangeTombstoneMarker {
             kind,
             values,
@@ -227,8 +228,8 @@ impl RangeTombstoneMarker {
     pub fn boundary(
         kind: BoundKind,
         values: Vec<Vec<u8>>,
-        end_deletion: DeletionTime,
-        start_deletion: DeletionTime,
+        end_deletion: ModelDeletion,
+        start_deletion: ModelDeletion,
     ) -> Self {
         RangeTombstoneMarker {
             kind,
@@ -239,7 +240,7 @@ impl RangeTombstoneMarker {
     }
 
     /// The deletion still open after this marker (`openDeletionTime(false)`), if any.
-    pub fn open_deletion(&self) -> Option<DeletionTime> {
+    pub fn open_deletion(&self) -> Option<ModelDeletion> {
         match self.kind {
             BoundKind::InclStart | BoundKind::ExclStart => Some(self.deletion),
             BoundKind::ExclEndInclStart | BoundKind::InclEndExclStart => self.start_deletion,
@@ -260,7 +261,7 @@ pub enum Unfiltered {
 pub struct Partition {
     /// Raw partition key bytes (see [`TableSchema::compose_key`](super::TableSchema::compose_key)).
     pub key: Vec<u8>,
-    pub deletion: DeletionTime,
+    pub deletion: ModelDeletion,
     /// `None` or an empty row = no static data.
     pub static_row: Option<Row>,
     pub unfiltereds: Vec<Unfiltered>,
@@ -270,7 +271,7 @@ impl Partition {
     pub fn new(key: Vec<u8>) -> Self {
         Partition {
             key,
-            deletion: DeletionTime::LIVE,
+            deletion: ModelDeletion::LIVE,
             static_row: None,
             unfiltereds: Vec::new(),
         }

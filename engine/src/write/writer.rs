@@ -16,7 +16,7 @@ use super::data::{DataEncoder, EncodingStats};
 use super::filter::BloomFilterBuilder;
 use super::index::{write_index_entry, PromotedIndex, SummaryBuilder};
 use super::metadata::{MetadataCollector, SSTableFacts, StatisticsInputs};
-use super::model::{DeletionTime, Partition, RangeTombstoneMarker, Row, Unfiltered};
+use super::model::{ModelDeletion, Partition, RangeTombstoneMarker, Row, Unfiltered};
 use super::schema::{compare_prefixes, PrefixKind, TableSchema};
 use super::ComponentSink;
 use crate::component::{ComponentType, DigestAlgorithm};
@@ -101,7 +101,7 @@ pub struct WriteSummary {
 #[derive(Debug)]
 struct OpenPartition {
     key: Vec<u8>,
-    deletion: DeletionTime,
+    deletion: ModelDeletion,
     /// Uncompressed Data.db position of the key.
     start: u64,
     /// Key + deletion + static row, once known.
@@ -111,7 +111,7 @@ struct OpenPartition {
     block_start: u64,
     first_prefix: Vec<u8>,
     last_prefix: Vec<u8>,
-    open_marker: DeletionTime,
+    open_marker: ModelDeletion,
     written: u64,
     last_clustering: Option<(PrefixKind, Vec<Vec<u8>>)>,
 }
@@ -288,7 +288,7 @@ impl<S: ComponentSink> SSTableWriter<S> {
     }
 
     /// Opens a partition: writes its key and partition deletion.
-    pub fn start_partition(&mut self, key: &[u8], deletion: DeletionTime) -> Result<()> {
+    pub fn start_partition(&mut self, key: &[u8], deletion: ModelDeletion) -> Result<()> {
         if self.partition.is_some() {
             return Err(self.error("start_partition while a partition is open"));
         }
@@ -326,7 +326,7 @@ impl<S: ComponentSink> SSTableWriter<S> {
             block_start: 0,
             first_prefix: Vec::new(),
             last_prefix: Vec::new(),
-            open_marker: DeletionTime::LIVE,
+            open_marker: ModelDeletion::LIVE,
             written: 0,
             last_clustering: None,
         });
@@ -414,7 +414,7 @@ impl<S: ComponentSink> SSTableWriter<S> {
         kind: PrefixKind,
         values: &[Vec<u8>],
         relative: u64,
-        open: Option<Option<DeletionTime>>,
+        open: Option<Option<ModelDeletion>>,
     ) -> Result<()> {
         let position = self.data.position();
         let index_size = u64::from(self.options.column_index_size_bytes);
@@ -428,7 +428,7 @@ impl<S: ComponentSink> SSTableWriter<S> {
             p.previous_start = relative;
             p.written = p.written.saturating_add(1);
             if let Some(open) = open {
-                p.open_marker = open.unwrap_or(DeletionTime::LIVE);
+                p.open_marker = open.unwrap_or(ModelDeletion::LIVE);
             }
             position
                 .saturating_sub(p.start)

@@ -289,7 +289,7 @@ mod tests {
     }
 
     /// The writer's encoding of `dt` in `v`, read back.
-    fn round_trip(v: &str, dt: crate::write::DeletionTime) -> DeletionTime {
+    fn round_trip(v: &str, dt: crate::write::ModelDeletion) -> DeletionTime {
         let schema = TableSchema::new(
             vec![crate::types::AbstractType::Int32],
             vec![],
@@ -310,12 +310,12 @@ mod tests {
 
     #[test]
     fn live_round_trips_in_both_encodings() {
-        let nb = round_trip("nb", crate::write::DeletionTime::LIVE);
+        let nb = round_trip("nb", crate::write::ModelDeletion::LIVE);
         assert!(nb.is_live());
         assert_eq!(nb.encoding, DeletionTimeEncoding::Legacy);
         assert_eq!(nb.local_deletion_time.raw, 0x7fff_ffff);
         assert_eq!(nb.display(), "live");
-        let oa = round_trip("oa", crate::write::DeletionTime::LIVE);
+        let oa = round_trip("oa", crate::write::ModelDeletion::LIVE);
         assert!(oa.is_live());
         assert_eq!(oa.encoding, DeletionTimeEncoding::UnsignedLive);
         assert_eq!(oa.span.len_bytes(), 1);
@@ -325,7 +325,7 @@ mod tests {
 
     #[test]
     fn deletions_round_trip_with_field_spans() {
-        let dt = crate::write::DeletionTime::new(1_677_485_274_992_000, 0xffff_fff0);
+        let dt = crate::write::ModelDeletion::new(1_677_485_274_992_000, 0xffff_fff0);
         let oa = round_trip("oa", dt);
         assert!(!oa.is_live());
         assert_eq!(oa.marked_for_delete_at_micros, 1_677_485_274_992_000);
@@ -340,7 +340,7 @@ mod tests {
             nb.local_deletion_time_if_deleted(),
             Some(i64::from(i32::MAX - 1))
         );
-        let small = round_trip("nb", crate::write::DeletionTime::new(5, 1_442_880_000));
+        let small = round_trip("nb", crate::write::ModelDeletion::new(5, 1_442_880_000));
         assert_eq!(
             small.display(),
             "deleted at 5 µs, local deletion time 1442880000 s"
