@@ -673,16 +673,8 @@ impl CompressionInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::component::test_support::{big, Out};
     use crate::version::Format;
-
-    fn big(s: &str) -> Version {
-        Version::parse(Format::Big, s).unwrap()
-    }
-
-    fn utf(out: &mut Vec<u8>, s: &str) {
-        out.extend_from_slice(&(s.len() as u16).to_be_bytes());
-        out.extend_from_slice(s.as_bytes());
-    }
 
     /// A CompressionInfo.db as Cassandra writes it.
     fn file(
@@ -694,11 +686,11 @@ mod tests {
         offsets: &[u64],
     ) -> Vec<u8> {
         let mut out = Vec::new();
-        utf(&mut out, class);
+        out.utf(class).unwrap();
         out.extend_from_slice(&(options.len() as u32).to_be_bytes());
         for (k, v) in options {
-            utf(&mut out, k);
-            utf(&mut out, v);
+            out.utf(k).unwrap();
+            out.utf(v).unwrap();
         }
         out.extend_from_slice(&chunk_len.to_be_bytes());
         if let Some(m) = max {

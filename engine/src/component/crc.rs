@@ -342,10 +342,7 @@ pub(crate) fn push_warnings(children: &mut Vec<Node>, warnings: &[String]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn big(s: &str) -> Version {
-        Version::parse(Format::Big, s).unwrap()
-    }
+    use crate::component::test_support::big;
 
     #[test]
     fn algorithm_follows_the_version() {

@@ -271,10 +271,7 @@ impl Digest {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn big(s: &str) -> Version {
-        Version::parse(Format::Big, s).unwrap()
-    }
+    use crate::component::test_support::big;
 
     #[test]
     fn decimal_crc32() {

@@ -44,6 +44,7 @@
 
 use serde::Serialize;
 
+use crate::component::common::offset_table::{offset_entry_span, offsets_node};
 pub use crate::component::common::DeletionTime;
 use crate::component::common::{
     ClusteringLayout, ClusteringPrefix, ClusteringPrefixBuf, ClusteringPrefixKind,
@@ -666,12 +667,7 @@ pub struct PromotedIndex {
 impl PromotedIndex {
     /// The bytes of offset `i` in the offsets table.
     pub fn offset_span(&self, i: usize) -> Option<Span> {
-        let table = self.offsets_span?;
-        if i >= self.offsets.len() {
-            return None;
-        }
-        let start = table.start.saturating_add((i as u64).saturating_mul(4));
-        Some(Span::new(start, start.saturating_add(4)))
+        offset_entry_span(self.offsets_span?, self.offsets.len(), i)
     }
 
     pub fn to_node(&self) -> Node {
@@ -695,32 +691,7 @@ impl PromotedIndex {
             Some(self.blocks_span),
         ));
         if let Some(table) = self.offsets_span {
-            let mut nodes: Vec<Node> = self
-                .offsets
-                .iter()
-                .enumerate()
-                .take(MAX_CHILD_NODES)
-                .map(|(i, o)| Node::new(format!("offset {i}"), o.to_string(), self.offset_span(i)))
-                .collect();
-            if self.offsets.len() > MAX_CHILD_NODES {
-                nodes.push(Node::new(
-                    "…",
-                    format!(
-                        "{} more offsets",
-                        self.offsets.len().saturating_sub(MAX_CHILD_NODES)
-                    ),
-                    self.offset_span(MAX_CHILD_NODES)
-                        .map(|s| Span::new(s.start, table.end)),
-                ));
-            }
-            children.push(
-                Node::new(
-                    "offsets",
-                    format!("{} × i32", self.offsets.len()),
-                    Some(table),
-                )
-                .with_children(nodes),
-            );
+            children.push(offsets_node(&self.offsets, table, "i32", MAX_CHILD_NODES));
         }
         push_warnings(&mut children, &self.warnings);
         Node::new(
@@ -1230,16 +1201,7 @@ impl PrimaryIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::version::Format;
-
-    fn big(s: &str) -> Version {
-        Version::parse(Format::Big, s).unwrap()
-    }
-
-    fn short(out: &mut Vec<u8>, b: &[u8]) {
-        out.extend_from_slice(&(b.len() as u16).to_be_bytes());
-        out.extend_from_slice(b);
-    }
+    use crate::component::test_support::{big, Out};
 
     /// A `nb` entry with a two-block promoted index over one int clustering column.
     fn nb_entry(key: &[u8], position: u8) -> Vec<u8> {
@@ -1267,7 +1229,7 @@ mod tests {
             promoted.extend_from_slice(&o.to_be_bytes());
         }
         let mut out = Vec::new();
-        short(&mut out, key);
+        out.short_length_bytes(key, "key").unwrap();
         out.push(position);
         out.push(promoted.len() as u8);
         out.extend_from_slice(&promoted);
@@ -1278,7 +1240,7 @@ mod tests {
     fn current_layout_entries_and_blocks() {
         let mut bytes = nb_entry(b"k1", 0);
         let second = bytes.len() as u64;
-        short(&mut bytes, b"k2");
+        bytes.short_length_bytes(b"k2", "key").unwrap();
         bytes.extend_from_slice(&[77, 0]);
         let idx = decode(&bytes, &big("nb")).unwrap();
         assert_eq!(idx.entries.len(), 2);
@@ -1314,7 +1276,7 @@ mod tests {
     fn cursor_asks_for_more_bytes_at_the_end_of_a_window() {
         let mut bytes = nb_entry(b"k1", 0);
         let second = bytes.len();
-        short(&mut bytes, b"k2");
+        bytes.short_length_bytes(b"k2", "key").unwrap();
         bytes.extend_from_slice(&[77, 0]);
         // A window that stops inside the second entry.
         let window = IndexFile::new(&bytes[..second + 3], 0, big("nb"));
@@ -1341,9 +1303,9 @@ mod tests {
     #[test]
     fn composite_names() {
         let mut name = Vec::new();
-        short(&mut name, b"ab");
+        name.short_length_bytes(b"ab", "key").unwrap();
         name.push(0);
-        short(&mut name, b"");
+        name.short_length_bytes(b"", "key").unwrap();
         name.push(0);
         let cs = parse_composite(&name, 10).unwrap();
         assert_eq!(cs.len(), 2);

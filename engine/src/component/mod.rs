@@ -22,6 +22,8 @@ pub mod legacy_data;
 pub mod scylla;
 pub mod statistics;
 pub mod summary;
+#[cfg(test)]
+mod test_support;
 
 use core::fmt;
 

@@ -26,6 +26,7 @@
 
 use serde::Serialize;
 
+use crate::component::common::offset_table::{offset_entry_span, offsets_node};
 use crate::component::crc::push_warnings;
 use crate::component::ComponentType;
 use crate::error::{ErrorKind, Result};
@@ -407,12 +408,7 @@ pub(crate) fn display_key(key: &[u8]) -> String {
 impl IndexSummary {
     /// The bytes of offset `i` in the offsets table (`ja`+).
     pub fn offset_span(&self, i: usize) -> Option<Span> {
-        let table = self.offsets_span?;
-        if i >= self.offsets.len() {
-            return None;
-        }
-        let start = table.start.checked_add((i as u64).checked_mul(4)?)?;
-        Some(Span::new(start, start.checked_add(4)?))
+        offset_entry_span(self.offsets_span?, self.offsets.len(), i)
     }
 
     /// On average, partitions per summary entry: `128 / sampling level × min index interval`.
@@ -463,32 +459,12 @@ impl IndexSummary {
             ));
         }
         if let Some(table) = self.offsets_span {
-            let mut nodes: Vec<Node> = self
-                .offsets
-                .iter()
-                .enumerate()
-                .take(MAX_CHILD_NODES)
-                .map(|(i, o)| Node::new(format!("offset {i}"), o.to_string(), self.offset_span(i)))
-                .collect();
-            if self.offsets.len() > MAX_CHILD_NODES {
-                nodes.push(Node::new(
-                    "…",
-                    format!(
-                        "{} more offsets",
-                        self.offsets.len().saturating_sub(MAX_CHILD_NODES)
-                    ),
-                    self.offset_span(MAX_CHILD_NODES)
-                        .map(|s| Span::new(s.start, table.end)),
-                ));
-            }
-            children.push(
-                Node::new(
-                    "offsets",
-                    format!("{} × u32 (little-endian)", self.offsets.len()),
-                    Some(table),
-                )
-                .with_children(nodes),
-            );
+            children.push(offsets_node(
+                &self.offsets,
+                table,
+                "u32 (little-endian)",
+                MAX_CHILD_NODES,
+            ));
         }
         let mut nodes: Vec<Node> = self
             .entries
@@ -572,15 +548,7 @@ impl IndexSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn big(s: &str) -> Version {
-        Version::parse(Format::Big, s).unwrap()
-    }
-
-    fn with_len(out: &mut Vec<u8>, b: &[u8]) {
-        out.extend_from_slice(&(b.len() as u32).to_be_bytes());
-        out.extend_from_slice(b);
-    }
+    use crate::component::test_support::{big, Out};
 
     /// A `ka`+ Summary.db as Cassandra writes it.
     fn file(keys: &[(&[u8], u64)], sampling: bool, trailing: &[u8]) -> Vec<u8> {
@@ -602,8 +570,10 @@ mod tests {
         }
         out.extend_from_slice(&offsets);
         out.extend_from_slice(&entries);
-        with_len(&mut out, keys.first().map_or(&[][..], |k| k.0));
-        with_len(&mut out, keys.last().map_or(&[][..], |k| k.0));
+        out.int_length_bytes(keys.first().map_or(&[][..], |k| k.0), "key")
+            .unwrap();
+        out.int_length_bytes(keys.last().map_or(&[][..], |k| k.0), "key")
+            .unwrap();
         out.extend_from_slice(trailing);
         out
     }
@@ -661,10 +631,10 @@ mod tests {
         bytes.extend_from_slice(&2u32.to_be_bytes());
         for (p, k) in [(0u64, &b"key0"[..]), (77, b"key5")] {
             bytes.extend_from_slice(&p.to_be_bytes());
-            with_len(&mut bytes, k);
+            bytes.int_length_bytes(k, "key").unwrap();
         }
-        with_len(&mut bytes, b"key0");
-        with_len(&mut bytes, b"key9");
+        bytes.int_length_bytes(b"key0", "key").unwrap();
+        bytes.int_length_bytes(b"key9", "key").unwrap();
         let s = decode(&bytes, &big("ic")).unwrap();
         assert_eq!(s.summary_size_bytes, None);
         assert_eq!(s.offsets_span, None);

@@ -4,6 +4,7 @@
 //! | structure | module | used by |
 //! |---|---|---|
 //! | clustering prefix (`ClusteringPrefix`, `Clustering`, `ClusteringBound[OrBoundary]`) | [`clustering`] | Data.db rows and markers, Index.db `IndexInfo`, STATS' covered slice |
+//! | table of 4-byte offsets (entry spans, the rendered node; each component decodes its own encoding) | [`offset_table`] | Summary.db entry offsets, Index.db promoted-index `IndexInfo` offsets |
 //! | `DeletionTime` (12-byte pre-`oa` form, `oa` form with the `0x80` LIVE byte), `LocalDeletionTime` | [`deletion`] | Data.db partition header (delta-encoded: rows, cells, markers), legacy Data.db range tombstones, Index.db entries and `IndexInfo`, STATS |
 //!
 //! Shared helpers elsewhere: spans through [`Reader::spanned`](crate::reader::Reader::spanned),
@@ -52,6 +53,7 @@
 
 pub mod clustering;
 pub mod deletion;
+pub mod offset_table;
 
 pub use clustering::{
     fixed_value_lengths, read_value, ClusteringHeaders, ClusteringLayout, ClusteringPrefix,
