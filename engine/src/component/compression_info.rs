@@ -31,6 +31,7 @@
 
 use serde::Serialize;
 
+use crate::component::common::count::read_int_count;
 use crate::component::crc::push_warnings;
 use crate::component::ComponentType;
 use crate::error::{Error, Result};
@@ -205,21 +206,9 @@ pub fn decode(bytes: &[u8], version: &Version) -> Result<CompressionInfo> {
         warnings.push("empty compressor class name".to_owned());
     }
 
-    let count_start = r.offset();
-    let raw_count = r.i32("compression option count")?;
-    let option_count = u32::try_from(raw_count).map_err(|_| {
-        r.invalid_at(
-            format!("negative option count {raw_count}"),
-            count_start,
-            "compression option count",
-        )
-    })?;
+    let option_count = read_int_count(&mut r, "compression option count", "option count")?;
     // Each option is at least two empty writeUTF strings (2 bytes each).
-    let n = r.check_count(u64::from(option_count), 4, "compression options")?;
-    let option_count = Spanned {
-        value: option_count,
-        span: r.span_from(count_start),
-    };
+    let n = r.check_count(u64::from(option_count.value), 4, "compression options")?;
     let mut options = Vec::with_capacity(n);
     for _ in 0..n {
         let key = spanned_utf(&mut r, "compression option key")?;
@@ -273,20 +262,10 @@ pub fn decode(bytes: &[u8], version: &Version) -> Result<CompressionInfo> {
         ));
     }
 
-    let count_start = r.offset();
-    let raw_count = r.i32("chunk count")?;
-    let count = u32::try_from(raw_count).map_err(|_| {
-        r.invalid_at(
-            format!("negative chunk count {raw_count}"),
-            count_start,
-            "chunk count",
-        )
-    })?;
+    let chunk_count = read_int_count(&mut r, "chunk count", "chunk count")?;
+    let count_start = chunk_count.span.start;
+    let count = chunk_count.value;
     let n = r.check_count(u64::from(count), 8, "chunk offsets")?;
-    let chunk_count = Spanned {
-        value: count,
-        span: r.span_from(count_start),
-    };
     if count == 0 {
         refusals.push(Refusal {
             kind: RefusalKind::NoChunks {

@@ -72,6 +72,7 @@
 
 use serde::Serialize;
 
+use crate::component::common::count::read_int_count;
 use crate::component::ComponentType;
 use crate::error::{ErrorKind, Result};
 use crate::hash::murmur3::murmur3_x64_128;
@@ -375,19 +376,8 @@ fn read_header(r: &mut Reader<'_>, format: FilterFormat) -> Result<FilterHeader>
         value: hash_count,
         span: r.span_from(hash_start),
     };
-    let words_start = r.offset();
-    let word_count = r.i32("BloomFilter bitset word count")?;
-    let word_count = u32::try_from(word_count).map_err(|_| {
-        r.invalid_at(
-            format!("negative bitset word count {word_count}"),
-            words_start,
-            "BloomFilter bitset word count",
-        )
-    })?;
-    let word_count = Spanned {
-        value: word_count,
-        span: r.span_from(words_start),
-    };
+    let word_count = read_int_count(r, "BloomFilter bitset word count", "bitset word count")?;
+    let words_start = word_count.span.start;
     let bitset_start = r.offset();
     let words = u64::from(word_count.value);
     // words <= u32::MAX, so words × 64 < 2^38: the shifts are exact.

@@ -26,6 +26,7 @@
 
 use serde::Serialize;
 
+use crate::component::common::count::read_int_count;
 use crate::component::common::offset_table::{offset_entry_span, offsets_node};
 use crate::component::crc::push_warnings;
 use crate::component::ComponentType;
@@ -118,19 +119,7 @@ pub fn decode(bytes: &[u8], version: &Version) -> Result<IndexSummary> {
             min_index_interval.value as i32
         ));
     }
-    let count_start = r.offset();
-    let raw_count = r.i32("summary entry count")?;
-    let count = u32::try_from(raw_count).map_err(|_| {
-        r.invalid_at(
-            format!("negative entry count {raw_count}"),
-            count_start,
-            "summary entry count",
-        )
-    })?;
-    let entry_count = Spanned {
-        value: count,
-        span: r.span_from(count_start),
-    };
+    let entry_count = read_int_count(&mut r, "summary entry count", "entry count")?;
 
     let mut summary = IndexSummary {
         min_index_interval,

@@ -4,6 +4,7 @@
 //! | structure | module | used by |
 //! |---|---|---|
 //! | clustering prefix (`ClusteringPrefix`, `Clustering`, `ClusteringBound[OrBoundary]`) | [`clustering`] | Data.db rows and markers, Index.db `IndexInfo`, STATS' covered slice |
+//! | a non-negative Java `int` count (`read_int_count`) | [`count`] | Summary.db entry count, CompressionInfo.db option and chunk counts, Filter.db word count |
 //! | table of 4-byte offsets (entry spans, the rendered node; each component decodes its own encoding) | [`offset_table`] | Summary.db entry offsets, Index.db promoted-index `IndexInfo` offsets |
 //! | `DeletionTime` (12-byte pre-`oa` form, `oa` form with the `0x80` LIVE byte), `LocalDeletionTime` | [`deletion`] | Data.db partition header (delta-encoded: rows, cells, markers), legacy Data.db range tombstones, Index.db entries and `IndexInfo`, STATS |
 //!
@@ -52,6 +53,7 @@
 #![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 pub mod clustering;
+pub mod count;
 pub mod deletion;
 pub mod offset_table;
 
