@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use sstable_engine::component::compression_info::{self, CompressionInfo};
-use sstable_engine::component::data::DecodeOptions;
+use sstable_engine::component::data::{DecodeOptions, PushDecoder};
 use sstable_engine::component::legacy_data::{
     says_compact_storage, AtomCounts, AtomPartitionJson, AtomsBuilder, LegacyDataDecoder,
     LegacyDataFileReader, LegacyItem, LegacyLayout, LegacyStep, RowGrouper,
