@@ -21,6 +21,8 @@
 //! Src: `src/java/org/apache/cassandra/io/sstable/SSTableIdentityIterator.java`,
 //! `io/sstable/format/big/BigTableScanner.java`, `db/rows/UnfilteredSerializer.java`.
 
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
+
 use super::clustering::ClusteringView;
 use super::partition::{read_partition_start, PartitionEnd};
 use super::row::{read_head, Head, RowEnd, RowScratch, UnfilteredHead, END_OF_PARTITION};
@@ -136,7 +138,7 @@ impl PartitionState {
             return;
         };
         self.previous_unfiltered_start = Some(position);
-        self.row_count += 1;
+        self.row_count = self.row_count.saturating_add(1);
         if self.has_last_clustering && self.last_clustering == c.encoded_values() {
             findings.push(Finding::new(
                 FindingKind::DuplicateClustering,
@@ -168,7 +170,7 @@ impl PartitionState {
             position: pos,
             flags,
             partition_position: self.start,
-            partition_span: Span::new(self.start, pos + 1),
+            partition_span: Span::new(self.start, pos.saturating_add(1)),
             row_count: self.row_count,
             range_tombstone_marker_count: self.marker_count,
             has_static_row: self.has_static_row,

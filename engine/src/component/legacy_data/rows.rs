@@ -180,7 +180,7 @@ impl RowGrouper {
                     *is_static,
                     if *is_static { Vec::new() } else { clustering },
                     values.get(n).map(|c| Cow::Borrowed(*c)),
-                    values.get(n + 1).copied(),
+                    n.checked_add(1).and_then(|k| values.get(k)).copied(),
                 )
             }
         }
@@ -414,7 +414,10 @@ impl RowGrouper {
                         None => !self.layout.has_schema(),
                     }
                 });
-                if start_values.len() == n + 1 && start_values == end_values && is_collection {
+                if Some(start_values.len()) == n.checked_add(1)
+                    && start_values == end_values
+                    && is_collection
+                {
                     let clustering = start_values.get(..n).map(<[_]>::to_vec).unwrap_or_default();
                     self.open_row(a.position, start.is_static(), &clustering);
                     if let Some(row) = self.row.as_mut() {

@@ -47,16 +47,19 @@ impl AtomCounts {
             AtomKind::CounterUpdate => &mut self.counter_update,
             AtomKind::RangeTombstone => &mut self.range_tombstone,
         };
-        *n += 1;
+        *n = n.saturating_add(1);
     }
 
     pub fn total(&self) -> u64 {
-        self.cell
-            + self.deleted
-            + self.expiring
-            + self.counter
-            + self.counter_update
-            + self.range_tombstone
+        [
+            self.deleted,
+            self.expiring,
+            self.counter,
+            self.counter_update,
+            self.range_tombstone,
+        ]
+        .into_iter()
+        .fold(self.cell, u64::saturating_add)
     }
 }
 
