@@ -796,12 +796,13 @@ fn truncation_and_byte_flip_sweep() {
     assert!(errors > 1000, "{errors}");
 }
 
-/// Drives a [`LegacyDataFileReader`] over the stored file; returns the atoms JSON per
-/// partition and the checksum findings.
+/// Drives a [`LegacyDataFileReader`] over the stored file, from the partition at uncompressed
+/// `seek` if given; returns the atoms JSON per partition and the checksum findings.
 fn read_file(
     dir: &Path,
     generation: Option<&str>,
     stored: &[u8],
+    seek: Option<u64>,
 ) -> (Vec<AtomPartitionJson>, Vec<String>, Option<Error>) {
     let data_path = component(dir, "-Data.db", generation).unwrap();
     let name = data_path
@@ -825,6 +826,9 @@ fn read_file(
             stored.len() as u64,
         ),
     };
+    if let Some(position) = seek {
+        reader.seek_to_partition(position).unwrap();
+    }
     let mut atoms = AtomsBuilder::new(LegacyLayout::inferred());
     let mut out = Vec::new();
     let mut error = None;
@@ -877,7 +881,7 @@ fn file_reader_matches_and_checks_adler32() {
         let t = load(&dir, generation);
         let (whole, _) = decode(&t.data, t.version, &LegacyLayout::inferred(), 1 << 16).unwrap();
         let stored = std::fs::read(component(&dir, "-Data.db", generation).unwrap()).unwrap();
-        let (parts, findings, error) = read_file(&dir, generation, &stored);
+        let (parts, findings, error) = read_file(&dir, generation, &stored, None);
         assert!(error.is_none(), "{table}: {error:?}");
         assert!(findings.is_empty(), "{table}: {findings:?}");
         assert_eq!(
@@ -888,11 +892,37 @@ fn file_reader_matches_and_checks_adler32() {
         if t.compression.is_some() {
             let mut flipped = stored.clone();
             flipped[100] ^= 0x40;
-            let (_, findings, error) = read_file(&dir, generation, &flipped);
+            let (_, findings, error) = read_file(&dir, generation, &flipped, None);
             assert!(
                 findings.iter().any(|f| f.contains("Adler32")),
                 "{table}: {findings:?} {error:?}"
             );
+        }
+    }
+}
+
+/// A seek to a partition inside a compressed chunk decompresses that chunk straight into the
+/// window and skips to the partition: the atoms from there on are those of the whole decode.
+#[test]
+fn file_reader_seeks_into_a_chunk() {
+    let Some(fx) = fixtures("file_reader_seeks_into_a_chunk") else {
+        return;
+    };
+    for (v, table) in [("jb", "legacy_jb_clust"), ("la", "legacy_la_clust_counter")] {
+        let dir = table_dir(&fx, v, table);
+        let t = load(&dir, None);
+        assert!(t.compression.is_some(), "{table}");
+        let (whole, _) = decode(&t.data, t.version, &LegacyLayout::inferred(), 1 << 16).unwrap();
+        let whole: Vec<AtomPartitionJson> = whole.into_iter().map(|p| p.atoms).collect();
+        assert!(whole.len() >= 2, "{table}: {} partitions", whole.len());
+        let stored = std::fs::read(component(&dir, "-Data.db", None).unwrap()).unwrap();
+        for from in [1, whole.len() - 1] {
+            let position = whole[from].partition.position;
+            assert!(position > 0, "{table}");
+            let (parts, findings, error) = read_file(&dir, None, &stored, Some(position));
+            assert!(error.is_none(), "{table} from {position}: {error:?}");
+            assert!(findings.is_empty(), "{table}: {findings:?}");
+            assert_eq!(parts, whole[from..], "{table} from {position}");
         }
     }
 }

@@ -460,29 +460,39 @@ impl RowGrouper {
         let end_json = bound(end, &end_values, false);
         let findings: Vec<String> = a.findings.iter().map(|f| f.message.clone()).collect();
         if let Some(p) = self.partition.as_mut() {
-            p.rows.push(UnfilteredJson {
-                r#type: "range_tombstone_bound",
-                position: a.position,
-                clustering: Vec::new(),
-                liveness_info: None,
-                deletion_info: None,
-                start: Some(start_json),
-                end: None,
-                cells: Vec::new(),
+            p.rows.push(tombstone_bound(
+                a.position,
+                Some(start_json),
+                None,
                 findings,
-            });
-            p.rows.push(UnfilteredJson {
-                r#type: "range_tombstone_bound",
-                position: a.position,
-                clustering: Vec::new(),
-                liveness_info: None,
-                deletion_info: None,
-                start: None,
-                end: Some(end_json),
-                cells: Vec::new(),
-                findings: Vec::new(),
-            });
+            ));
+            p.rows.push(tombstone_bound(
+                a.position,
+                None,
+                Some(end_json),
+                Vec::new(),
+            ));
         }
+    }
+}
+
+/// A `range_tombstone_bound` unfiltered of sstabledump: a start or an end bound.
+fn tombstone_bound(
+    position: u64,
+    start: Option<BoundJson>,
+    end: Option<BoundJson>,
+    findings: Vec<String>,
+) -> UnfilteredJson {
+    UnfilteredJson {
+        r#type: "range_tombstone_bound",
+        position,
+        clustering: Vec::new(),
+        liveness_info: None,
+        deletion_info: None,
+        start,
+        end,
+        cells: Vec::new(),
+        findings,
     }
 }
 
