@@ -7,7 +7,9 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use sstable_engine::component::compression_info::{self, CompressionInfo};
-use sstable_engine::component::data::{DecodeOptions, PushDecoder};
+use sstable_engine::component::data::{
+    DataFileReader, DataItem, DataSchema, DecodeOptions, DecodeStep, DeltaBase, PushDecoder,
+};
 use sstable_engine::component::legacy_data::{
     says_compact_storage, AtomCounts, AtomPartitionJson, AtomsBuilder, LegacyDataDecoder,
     LegacyDataFileReader, LegacyItem, LegacyLayout, LegacyStep, RowGrouper,
@@ -16,6 +18,8 @@ use sstable_engine::compress::{decompress_chunk, Compressor};
 use sstable_engine::cql_schema::parse_create_table;
 use sstable_engine::descriptor::parse_file_name;
 use sstable_engine::dump::PartitionJson;
+use sstable_engine::span::hex;
+use sstable_engine::types::AbstractType;
 use sstable_engine::{Error, Version};
 
 fn component(dir: &Path, suffix: &str, generation: Option<&str>) -> Option<PathBuf> {
@@ -923,6 +927,64 @@ fn file_reader_seeks_into_a_chunk() {
             assert!(error.is_none(), "{table} from {position}: {error:?}");
             assert!(findings.is_empty(), "{table}: {findings:?}");
             assert_eq!(parts, whole[from..], "{table} from {position}");
+        }
+    }
+}
+
+/// The 3.0+ reader over a pre-3.0 file (partition headers only, what `for_sstable` builds
+/// before `ma`) checks chunks as 2.x wrote them: Adler32 (`BigVersion.compressedChecksumType`).
+#[test]
+fn the_row_reader_checks_adler32_before_3_0() {
+    let Some(fx) = fixtures("the_row_reader_checks_adler32_before_3_0") else {
+        return;
+    };
+    let dir = table_dir(&fx, "jb", "legacy_jb_clust");
+    let t = load(&dir, None);
+    let ci = t.compression.clone().unwrap();
+    let (whole, _) = decode(&t.data, t.version, &LegacyLayout::inferred(), 1 << 16).unwrap();
+    let stored = std::fs::read(component(&dir, "-Data.db", None).unwrap()).unwrap();
+    let headers_only = DataSchema::from_parts(
+        t.version,
+        AbstractType::Bytes,
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        DeltaBase {
+            min_timestamp_micros: 0,
+            min_local_deletion_time_raw: 0,
+            min_ttl_secs: 0,
+            unsigned_deletion_time: false,
+        },
+    );
+    for flip in [false, true] {
+        let mut reader = DataFileReader::compressed(
+            headers_only.clone(),
+            DecodeOptions::default(),
+            ci.clone(),
+            stored.len() as u64,
+        );
+        let (offset, len) = reader.next_read().unwrap();
+        let mut chunk = stored[offset as usize..(offset + len) as usize].to_vec();
+        if flip {
+            chunk[(len / 2) as usize] ^= 0x40;
+        }
+        let supplied = reader.supply(offset, &chunk);
+        let findings: Vec<String> = reader
+            .take_findings()
+            .into_iter()
+            .map(|f| f.message)
+            .collect();
+        if !flip {
+            assert!(findings.is_empty(), "{findings:?}");
+            supplied.unwrap();
+            let Ok(DecodeStep::Item(DataItem::PartitionStart(p))) = reader.next_item() else {
+                panic!("no partition start");
+            };
+            assert_eq!(p.position, 0);
+            assert_eq!(hex(&p.key.bytes.bytes), whole[0].atoms.partition.key_hex);
+        } else {
+            assert_eq!(findings.len(), 1, "{findings:?}");
+            assert!(findings[0].contains("stored Adler32"), "{findings:?}");
         }
     }
 }
