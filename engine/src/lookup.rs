@@ -66,7 +66,7 @@ use crate::component::bti::rows::decode_entry;
 use crate::component::bti::trie::{TrieBytes, PAGE_SIZE};
 use crate::component::crc::ChecksumType;
 use crate::component::data::{
-    DataFileReader, DataItem, DecodeOptions, DecodeStep, PartitionEnd, PartitionStart,
+    DataFileReader, DataItem, DecodeOptions, DecodeStep, PartitionEnd, PartitionStart, PushDecoder,
 };
 use crate::component::index::{IndexFile, IndexStep};
 use crate::component::summary::{display_key, IndexSummary};

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use sstable_engine::component::compression_info::{self, CompressionInfo};
 use sstable_engine::component::data::{
     self, CellKind, ColumnData, ColumnsEncoding, CounterShardKind, DataDecoder, DataFileReader,
-    DataItem, DataSchema, DecodeOptions, DecodeStep, DeltaBase, FindingKind, MarkerDeletion, Row,
+    DataItem, DataSchema, DecodeOptions, DecodeStep, DeltaBase, FindingKind, MarkerDeletion,
+    PushDecoder, Row,
 };
 use sstable_engine::component::statistics;
 use sstable_engine::compress::{decompress_chunk, Compressor};

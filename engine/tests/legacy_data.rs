@@ -7,7 +7,9 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use sstable_engine::component::compression_info::{self, CompressionInfo};
-use sstable_engine::component::data::DecodeOptions;
+use sstable_engine::component::data::{
+    DataFileReader, DataItem, DataSchema, DecodeOptions, DecodeStep, DeltaBase, PushDecoder,
+};
 use sstable_engine::component::legacy_data::{
     says_compact_storage, AtomCounts, AtomPartitionJson, AtomsBuilder, LegacyDataDecoder,
     LegacyDataFileReader, LegacyItem, LegacyLayout, LegacyStep, RowGrouper,
@@ -16,6 +18,8 @@ use sstable_engine::compress::{decompress_chunk, Compressor};
 use sstable_engine::cql_schema::parse_create_table;
 use sstable_engine::descriptor::parse_file_name;
 use sstable_engine::dump::PartitionJson;
+use sstable_engine::span::hex;
+use sstable_engine::types::AbstractType;
 use sstable_engine::{Error, Version};
 
 fn component(dir: &Path, suffix: &str, generation: Option<&str>) -> Option<PathBuf> {
@@ -796,12 +800,13 @@ fn truncation_and_byte_flip_sweep() {
     assert!(errors > 1000, "{errors}");
 }
 
-/// Drives a [`LegacyDataFileReader`] over the stored file; returns the atoms JSON per
-/// partition and the checksum findings.
+/// Drives a [`LegacyDataFileReader`] over the stored file, from the partition at uncompressed
+/// `seek` if given; returns the atoms JSON per partition and the checksum findings.
 fn read_file(
     dir: &Path,
     generation: Option<&str>,
     stored: &[u8],
+    seek: Option<u64>,
 ) -> (Vec<AtomPartitionJson>, Vec<String>, Option<Error>) {
     let data_path = component(dir, "-Data.db", generation).unwrap();
     let name = data_path
@@ -825,6 +830,9 @@ fn read_file(
             stored.len() as u64,
         ),
     };
+    if let Some(position) = seek {
+        reader.seek_to_partition(position).unwrap();
+    }
     let mut atoms = AtomsBuilder::new(LegacyLayout::inferred());
     let mut out = Vec::new();
     let mut error = None;
@@ -877,7 +885,7 @@ fn file_reader_matches_and_checks_adler32() {
         let t = load(&dir, generation);
         let (whole, _) = decode(&t.data, t.version, &LegacyLayout::inferred(), 1 << 16).unwrap();
         let stored = std::fs::read(component(&dir, "-Data.db", generation).unwrap()).unwrap();
-        let (parts, findings, error) = read_file(&dir, generation, &stored);
+        let (parts, findings, error) = read_file(&dir, generation, &stored, None);
         assert!(error.is_none(), "{table}: {error:?}");
         assert!(findings.is_empty(), "{table}: {findings:?}");
         assert_eq!(
@@ -888,11 +896,95 @@ fn file_reader_matches_and_checks_adler32() {
         if t.compression.is_some() {
             let mut flipped = stored.clone();
             flipped[100] ^= 0x40;
-            let (_, findings, error) = read_file(&dir, generation, &flipped);
+            let (_, findings, error) = read_file(&dir, generation, &flipped, None);
             assert!(
                 findings.iter().any(|f| f.contains("Adler32")),
                 "{table}: {findings:?} {error:?}"
             );
+        }
+    }
+}
+
+/// A seek to a partition inside a compressed chunk decompresses that chunk straight into the
+/// window and skips to the partition: the atoms from there on are those of the whole decode.
+#[test]
+fn file_reader_seeks_into_a_chunk() {
+    let Some(fx) = fixtures("file_reader_seeks_into_a_chunk") else {
+        return;
+    };
+    for (v, table) in [("jb", "legacy_jb_clust"), ("la", "legacy_la_clust_counter")] {
+        let dir = table_dir(&fx, v, table);
+        let t = load(&dir, None);
+        assert!(t.compression.is_some(), "{table}");
+        let (whole, _) = decode(&t.data, t.version, &LegacyLayout::inferred(), 1 << 16).unwrap();
+        let whole: Vec<AtomPartitionJson> = whole.into_iter().map(|p| p.atoms).collect();
+        assert!(whole.len() >= 2, "{table}: {} partitions", whole.len());
+        let stored = std::fs::read(component(&dir, "-Data.db", None).unwrap()).unwrap();
+        for from in [1, whole.len() - 1] {
+            let position = whole[from].partition.position;
+            assert!(position > 0, "{table}");
+            let (parts, findings, error) = read_file(&dir, None, &stored, Some(position));
+            assert!(error.is_none(), "{table} from {position}: {error:?}");
+            assert!(findings.is_empty(), "{table}: {findings:?}");
+            assert_eq!(parts, whole[from..], "{table} from {position}");
+        }
+    }
+}
+
+/// The 3.0+ reader over a pre-3.0 file (partition headers only, what `for_sstable` builds
+/// before `ma`) checks chunks as 2.x wrote them: Adler32 (`BigVersion.compressedChecksumType`).
+#[test]
+fn the_row_reader_checks_adler32_before_3_0() {
+    let Some(fx) = fixtures("the_row_reader_checks_adler32_before_3_0") else {
+        return;
+    };
+    let dir = table_dir(&fx, "jb", "legacy_jb_clust");
+    let t = load(&dir, None);
+    let ci = t.compression.clone().unwrap();
+    let (whole, _) = decode(&t.data, t.version, &LegacyLayout::inferred(), 1 << 16).unwrap();
+    let stored = std::fs::read(component(&dir, "-Data.db", None).unwrap()).unwrap();
+    let headers_only = DataSchema::from_parts(
+        t.version,
+        AbstractType::Bytes,
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        DeltaBase {
+            min_timestamp_micros: 0,
+            min_local_deletion_time_raw: 0,
+            min_ttl_secs: 0,
+            unsigned_deletion_time: false,
+        },
+    );
+    for flip in [false, true] {
+        let mut reader = DataFileReader::compressed(
+            headers_only.clone(),
+            DecodeOptions::default(),
+            ci.clone(),
+            stored.len() as u64,
+        );
+        let (offset, len) = reader.next_read().unwrap();
+        let mut chunk = stored[offset as usize..(offset + len) as usize].to_vec();
+        if flip {
+            chunk[(len / 2) as usize] ^= 0x40;
+        }
+        let supplied = reader.supply(offset, &chunk);
+        let findings: Vec<String> = reader
+            .take_findings()
+            .into_iter()
+            .map(|f| f.message)
+            .collect();
+        if !flip {
+            assert!(findings.is_empty(), "{findings:?}");
+            supplied.unwrap();
+            let Ok(DecodeStep::Item(DataItem::PartitionStart(p))) = reader.next_item() else {
+                panic!("no partition start");
+            };
+            assert_eq!(p.position, 0);
+            assert_eq!(hex(&p.key.bytes.bytes), whole[0].atoms.partition.key_hex);
+        } else {
+            assert_eq!(findings.len(), 1, "{findings:?}");
+            assert!(findings[0].contains("stored Adler32"), "{findings:?}");
         }
     }
 }

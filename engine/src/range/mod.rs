@@ -9,7 +9,8 @@
 //! | [`RangeReader::supply`] | the bytes of that range (fewer only where the file ends) |
 //! | [`RangeReader::abort`] | the caller could not read it: the reader records the error and stops |
 //!
-//! Readers: [`crate::component::data::DataFileReader`] (Data.db chunks or blocks),
+//! Readers: [`crate::component::data::ChunkedDataReader`] (Data.db chunks or blocks, 3.0+ rows
+//! or 2.x atoms),
 //! [`crate::verify::Verifier`] (all of Data.db once), [`crate::lookup::Lookup`] (one key's read
 //! path), [`IndexEntries`] (Index.db entries in windows), [`PartitionFinder`] (the partitions a
 //! set of uncompressed Data.db ranges overlap) and [`crate::load::MetadataLoader`] (the small
@@ -33,7 +34,9 @@ use core::future::Future;
 use serde::Serialize;
 
 use crate::clock::Clock;
-use crate::component::data::{DataFileReader, DataVisitor, DecodeStep, VisitStep};
+use crate::component::data::{
+    ChunkedDataReader, DataFileReader, DataVisitor, DecodeStep, PushDecoder, VisitStep,
+};
 use crate::component::ComponentType;
 use crate::error::{Error, ErrorKind, Result};
 
@@ -489,26 +492,16 @@ fn nothing_to_read() -> Error {
     .in_component(ComponentType::Data)
 }
 
-/// Data.db through the protocol: a chunk (or a block of a plain file) at a time.
-impl RangeReader for DataFileReader {
+/// Data.db through the protocol, for the 3.0+ and the 2.x decoder alike: a chunk (or a block
+/// of a plain file) at a time.
+impl<D: PushDecoder> RangeReader for ChunkedDataReader<D> {
     fn next_read(&self) -> Option<ByteRange> {
-        DataFileReader::next_read(self)
+        ChunkedDataReader::next_read(self)
             .map(|(offset, len)| ByteRange::new(ComponentType::Data, offset, len))
     }
 
     fn supply(&mut self, range: &ByteRange, bytes: &[u8], _clock: &dyn Clock) -> Result<()> {
-        DataFileReader::supply(self, range.offset, bytes)
-    }
-}
-
-impl RangeReader for crate::component::legacy_data::LegacyDataFileReader {
-    fn next_read(&self) -> Option<ByteRange> {
-        crate::component::legacy_data::LegacyDataFileReader::next_read(self)
-            .map(|(offset, len)| ByteRange::new(ComponentType::Data, offset, len))
-    }
-
-    fn supply(&mut self, range: &ByteRange, bytes: &[u8], _clock: &dyn Clock) -> Result<()> {
-        crate::component::legacy_data::LegacyDataFileReader::supply(self, range.offset, bytes)
+        ChunkedDataReader::supply(self, range.offset, bytes)
     }
 }
 

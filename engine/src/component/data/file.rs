@@ -1,25 +1,31 @@
-//! The physical Data.db: plain, or compressed in chunks described by CompressionInfo.db.
+//! The physical Data.db: plain, or compressed in chunks described by CompressionInfo.db; one
+//! reader for every version, generic over the push decoder it feeds ([`PushDecoder`]: the 3.0+
+//! [`DataDecoder`], the 2.x [`LegacyDataDecoder`](crate::component::legacy_data::LegacyDataDecoder)).
 //!
 //! | layout | stored | uncompressed position p |
 //! |---|---|---|
 //! | uncompressed | the bytes as they are | file offset p |
-//! | compressed | chunk i at `[offset_i, offset_{i+1})`: stored chunk + 4-byte big-endian CRC32 | chunk `p / chunk_length`, at `p mod chunk_length` in it |
+//! | compressed | chunk i at `[offset_i, offset_{i+1})`: stored chunk + 4-byte big-endian checksum | chunk `p / chunk_length`, at `p mod chunk_length` in it |
 //!
-//! A na+/da chunk whose stored length is ≥ max-compressed-length is stored raw (its first
-//! `min(chunk length, data length − i·chunk length)` bytes are the data); every other chunk is
-//! decompressed with the compressor CompressionInfo names ([`decompress_chunk`]).
+//! The chunk checksum is Adler32 of the stored chunk before 3.0 (`jb`…`la`,
+//! [`Version::uses_adler32`]), CRC32 from `ma` on. A na+/da chunk whose stored length is ≥
+//! max-compressed-length is stored raw (its first `min(chunk length, data length − i·chunk
+//! length)` bytes are the data); every other chunk is decompressed with the compressor
+//! CompressionInfo names, straight into the decoder's window.
 //!
-//! [`DataFileReader`] never reads a file: it says which range it needs next
-//! ([`DataFileReader::next_read`]: one chunk, or a block of a plain file), the caller reads it
-//! and hands it over ([`DataFileReader::supply`]), and [`DataFileReader::next_item`] yields
-//! items. Chunk CRC32s are checked cheaply; a mismatch is a finding
-//! ([`DataFileReader::take_findings`]), never a failure (the verifier owns checksums).
+//! [`ChunkedDataReader`] never reads a file: it says which range it needs next
+//! ([`ChunkedDataReader::next_read`]: one chunk, or a block of a plain file), the caller reads it
+//! and hands it over ([`ChunkedDataReader::supply`]), and [`ChunkedDataReader::next_item`] yields
+//! items. Chunk checksums are checked cheaply; a mismatch is a finding
+//! ([`ChunkedDataReader::take_findings`]), never a failure (the verifier owns checksums).
 //!
 //! Src: `src/java/org/apache/cassandra/io/compress/CompressionMetadata.java`,
-//! `io/util/CompressedChunkReader.java`, `io/compress/CompressedSequentialWriter.java`.
+//! `io/util/CompressedChunkReader.java`, `io/compress/CompressedSequentialWriter.java`;
+//! cassandra-2.1 `io/compress/CompressedRandomAccessReader.java` (`reBuffer`: Adler32 before 3.0).
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use super::schema::DataSchema;
-use super::stream::{DataDecoder, DecodeStep, VisitStep};
+use super::stream::{DataDecoder, DecodeStep, PushDecoder, VisitStep};
 use super::visit::DataVisitor;
 use super::{DataItem, DecodeOptions, Finding, FindingKind};
 use crate::component::compression_info::CompressionInfo;
@@ -27,6 +33,7 @@ use crate::component::ComponentType;
 use crate::compress::{decompress_chunk, decompress_chunk_append, CodecError, Compressor};
 use crate::error::{Error, ErrorKind, Result};
 use crate::span::Span;
+use crate::version::Version;
 
 /// Bytes asked for at a time from an uncompressed Data.db.
 const PLAIN_READ_BYTES: u64 = 64 * 1024;
@@ -39,10 +46,9 @@ struct Compressed {
     compressor: Compressor,
 }
 
-/// Streams the items of one Data.db file, asking the caller for byte ranges.
+/// Where the uncompressed data lies in the physical file, and how far it was supplied.
 #[derive(Debug, Clone)]
-pub struct DataFileReader {
-    decoder: DataDecoder,
+struct DataLayout {
     compressed: Option<Compressed>,
     /// Physical length of Data.db.
     file_len_bytes: u64,
@@ -51,37 +57,336 @@ pub struct DataFileReader {
     /// Next uncompressed position to hand to the decoder.
     next_pos: u64,
     read_block_bytes: u64,
+}
+
+impl DataLayout {
+    /// The physical byte range `(offset, len)` to read next, or `None` when every byte was
+    /// supplied (or no chunk holds `next_pos`).
+    fn next_read(&self) -> Option<(u64, u64)> {
+        let left = self.data_len_bytes.checked_sub(self.next_pos)?;
+        if left == 0 {
+            return None;
+        }
+        match &self.compressed {
+            None => Some((self.next_pos, self.read_block_bytes.min(left))),
+            Some(c) => {
+                let i = c.info.chunk_for_position(self.next_pos)?;
+                let (start, end) = c.info.chunk_span(i, self.file_len_bytes)?;
+                Some((start, end.checked_sub(start)?))
+            }
+        }
+    }
+
+    fn missing(&self, offset: u64, len: u64) -> Error {
+        let (start, end) = self
+            .next_read()
+            .map_or((offset, offset), |(s, l)| (s, s.saturating_add(l)));
+        Error::new(
+            ErrorKind::MissingBytes {
+                wanted_start: start,
+                wanted_end: end,
+            },
+            offset,
+        )
+        .context(if len == 0 {
+            "supplied Data.db bytes (nothing was asked for)"
+        } else {
+            "supplied Data.db bytes (not the range next_read asked for)"
+        })
+        .in_component(ComponentType::Data)
+    }
+
+    /// The data is not all there, yet no chunk can be read: the file is shorter than
+    /// CompressionInfo says, or its chunk offsets are unusable.
+    fn no_more_input(&self) -> Error {
+        let chunk = self
+            .compressed
+            .as_ref()
+            .and_then(|c| c.info.chunk_for_position(self.next_pos));
+        Error::new(
+            ErrorKind::UnexpectedEof {
+                needed_bytes: self.data_len_bytes.saturating_sub(self.next_pos),
+                available_bytes: 0,
+            },
+            self.next_pos,
+        )
+        .context(match chunk {
+            Some(_) => "compressed chunk (not inside the Data.db file, or bad chunk offsets)",
+            None => "Data.db (shorter than CompressionInfo's data length)",
+        })
+        .in_component(ComponentType::Data)
+    }
+}
+
+/// Streams the items of one Data.db file into a [`PushDecoder`], asking the caller for byte
+/// ranges.
+#[derive(Debug, Clone)]
+pub struct ChunkedDataReader<D> {
+    decoder: D,
+    layout: DataLayout,
+    /// A decompressed chunk that could not go straight into the window (entered in its middle
+    /// while the window still held bytes); reused.
     chunk: Vec<u8>,
     findings: Vec<Finding>,
 }
 
-impl DataFileReader {
+/// The Data.db reader of the 3.0+ row format.
+pub type DataFileReader = ChunkedDataReader<DataDecoder>;
+
+impl<D: PushDecoder> ChunkedDataReader<D> {
     /// An uncompressed Data.db of `file_len_bytes` bytes.
-    pub fn uncompressed(schema: DataSchema, options: DecodeOptions, file_len_bytes: u64) -> Self {
-        Self::build(schema, options, None, file_len_bytes, file_len_bytes)
+    pub fn uncompressed(setup: D::Setup, options: DecodeOptions, file_len_bytes: u64) -> Self {
+        Self::with_decoder(D::from_setup(setup, options), None, file_len_bytes)
     }
 
     /// A compressed Data.db of `file_len_bytes` bytes, described by `compression`.
     pub fn compressed(
-        schema: DataSchema,
+        setup: D::Setup,
         options: DecodeOptions,
         compression: CompressionInfo,
         file_len_bytes: u64,
     ) -> Self {
-        let data_len = compression.data_length_bytes.value;
-        let compressor = Compressor::from_class_name(&compression.compressor);
-        Self::build(
-            schema,
-            options,
-            Some(Compressed {
-                info: compression,
-                compressor,
-            }),
+        Self::with_decoder(
+            D::from_setup(setup, options),
+            Some(compression),
             file_len_bytes,
-            data_len,
         )
     }
 
+    /// Feeds `decoder` (at position 0) from a Data.db of `file_len_bytes` bytes, compressed
+    /// when `compression` is given.
+    pub fn with_decoder(
+        decoder: D,
+        compression: Option<CompressionInfo>,
+        file_len_bytes: u64,
+    ) -> Self {
+        let compressed = compression.map(|info| Compressed {
+            compressor: Compressor::from_class_name(&info.compressor),
+            info,
+        });
+        let data_len_bytes = compressed
+            .as_ref()
+            .map_or(file_len_bytes, |c| c.info.data_length_bytes.value);
+        let mut reader = ChunkedDataReader {
+            decoder,
+            layout: DataLayout {
+                compressed,
+                file_len_bytes,
+                data_len_bytes,
+                next_pos: 0,
+                read_block_bytes: PLAIN_READ_BYTES,
+            },
+            chunk: Vec::new(),
+            findings: Vec::new(),
+        };
+        reader.finish_if_done();
+        reader
+    }
+
+    /// Reads of an uncompressed file ask for `bytes` at a time (default 64 KiB; at least 1).
+    pub fn with_read_block_bytes(mut self, bytes: u64) -> Self {
+        self.layout.read_block_bytes = bytes.max(1);
+        self
+    }
+
+    pub fn decoder(&self) -> &D {
+        &self.decoder
+    }
+
+    /// Uncompressed length of the data.
+    pub fn data_len_bytes(&self) -> u64 {
+        self.layout.data_len_bytes
+    }
+
+    /// Whether the file is compressed.
+    pub fn is_compressed(&self) -> bool {
+        self.layout.compressed.is_some()
+    }
+
+    /// Findings about the file itself (chunk checksum mismatches) since the last call.
+    pub fn take_findings(&mut self) -> Vec<Finding> {
+        core::mem::take(&mut self.findings)
+    }
+
+    fn finish_if_done(&mut self) {
+        if self.layout.next_pos >= self.layout.data_len_bytes && !self.decoder.is_input_finished() {
+            self.decoder.finish();
+        }
+    }
+
+    /// The physical byte range `(offset, len)` to read next, or `None` when every byte was
+    /// supplied.
+    pub fn next_read(&self) -> Option<(u64, u64)> {
+        self.layout.next_read()
+    }
+
+    /// Hands over the bytes read at physical `offset`: they must cover what
+    /// [`ChunkedDataReader::next_read`] asked for (plain files: start at or before it and
+    /// reach into it; compressed files: exactly the chunk).
+    pub fn supply(&mut self, offset: u64, bytes: &[u8]) -> Result<()> {
+        let Some((want_start, want_len)) = self.layout.next_read() else {
+            return Err(self.layout.missing(offset, 0));
+        };
+        if self.layout.compressed.is_some() {
+            self.supply_chunk(offset, bytes, want_start, want_len)?;
+        } else {
+            let end = offset.saturating_add(bytes.len() as u64);
+            let skip = want_start.checked_sub(offset).filter(|_| end > want_start);
+            let Some(skip) = skip else {
+                return Err(self.layout.missing(offset, want_len));
+            };
+            let skip = usize::try_from(skip).unwrap_or(usize::MAX);
+            let upto = self.layout.data_len_bytes.min(end).saturating_sub(offset);
+            let upto = usize::try_from(upto).unwrap_or(usize::MAX);
+            let part = bytes.get(skip..upto).unwrap_or(&[]);
+            self.decoder.push(part);
+            self.layout.next_pos = want_start.saturating_add(part.len() as u64);
+        }
+        self.finish_if_done();
+        Ok(())
+    }
+
+    fn supply_chunk(
+        &mut self,
+        offset: u64,
+        bytes: &[u8],
+        want_start: u64,
+        want_len: u64,
+    ) -> Result<()> {
+        let layout = &self.layout;
+        let chunk = layout.compressed.as_ref().and_then(|c| {
+            let i = c.info.chunk_for_position(layout.next_pos)?;
+            Some((c, i))
+        });
+        let Some((c, i)) = chunk.filter(|_| offset == want_start && bytes.len() as u64 >= want_len)
+        else {
+            return Err(layout.missing(offset, want_len));
+        };
+        let end = offset.saturating_add(want_len);
+        let chunk_len = u64::from(c.info.chunk_length_bytes.value);
+        let chunk_start = (i as u64).saturating_mul(chunk_len);
+        let expected = c.info.chunk_uncompressed_len(i).unwrap_or(0);
+        let stored_len = usize::try_from(want_len.saturating_sub(CHUNK_CHECKSUM_BYTES))
+            .unwrap_or(usize::MAX)
+            .min(bytes.len());
+        let (stored, checksum) = bytes.split_at(stored_len);
+        if let Some(&[a, b, c2, d]) = checksum.get(..4) {
+            let stored_sum = u32::from_be_bytes([a, b, c2, d]);
+            let (name, computed) = chunk_checksum(self.decoder.version(), stored);
+            if stored_sum != computed {
+                self.findings.push(Finding::new(
+                    FindingKind::ChunkChecksumMismatch,
+                    Span::new(offset, end),
+                    format!(
+                        "chunk {i} (Data.db bytes {offset}..{end}): stored {name} \
+                         {stored_sum:#010x}, computed {computed:#010x}"
+                    ),
+                ));
+            }
+        }
+        let expected_usize = usize::try_from(expected).unwrap_or(usize::MAX);
+        let raw = c
+            .info
+            .is_chunk_stored_raw(i, layout.file_len_bytes)
+            .unwrap_or(false);
+        let skip =
+            usize::try_from(layout.next_pos.saturating_sub(chunk_start)).unwrap_or(usize::MAX);
+        let corrupt = |e: CodecError| {
+            Error::invalid(
+                format!("chunk {i} (Data.db bytes {offset}..{end}) does not decompress: {e}"),
+                chunk_start,
+            )
+            .context("compressed chunk")
+            .in_component(ComponentType::Data)
+        };
+        // A raw chunk's data is its first `expected` bytes.
+        let raw_part = || {
+            let part = stored.get(..expected_usize).unwrap_or(stored);
+            if part.len() < expected_usize {
+                return Err(Error::new(
+                    ErrorKind::UnexpectedEof {
+                        needed_bytes: expected,
+                        available_bytes: part.len() as u64,
+                    },
+                    chunk_start,
+                )
+                .context("raw chunk shorter than its uncompressed length")
+                .in_component(ComponentType::Data));
+            }
+            Ok(part)
+        };
+        // The chunk goes straight into the decoder's window (no copy of it), unless it is
+        // entered in its middle while the window still holds bytes.
+        let direct = self.decoder.window_mut().fill_with(skip, |window| {
+            if raw {
+                window.extend_from_slice(raw_part()?);
+                Ok(())
+            } else {
+                decompress_chunk_append(&c.compressor, stored, expected_usize, window)
+                    .map_err(corrupt)
+            }
+        })?;
+        if !direct {
+            if raw {
+                self.chunk.clear();
+                self.chunk.extend_from_slice(raw_part()?);
+            } else {
+                decompress_chunk(&c.compressor, stored, expected_usize, &mut self.chunk)
+                    .map_err(corrupt)?;
+            }
+            self.decoder.push(self.chunk.get(skip..).unwrap_or(&[]));
+        }
+        let next_pos = self.layout.next_pos;
+        self.layout.next_pos = chunk_start
+            .saturating_add(expected)
+            .max(next_pos.saturating_add(1));
+        Ok(())
+    }
+
+    /// The next item; "need more data" means: call [`ChunkedDataReader::next_read`], read that
+    /// range and [`ChunkedDataReader::supply`] it.
+    pub fn next_item(&mut self) -> Result<D::Step<'_>> {
+        let step = self.decoder.next_item()?;
+        if D::needs_more_data(&step) && self.layout.next_read().is_none() {
+            return Err(self.layout.no_more_input());
+        }
+        Ok(step)
+    }
+
+    /// Restarts decoding at the partition starting at uncompressed `position` (from Index.db /
+    /// Partitions.db); also recovers from an error.
+    pub fn seek_to_partition(&mut self, position: u64) -> Result<()> {
+        let data_len = self.layout.data_len_bytes;
+        if position > data_len {
+            return Err(Error::invalid(
+                format!(
+                    "partition position {position} is past the end of the data ({data_len} bytes)"
+                ),
+                position,
+            )
+            .context("seek to partition")
+            .in_component(ComponentType::Data));
+        }
+        self.decoder.seek_to_partition(position);
+        self.layout.next_pos = position;
+        self.finish_if_done();
+        Ok(())
+    }
+}
+
+/// The checksum of a stored chunk and its name: Adler32 before 3.0, CRC32 after
+/// (`CompressedRandomAccessReader.reBuffer`, `CompressedChunkReader`).
+fn chunk_checksum(version: &Version, stored: &[u8]) -> (&'static str, u32) {
+    if version.uses_adler32() {
+        let mut h = adler32::RollingAdler32::new();
+        h.update_buffer(stored);
+        ("Adler32", h.hash())
+    } else {
+        ("CRC32", crc32fast::hash(stored))
+    }
+}
+
+impl DataFileReader {
     /// The Data.db reader of a decoded SSTable: rows decoded per the SerializationHeader (3.0+);
     /// before 3.0 (no header, the old cell layout) partition headers only, with the key as raw
     /// bytes. Compressed when the SSTable has a CompressionInfo.db.
@@ -105,243 +410,12 @@ impl DataFileReader {
         let file_len = metadata.size_of(&ComponentType::Data).ok_or_else(|| {
             Error::invalid("the SSTable has no Data.db", 0).in_component(ComponentType::Data)
         })?;
-        Ok(match &metadata.compression {
-            Some(c) => DataFileReader::compressed(schema, options, c.clone(), file_len),
-            None => DataFileReader::uncompressed(schema, options, file_len),
-        })
-    }
-
-    fn build(
-        schema: DataSchema,
-        options: DecodeOptions,
-        compressed: Option<Compressed>,
-        file_len_bytes: u64,
-        data_len_bytes: u64,
-    ) -> Self {
-        let mut reader = DataFileReader {
-            decoder: DataDecoder::new(schema, options),
-            compressed,
-            file_len_bytes,
-            data_len_bytes,
-            next_pos: 0,
-            read_block_bytes: PLAIN_READ_BYTES,
-            chunk: Vec::new(),
-            findings: Vec::new(),
-        };
-        reader.finish_if_done();
-        reader
-    }
-
-    /// Reads of an uncompressed file ask for `bytes` at a time (default 64 KiB; at least 1).
-    pub fn with_read_block_bytes(mut self, bytes: u64) -> Self {
-        self.read_block_bytes = bytes.max(1);
-        self
-    }
-
-    pub fn decoder(&self) -> &DataDecoder {
-        &self.decoder
-    }
-
-    /// Uncompressed length of the data.
-    pub fn data_len_bytes(&self) -> u64 {
-        self.data_len_bytes
-    }
-
-    /// Whether the file is compressed.
-    pub fn is_compressed(&self) -> bool {
-        self.compressed.is_some()
-    }
-
-    /// Findings about the file itself (chunk checksum mismatches) since the last call.
-    pub fn take_findings(&mut self) -> Vec<Finding> {
-        core::mem::take(&mut self.findings)
-    }
-
-    fn finish_if_done(&mut self) {
-        if self.next_pos >= self.data_len_bytes && !self.decoder.is_input_finished() {
-            self.decoder.finish();
-        }
-    }
-
-    /// The physical byte range `(offset, len)` to read next, or `None` when every byte was
-    /// supplied.
-    pub fn next_read(&self) -> Option<(u64, u64)> {
-        if self.next_pos >= self.data_len_bytes {
-            return None;
-        }
-        match &self.compressed {
-            None => Some((
-                self.next_pos,
-                self.read_block_bytes
-                    .min(self.data_len_bytes - self.next_pos),
-            )),
-            Some(c) => {
-                let i = c.info.chunk_for_position(self.next_pos)?;
-                let (start, end) = c.info.chunk_span(i, self.file_len_bytes)?;
-                Some((start, end - start))
-            }
-        }
-    }
-
-    fn missing(&self, offset: u64, len: u64) -> Error {
-        let (start, end) = self
-            .next_read()
-            .map_or((offset, offset), |(s, l)| (s, s + l));
-        Error::new(
-            ErrorKind::MissingBytes {
-                wanted_start: start,
-                wanted_end: end,
-            },
-            offset,
-        )
-        .context(if len == 0 {
-            "supplied Data.db bytes (nothing was asked for)"
-        } else {
-            "supplied Data.db bytes (not the range next_read asked for)"
-        })
-        .in_component(ComponentType::Data)
-    }
-
-    /// Hands over the bytes read at physical `offset`: they must cover what
-    /// [`DataFileReader::next_read`] asked for (plain files: start at or before it and reach
-    /// into it; compressed files: exactly the chunk).
-    pub fn supply(&mut self, offset: u64, bytes: &[u8]) -> Result<()> {
-        let Some((want_start, want_len)) = self.next_read() else {
-            return Err(self.missing(offset, 0));
-        };
-        let len = bytes.len() as u64;
-        match self.compressed.take() {
-            None => {
-                let end = offset.saturating_add(len);
-                if offset > want_start || end <= want_start {
-                    return Err(self.missing(offset, want_len));
-                }
-                let skip = usize::try_from(want_start - offset).unwrap_or(usize::MAX);
-                let upto =
-                    usize::try_from(self.data_len_bytes.min(end) - offset).unwrap_or(usize::MAX);
-                let part = bytes.get(skip..upto).unwrap_or(&[]);
-                self.decoder.push(part);
-                self.next_pos = want_start + part.len() as u64;
-            }
-            Some(c) => {
-                let result = self.supply_chunk(&c, offset, bytes, want_start, want_len);
-                self.compressed = Some(c);
-                result?;
-            }
-        }
-        self.finish_if_done();
-        Ok(())
-    }
-
-    fn supply_chunk(
-        &mut self,
-        c: &Compressed,
-        offset: u64,
-        bytes: &[u8],
-        want_start: u64,
-        want_len: u64,
-    ) -> Result<()> {
-        if offset != want_start || (bytes.len() as u64) < want_len {
-            return Err(self.missing(offset, want_len));
-        }
-        let Some(i) = c.info.chunk_for_position(self.next_pos) else {
-            return Err(self.missing(offset, want_len));
-        };
-        let chunk_len = u64::from(c.info.chunk_length_bytes.value);
-        let chunk_start = (i as u64).saturating_mul(chunk_len);
-        let expected = c.info.chunk_uncompressed_len(i).unwrap_or(0);
-        let stored_len = want_len.saturating_sub(CHUNK_CHECKSUM_BYTES);
-        let stored = usize::try_from(stored_len)
-            .ok()
-            .and_then(|n| bytes.get(..n))
-            .unwrap_or(&[]);
-        let checksum = usize::try_from(stored_len)
-            .ok()
-            .and_then(|n| bytes.get(n..n.checked_add(4)?));
-        if let Some(&[a, b, c2, d]) = checksum {
-            let stored_crc = u32::from_be_bytes([a, b, c2, d]);
-            let computed = crc32fast::hash(stored);
-            if stored_crc != computed {
-                self.findings.push(Finding::new(
-                    FindingKind::ChunkChecksumMismatch,
-                    Span::new(offset, offset + want_len),
-                    format!(
-                        "chunk {i} (Data.db bytes {offset}..{}): stored CRC32 {stored_crc:#010x}, \
-                         computed {computed:#010x}",
-                        offset + want_len
-                    ),
-                ));
-            }
-        }
-        let expected_usize = usize::try_from(expected).unwrap_or(usize::MAX);
-        let raw = c
-            .info
-            .is_chunk_stored_raw(i, self.file_len_bytes)
-            .unwrap_or(false);
-        let skip = usize::try_from(self.next_pos - chunk_start).unwrap_or(usize::MAX);
-        let corrupt = |e: CodecError| {
-            Error::invalid(
-                format!(
-                    "chunk {i} (Data.db bytes {offset}..{}) does not decompress: {e}",
-                    offset + want_len
-                ),
-                chunk_start,
-            )
-            .context("compressed chunk")
-            .in_component(ComponentType::Data)
-        };
-        let short_raw = |available: usize| {
-            Error::new(
-                ErrorKind::UnexpectedEof {
-                    needed_bytes: expected,
-                    available_bytes: available as u64,
-                },
-                chunk_start,
-            )
-            .context("raw chunk shorter than its uncompressed length")
-            .in_component(ComponentType::Data)
-        };
-        // The chunk goes straight into the decoder's window (no copy of it), unless it is
-        // entered in its middle while the window still holds bytes.
-        let direct = self.decoder.fill_with(skip, |window| {
-            if raw {
-                let part = stored.get(..expected_usize).unwrap_or(stored);
-                if part.len() < expected_usize {
-                    return Err(short_raw(part.len()));
-                }
-                window.extend_from_slice(part);
-                Ok(())
-            } else {
-                decompress_chunk_append(&c.compressor, stored, expected_usize, window)
-                    .map_err(corrupt)
-            }
-        })?;
-        if !direct {
-            if raw {
-                self.chunk.clear();
-                self.chunk
-                    .extend_from_slice(stored.get(..expected_usize).unwrap_or(stored));
-                if self.chunk.len() < expected_usize {
-                    return Err(short_raw(self.chunk.len()));
-                }
-            } else {
-                decompress_chunk(&c.compressor, stored, expected_usize, &mut self.chunk)
-                    .map_err(corrupt)?;
-            }
-            let part = self.chunk.get(skip..).unwrap_or(&[]);
-            self.decoder.push(part);
-        }
-        self.next_pos = (chunk_start + expected).max(self.next_pos + 1);
-        Ok(())
-    }
-
-    /// The next item; [`DecodeStep::NeedMoreData`] means: call [`DataFileReader::next_read`],
-    /// read that range and [`DataFileReader::supply`] it.
-    pub fn next_item(&mut self) -> Result<DecodeStep> {
-        match self.decoder.next_item()? {
-            DecodeStep::NeedMoreData if self.next_read().is_none() => Err(self.no_more_input()),
-            step => Ok(step),
-        }
+        let decoder = DataDecoder::new(schema, options);
+        Ok(DataFileReader::with_decoder(
+            decoder,
+            metadata.compression.clone(),
+            file_len,
+        ))
     }
 
     /// Decodes the next item into `visitor` (borrowed: rows and cells as views into the
@@ -349,50 +423,11 @@ impl DataFileReader {
     /// range and [`DataFileReader::supply`] it.
     pub fn visit_next<V: DataVisitor + ?Sized>(&mut self, visitor: &mut V) -> Result<VisitStep> {
         match self.decoder.visit_next(visitor)? {
-            VisitStep::NeedMoreData if self.next_read().is_none() => Err(self.no_more_input()),
+            VisitStep::NeedMoreData if self.layout.next_read().is_none() => {
+                Err(self.layout.no_more_input())
+            }
             step => Ok(step),
         }
-    }
-
-    /// The data is not all there, yet no chunk can be read: the file is shorter than
-    /// CompressionInfo says, or its chunk offsets are unusable.
-    fn no_more_input(&self) -> Error {
-        let chunk = self
-            .compressed
-            .as_ref()
-            .and_then(|c| c.info.chunk_for_position(self.next_pos));
-        Error::new(
-            ErrorKind::UnexpectedEof {
-                needed_bytes: self.data_len_bytes.saturating_sub(self.next_pos),
-                available_bytes: 0,
-            },
-            self.next_pos,
-        )
-        .context(match chunk {
-            Some(_) => "compressed chunk (not inside the Data.db file, or bad chunk offsets)",
-            None => "Data.db (shorter than CompressionInfo's data length)",
-        })
-        .in_component(ComponentType::Data)
-    }
-
-    /// Restarts decoding at the partition starting at uncompressed `position` (from Index.db /
-    /// Partitions.db); also recovers from an error.
-    pub fn seek_to_partition(&mut self, position: u64) -> Result<()> {
-        if position > self.data_len_bytes {
-            return Err(Error::invalid(
-                format!(
-                    "partition position {position} is past the end of the data ({} bytes)",
-                    self.data_len_bytes
-                ),
-                position,
-            )
-            .context("seek to partition")
-            .in_component(ComponentType::Data));
-        }
-        self.decoder.seek_to_partition(position);
-        self.next_pos = position;
-        self.finish_if_done();
-        Ok(())
     }
 
     /// An iterator over the items, reading with `read_at(offset, len)` (e.g. `pread`). It ends
@@ -419,8 +454,8 @@ impl DataFileReader {
 }
 
 /// Before 3.0 a partition starts as in 3.0 (u16-length key, then i32 local deletion time and
-/// i64 markedForDeleteAt); nothing after the header is decoded.
-fn headers_only_schema(version: crate::version::Version) -> DataSchema {
+/// i64 markedForDeleteAt): the schema that reads partition headers only, the key as raw bytes.
+pub(crate) fn headers_only_schema(version: crate::version::Version) -> DataSchema {
     DataSchema::from_parts(
         version,
         crate::types::AbstractType::Bytes,

@@ -24,7 +24,10 @@
 //!   allocated per row or cell). [`scan_counts`] is the decode-only scan.
 //! * [`DataFileReader`] sits on top for the physical file, plain or compressed
 //!   (CompressionInfo.db): it names the byte range it needs ([`DataFileReader::next_read`]), the
-//!   caller reads it (a Blob slice, `pread`) and hands it over ([`DataFileReader::supply`]).
+//!   caller reads it (a Blob slice, `pread`) and hands it over ([`DataFileReader::supply`]). It
+//!   is [`ChunkedDataReader`] over a [`DataDecoder`]; the same reader feeds the 2.x
+//!   [`LegacyDataDecoder`](crate::component::legacy_data::LegacyDataDecoder) through the
+//!   [`PushDecoder`] trait, whose [`Window`] both decoders share.
 //!   [`DataFileReader::items_with`] / [`DataFileReader::decode_all_with`] drive that loop for
 //!   native callers with a `read_at` closure.
 //!
@@ -66,7 +69,8 @@ pub(crate) use deletion::check_deletion;
 pub use deletion::{
     DeletionTime, DeletionTimeEncoding, LivenessInfo, LocalDeletionTime, EXPIRED_LIVENESS_TTL_SECS,
 };
-pub use file::{DataFileReader, DataItems};
+pub(crate) use file::headers_only_schema;
+pub use file::{ChunkedDataReader, DataFileReader, DataItems};
 pub use node::{partition_node, HexValues, ValueRenderer};
 pub(crate) use partition::read_partition_start;
 pub use partition::{KeyComponent, PartitionEnd, PartitionKey, PartitionStart};
@@ -76,7 +80,8 @@ pub use row::{
     HAS_TIMESTAMP, HAS_TTL, IS_MARKER, IS_STATIC, SCYLLA_HAS_SHADOWABLE_TOMBSTONE,
 };
 pub use schema::{ColumnKind, ColumnSchema, DataSchema, DeltaBase};
-pub use stream::{DataDecoder, DecodeStep, VisitStep};
+pub(crate) use stream::waits_for_more;
+pub use stream::{DataDecoder, DecodeStep, PushDecoder, VisitStep, Window};
 pub use visit::{scan_counts, visit_all_with, DataVisitor, ScanCounts};
 
 use crate::span::{serialize_hex, Span};

@@ -21,6 +21,8 @@
 //! Src: `src/java/org/apache/cassandra/io/sstable/SSTableIdentityIterator.java`,
 //! `io/sstable/format/big/BigTableScanner.java`, `db/rows/UnfilteredSerializer.java`.
 
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
+
 use super::clustering::ClusteringView;
 use super::partition::{read_partition_start, PartitionEnd};
 use super::row::{read_head, Head, RowEnd, RowScratch, UnfilteredHead, END_OF_PARTITION};
@@ -31,6 +33,7 @@ use crate::component::ComponentType;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reader::Reader;
 use crate::span::{Span, Spanned};
+use crate::version::Version;
 
 /// What [`DataDecoder::next_item`] produced.
 // The item is handed over by value exactly once; boxing it would cost an allocation per item.
@@ -135,7 +138,7 @@ impl PartitionState {
             return;
         };
         self.previous_unfiltered_start = Some(position);
-        self.row_count += 1;
+        self.row_count = self.row_count.saturating_add(1);
         if self.has_last_clustering && self.last_clustering == c.encoded_values() {
             findings.push(Finding::new(
                 FindingKind::DuplicateClustering,
@@ -167,7 +170,7 @@ impl PartitionState {
             position: pos,
             flags,
             partition_position: self.start,
-            partition_span: Span::new(self.start, pos + 1),
+            partition_span: Span::new(self.start, pos.saturating_add(1)),
             row_count: self.row_count,
             range_tombstone_marker_count: self.marker_count,
             has_static_row: self.has_static_row,
@@ -176,37 +179,37 @@ impl PartitionState {
     }
 }
 
-/// The declared body `[body_start, declared_end)` of an unfiltered starting at `pos` (the
-/// window's first byte): `None` while it is not all in the window, an error when the input
-/// ended before it.
-fn declared_body<'w>(
-    window: &'w [u8],
+/// The declared body `[body_start, declared_end)` of the unfiltered `head` starting at `pos`
+/// (the first byte of `bytes`), and the bytes from `pos` to its declared end: `None` while it is
+/// not all in the window, an error when the input ended before it.
+fn declared_body<'w, P>(
+    bytes: &'w [u8],
     pos: u64,
-    body_start: u64,
-    declared_end: u64,
+    head: &UnfilteredHead<P>,
     input_finished: bool,
     what: &'static str,
-) -> Result<Option<&'w [u8]>> {
-    let available = window.len() as u64;
-    if declared_end - pos > available {
+) -> Result<Option<(&'w [u8], usize)>> {
+    let available = bytes.len() as u64;
+    let needed = head.declared_end.saturating_sub(pos);
+    if needed > available {
         if !input_finished {
             return Ok(None);
         }
         return Err(Error::new(
             ErrorKind::UnexpectedEof {
-                needed_bytes: declared_end - pos,
+                needed_bytes: needed,
                 available_bytes: available,
             },
             pos,
         )
         .context(what));
     }
-    let body = usize::try_from(body_start - pos)
+    let end = usize::try_from(needed).unwrap_or(bytes.len());
+    let body = usize::try_from(head.body_start.saturating_sub(pos))
         .ok()
-        .zip(usize::try_from(declared_end - pos).ok())
-        .and_then(|(a, b)| window.get(a..b))
+        .and_then(|start| bytes.get(start..end))
         .unwrap_or(&[]);
-    Ok(Some(body))
+    Ok(Some((body, end)))
 }
 
 /// The push decoder over uncompressed Data.db bytes.
@@ -216,12 +219,7 @@ pub struct DataDecoder {
     /// The other reading of an ambiguous frozen-UDT header, until one is chosen.
     alternate: Option<DataSchema>,
     options: DecodeOptions,
-    buf: Vec<u8>,
-    /// Absolute position of `buf[0]`.
-    buf_start: u64,
-    /// Bytes of `buf` already decoded.
-    consumed: usize,
-    input_finished: bool,
+    window: Window,
     expect: Expect,
     partition: PartitionState,
     failed: Option<Error>,
@@ -238,10 +236,7 @@ impl DataDecoder {
             schema,
             alternate,
             options,
-            buf: Vec::new(),
-            buf_start: 0,
-            consumed: 0,
-            input_finished: false,
+            window: Window::default(),
             expect: Expect::PartitionStart,
             partition: PartitionState::default(),
             failed: None,
@@ -259,108 +254,15 @@ impl DataDecoder {
         &self.options
     }
 
-    /// Absolute uncompressed position of the next byte to decode.
-    pub fn position(&self) -> u64 {
-        self.buf_start + self.consumed as u64
-    }
-
-    /// Absolute uncompressed position the next pushed byte must have.
-    pub fn input_position(&self) -> u64 {
-        self.buf_start + self.buf.len() as u64
-    }
-
-    /// Bytes pushed but not yet decoded.
-    pub fn buffered_bytes(&self) -> usize {
-        self.buf.len().saturating_sub(self.consumed)
-    }
-
-    /// Whether [`DataDecoder::finish`] was called.
-    pub fn is_input_finished(&self) -> bool {
-        self.input_finished
-    }
-
     /// The error the decoder stopped at, if any.
     pub fn error(&self) -> Option<&Error> {
         self.failed.as_ref()
     }
 
-    /// Appends the next uncompressed bytes (they start at [`DataDecoder::input_position`]).
-    pub fn push(&mut self, bytes: &[u8]) {
-        self.compact();
-        self.buf.extend_from_slice(bytes);
-    }
-
-    /// Releases the consumed bytes: only the undecoded tail (less than one item) moves, once
-    /// per push, never per item.
-    fn compact(&mut self) {
-        if self.consumed == 0 {
-            return;
-        }
-        let n = self.consumed.min(self.buf.len());
-        if n == self.buf.len() {
-            self.buf.clear();
-        } else {
-            self.buf.copy_within(n.., 0);
-            self.buf.truncate(self.buf.len() - n);
-        }
-        self.buf_start += n as u64;
-        self.consumed = 0;
-    }
-
-    /// Lets `fill` append the next bytes straight into the window (a chunk decompressed where
-    /// it will be decoded). With `skip > 0` the appended bytes start `skip` bytes before
-    /// [`DataDecoder::input_position`] (a chunk entered after a seek); that needs an empty
-    /// window. When `fill` fails, the window is as before.
-    pub(crate) fn fill_with<E>(
-        &mut self,
-        skip: usize,
-        fill: impl FnOnce(&mut Vec<u8>) -> core::result::Result<(), E>,
-    ) -> core::result::Result<bool, E> {
-        self.compact();
-        if skip > 0 && !self.buf.is_empty() {
-            return Ok(false);
-        }
-        let before = self.buf.len();
-        let skip_u64 = skip as u64;
-        if skip > 0 {
-            self.buf_start = self.buf_start.saturating_sub(skip_u64);
-            self.consumed = skip;
-        }
-        match fill(&mut self.buf) {
-            Ok(()) if self.buf.len() >= before + skip => Ok(true),
-            Ok(()) => {
-                // Fewer bytes than skipped: nothing of them is input.
-                self.buf.truncate(before);
-                self.restore_skip(skip_u64);
-                Ok(true)
-            }
-            Err(e) => {
-                self.buf.truncate(before);
-                self.restore_skip(skip_u64);
-                Err(e)
-            }
-        }
-    }
-
-    fn restore_skip(&mut self, skip: u64) {
-        if skip > 0 {
-            self.buf_start += skip;
-            self.consumed = 0;
-        }
-    }
-
-    /// No more input: the data ends at [`DataDecoder::input_position`].
-    pub fn finish(&mut self) {
-        self.input_finished = true;
-    }
-
     /// Restarts at the partition starting at uncompressed `position` (from Index.db or
     /// Partitions.db): drops the window, clears an error, expects a partition header next.
     pub fn seek_to_partition(&mut self, position: u64) {
-        self.buf.clear();
-        self.buf_start = position;
-        self.consumed = 0;
-        self.input_finished = false;
+        self.window.reset(position);
         self.expect = Expect::PartitionStart;
         self.partition.reset(position);
         self.failed = None;
@@ -407,56 +309,32 @@ impl DataDecoder {
     }
 
     fn attempt<V: DataVisitor + ?Sized>(&mut self, v: &mut V) -> Result<Attempt> {
-        let pos = self.position();
         let DataDecoder {
             schema,
             alternate,
             options,
-            buf,
-            consumed,
-            input_finished,
+            window,
             expect,
             partition,
             scratch,
             switched_to_frozen_udts,
             ..
         } = self;
-        let input_finished = *input_finished;
-        let incomplete = |e: Error| -> Result<Attempt> {
-            let short = matches!(
-                e.kind(),
-                ErrorKind::UnexpectedEof { .. } | ErrorKind::LengthTooLarge { .. }
-            );
-            if short && !input_finished {
-                Ok(Attempt::Done(VisitStep::NeedMoreData))
-            } else {
-                Err(e)
-            }
-        };
-        let window = buf.get(*consumed..).unwrap_or(&[]);
-        if window.is_empty() {
-            if !input_finished {
-                return Ok(Attempt::Done(VisitStep::NeedMoreData));
-            }
-            if *expect == Expect::PartitionStart {
-                return Ok(Attempt::Done(VisitStep::Finished));
-            }
-            return Err(Error::new(
-                ErrorKind::UnexpectedEof {
-                    needed_bytes: 1,
-                    available_bytes: 0,
-                },
-                pos,
-            )
-            .context("the data ends inside a partition"));
+        let pos = window.position();
+        let input_finished = window.is_input_finished();
+        if let Some(end) = window.at_end(*expect == Expect::PartitionStart, 1) {
+            return end.map(Attempt::Done);
         }
-        let mut r = Reader::new(window, pos).for_component(ComponentType::Data);
+        let (bytes, mut consumed) = window.split_unread();
+        let need_more = Ok(Attempt::Done(VisitStep::NeedMoreData));
+        let mut r = Reader::new(bytes, pos).for_component(ComponentType::Data);
         if *expect == Expect::PartitionStart {
             let start = match read_partition_start(&mut r, schema) {
                 Ok(s) => s,
-                Err(e) => return incomplete(e),
+                Err(e) if waits_for_more(&e, input_finished) => return need_more,
+                Err(e) => return Err(e),
             };
-            *consumed += r.position();
+            consumed.advance(r.position());
             partition.reset(pos);
             *expect = if schema.has_static_row() {
                 Expect::StaticRow
@@ -469,27 +347,20 @@ impl DataDecoder {
         let static_row = *expect == Expect::StaticRow;
         let head = match read_head(&mut r, schema, options, static_row) {
             Ok(h) => h,
-            Err(e) => return incomplete(e),
+            Err(e) if waits_for_more(&e, input_finished) => return need_more,
+            Err(e) => return Err(e),
         };
-        let window_len = window.len();
         match head {
             Head::EndOfPartition(flags) => {
-                *consumed += 1;
+                consumed.advance(1);
                 *expect = Expect::PartitionStart;
                 v.partition_end(&partition.end(pos, flags));
-                Ok(Attempt::Done(VisitStep::Visited))
             }
             Head::Row(h) => {
-                let Some(body) = declared_body(
-                    window,
-                    pos,
-                    h.body_start,
-                    h.declared_end,
-                    input_finished,
-                    "row",
-                )?
+                let Some((body, declared_len)) =
+                    declared_body(bytes, pos, &h, input_finished, "row")?
                 else {
-                    return Ok(Attempt::Done(VisitStep::NeedMoreData));
+                    return need_more;
                 };
                 if let Some(alt) = alternate.as_ref() {
                     // An ambiguous frozen-UDT header: a row that does not decode to exactly its
@@ -526,21 +397,14 @@ impl DataDecoder {
                     declared_end: h.declared_end,
                     findings: &scratch.findings,
                 });
-                *consumed += usize::try_from(h.declared_end - pos).unwrap_or(window_len);
+                consumed.advance(declared_len);
                 *expect = Expect::Unfiltered;
-                Ok(Attempt::Done(VisitStep::Visited))
             }
             Head::Marker(h) => {
-                let Some(body) = declared_body(
-                    window,
-                    pos,
-                    h.body_start,
-                    h.declared_end,
-                    input_finished,
-                    "range tombstone marker",
-                )?
+                let Some((body, declared_len)) =
+                    declared_body(bytes, pos, &h, input_finished, "range tombstone marker")?
                 else {
-                    return Ok(Attempt::Done(VisitStep::NeedMoreData));
+                    return need_more;
                 };
                 let mut br = Reader::new(body, h.body_start).for_component(ComponentType::Data);
                 let mut marker = h.read_body(&mut br, schema)?;
@@ -551,12 +415,45 @@ impl DataDecoder {
                     &mut marker.findings,
                 );
                 partition.previous_unfiltered_start = Some(marker.position);
-                partition.marker_count += 1;
-                *consumed += usize::try_from(h.declared_end - pos).unwrap_or(window_len);
+                partition.marker_count = partition.marker_count.saturating_add(1);
+                consumed.advance(declared_len);
                 v.range_tombstone_marker(&marker);
-                Ok(Attempt::Done(VisitStep::Visited))
             }
         }
+        Ok(Attempt::Done(VisitStep::Visited))
+    }
+}
+
+impl PushDecoder for DataDecoder {
+    type Setup = DataSchema;
+    type Step<'w> = DecodeStep;
+
+    fn from_setup(schema: DataSchema, options: DecodeOptions) -> Self {
+        DataDecoder::new(schema, options)
+    }
+
+    fn version(&self) -> &Version {
+        &self.schema.version
+    }
+
+    fn window(&self) -> &Window {
+        &self.window
+    }
+
+    fn window_mut(&mut self) -> &mut Window {
+        &mut self.window
+    }
+
+    fn seek_to_partition(&mut self, position: u64) {
+        DataDecoder::seek_to_partition(self, position);
+    }
+
+    fn next_item(&mut self) -> Result<DecodeStep> {
+        DataDecoder::next_item(self)
+    }
+
+    fn needs_more_data(step: &DecodeStep) -> bool {
+        matches!(step, DecodeStep::NeedMoreData)
     }
 }
 
@@ -574,4 +471,239 @@ fn decodes_exactly(
         head.visit_body(&mut br, schema, options, scratch, &mut IgnoreAll),
         Ok((end, _)) if end == head.declared_end
     )
+}
+
+/// Whether reading failed only because the item is not all in the window yet (a short read or
+/// a length past the window) while more input can come.
+pub(crate) fn waits_for_more(e: &Error, input_finished: bool) -> bool {
+    !input_finished
+        && matches!(
+            e.kind(),
+            ErrorKind::UnexpectedEof { .. } | ErrorKind::LengthTooLarge { .. }
+        )
+}
+
+/// The window of a push decoder over uncompressed Data.db: the bytes pushed in order, of which
+/// the first `consumed` are decoded. Consumed bytes are released by the next push (only the
+/// undecoded tail, less than one item, moves); a chunk can be decompressed straight into it
+/// ([`Window::fill_with`]). Shared by [`DataDecoder`] and
+/// [`LegacyDataDecoder`](crate::component::legacy_data::LegacyDataDecoder).
+#[derive(Debug, Clone, Default)]
+pub struct Window {
+    buf: Vec<u8>,
+    /// Absolute position of `buf[0]`.
+    start: u64,
+    /// Bytes of `buf` already decoded (at most `buf.len()`).
+    consumed: usize,
+    input_finished: bool,
+}
+
+/// Marks bytes of a [`Window::split_unread`] slice decoded, while items still borrow the slice.
+pub(crate) struct Consumed<'w> {
+    consumed: &'w mut usize,
+    len: usize,
+}
+
+impl Consumed<'_> {
+    /// `bytes` more are decoded (never past the window's end).
+    pub(crate) fn advance(&mut self, bytes: usize) {
+        *self.consumed = self.consumed.saturating_add(bytes).min(self.len);
+    }
+}
+
+impl Window {
+    /// Absolute uncompressed position of the next byte to decode.
+    pub fn position(&self) -> u64 {
+        self.start.saturating_add(self.consumed as u64)
+    }
+
+    /// Absolute uncompressed position the next pushed byte must have.
+    pub fn input_position(&self) -> u64 {
+        self.start.saturating_add(self.buf.len() as u64)
+    }
+
+    /// Bytes pushed but not yet decoded.
+    pub fn buffered_bytes(&self) -> usize {
+        self.buf.len().saturating_sub(self.consumed)
+    }
+
+    /// Bytes held (decoded or not): the memory the decoder keeps.
+    pub fn window_bytes(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Whether [`Window::finish`] was called.
+    pub fn is_input_finished(&self) -> bool {
+        self.input_finished
+    }
+
+    /// Appends the next uncompressed bytes (they start at [`Window::input_position`]).
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.compact();
+        self.buf.extend_from_slice(bytes);
+    }
+
+    /// No more input: the data ends at [`Window::input_position`].
+    pub fn finish(&mut self) {
+        self.input_finished = true;
+    }
+
+    /// Empties the window and restarts it at `position`, input not finished.
+    pub(crate) fn reset(&mut self, position: u64) {
+        self.buf.clear();
+        self.start = position;
+        self.consumed = 0;
+        self.input_finished = false;
+    }
+
+    /// The undecoded bytes, and the handle that marks them decoded.
+    pub(crate) fn split_unread(&mut self) -> (&[u8], Consumed<'_>) {
+        let Window { buf, consumed, .. } = self;
+        let len = buf.len();
+        (
+            buf.get(*consumed..).unwrap_or(&[]),
+            Consumed { consumed, len },
+        )
+    }
+
+    /// What an empty window means, `None` while undecoded bytes are left: more data, the end
+    /// of the data (`between_partitions`), or an error (the data ends inside a partition, whose
+    /// end marker has `end_marker_bytes`).
+    pub(crate) fn at_end(
+        &self,
+        between_partitions: bool,
+        end_marker_bytes: u64,
+    ) -> Option<Result<VisitStep>> {
+        if self.consumed < self.buf.len() {
+            return None;
+        }
+        Some(if !self.input_finished {
+            Ok(VisitStep::NeedMoreData)
+        } else if between_partitions {
+            Ok(VisitStep::Finished)
+        } else {
+            Err(Error::new(
+                ErrorKind::UnexpectedEof {
+                    needed_bytes: end_marker_bytes,
+                    available_bytes: 0,
+                },
+                self.position(),
+            )
+            .context("the data ends inside a partition (no end-of-partition marker)"))
+        })
+    }
+
+    /// Releases the consumed bytes: only the undecoded tail (less than one item) moves, once
+    /// per push, never per item.
+    fn compact(&mut self) {
+        if self.consumed == 0 {
+            return;
+        }
+        let n = self.consumed.min(self.buf.len());
+        self.buf.copy_within(n.., 0);
+        self.buf.truncate(self.buf.len().saturating_sub(n));
+        self.start = self.start.saturating_add(n as u64);
+        self.consumed = 0;
+    }
+
+    /// Lets `fill` append the next bytes straight into the window (a chunk decompressed where
+    /// it will be decoded). With `skip > 0` the appended bytes start `skip` bytes before
+    /// [`Window::input_position`] (a chunk entered after a seek); that needs an empty window,
+    /// else `Ok(false)` and nothing is appended. When `fill` fails, the window is as before.
+    pub(crate) fn fill_with<E>(
+        &mut self,
+        skip: usize,
+        fill: impl FnOnce(&mut Vec<u8>) -> core::result::Result<(), E>,
+    ) -> core::result::Result<bool, E> {
+        self.compact();
+        if skip > 0 && !self.buf.is_empty() {
+            return Ok(false);
+        }
+        let before = self.buf.len();
+        let skip_u64 = skip as u64;
+        if skip > 0 {
+            self.start = self.start.saturating_sub(skip_u64);
+            self.consumed = skip;
+        }
+        let result = fill(&mut self.buf);
+        let complete = result.is_ok() && self.buf.len().saturating_sub(before) >= skip;
+        if !complete {
+            // A failed fill, or fewer bytes than skipped: nothing of them is input.
+            self.buf.truncate(before);
+            if skip > 0 {
+                self.start = self.start.saturating_add(skip_u64);
+                self.consumed = 0;
+            }
+        }
+        result.map(|()| true)
+    }
+}
+
+/// A push decoder over uncompressed Data.db bytes, the part that
+/// [`ChunkedDataReader`](super::ChunkedDataReader) feeds: a [`Window`] it fills, a seek, and the
+/// items it yields. [`DataDecoder`] (3.0+ rows) and
+/// [`LegacyDataDecoder`](crate::component::legacy_data::LegacyDataDecoder) (2.x atoms) are the
+/// two; the window calls (`push`, `finish`, positions) exist once, here.
+pub trait PushDecoder {
+    /// What the decoder is built from: the schema (3.0+) or the version (2.x).
+    type Setup;
+    /// What [`PushDecoder::next_item`] yields (it may borrow the window).
+    type Step<'w>
+    where
+        Self: 'w;
+
+    /// A decoder at uncompressed position 0.
+    fn from_setup(setup: Self::Setup, options: DecodeOptions) -> Self;
+
+    /// The SSTable version (it picks the chunk checksum: Adler32 before 3.0, then CRC32).
+    fn version(&self) -> &Version;
+
+    fn window(&self) -> &Window;
+
+    fn window_mut(&mut self) -> &mut Window;
+
+    /// Restarts at the partition starting at uncompressed `position` (from Index.db or
+    /// Partitions.db): drops the window, clears an error.
+    fn seek_to_partition(&mut self, position: u64);
+
+    /// The next item, "need more data", or "finished".
+    fn next_item(&mut self) -> Result<Self::Step<'_>>;
+
+    /// Whether `step` is "need more data".
+    fn needs_more_data(step: &Self::Step<'_>) -> bool;
+
+    /// Appends the next uncompressed bytes (they start at [`PushDecoder::input_position`]).
+    fn push(&mut self, bytes: &[u8]) {
+        self.window_mut().push(bytes);
+    }
+
+    /// No more input: the data ends at [`PushDecoder::input_position`].
+    fn finish(&mut self) {
+        self.window_mut().finish();
+    }
+
+    /// Whether [`PushDecoder::finish`] was called.
+    fn is_input_finished(&self) -> bool {
+        self.window().is_input_finished()
+    }
+
+    /// Absolute uncompressed position of the next byte to decode.
+    fn position(&self) -> u64 {
+        self.window().position()
+    }
+
+    /// Absolute uncompressed position the next pushed byte must have.
+    fn input_position(&self) -> u64 {
+        self.window().input_position()
+    }
+
+    /// Bytes pushed but not yet decoded.
+    fn buffered_bytes(&self) -> usize {
+        self.window().buffered_bytes()
+    }
+
+    /// Bytes held in the window (decoded or not): what memory the decoder keeps.
+    fn window_bytes(&self) -> usize {
+        self.window().window_bytes()
+    }
 }

@@ -187,11 +187,12 @@ pub(super) fn read_atom_body<'w>(
     let mask_at = r.offset();
     let mask = r.u8("atom mask")?;
     let kind = AtomKind::from_mask(mask);
+    let mask_span = Span::new(mask_at, mask_at.saturating_add(1));
     let mut findings = Vec::new();
     if mask & !0x1f != 0 {
         findings.push(Finding::new(
             FindingKind::UnexpectedFlags,
-            Span::new(mask_at, mask_at + 1),
+            mask_span,
             format!("atom mask {mask:#04x} sets bits no 2.x writer sets"),
         ));
     }
@@ -227,14 +228,14 @@ pub(super) fn read_atom_body<'w>(
             if ttl <= 0 {
                 findings.push(Finding::new(
                     FindingKind::InvalidTtl,
-                    Span::new(ttl_at, ttl_at + 4),
+                    Span::new(ttl_at, ttl_at.saturating_add(4)),
                     format!("expiring cell with TTL {ttl} s"),
                 ));
             }
             if exp < 0 {
                 findings.push(Finding::new(
                     FindingKind::OverflowedExpirationTime,
-                    Span::new(ttl_at + 4, ttl_at + 8),
+                    Span::new(ttl_at.saturating_add(4), ttl_at.saturating_add(8)),
                     format!(
                         "local expiration time {exp} is negative: an expiry past 2038 that \
                          overflowed (CASSANDRA-14092)"
@@ -288,7 +289,7 @@ pub(super) fn read_atom_body<'w>(
             }
             AtomKind::CounterUpdate => findings.push(Finding::new(
                 FindingKind::UnexpectedFlags,
-                Span::new(mask_at, mask_at + 1),
+                mask_span,
                 "a counter update (mask 0x08) in an SSTable: Cassandra only writes those to \
                  memtables and the commit log"
                     .to_owned(),
@@ -298,7 +299,7 @@ pub(super) fn read_atom_body<'w>(
         if mask & DELETION_MASK != 0 && kind != AtomKind::Deleted {
             findings.push(Finding::new(
                 FindingKind::UnexpectedFlags,
-                Span::new(mask_at, mask_at + 1),
+                mask_span,
                 format!("atom mask {mask:#04x} combines the deletion bit with another kind"),
             ));
         }

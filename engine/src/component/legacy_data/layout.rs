@@ -136,7 +136,7 @@ fn cql_to_class(cql: &str) -> Result<String, String> {
     let lower = cql.to_ascii_lowercase();
     if let Some(open) = lower.find('<') {
         let inner = lower
-            .get(open + 1..)
+            .get(open.saturating_add(1)..)
             .and_then(|s| s.strip_suffix('>'))
             .ok_or_else(|| format!("bad type {cql}"))?;
         let args = split_top_level(inner)
@@ -187,11 +187,11 @@ fn split_top_level(s: &str) -> Vec<&str> {
     let mut start = 0;
     for (i, c) in s.char_indices() {
         match c {
-            '<' => depth += 1,
+            '<' => depth = depth.saturating_add(1),
             '>' => depth = depth.saturating_sub(1),
             ',' if depth == 0 => {
                 out.push(s.get(start..i).unwrap_or("").trim());
-                start = i + 1;
+                start = i.saturating_add(1);
             }
             _ => {}
         }

@@ -49,6 +49,8 @@
 //! `io/sstable/Descriptor.java` (2.0 `Version`); Cassandra 3.0's `db/LegacyLayout.java` for how
 //! atoms become rows.
 
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
+
 mod atom;
 mod file;
 mod json;

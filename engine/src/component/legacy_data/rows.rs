@@ -180,7 +180,7 @@ impl RowGrouper {
                     *is_static,
                     if *is_static { Vec::new() } else { clustering },
                     values.get(n).map(|c| Cow::Borrowed(*c)),
-                    values.get(n + 1).copied(),
+                    n.checked_add(1).and_then(|k| values.get(k)).copied(),
                 )
             }
         }
@@ -414,7 +414,10 @@ impl RowGrouper {
                         None => !self.layout.has_schema(),
                     }
                 });
-                if start_values.len() == n + 1 && start_values == end_values && is_collection {
+                if Some(start_values.len()) == n.checked_add(1)
+                    && start_values == end_values
+                    && is_collection
+                {
                     let clustering = start_values.get(..n).map(<[_]>::to_vec).unwrap_or_default();
                     self.open_row(a.position, start.is_static(), &clustering);
                     if let Some(row) = self.row.as_mut() {
@@ -457,29 +460,39 @@ impl RowGrouper {
         let end_json = bound(end, &end_values, false);
         let findings: Vec<String> = a.findings.iter().map(|f| f.message.clone()).collect();
         if let Some(p) = self.partition.as_mut() {
-            p.rows.push(UnfilteredJson {
-                r#type: "range_tombstone_bound",
-                position: a.position,
-                clustering: Vec::new(),
-                liveness_info: None,
-                deletion_info: None,
-                start: Some(start_json),
-                end: None,
-                cells: Vec::new(),
+            p.rows.push(tombstone_bound(
+                a.position,
+                Some(start_json),
+                None,
                 findings,
-            });
-            p.rows.push(UnfilteredJson {
-                r#type: "range_tombstone_bound",
-                position: a.position,
-                clustering: Vec::new(),
-                liveness_info: None,
-                deletion_info: None,
-                start: None,
-                end: Some(end_json),
-                cells: Vec::new(),
-                findings: Vec::new(),
-            });
+            ));
+            p.rows.push(tombstone_bound(
+                a.position,
+                None,
+                Some(end_json),
+                Vec::new(),
+            ));
         }
+    }
+}
+
+/// A `range_tombstone_bound` unfiltered of sstabledump: a start or an end bound.
+fn tombstone_bound(
+    position: u64,
+    start: Option<BoundJson>,
+    end: Option<BoundJson>,
+    findings: Vec<String>,
+) -> UnfilteredJson {
+    UnfilteredJson {
+        r#type: "range_tombstone_bound",
+        position,
+        clustering: Vec::new(),
+        liveness_info: None,
+        deletion_info: None,
+        start,
+        end,
+        cells: Vec::new(),
+        findings,
     }
 }
 

@@ -17,13 +17,13 @@ use serde::Serialize;
 
 use super::atom::{read_atom_body, Atom, AtomKind};
 use crate::component::data::{
-    read_partition_start, DataSchema, DecodeOptions, DeltaBase, PartitionStart,
+    headers_only_schema, read_partition_start, waits_for_more, DataSchema, DecodeOptions,
+    PartitionStart, PushDecoder, VisitStep, Window,
 };
 use crate::component::ComponentType;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::reader::Reader;
 use crate::span::Span;
-use crate::types::AbstractType;
 use crate::version::{Format, Version};
 
 /// Atoms of a partition by kind.
@@ -47,16 +47,19 @@ impl AtomCounts {
             AtomKind::CounterUpdate => &mut self.counter_update,
             AtomKind::RangeTombstone => &mut self.range_tombstone,
         };
-        *n += 1;
+        *n = n.saturating_add(1);
     }
 
     pub fn total(&self) -> u64 {
-        self.cell
-            + self.deleted
-            + self.expiring
-            + self.counter
-            + self.counter_update
-            + self.range_tombstone
+        [
+            self.deleted,
+            self.expiring,
+            self.counter,
+            self.counter_update,
+            self.range_tombstone,
+        ]
+        .into_iter()
+        .fold(self.cell, u64::saturating_add)
     }
 }
 
@@ -114,12 +117,7 @@ pub struct LegacyDataDecoder {
     /// Partition headers are read with the 3.0 reader (same layout before `oa`).
     header_schema: DataSchema,
     options: DecodeOptions,
-    buf: Vec<u8>,
-    /// Absolute position of `buf[0]`.
-    buf_start: u64,
-    /// Bytes of `buf` already decoded.
-    consumed: usize,
-    input_finished: bool,
+    window: Window,
     expect: Expect,
     partition_start: u64,
     counts: AtomCounts,
@@ -136,26 +134,10 @@ impl LegacyDataDecoder {
 
     /// A decoder at uncompressed position 0 for a `jb`/`ka`/`la` (or older big) Data.db.
     pub fn new(version: Version, options: DecodeOptions) -> LegacyDataDecoder {
-        let header_schema = DataSchema::from_parts(
-            version,
-            AbstractType::Bytes,
-            Vec::new(),
-            Vec::new(),
-            Vec::new(),
-            DeltaBase {
-                min_timestamp_micros: 0,
-                min_local_deletion_time_raw: 0,
-                min_ttl_secs: 0,
-                unsigned_deletion_time: false,
-            },
-        );
         LegacyDataDecoder {
-            header_schema,
+            header_schema: headers_only_schema(version),
             options,
-            buf: Vec::new(),
-            buf_start: 0,
-            consumed: 0,
-            input_finished: false,
+            window: Window::default(),
             expect: Expect::PartitionStart,
             partition_start: 0,
             counts: AtomCounts::default(),
@@ -163,70 +145,13 @@ impl LegacyDataDecoder {
         }
     }
 
-    pub fn version(&self) -> &Version {
-        &self.header_schema.version
-    }
-
     pub fn options(&self) -> &DecodeOptions {
         &self.options
-    }
-
-    /// Absolute uncompressed position of the next byte to decode.
-    pub fn position(&self) -> u64 {
-        self.buf_start + self.consumed as u64
-    }
-
-    /// Absolute uncompressed position the next pushed byte must have.
-    pub fn input_position(&self) -> u64 {
-        self.buf_start + self.buf.len() as u64
-    }
-
-    /// Bytes held in the window (decoded or not) — what memory the decoder keeps.
-    pub fn window_bytes(&self) -> usize {
-        self.buf.len()
-    }
-
-    /// Bytes pushed but not yet decoded.
-    pub fn buffered_bytes(&self) -> usize {
-        self.buf.len().saturating_sub(self.consumed)
-    }
-
-    pub fn is_input_finished(&self) -> bool {
-        self.input_finished
     }
 
     /// The error the decoder stopped at, if any.
     pub fn error(&self) -> Option<&Error> {
         self.failed.as_ref()
-    }
-
-    /// Appends the next uncompressed bytes (they start at [`LegacyDataDecoder::input_position`]).
-    pub fn push(&mut self, bytes: &[u8]) {
-        if self.consumed > 0 {
-            let n = self.consumed.min(self.buf.len());
-            self.buf.drain(..n);
-            self.buf_start += n as u64;
-            self.consumed = 0;
-        }
-        self.buf.extend_from_slice(bytes);
-    }
-
-    /// No more input.
-    pub fn finish(&mut self) {
-        self.input_finished = true;
-    }
-
-    /// Restarts at the partition at uncompressed `position` (from Index.db): drops the window,
-    /// clears an error.
-    pub fn seek_to_partition(&mut self, position: u64) {
-        self.buf.clear();
-        self.buf_start = position;
-        self.consumed = 0;
-        self.input_finished = false;
-        self.expect = Expect::PartitionStart;
-        self.partition_start = position;
-        self.counts = AtomCounts::default();
-        self.failed = None;
     }
 
     /// The next item, [`LegacyStep::NeedMoreData`], or [`LegacyStep::Finished`]. Atoms borrow
@@ -235,129 +160,140 @@ impl LegacyDataDecoder {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
-        let pos = self.buf_start + self.consumed as u64;
-        let window: &[u8] = self.buf.get(self.consumed..).unwrap_or(&[]);
-        let decoded = decode_one(
-            window,
-            pos,
-            self.expect,
-            &self.header_schema,
-            &self.options,
-            self.input_finished,
-        );
-        match decoded {
-            Err(e) => {
-                let e = e.in_component(ComponentType::Data);
-                self.failed = Some(e.clone());
-                Err(e)
+        let pos = self.window.position();
+        let input_finished = self.window.is_input_finished();
+        if let Some(end) = self
+            .window
+            .at_end(self.expect == Expect::PartitionStart, END_MARKER_BYTES)
+        {
+            return match end {
+                Ok(VisitStep::Finished) => Ok(LegacyStep::Finished),
+                Ok(_) => Ok(LegacyStep::NeedMoreData),
+                Err(e) => Err(fail(&mut self.failed, e)),
+            };
+        }
+        let (bytes, mut consumed) = self.window.split_unread();
+        let decoded = decode_one(bytes, pos, self.expect, &self.header_schema, &self.options);
+        let (item, used) = match decoded {
+            Ok(d) => d,
+            Err(e) if waits_for_more(&e, input_finished) && !is_value_cap(&e) => {
+                return Ok(LegacyStep::NeedMoreData)
             }
-            Ok(Decoded::NeedMoreData) => Ok(LegacyStep::NeedMoreData),
-            Ok(Decoded::Finished) => Ok(LegacyStep::Finished),
-            Ok(Decoded::Start(start, used)) => {
-                self.consumed += used;
+            Err(e) => return Err(fail(&mut self.failed, e)),
+        };
+        consumed.advance(used);
+        let item = match item {
+            Decoded::Start(start) => {
                 self.expect = Expect::Atom;
                 self.partition_start = pos;
                 self.counts = AtomCounts::default();
-                Ok(LegacyStep::Item(LegacyItem::PartitionStart(start)))
+                LegacyItem::PartitionStart(start)
             }
-            Ok(Decoded::End) => {
-                self.consumed += 2;
-                self.expect = Expect::PartitionStart;
-                Ok(LegacyStep::Item(LegacyItem::PartitionEnd(
-                    LegacyPartitionEnd {
-                        position: pos,
-                        partition_position: self.partition_start,
-                        partition_span: Span::new(self.partition_start, pos + 2),
-                        atom_counts: self.counts,
-                    },
-                )))
-            }
-            Ok(Decoded::Atom(atom, used)) => {
-                self.consumed += used;
+            Decoded::Atom(atom) => {
                 self.counts.add(atom.kind);
-                Ok(LegacyStep::Item(LegacyItem::Atom(atom)))
+                LegacyItem::Atom(atom)
             }
-        }
+            Decoded::End => {
+                self.expect = Expect::PartitionStart;
+                LegacyItem::PartitionEnd(LegacyPartitionEnd {
+                    position: pos,
+                    partition_position: self.partition_start,
+                    partition_span: Span::new(
+                        self.partition_start,
+                        pos.saturating_add(END_MARKER_BYTES),
+                    ),
+                    atom_counts: self.counts,
+                })
+            }
+        };
+        Ok(LegacyStep::Item(item))
     }
 }
 
+/// Records `e` as the error the decoder stopped at (in `failed`) and returns it.
+fn fail(failed: &mut Option<Error>, e: Error) -> Error {
+    let e = e.in_component(ComponentType::Data);
+    *failed = Some(e.clone());
+    e
+}
+
+impl PushDecoder for LegacyDataDecoder {
+    type Setup = Version;
+    type Step<'w> = LegacyStep<'w>;
+
+    fn from_setup(version: Version, options: DecodeOptions) -> Self {
+        LegacyDataDecoder::new(version, options)
+    }
+
+    fn version(&self) -> &Version {
+        &self.header_schema.version
+    }
+
+    fn window(&self) -> &Window {
+        &self.window
+    }
+
+    fn window_mut(&mut self) -> &mut Window {
+        &mut self.window
+    }
+
+    fn seek_to_partition(&mut self, position: u64) {
+        self.window.reset(position);
+        self.expect = Expect::PartitionStart;
+        self.partition_start = position;
+        self.counts = AtomCounts::default();
+        self.failed = None;
+    }
+
+    fn next_item(&mut self) -> Result<LegacyStep<'_>> {
+        LegacyDataDecoder::next_item(self)
+    }
+
+    fn needs_more_data(step: &LegacyStep<'_>) -> bool {
+        matches!(step, LegacyStep::NeedMoreData)
+    }
+}
+
+/// Bytes of the end-of-partition marker (an empty name: u16 `0x0000`).
+const END_MARKER_BYTES: u64 = 2;
+
 #[allow(clippy::large_enum_variant)]
 enum Decoded<'w> {
-    NeedMoreData,
-    Finished,
-    Start(PartitionStart, usize),
-    Atom(Atom<'w>, usize),
+    Start(PartitionStart),
+    Atom(Atom<'w>),
     End,
 }
 
-/// Decodes the item at the start of `window` (absolute `pos`).
+/// Decodes the item at the start of `bytes` (absolute `pos`, not empty) and says how many bytes
+/// it took.
 fn decode_one<'w>(
-    window: &'w [u8],
+    bytes: &'w [u8],
     pos: u64,
     expect: Expect,
     header_schema: &DataSchema,
     options: &DecodeOptions,
-    input_finished: bool,
-) -> Result<Decoded<'w>> {
-    let incomplete = |e: Error| -> Result<Decoded<'w>> {
-        if matches!(
-            e.kind(),
-            ErrorKind::UnexpectedEof { .. } | ErrorKind::LengthTooLarge { .. }
-        ) && !input_finished
-            && !is_value_cap(&e)
-        {
-            Ok(Decoded::NeedMoreData)
-        } else {
-            Err(e)
-        }
-    };
-    if window.is_empty() {
-        if !input_finished {
-            return Ok(Decoded::NeedMoreData);
-        }
-        if expect == Expect::PartitionStart {
-            return Ok(Decoded::Finished);
-        }
-        return Err(Error::new(
-            ErrorKind::UnexpectedEof {
-                needed_bytes: 2,
-                available_bytes: 0,
-            },
-            pos,
-        )
-        .context("the data ends inside a partition (no end-of-partition marker)"));
-    }
-    let mut r = Reader::new(window, pos).for_component(ComponentType::Data);
+) -> Result<(Decoded<'w>, usize)> {
+    let mut r = Reader::new(bytes, pos).for_component(ComponentType::Data);
     if expect == Expect::PartitionStart {
-        return match read_partition_start(&mut r, header_schema) {
-            Ok(s) => Ok(Decoded::Start(s, r.position())),
-            Err(e) => incomplete(e),
-        };
+        let start = read_partition_start(&mut r, header_schema)?;
+        return Ok((Decoded::Start(start), r.position()));
     }
-    let name_len = match r.u16("atom name length") {
-        Ok(n) => n,
-        Err(e) => return incomplete(e),
-    };
+    let name_len = r.u16("atom name length")?;
     if name_len == 0 {
-        return Ok(Decoded::End);
+        return Ok((Decoded::End, r.position()));
     }
     let name_start = r.offset();
-    let name = match r.bytes(usize::from(name_len), "atom name") {
-        Ok(n) => n,
-        Err(e) => return incomplete(e),
-    };
+    let name = r.bytes(usize::from(name_len), "atom name")?;
     let name_span = r.span_from(name_start);
-    match read_atom_body(
+    let atom = read_atom_body(
         &mut r,
         pos,
         name,
         name_span,
         &header_schema.version,
         options,
-    ) {
-        Ok(atom) => Ok(Decoded::Atom(atom, r.position())),
-        Err(e) => incomplete(e),
-    }
+    )?;
+    Ok((Decoded::Atom(atom), r.position()))
 }
 
 /// The value-length cap ([`DecodeOptions::max_value_bytes`]) is final: more data cannot help.
