@@ -54,6 +54,7 @@
 //! (`getExactPosition`), `io/sstable/format/bti/PartitionIndex.java` (`exactCandidate`),
 //! `io/sstable/format/bti/TrieIndexEntry.java`, `io/tries/Walker.java`,
 //! `utils/BloomFilter.java` (`isPresent`).
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use core::cmp::Ordering;
 

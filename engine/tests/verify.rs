@@ -13,11 +13,11 @@ use sstable_engine::component::statistics::{ChecksumPart, MetadataType};
 use sstable_engine::component::{compression_info, digest, ComponentType, DigestAlgorithm};
 use sstable_engine::compress::{compress_chunk, compress_lz4, Compressor};
 use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
-use sstable_engine::range::{ByteRange, RangeReader};
+use sstable_engine::range::{ByteRange, RangeReader, SliceSource, SyncDriver};
 use sstable_engine::sstable_set::{group_files, SSTableFiles};
 use sstable_engine::verify::{
     CheckKind, FindingKind, PartitionRange, Phase, Verdict, Verifier, VerifyInput, VerifyOptions,
-    VerifyReport,
+    VerifyReport, VerifyRun,
 };
 use sstable_engine::{ErrorKind, Format, Version};
 
@@ -61,6 +61,45 @@ impl SSTable {
             .with_partitions(partitions);
         drive(v, self.data(), &self.prefix)
     }
+}
+
+impl SSTable {
+    /// Verifies through [`VerifyRun`] and the sync driver, as the CLI does: the partitions of
+    /// a failing chunk are named from the SSTable's own index.
+    fn run(&self, options: VerifyOptions) -> VerifyReport {
+        let m = self.metadata();
+        let mut run = VerifyRun::new(&m, options);
+        let files: Vec<(ComponentType, &[u8])> = self
+            .files
+            .iter()
+            .map(|(c, b)| (c.clone(), b.as_slice()))
+            .collect();
+        let mut driver = SyncDriver::new(SliceSource { files: &files });
+        let outcome = driver.run(&mut run, &NoClock);
+        run.finish(&self.prefix, outcome.err())
+    }
+
+    fn with_flip(&self, c: &ComponentType, at: usize, mask: u8) -> SSTable {
+        let mut files = self.files.clone();
+        files.get_mut(c).unwrap()[at] ^= mask;
+        SSTable {
+            prefix: self.prefix.clone(),
+            files,
+            info: self.info.clone(),
+        }
+    }
+}
+
+/// The keys each failure of the chunk check names, by chunk.
+fn named(r: &VerifyReport) -> Vec<(Option<u64>, Vec<String>)> {
+    r.check(CheckKind::Chunk)
+        .map(|c| {
+            c.failures
+                .iter()
+                .map(|f| (f.chunk, f.partitions.clone()))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Hands the verifier Data.db bytes at `offset` through the byte-range protocol.
@@ -1126,4 +1165,104 @@ fn sha1_hex(bytes: &[u8]) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+#[test]
+fn a_failing_bti_chunk_names_its_partitions_from_the_trie_and_rows_db() {
+    let Some(fx) = common::cassandra_fixtures("verify::bti_partitions") else {
+        return;
+    };
+    // MANIFEST §3/§7: legacy_da_clust holds partitions "0".."4" of ~67 KB each (335,958 bytes
+    // in all), LZ4 in 16 KiB chunks at Data.db 0, 417, 829, …, 1638, …, 8316. Every partition
+    // has a row index, so its key and Data.db position come from its Rows.db entry.
+    let t = legacy(&fx, "da", "legacy_da_clust", "da-1");
+    let cases: [(usize, u64, &[&str]); 4] = [
+        // Chunk 1: uncompressed [16384, 32768), inside "0".
+        (500, 1, &["0"]),
+        // Chunk 4: uncompressed [65536, 81920), across the end of "0" (≈ 67,191).
+        (2000, 4, &["0", "1"]),
+        // Chunk 8: uncompressed [131072, 147456), "1" ends at ≈ 134,383.
+        (3300, 8, &["1", "2"]),
+        // Chunk 20, the last: uncompressed [327680, 335958), inside "4".
+        (8400, 20, &["4"]),
+    ];
+    for (at, chunk, keys) in cases {
+        let r = t
+            .with_flip(&ComponentType::Data, at, 0x01)
+            .run(VerifyOptions::default());
+        assert_eq!(r.verdict, Verdict::Invalid);
+        let keys: Vec<String> = keys.iter().map(|k| (*k).to_owned()).collect();
+        assert_eq!(named(&r), [(Some(chunk), keys)], "flip at {at}");
+        assert!(r.findings.is_empty(), "{:?}", r.findings);
+        assert!(r.errors.is_empty(), "{:?}", r.errors);
+    }
+}
+
+#[test]
+fn bti_keys_without_a_row_index_are_read_from_data_db() {
+    let Some(fx) = common::cassandra_fixtures("verify::bti_data_keys") else {
+        return;
+    };
+    // legacy_da_simple: one 79-byte chunk holding all five partitions, at uncompressed 0, 22,
+    // 46, 70 and 94; Rows.db is empty (no row index): Partitions.db points into Data.db and
+    // holds only key prefixes, so the whole keys are read from the partition headers.
+    let t = legacy(&fx, "da", "legacy_da_simple", "da-1");
+    let all: Vec<String> = ["0", "1", "2", "3", "4"].map(String::from).to_vec();
+    // A flip in the stored CRC (bytes 75..79): the data decompresses, every key reads.
+    let r = t
+        .with_flip(&ComponentType::Data, 77, 0x01)
+        .run(VerifyOptions::default());
+    assert_eq!(named(&r), [(Some(0), all.clone())]);
+    assert!(r.findings.is_empty() && r.errors.is_empty(), "{r:?}");
+    // A flip that breaks the LZ4 stream: the headers cannot be read, so each partition is
+    // named by its Data.db position, never by a wrong key.
+    let r = t
+        .with_flip(&ComponentType::Data, 40, 0x01)
+        .run(VerifyOptions::default());
+    let names = named(&r);
+    let [(Some(0), keys)] = names.as_slice() else {
+        panic!("{names:?}");
+    };
+    let positions: Vec<&str> = keys
+        .iter()
+        .map(|k| {
+            k.strip_prefix("? (Data.db ")
+                .and_then(|k| k.split(':').next())
+                .unwrap_or(k)
+        })
+        .collect();
+    assert_eq!(positions, ["0", "22", "46", "70", "94"], "{keys:?}");
+    assert_eq!(r.verdict, Verdict::Invalid);
+}
+
+#[test]
+fn a_damaged_partitions_db_leaves_partitions_unnamed_not_the_sstable_unverifiable() {
+    let Some(fx) = common::cassandra_fixtures("verify::bti_damaged_index") else {
+        return;
+    };
+    let t = legacy(&fx, "da", "legacy_da_clust", "da-1");
+    let mut bad = t.with_flip(&ComponentType::Data, 500, 0x01);
+    // The footer's root position (the last 8 bytes) now points past the trie.
+    let partitions = bad.file_mut(&ComponentType::Partitions);
+    let n = partitions.len();
+    partitions[n - 1] = 0xff;
+    let r = bad.run(VerifyOptions::default());
+    assert_eq!(r.verdict, Verdict::Invalid);
+    assert_eq!(named(&r), [(Some(1), Vec::<String>::new())]);
+    assert_eq!(r.findings.len(), 1, "{:?}", r.findings);
+    assert_eq!(r.findings[0].component.as_deref(), Some("Partitions.db"));
+    assert!(
+        r.findings[0].message.starts_with("partitions not named: ")
+            && r.findings[0].message.contains("root position"),
+        "{:?}",
+        r.findings[0]
+    );
+    // Rows.db cut short: the entry of "0" cannot be read.
+    let mut bad = t.with_flip(&ComponentType::Data, 500, 0x01);
+    bad.file_mut(&ComponentType::Rows).truncate(10);
+    let r = bad.run(VerifyOptions::default());
+    assert_eq!(r.verdict, Verdict::Invalid);
+    assert_eq!(named(&r), [(Some(1), Vec::<String>::new())]);
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert_eq!(r.findings.len(), 1, "{:?}", r.findings);
 }

@@ -55,6 +55,7 @@
 //! that must be decompressed arrives split over two supplies — a copy of that one chunk, refused
 //! (as a `decompress` failure) when it is longer than any codec writes for the chunk length.
 //! [`Verifier::buffered_bytes`] and [`Verifier::max_buffered_bytes`] report it.
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 mod report;
 mod run;

@@ -32,6 +32,7 @@
 //! A failure's `kind` is its check's kind, or `truncated` (a chunk the file is too short for) or
 //! `decompress`. Checksums are printed as unsigned decimal (as digest files store them), SHA-1 as
 //! hex. `chunk` is null for failures that are not about one chunk.
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use serde::Serialize;
 

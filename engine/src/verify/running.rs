@@ -8,6 +8,7 @@
 //!
 //! Src: `src/java/org/apache/cassandra/utils/ChecksumType.java` (CRC32 and Adler32 are
 //! `java.util.zip`'s, the same functions as zlib's).
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use crate::component::crc::ChecksumType;
 

@@ -25,6 +25,7 @@
 //! `src/java/org/apache/cassandra/db/DecoratedKey.java` (`asComparableBytes`),
 //! `dht/Murmur3Partitioner.java`, `dht/ByteOrderedPartitioner.java`,
 //! `dht/OrderPreservingPartitioner.java`, `dht/RandomPartitioner.java`, `db/marshal/IntegerType.java`.
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use crate::token::{md5_digest, Partitioner};
 

@@ -27,6 +27,7 @@
 //! `PartitionIndexBuilder.java`, `BtiFormat.md` ("Partition index"),
 //! `src/java/org/apache/cassandra/io/util/SizedInts.java`, `db/DecoratedKey.java`
 //! (`filterHashLowerBits`).
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use serde::Serialize;
 

@@ -23,6 +23,7 @@
 //! Src: `src/java/org/apache/cassandra/io/sstable/format/bti/TrieIndexEntry.java`,
 //! `RowIndexReader.java`, `RowIndexWriter.java`, `BtiFormatPartitionWriter.java`,
 //! `BtiFormat.md` ("Row index"), `db/DeletionTime.java`.
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use serde::Serialize;
 

@@ -34,6 +34,7 @@
 //! Src: `src/java/org/apache/cassandra/io/tries/TrieNode.java`, `.../io/tries/Walker.java`,
 //! `.../io/tries/ValueIterator.java`, `.../io/util/SizedInts.java`,
 //! `.../io/sstable/format/bti/BtiFormat.md` ("Trie nodes").
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use serde::Serialize;
 
