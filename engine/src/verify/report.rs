@@ -117,7 +117,7 @@ impl Check {
 
     pub(crate) fn fail(&mut self, failure: Failure) {
         self.ok = false;
-        self.failed += 1;
+        self.failed = self.failed.saturating_add(1);
         if self.failures.len() < MAX_LISTED_FAILURES {
             self.failures.push(failure);
         }

@@ -142,7 +142,7 @@ type FailureId = (super::FindingKind, Option<u64>, u64);
 /// What names the partitions of failing chunks: Index.db (big) or the Partitions.db trie (bti).
 #[derive(Debug, Clone)]
 enum Namer {
-    Index(PartitionFinder),
+    Index(Box<PartitionFinder>),
     Trie(Box<TriePartitionFinder>),
 }
 
@@ -156,14 +156,14 @@ impl Namer {
 
     fn reader(&self) -> &dyn RangeReader {
         match self {
-            Namer::Index(f) => f,
+            Namer::Index(f) => f.as_ref(),
             Namer::Trie(f) => f.as_ref(),
         }
     }
 
     fn reader_mut(&mut self) -> &mut dyn RangeReader {
         match self {
-            Namer::Index(f) => f,
+            Namer::Index(f) => f.as_mut(),
             Namer::Trie(f) => f.as_mut(),
         }
     }
@@ -278,13 +278,13 @@ impl VerifyRun {
         }
         match (self.format, self.index_len) {
             (Format::Big, Some(index_len)) => {
-                self.finder = Some(Namer::Index(PartitionFinder::new(
+                self.finder = Some(Namer::Index(Box::new(PartitionFinder::new(
                     self.version,
                     index_len,
                     v.data_len_bytes(),
                     self.key_type.clone(),
                     &ranges,
-                )));
+                ))));
                 self.stage = Stage::Partitions;
             }
             (Format::Big, None) => {
@@ -349,9 +349,7 @@ impl VerifyRun {
         };
         match error {
             Some(e) if self.partition_read_failed || names_partitions(e.component()) => {
-                if partition_note.is_none() {
-                    partition_note = Some(format!("partitions not named: {e}"));
-                }
+                partition_note.get_or_insert_with(|| format!("partitions not named: {e}"));
             }
             Some(e) => report.push_error(
                 Some(e.component().map_or(
