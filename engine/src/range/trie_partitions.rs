@@ -550,11 +550,10 @@ impl RangeReader for TriePartitionFinder {
     }
 
     /// A failed read of Data.db leaves that key unread and goes on; any other stops the finder.
-    fn abort(&mut self, range: &ByteRange, error: &Error, _clock: &dyn Clock) {
+    fn abort(&mut self, _range: &ByteRange, error: &Error, _clock: &dyn Clock) {
         if let Stage::DataKeys { index } = self.stage {
             self.set_unreadable(index, &error.message());
             self.next_data_key(index.saturating_add(1));
-            let _ = range;
             return;
         }
         self.stage = Stage::Done;

@@ -24,8 +24,9 @@
 //! [`VerifyReport`].
 //!
 //! [`VerifyRun`] is what front ends drive: the [`Verifier`] over Data.db, then — only when a
-//! chunk failed — a windowed walk of Index.db ([`crate::range::PartitionFinder`]) that names the
-//! partitions each failing chunk overlaps, and the verdict ([`Verdict`]) with the reasons a check
+//! chunk failed — a windowed walk of Index.db ([`crate::range::PartitionFinder`]) or, for BTI,
+//! of the Partitions.db trie ([`crate::range::TriePartitionFinder`]) that names the partitions
+//! each failing chunk overlaps, and the verdict ([`Verdict`]) with the reasons a check
 //! could not run ([`unverifiable_reasons`]).
 //!
 //! ```no_run
