@@ -60,6 +60,8 @@ enum KeyAt {
 enum PendingKey {
     /// From Rows.db.
     Raw(Vec<u8>),
+    /// From Rows.db, but not the key the trie indexes there: what to show instead.
+    Mismatch(String),
     /// To read from Data.db.
     Data(DataKey),
 }
@@ -108,6 +110,8 @@ pub struct TriePartitionFinder {
     pages: Vec<(u64, Vec<u8>, u64)>,
     /// The next Partitions.db read (trie stage).
     trie_read: Option<ByteRange>,
+    /// The trie's prefix and hash byte of the partition whose Rows.db entry is read next.
+    rows_trie_key: (Vec<u8>, Option<u8>),
     rows_window: (u64, Vec<u8>),
     rows_window_bytes: u64,
     stage: Stage,
@@ -150,6 +154,7 @@ impl TriePartitionFinder {
             walk: None,
             pages: Vec::new(),
             trie_read: None,
+            rows_trie_key: (Vec::new(), None),
             rows_window: (0, Vec::new()),
             rows_window_bytes: ROWS_WINDOW_BYTES,
             stage,
@@ -191,14 +196,39 @@ impl TriePartitionFinder {
         self.wanted.iter().map(|w| w.1).max().unwrap_or(0)
     }
 
-    /// A partition starts at `position`: the previous one ends there.
-    fn partition_at(&mut self, key: PendingKey, position: u64) {
+    /// A partition starts at `position`: the previous one ends there. Data.db starts with the
+    /// first partition and holds them in key order, so positions start at 0 and grow.
+    fn partition_at(
+        &mut self,
+        key: PendingKey,
+        position: u64,
+        component: ComponentType,
+    ) -> Result<()> {
+        let previous = self.previous.as_ref().map(|p| p.1);
+        let out_of_order = match previous {
+            None => position != 0,
+            Some(p) => position <= p,
+        };
+        if out_of_order {
+            return Err(Error::invalid(
+                match previous {
+                    None => format!("the first partition starts at Data.db {position}, not 0"),
+                    Some(p) => format!(
+                        "a partition starts at Data.db {position}, not after the previous one at {p}"
+                    ),
+                },
+                0,
+            )
+            .context("partition position")
+            .in_component(component));
+        }
         self.close_previous(position);
         if position >= self.last_end() {
             self.start_data_keys();
         } else {
             self.previous = Some((key, position));
         }
+        Ok(())
     }
 
     fn close_previous(&mut self, end: u64) {
@@ -216,6 +246,7 @@ impl TriePartitionFinder {
             }
             let key = kept.get_or_insert_with(|| match &pending {
                 PendingKey::Raw(raw) => KeyAt::Known(render_key(self.key_type.as_ref(), raw)),
+                PendingKey::Mismatch(text) => KeyAt::Known(text.clone()),
                 PendingKey::Data(d) => {
                     self.data_keys.push(d.clone());
                     KeyAt::Data(self.data_keys.len().saturating_sub(1))
@@ -290,11 +321,12 @@ impl TriePartitionFinder {
             }
         };
         let rendered = render_key(self.key_type.as_ref(), &key);
+        let indexed = self
+            .data_keys
+            .get(index)
+            .is_some_and(|d| self.is_indexed(&key, &d.key_prefix, d.hash_byte));
         let d = self.data_keys.get_mut(index)?;
-        let prefix_ok =
-            partition_key(&self.partitioner, &key).is_none_or(|c| c.starts_with(&d.key_prefix));
-        let hash_ok = d.hash_byte.is_none_or(|h| h == hash_byte(&key));
-        d.key = Some(if prefix_ok && hash_ok {
+        d.key = Some(if indexed {
             rendered
         } else {
             format!(
@@ -303,6 +335,14 @@ impl TriePartitionFinder {
             )
         });
         Some(())
+    }
+
+    /// Whether `key` is the one the trie indexes with `key_prefix` and `stored_hash`: its
+    /// byte-comparable form starts with the prefix and its hash byte is the stored one.
+    fn is_indexed(&self, key: &[u8], key_prefix: &[u8], stored_hash: Option<u8>) -> bool {
+        let prefix_ok =
+            partition_key(&self.partitioner, key).is_none_or(|c| c.starts_with(key_prefix));
+        prefix_ok && stored_hash.is_none_or(|h| h == hash_byte(key))
     }
 
     fn read_footer(&mut self, offset: u64, bytes: &[u8]) -> Result<()> {
@@ -354,6 +394,11 @@ impl TriePartitionFinder {
             drop(windows);
             match step {
                 WalkStep::End => {
+                    if self.previous.is_none() {
+                        return Err(Error::invalid("the trie lists no partition", 0)
+                            .context("partition index trie walk")
+                            .in_component(ComponentType::Partitions));
+                    }
                     self.close_previous(self.data_len);
                     self.start_data_keys();
                     return Ok(());
@@ -394,12 +439,17 @@ impl TriePartitionFinder {
                             hash_byte: entry.payload.hash_byte,
                             key: None,
                         };
-                        self.partition_at(PendingKey::Data(key), data_position);
+                        self.partition_at(
+                            PendingKey::Data(key),
+                            data_position,
+                            ComponentType::Partitions,
+                        )?;
                         if !matches!(self.stage, Stage::Trie) {
                             return Ok(());
                         }
                     }
                     PartitionTarget::RowIndex { rows_position } => {
+                        self.rows_trie_key = (entry.key_prefix, entry.payload.hash_byte);
                         if !self.rows_entry(rows_position)? {
                             self.stage = Stage::RowsEntry { rows_position };
                             return Ok(());
@@ -446,7 +496,16 @@ impl TriePartitionFinder {
         match decode_entry(&rows, rows_position, &self.version) {
             Ok(entry) => {
                 self.rows_window_bytes = ROWS_WINDOW_BYTES;
-                self.partition_at(PendingKey::Raw(entry.key.value), entry.data_position.value);
+                let (prefix, hash) = &self.rows_trie_key;
+                let key = if self.is_indexed(&entry.key.value, prefix, *hash) {
+                    PendingKey::Raw(entry.key.value)
+                } else {
+                    PendingKey::Mismatch(format!(
+                        "? (Rows.db {rows_position}: the key there, {}, is not the one Partitions.db indexes)",
+                        render_key(self.key_type.as_ref(), &entry.key.value)
+                    ))
+                };
+                self.partition_at(key, entry.data_position.value, ComponentType::Rows)?;
                 Ok(true)
             }
             Err(e) if is_short(&e) && window_end < rows_len => {
