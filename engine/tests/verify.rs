@@ -1346,3 +1346,47 @@ fn any_flip_or_cut_of_the_bti_indexes_names_partitions_or_says_why() {
         }
     }
 }
+
+#[test]
+fn a_data_db_read_that_fails_while_naming_bti_partitions_leaves_keys_unread() {
+    let Some(fx) = common::cassandra_fixtures("verify::bti_key_read_fails") else {
+        return;
+    };
+    // legacy_da_simple with its chunk's CRC flipped: the verifier reads Data.db once; every
+    // later Data.db read (the partition headers) fails.
+    let t = legacy(&fx, "da", "legacy_da_simple", "da-1").with_flip(&ComponentType::Data, 77, 1);
+    let m = t.metadata();
+    let mut run = VerifyRun::new(&m, VerifyOptions::default());
+    let data_reads = Cell::new(0);
+    let mut driver = SyncDriver::new(sstable_engine::range::FnSource(|r: &ByteRange| {
+        if r.component == ComponentType::Data {
+            data_reads.set(data_reads.get() + 1);
+            if data_reads.get() > 1 {
+                return Err(sstable_engine::Error::invalid("read refused", r.offset));
+            }
+        }
+        let file = &t.files[&r.component];
+        let end = (r.end() as usize).min(file.len());
+        Ok(file[r.offset as usize..end].to_vec())
+    }));
+    let outcome = driver.run(&mut run, &NoClock);
+    assert!(outcome.is_err());
+    let r = run.finish(&t.prefix, outcome.err());
+    assert_eq!(r.verdict, Verdict::Invalid);
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    // The chunk holding every header is asked for once more; its failure leaves each key
+    // unread, named by its Data.db position, and the run ends there.
+    assert_eq!(data_reads.get(), 2);
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    let names = named(&r);
+    let [(Some(0), keys)] = names.as_slice() else {
+        panic!("{names:?}");
+    };
+    assert_eq!(keys.len(), 5);
+    for (k, position) in keys.iter().zip([0, 22, 46, 70, 94]) {
+        assert!(
+            k.starts_with(&format!("? (Data.db {position}: ")) && k.contains("read refused"),
+            "{k}"
+        );
+    }
+}

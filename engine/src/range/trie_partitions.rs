@@ -115,6 +115,8 @@ pub struct TriePartitionFinder {
     rows_window: (u64, Vec<u8>),
     rows_window_bytes: u64,
     stage: Stage,
+    /// A read failed before every partition was found.
+    names_lost: bool,
 }
 
 impl TriePartitionFinder {
@@ -158,11 +160,18 @@ impl TriePartitionFinder {
             rows_window: (0, Vec::new()),
             rows_window_bytes: ROWS_WINDOW_BYTES,
             stage,
+            names_lost: false,
         }
     }
 
     pub fn is_done(&self) -> bool {
         matches!(self.stage, Stage::Done)
+    }
+
+    /// Whether a failed read stopped the walk before every overlapping partition was found
+    /// (a key that could not be read is still named, by its position).
+    pub fn names_lost(&self) -> bool {
+        self.names_lost
     }
 
     /// The partitions overlapping `[start, end)`, one of the ranges given to
@@ -609,11 +618,17 @@ impl RangeReader for TriePartitionFinder {
     }
 
     /// A failed read of Data.db leaves that key unread and goes on; any other stops the finder.
-    fn abort(&mut self, _range: &ByteRange, error: &Error, _clock: &dyn Clock) {
-        if let Stage::DataKeys { index } = self.stage {
+    /// (Every other key that needs the very range that failed is left unread with it.)
+    fn abort(&mut self, range: &ByteRange, error: &Error, _clock: &dyn Clock) {
+        while let Stage::DataKeys { index } = self.stage {
             self.set_unreadable(index, &error.message());
             self.next_data_key(index.saturating_add(1));
-            return;
+            if self.next_read().as_ref() != Some(range) {
+                return;
+            }
+        }
+        if !matches!(self.stage, Stage::Done) {
+            self.names_lost = true;
         }
         self.stage = Stage::Done;
     }

@@ -348,7 +348,11 @@ impl VerifyRun {
             )
         };
         match error {
-            Some(e) if self.partition_read_failed || names_partitions(e.component()) => {
+            // `abort` already said what a failed read while naming partitions left out.
+            Some(_) if self.partition_read_failed => {}
+            // A read that failed while partitions were being named (a driver that does not call
+            // `abort` stops there, in that stage) only leaves them unnamed.
+            Some(e) if self.stage == Stage::Partitions || names_partitions(e.component()) => {
                 partition_note.get_or_insert_with(|| format!("partitions not named: {e}"));
             }
             Some(e) => report.push_error(
@@ -451,11 +455,16 @@ impl RangeReader for VerifyRun {
             }
             Stage::Partitions => {
                 self.partition_read_failed = true;
-                if let Some(f) = self.finder.as_mut() {
-                    let f = f.reader_mut();
-                    f.abort(range, error, clock);
-                    if f.next_read().is_none() {
+                if let Some(namer) = self.finder.as_mut() {
+                    namer.reader_mut().abort(range, error, clock);
+                    let lost = match namer {
+                        Namer::Index(_) => true,
+                        Namer::Trie(f) => f.names_lost(),
+                    };
+                    if lost {
                         self.partition_note = Some(format!("partitions not named: {error}"));
+                    }
+                    if namer.reader().next_read().is_none() {
                         self.stage = Stage::Done;
                     }
                 }
