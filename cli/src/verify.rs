@@ -2,8 +2,8 @@
 //! CRC.db, the whole-file digest, the na+ Statistics.db metadata CRCs — in one pass over Data.db,
 //! optionally decompressing every chunk (`--decompress`). The engine's [`VerifyRun`] is driven by
 //! its sync driver over positioned reads: Data.db by the ranges it asks for, never whole, then —
-//! only when a chunk failed — Index.db in windows, to name the partitions each failing chunk
-//! overlaps. Metadata components are read whole. `--json` prints the engine's [`VerifyReport`]
+//! only when a chunk failed — Index.db in windows (BTI: the Partitions.db trie, Rows.db entries
+//! and partition headers in Data.db), to name the partitions each failing chunk overlaps. Metadata components are read whole. `--json` prints the engine's [`VerifyReport`]
 //! array (with `verdict`: `valid`, `invalid` or `not_verifiable`).
 //!
 //! Exit status: 0 when every SSTable is valid, 1 when any is invalid or not verifiable (a check

@@ -306,6 +306,53 @@ fn a_failing_chunk_names_the_partitions_it_overlaps() {
 }
 
 #[test]
+fn a_failing_bti_chunk_names_the_partitions_from_partitions_db() {
+    let Some(fx) = common::cassandra_fixtures("cli::verify::bti_partitions") else {
+        return;
+    };
+    // MANIFEST §7: legacy_da_clust is LZ4 with 16 KiB chunks at 0, 417, 829, 1240, 1638, …;
+    // chunk 4 (uncompressed 65536..81920) holds the end of partition "0" and the start of "1".
+    let dir = copy_dir(
+        &common::legacy_dir(&fx, "da", "legacy_da_clust"),
+        "bti_chunk4",
+    );
+    let data = dir.join("da-1-bti-Data.db");
+    let mut bytes = std::fs::read(&data).unwrap();
+    bytes[2000] ^= 0x01;
+    std::fs::write(&data, &bytes).unwrap();
+    let (json, code) = run_json(&[dir.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(json[0]["verdict"], "invalid");
+    let f = only_chunk_failure(&json[0]);
+    assert_eq!(f["chunk"], 4);
+    assert_eq!(f["offset"], 1638);
+    assert_eq!(f["partitions"], serde_json::json!(["0", "1"]), "{f}");
+    assert_eq!(json[0]["findings"], serde_json::json!([]), "{}", json[0]);
+    let (stdout, _, _) = run(&[dir.to_str().unwrap()]);
+    assert!(stdout.contains("; partitions: 0, 1\n"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+    // legacy_da_simple: no row index, the keys come from the partition headers in Data.db. A
+    // flip in the chunk's stored CRC leaves the data readable.
+    let dir = copy_dir(
+        &common::legacy_dir(&fx, "da", "legacy_da_simple"),
+        "bti_simple",
+    );
+    let data = dir.join("da-1-bti-Data.db");
+    let mut bytes = std::fs::read(&data).unwrap();
+    bytes[77] ^= 0x01;
+    std::fs::write(&data, &bytes).unwrap();
+    let (json, code) = run_json(&[dir.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    let f = only_chunk_failure(&json[0]);
+    assert_eq!(
+        f["partitions"],
+        serde_json::json!(["0", "1", "2", "3", "4"]),
+        "{f}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn an_extra_crc_entry_of_zero_bytes_is_valid_with_a_finding() {
     let Some(fx) = common::cassandra_fixtures("cli::verify::crc_extra") else {
         return;

@@ -54,6 +54,7 @@
 //! (`getExactPosition`), `io/sstable/format/bti/PartitionIndex.java` (`exactCandidate`),
 //! `io/sstable/format/bti/TrieIndexEntry.java`, `io/tries/Walker.java`,
 //! `utils/BloomFilter.java` (`isPresent`).
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use core::cmp::Ordering;
 
@@ -598,16 +599,16 @@ impl Lookup {
         // The greatest sampled key ≤ the key: entries[lo - 1] after the loop.
         if outside.is_none() {
             while lo < hi {
-                let mid = lo + (hi - lo) / 2;
+                let mid = lo.saturating_add(hi.saturating_sub(lo) / 2);
                 let Some(e) = entries.get(mid) else { break };
-                compared += 1;
+                compared = compared.saturating_add(1);
                 touched = touched.saturating_add(e.span().len_bytes());
                 let s = e.span();
                 span = Some(span.map_or((s.start, s.end), |(a, b)| (a.min(s.start), b.max(s.end))));
                 if p.compare_keys(&e.key.value, key) == Ordering::Greater {
                     hi = mid;
                 } else {
-                    lo = mid + 1;
+                    lo = mid.saturating_add(1);
                 }
             }
         }
@@ -616,14 +617,18 @@ impl Lookup {
                 let s = summary.first_key.span;
                 (s.start, s.len_bytes())
             },
-            |(a, b)| (a, b - a),
+            |(a, b)| (a, b.saturating_sub(a)),
         );
         if let Some(side) = outside {
             self.push_step(
                 ComponentType::Summary,
                 offset,
                 length,
-                summary.first_key.span.len_bytes() + summary.last_key.span.len_bytes(),
+                summary
+                    .first_key
+                    .span
+                    .len_bytes()
+                    .saturating_add(summary.last_key.span.len_bytes()),
                 format!(
                     "key range {} … {}: the key sorts {side}",
                     display_key(&summary.first_key.value),
@@ -640,7 +645,7 @@ impl Lookup {
             .map_or(0, |e| e.index_position.value);
         let next = entries
             .iter()
-            .skip(sampled.map_or(0, |j| j + 1))
+            .skip(sampled.map_or(0, |j| j.saturating_add(1)))
             .map(|e| e.index_position.value)
             .find(|&pos| pos > start);
         if let Some(past) = [Some(start), next]
@@ -723,7 +728,7 @@ impl RangeReader for Lookup {
                 FOOTER_BYTES,
             )),
             Stage::PartitionsNode(d) => {
-                let start = d.node - d.node % PAGE_SIZE;
+                let start = d.node.saturating_sub(d.node % PAGE_SIZE);
                 Some(ByteRange::new(
                     ComponentType::Partitions,
                     start,
@@ -844,11 +849,11 @@ impl Lookup {
         loop {
             match cursor.next_step()? {
                 IndexStep::Entry(e) => {
-                    scan.scanned += 1;
+                    scan.scanned = scan.scanned.saturating_add(1);
                     touched_end = touched_end.max(e.span.end.min(window_end));
                     let compared = self.partitioner.compare_keys(&e.key.value, &self.key);
                     if e.key.value == self.key {
-                        let n = scan.scanned - 1;
+                        let n = scan.scanned.saturating_sub(1);
                         let position = e.position.value;
                         let blocks = e.block_count.unwrap_or(0);
                         self.index_hit = Some(IndexHit {
@@ -859,7 +864,7 @@ impl Lookup {
                         });
                         self.start_data(position);
                         return Ok(Processed {
-                            touched_bytes: touched_end - offset,
+                            touched_bytes: touched_end.saturating_sub(offset),
                             note: format!(
                                 "entry {n} of the range (Index.db {}) holds the key → Data.db {position}{}",
                                 e.span.start,
@@ -879,10 +884,10 @@ impl Lookup {
                             passed_key: true,
                         });
                         return Ok(Processed {
-                            touched_bytes: touched_end - offset,
+                            touched_bytes: touched_end.saturating_sub(offset),
                             note: format!(
                                 "{} entries compared; {} at Index.db {} sorts after the key: absent",
-                                scan.scanned - first_scanned,
+                                scan.scanned.saturating_sub(first_scanned),
                                 display_key(&e.key.value),
                                 e.span.start
                             ),
@@ -890,7 +895,7 @@ impl Lookup {
                     }
                 }
                 IndexStep::NeedMoreBytes { offset: at } => {
-                    let compared = scan.scanned - first_scanned;
+                    let compared = scan.scanned.saturating_sub(first_scanned);
                     if at < scan.next_offset {
                         return Err(Error::invalid(
                             format!("the index scan went back from {} to {at}", scan.next_offset),
@@ -919,12 +924,12 @@ impl Lookup {
                     scan.next_offset = at;
                     self.stage = Stage::IndexScan(scan);
                     return Ok(Processed {
-                        touched_bytes: touched_end - offset,
+                        touched_bytes: touched_end.saturating_sub(offset),
                         note: format!("{compared} entries compared; continuing at Index.db {at}"),
                     });
                 }
                 IndexStep::End => {
-                    let compared = scan.scanned - first_scanned;
+                    let compared = scan.scanned.saturating_sub(first_scanned);
                     return self.index_range_exhausted(scan, offset, touched_end, compared);
                 }
             }
@@ -1023,7 +1028,7 @@ impl Lookup {
         let mut touched = 0u64;
         let grow = |d: &mut TrieDescent, e: Error| -> Result<()> {
             if is_short(&e) && window_end < d.file_len && d.pages < MAX_TRIE_WINDOW_PAGES {
-                d.pages += 1;
+                d.pages = d.pages.saturating_add(1);
                 Ok(())
             } else {
                 Err(e)
@@ -1054,10 +1059,10 @@ impl Lookup {
                     )
                     .context("partition index trie"));
                 }
-                let page = d.node - d.node % PAGE_SIZE;
+                let page = d.node.saturating_sub(d.node % PAGE_SIZE);
                 let note = format!(
                     "{} nodes, {} of {} key bytes matched; next node at {} (page {})",
-                    d.nodes_visited - visited_before,
+                    d.nodes_visited.saturating_sub(visited_before),
                     d.matched,
                     d.comparable.len(),
                     d.node,
@@ -1081,18 +1086,18 @@ impl Lookup {
                     });
                 }
             };
-            d.nodes_visited += 1;
+            d.nodes_visited = d.nodes_visited.saturating_add(1);
             touched = touched.saturating_add(node.span().len_bytes());
             if let Some(&b) = d.comparable.get(d.matched) {
                 if let Some(child) = node.child(b) {
-                    d.matched += 1;
+                    d.matched = d.matched.saturating_add(1);
                     d.node = child;
                     continue;
                 }
                 if node.has_children() {
                     let note = format!(
                         "{} nodes; no transition for byte 0x{b:02x} after {} of {} key bytes: absent",
-                        d.nodes_visited - visited_before,
+                        d.nodes_visited.saturating_sub(visited_before),
                         d.matched,
                         d.comparable.len()
                     );
@@ -1117,7 +1122,7 @@ impl Lookup {
                     });
                 }
             };
-            let nodes = d.nodes_visited - visited_before;
+            let nodes = d.nodes_visited.saturating_sub(visited_before);
             let Some(payload) = payload else {
                 self.stop(StopReason::PartitionIndexMiss {
                     reason: NotFound::NoPayload,
@@ -1177,7 +1182,8 @@ impl Lookup {
                     self.stage = Stage::RowsEntry {
                         position: rows_position,
                         file_len,
-                        window_bytes: 2 + self.key.len() as u64 + TRIE_ENTRY_TAIL_BYTES,
+                        window_bytes: (self.key.len() as u64)
+                            .saturating_add(2 + TRIE_ENTRY_TAIL_BYTES),
                     };
                 }
                 PartitionTarget::Data { data_position } => {
@@ -1220,7 +1226,7 @@ impl Lookup {
                 "row index entry for {}, not the key: absent",
                 display_key(stored)
             );
-            let touched = 2 + stored.len() as u64;
+            let touched = (stored.len() as u64).saturating_add(2);
             self.stop(StopReason::RowIndexKeyMismatch {
                 rows_position: position,
                 stored_key: stored.to_vec(),
@@ -1656,7 +1662,7 @@ where
                     nanos: now.saturating_sub(last),
                     note: format!(
                         "rows of the partition at {position}: read {}, {items} items decoded before it",
-                        steps.len() + 1
+                        steps.len().saturating_add(1)
                     ),
                 });
                 last = now;
@@ -1673,7 +1679,7 @@ where
                 .in_component(ComponentType::Data))
             }
             DecodeStep::Item(item) => {
-                items += 1;
+                items = items.saturating_add(1);
                 on_item(&item);
                 match item {
                     DataItem::PartitionStart(s) if start.is_none() => start = Some(s),

@@ -6,6 +6,7 @@ mod common;
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::path::Path;
 
 use sstable_engine::clock::{Clock, NoClock};
@@ -13,11 +14,11 @@ use sstable_engine::component::statistics::{ChecksumPart, MetadataType};
 use sstable_engine::component::{compression_info, digest, ComponentType, DigestAlgorithm};
 use sstable_engine::compress::{compress_chunk, compress_lz4, Compressor};
 use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
-use sstable_engine::range::{ByteRange, RangeReader};
+use sstable_engine::range::{AsyncDriver, ByteRange, RangeReader, SliceSource, SyncDriver};
 use sstable_engine::sstable_set::{group_files, SSTableFiles};
 use sstable_engine::verify::{
     CheckKind, FindingKind, PartitionRange, Phase, Verdict, Verifier, VerifyInput, VerifyOptions,
-    VerifyReport,
+    VerifyReport, VerifyRun,
 };
 use sstable_engine::{ErrorKind, Format, Version};
 
@@ -61,6 +62,70 @@ impl SSTable {
             .with_partitions(partitions);
         drive(v, self.data(), &self.prefix)
     }
+}
+
+impl SSTable {
+    /// Verifies through [`VerifyRun`] and the sync driver, as the CLI does: the partitions of
+    /// a failing chunk are named from the SSTable's own index.
+    fn run(&self, options: VerifyOptions) -> VerifyReport {
+        let m = self.metadata();
+        let mut run = VerifyRun::new(&m, options);
+        let files: Vec<(ComponentType, &[u8])> = self
+            .files
+            .iter()
+            .map(|(c, b)| (c.clone(), b.as_slice()))
+            .collect();
+        let mut driver = SyncDriver::new(SliceSource { files: &files });
+        let outcome = driver.run(&mut run, &NoClock);
+        run.finish(&self.prefix, outcome.err())
+    }
+
+    /// The same through the [`AsyncDriver`] (every read ready at once: one poll).
+    fn run_async(&self, options: VerifyOptions) -> VerifyReport {
+        let m = self.metadata();
+        let mut run = VerifyRun::new(&m, options);
+        let mut driver = AsyncDriver::new(|range: ByteRange| {
+            let file = &self.files[&range.component];
+            let end = (range.end() as usize).min(file.len());
+            let bytes = file
+                .get(range.offset as usize..end)
+                .unwrap_or_default()
+                .to_vec();
+            std::future::ready(Ok(bytes))
+        });
+        let outcome = {
+            let fut = driver.run(&mut run, &NoClock);
+            let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+            let mut fut = std::pin::pin!(fut);
+            match fut.as_mut().poll(&mut cx) {
+                std::task::Poll::Ready(r) => r,
+                std::task::Poll::Pending => panic!("a ready read left the run pending"),
+            }
+        };
+        run.finish(&self.prefix, outcome.err())
+    }
+
+    fn with_flip(&self, c: &ComponentType, at: usize, mask: u8) -> SSTable {
+        let mut files = self.files.clone();
+        files.get_mut(c).unwrap()[at] ^= mask;
+        SSTable {
+            prefix: self.prefix.clone(),
+            files,
+            info: self.info.clone(),
+        }
+    }
+}
+
+/// The keys each failure of the chunk check names, by chunk.
+fn named(r: &VerifyReport) -> Vec<(Option<u64>, Vec<String>)> {
+    r.check(CheckKind::Chunk)
+        .map(|c| {
+            c.failures
+                .iter()
+                .map(|f| (f.chunk, f.partitions.clone()))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Hands the verifier Data.db bytes at `offset` through the byte-range protocol.
@@ -1126,4 +1191,202 @@ fn sha1_hex(bytes: &[u8]) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+#[test]
+fn a_failing_bti_chunk_names_its_partitions_from_the_trie_and_rows_db() {
+    let Some(fx) = common::cassandra_fixtures("verify::bti_partitions") else {
+        return;
+    };
+    // MANIFEST §3/§7: legacy_da_clust holds partitions "0".."4" of ~67 KB each (335,958 bytes
+    // in all), LZ4 in 16 KiB chunks at Data.db 0, 417, 829, …, 1638, …, 8316. Every partition
+    // has a row index, so its key and Data.db position come from its Rows.db entry.
+    let t = legacy(&fx, "da", "legacy_da_clust", "da-1");
+    let cases: [(usize, u64, &[&str]); 4] = [
+        // Chunk 1: uncompressed [16384, 32768), inside "0".
+        (500, 1, &["0"]),
+        // Chunk 4: uncompressed [65536, 81920), across the end of "0" (≈ 67,191).
+        (2000, 4, &["0", "1"]),
+        // Chunk 8: uncompressed [131072, 147456), "1" ends at ≈ 134,383.
+        (3300, 8, &["1", "2"]),
+        // Chunk 20, the last: uncompressed [327680, 335958), inside "4".
+        (8400, 20, &["4"]),
+    ];
+    for (at, chunk, keys) in cases {
+        let r = t
+            .with_flip(&ComponentType::Data, at, 0x01)
+            .run(VerifyOptions::default());
+        assert_eq!(r.verdict, Verdict::Invalid);
+        let keys: Vec<String> = keys.iter().map(|k| (*k).to_owned()).collect();
+        assert_eq!(named(&r), [(Some(chunk), keys.clone())], "flip at {at}");
+        assert!(r.findings.is_empty(), "{:?}", r.findings);
+        let r = t
+            .with_flip(&ComponentType::Data, at, 0x01)
+            .run_async(VerifyOptions::default());
+        assert_eq!(named(&r), [(Some(chunk), keys)], "async, flip at {at}");
+        assert!(r.errors.is_empty(), "{:?}", r.errors);
+    }
+}
+
+#[test]
+fn bti_keys_without_a_row_index_are_read_from_data_db() {
+    let Some(fx) = common::cassandra_fixtures("verify::bti_data_keys") else {
+        return;
+    };
+    // legacy_da_simple: one 79-byte chunk holding all five partitions, at uncompressed 0, 22,
+    // 46, 70 and 94; Rows.db is empty (no row index): Partitions.db points into Data.db and
+    // holds only key prefixes, so the whole keys are read from the partition headers.
+    let t = legacy(&fx, "da", "legacy_da_simple", "da-1");
+    let all: Vec<String> = ["0", "1", "2", "3", "4"].map(String::from).to_vec();
+    // A flip in the stored CRC (bytes 75..79): the data decompresses, every key reads.
+    let r = t
+        .with_flip(&ComponentType::Data, 77, 0x01)
+        .run(VerifyOptions::default());
+    assert_eq!(named(&r), [(Some(0), all.clone())]);
+    assert!(r.findings.is_empty() && r.errors.is_empty(), "{r:?}");
+    let r = t
+        .with_flip(&ComponentType::Data, 77, 0x01)
+        .run_async(VerifyOptions::default());
+    assert_eq!(named(&r), [(Some(0), all.clone())]);
+    // A flip that breaks the LZ4 stream: the headers cannot be read, so each partition is
+    // named by its Data.db position, never by a wrong key.
+    let r = t
+        .with_flip(&ComponentType::Data, 40, 0x01)
+        .run(VerifyOptions::default());
+    let names = named(&r);
+    let [(Some(0), keys)] = names.as_slice() else {
+        panic!("{names:?}");
+    };
+    let positions: Vec<&str> = keys
+        .iter()
+        .map(|k| {
+            k.strip_prefix("? (Data.db ")
+                .and_then(|k| k.split(':').next())
+                .unwrap_or(k)
+        })
+        .collect();
+    assert_eq!(positions, ["0", "22", "46", "70", "94"], "{keys:?}");
+    assert_eq!(r.verdict, Verdict::Invalid);
+}
+
+#[test]
+fn a_damaged_partitions_db_leaves_partitions_unnamed_not_the_sstable_unverifiable() {
+    let Some(fx) = common::cassandra_fixtures("verify::bti_damaged_index") else {
+        return;
+    };
+    let t = legacy(&fx, "da", "legacy_da_clust", "da-1");
+    let mut bad = t.with_flip(&ComponentType::Data, 500, 0x01);
+    // The footer's root position (the last 8 bytes) now points past the trie.
+    let partitions = bad.file_mut(&ComponentType::Partitions);
+    let n = partitions.len();
+    partitions[n - 1] = 0xff;
+    let r = bad.run(VerifyOptions::default());
+    assert_eq!(r.verdict, Verdict::Invalid);
+    assert_eq!(named(&r), [(Some(1), Vec::<String>::new())]);
+    assert_eq!(r.findings.len(), 1, "{:?}", r.findings);
+    assert_eq!(r.findings[0].component.as_deref(), Some("Partitions.db"));
+    assert!(
+        r.findings[0].message.starts_with("partitions not named: ")
+            && r.findings[0].message.contains("root position"),
+        "{:?}",
+        r.findings[0]
+    );
+    // Rows.db cut short: the entry of "0" cannot be read.
+    let mut bad = t.with_flip(&ComponentType::Data, 500, 0x01);
+    bad.file_mut(&ComponentType::Rows).truncate(10);
+    let r = bad.run(VerifyOptions::default());
+    assert_eq!(r.verdict, Verdict::Invalid);
+    assert_eq!(named(&r), [(Some(1), Vec::<String>::new())]);
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert_eq!(r.findings.len(), 1, "{:?}", r.findings);
+}
+
+#[test]
+fn any_flip_or_cut_of_the_bti_indexes_names_partitions_or_says_why() {
+    let Some(fx) = common::cassandra_fixtures("verify::bti_index_sweep") else {
+        return;
+    };
+    for table in ["legacy_da_clust", "legacy_da_simple"] {
+        let t = legacy(&fx, "da", table, "da-1");
+        // A flip in chunk 0's stored CRC (bytes 413..417 of the clust file, 75..79 of simple):
+        // the data still decompresses.
+        let crc_at = if table == "legacy_da_clust" { 414 } else { 76 };
+        let base = t.with_flip(&ComponentType::Data, crc_at, 0x01);
+        for c in [ComponentType::Partitions, ComponentType::Rows] {
+            let len = base.files[&c].len();
+            let mut variants: Vec<SSTable> = Vec::new();
+            for at in 0..len {
+                for mask in [0x01, 0x80, 0xff] {
+                    variants.push(base.with_flip(&c, at, mask));
+                }
+                let mut cut = base.with_flip(&c, at, 0);
+                cut.file_mut(&c).truncate(at);
+                variants.push(cut);
+            }
+            for v in variants {
+                let r = v.run(VerifyOptions::default());
+                // The verdict is the checksums' alone; a damaged index leaves names out (with a
+                // finding), never an error or a panic.
+                assert_eq!(r.verdict, Verdict::Invalid, "{table} {c}");
+                assert!(r.errors.is_empty(), "{table} {c}: {:?}", r.errors);
+                let names = named(&r);
+                assert_eq!(names.len(), 1);
+                assert!(names[0].1.len() <= 5, "{names:?}");
+                // A key that is not the one the trie indexes is never shown as a key.
+                for k in &names[0].1 {
+                    assert!(
+                        ["0", "1", "2", "3", "4"].contains(&k.as_str()) || k.starts_with("? ("),
+                        "{table} {c}: {k}"
+                    );
+                }
+                if names[0].1.is_empty() {
+                    assert_eq!(r.findings.len(), 1, "{table} {c}: {:?}", r.findings);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_data_db_read_that_fails_while_naming_bti_partitions_leaves_keys_unread() {
+    let Some(fx) = common::cassandra_fixtures("verify::bti_key_read_fails") else {
+        return;
+    };
+    // legacy_da_simple with its chunk's CRC flipped: the verifier reads Data.db once; every
+    // later Data.db read (the partition headers) fails.
+    let t = legacy(&fx, "da", "legacy_da_simple", "da-1").with_flip(&ComponentType::Data, 77, 1);
+    let m = t.metadata();
+    let mut run = VerifyRun::new(&m, VerifyOptions::default());
+    let data_reads = Cell::new(0);
+    let mut driver = SyncDriver::new(sstable_engine::range::FnSource(|r: &ByteRange| {
+        if r.component == ComponentType::Data {
+            data_reads.set(data_reads.get() + 1);
+            if data_reads.get() > 1 {
+                return Err(sstable_engine::Error::invalid("read refused", r.offset));
+            }
+        }
+        let file = &t.files[&r.component];
+        let end = (r.end() as usize).min(file.len());
+        Ok(file[r.offset as usize..end].to_vec())
+    }));
+    let outcome = driver.run(&mut run, &NoClock);
+    assert!(outcome.is_err());
+    let r = run.finish(&t.prefix, outcome.err());
+    assert_eq!(r.verdict, Verdict::Invalid);
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    // The chunk holding every header is asked for once more; its failure leaves each key
+    // unread, named by its Data.db position, and the run ends there.
+    assert_eq!(data_reads.get(), 2);
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    let names = named(&r);
+    let [(Some(0), keys)] = names.as_slice() else {
+        panic!("{names:?}");
+    };
+    assert_eq!(keys.len(), 5);
+    for (k, position) in keys.iter().zip([0, 22, 46, 70, 94]) {
+        assert!(
+            k.starts_with(&format!("? (Data.db {position}: ")) && k.contains("read refused"),
+            "{k}"
+        );
+    }
 }

@@ -6,6 +6,7 @@
 //! read. Every entry moves the position forward, so a walk reads each byte at most twice.
 //!
 //! Src: `io/sstable/format/big/RowIndexEntry.java` (`Serializer.deserialize`).
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use crate::clock::Clock;
 use crate::component::index::{IndexEntry, IndexFile, IndexStep};

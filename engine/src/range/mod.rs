@@ -579,3 +579,7 @@ mod tests {
         assert_eq!(d.stats().reads, 3);
     }
 }
+
+mod trie_partitions;
+
+pub use trie_partitions::TriePartitionFinder;

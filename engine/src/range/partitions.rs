@@ -8,6 +8,7 @@
 //!
 //! Src: `io/sstable/format/big/BigTableScanner.java` (partition bounds from consecutive index
 //! entries), `db/compaction/Verifier.java` (which partition a bad chunk belongs to).
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use serde::Serialize;
 
@@ -62,6 +63,21 @@ pub fn render_key(key_type: Option<&AbstractType>, key: &[u8]) -> String {
     }
 }
 
+/// The indexes of the `wanted` ranges that partition `[start, end)` overlaps (a partition of
+/// no bytes counts as one byte, so it is named where it starts).
+pub(crate) fn overlapping(
+    wanted: &[(u64, u64)],
+    start: u64,
+    end: u64,
+) -> impl Iterator<Item = usize> + '_ {
+    let end = end.max(start.saturating_add(1));
+    wanted
+        .iter()
+        .enumerate()
+        .filter(move |(_, &(ws, we))| start < we && ws < end)
+        .map(|(i, _)| i)
+}
+
 impl PartitionFinder {
     /// `ranges`: uncompressed `[start, end)` byte ranges; `index_len`: Index.db's size;
     /// `data_len`: the uncompressed data length.
@@ -114,11 +130,7 @@ impl PartitionFinder {
         };
         let end = end.max(start);
         let mut rendered: Option<String> = None;
-        for (i, &(ws, we)) in self.wanted.iter().enumerate() {
-            let overlaps = start < we && ws < end.max(start.saturating_add(1));
-            if !overlaps {
-                continue;
-            }
+        for i in overlapping(&self.wanted, start, end) {
             let Some(list) = self.found.get_mut(i) else {
                 continue;
             };

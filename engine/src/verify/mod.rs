@@ -24,8 +24,9 @@
 //! [`VerifyReport`].
 //!
 //! [`VerifyRun`] is what front ends drive: the [`Verifier`] over Data.db, then — only when a
-//! chunk failed — a windowed walk of Index.db ([`crate::range::PartitionFinder`]) that names the
-//! partitions each failing chunk overlaps, and the verdict ([`Verdict`]) with the reasons a check
+//! chunk failed — a windowed walk of Index.db ([`crate::range::PartitionFinder`]) or, for BTI,
+//! of the Partitions.db trie ([`crate::range::TriePartitionFinder`]) that names the partitions
+//! each failing chunk overlaps, and the verdict ([`Verdict`]) with the reasons a check
 //! could not run ([`unverifiable_reasons`]).
 //!
 //! ```no_run
@@ -55,6 +56,7 @@
 //! that must be decompressed arrives split over two supplies — a copy of that one chunk, refused
 //! (as a `decompress` failure) when it is longer than any codec writes for the chunk length.
 //! [`Verifier::buffered_bytes`] and [`Verifier::max_buffered_bytes`] report it.
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 mod report;
 mod run;
@@ -446,7 +448,7 @@ impl Verifier {
                 let first = self
                     .partial
                     .as_ref()
-                    .map_or(self.next_chunk, |c| c.index + 1);
+                    .map_or(self.next_chunk, |c| c.index.saturating_add(1));
                 let boundaries = p
                     .offsets
                     .iter()
@@ -465,12 +467,15 @@ impl Verifier {
                 }
                 let whole_chunk = next_boundary.filter(|&b| {
                     b <= self.file_len
-                        && b - self.pos <= p.stored_limit_bytes.saturating_add(CHUNK_CHECKSUM_BYTES)
+                        && b.saturating_sub(self.pos)
+                            <= p.stored_limit_bytes.saturating_add(CHUNK_CHECKSUM_BYTES)
                 });
                 best.or(whole_chunk).unwrap_or(limit)
             }
             Layout::Crc(p) => {
-                let aligned = limit / p.chunk_size * p.chunk_size;
+                let aligned = limit
+                    .checked_div(p.chunk_size)
+                    .map_or(limit, |n| n.saturating_mul(p.chunk_size));
                 if limit == self.file_len || aligned <= self.pos {
                     limit
                 } else {
@@ -479,7 +484,7 @@ impl Verifier {
             }
             Layout::Plain => limit,
         };
-        Some((self.pos, end - self.pos))
+        Some((self.pos, end.saturating_sub(self.pos)))
     }
 
     /// Hands over Data.db bytes `[offset, offset + bytes.len())`. `offset` must be where the
@@ -495,7 +500,7 @@ impl Verifier {
             return Err(Error::new(
                 ErrorKind::MissingBytes {
                     wanted_start: start,
-                    wanted_end: start + want,
+                    wanted_end: start.saturating_add(want),
                 },
                 offset,
             )
@@ -520,7 +525,7 @@ impl Verifier {
             // Every step consumes at least one byte.
             let used = used.clamp(1, rest.len());
             rest = rest.get(used..).unwrap_or_default();
-            self.pos += used as u64;
+            self.pos = self.pos.saturating_add(used as u64);
         }
         self.max_buffered = self.max_buffered.max(self.buffered_bytes());
         Ok(())
@@ -542,7 +547,7 @@ impl Verifier {
     /// Bytes the verifier holds now: a split chunk kept for decompression and the decompression
     /// buffer (not the chunk offsets or CRC.db values it was given).
     pub fn buffered_bytes(&self) -> usize {
-        self.carry.capacity() + self.out.capacity()
+        self.carry.capacity().saturating_add(self.out.capacity())
     }
 
     /// The most [`Verifier::buffered_bytes`] held after any supply.
@@ -580,7 +585,7 @@ impl Verifier {
             if start < at {
                 let partitions = self.overlapping(urange);
                 if let Some(c) = self.chunk_check.as_mut() {
-                    c.checked += 1;
+                    c.checked = c.checked.saturating_add(1);
                     c.fail(Failure {
                         kind: FindingKind::Chunk,
                         chunk: Some(i as u64),
@@ -594,41 +599,45 @@ impl Verifier {
                         ),
                     });
                 }
-                self.next_chunk += 1;
+                self.next_chunk = self.next_chunk.saturating_add(1);
                 continue;
             }
             if start > at {
                 // Bytes before this chunk (a first offset above 0, or the rest of a chunk
                 // judged unusable): digest only.
-                let n = usize::try_from(start - at).map_or(rest.len(), |g| g.min(rest.len()));
+                let n = usize::try_from(start.saturating_sub(at))
+                    .map_or(rest.len(), |g| g.min(rest.len()));
                 self.digest_only(rest.get(..n).unwrap_or_default(), clock);
                 return n;
             }
             if end > file_len {
                 let partitions = self.overlapping(urange);
                 if let Some(c) = self.chunk_check.as_mut() {
-                    c.checked += 1;
+                    c.checked = c.checked.saturating_add(1);
                     c.fail(Failure {
                         kind: FindingKind::Truncated,
                         chunk: Some(i as u64),
                         offset: start,
-                        length: file_len - start,
-                        expected: format!("{} bytes", end - start),
-                        actual: format!("{} bytes", file_len - start),
+                        length: file_len.saturating_sub(start),
+                        expected: format!("{} bytes", end.saturating_sub(start)),
+                        actual: format!("{} bytes", file_len.saturating_sub(start)),
                         partitions,
                         message: format!(
                             "chunk {i} needs Data.db bytes {start}..{end}, but the file ends at {file_len}"
                         ),
                     });
                 }
-                self.next_chunk += 1;
+                self.next_chunk = self.next_chunk.saturating_add(1);
                 continue;
             }
-            if end < start + CHUNK_CHECKSUM_BYTES {
+            if start
+                .checked_add(CHUNK_CHECKSUM_BYTES)
+                .is_none_or(|least| end < least)
+            {
                 let last = end == file_len;
                 let partitions = self.overlapping(urange);
                 if let Some(c) = self.chunk_check.as_mut() {
-                    c.checked += 1;
+                    c.checked = c.checked.saturating_add(1);
                     c.fail(Failure {
                         kind: if last {
                             FindingKind::Truncated
@@ -642,22 +651,22 @@ impl Verifier {
                         actual: format!("{} bytes", end.saturating_sub(start)),
                         partitions,
                         message: if last {
-                            format!("the last chunk ({i}) has {} bytes, fewer than its 4-byte checksum: Data.db is truncated", end - start)
+                            format!("the last chunk ({i}) has {} bytes, fewer than its 4-byte checksum: Data.db is truncated", end.saturating_sub(start))
                         } else {
                             format!("chunk {i} is {} bytes, shorter than its 4-byte checksum", end.saturating_sub(start))
                         },
                     });
                 }
-                self.next_chunk += 1;
+                self.next_chunk = self.next_chunk.saturating_add(1);
                 continue;
             }
-            self.next_chunk += 1;
-            let whole = usize::try_from(end - start)
+            self.next_chunk = self.next_chunk.saturating_add(1);
+            let whole = usize::try_from(end.saturating_sub(start))
                 .ok()
                 .and_then(|n| rest.get(..n));
             if let Some(chunk) = whole {
                 // The whole chunk is here: no copy.
-                let split = chunk.len() - CHUNK_CHECKSUM_BYTES as usize;
+                let split = chunk.len().saturating_sub(CHUNK_CHECKSUM_BYTES as usize);
                 let (stored, trailer) = chunk.split_at_checked(split).unwrap_or((chunk, &[]));
                 let mut t4 = [0u8; 4];
                 t4.copy_from_slice(trailer.get(..4).unwrap_or(&[0; 4]));
@@ -670,14 +679,16 @@ impl Verifier {
                 self.finish_chunk(i, start, Some(stored), &sum, t4, clock);
                 return chunk.len();
             }
-            let stored_len = end - start - CHUNK_CHECKSUM_BYTES;
+            let stored_len = end
+                .saturating_sub(start)
+                .saturating_sub(CHUNK_CHECKSUM_BYTES);
             let keep = (self.options.decompress || p.over_uncompressed)
                 && stored_len <= p.stored_limit_bytes;
             self.carry.clear();
             self.partial = Some(PartialChunk {
                 index: i,
                 start,
-                stored_end: end - CHUNK_CHECKSUM_BYTES,
+                stored_end: end.saturating_sub(CHUNK_CHECKSUM_BYTES),
                 end,
                 sum: Running::new(p.algorithm),
                 keep,
@@ -697,7 +708,8 @@ impl Verifier {
             return rest.len();
         };
         if at < c.stored_end {
-            let n = usize::try_from(c.stored_end - at).map_or(rest.len(), |g| g.min(rest.len()));
+            let n = usize::try_from(c.stored_end.saturating_sub(at))
+                .map_or(rest.len(), |g| g.min(rest.len()));
             let piece = rest.get(..n).unwrap_or_default();
             if !over_uncompressed {
                 let t = clock.now_nanos();
@@ -709,14 +721,14 @@ impl Verifier {
             }
             return n;
         }
-        let n = usize::try_from(c.end - at).map_or(rest.len(), |g| g.min(rest.len()));
+        let n = usize::try_from(c.end.saturating_sub(at)).map_or(rest.len(), |g| g.min(rest.len()));
         for &b in rest.get(..n).unwrap_or_default() {
             if let Some(slot) = c.trailer.get_mut(c.trailer_len) {
                 *slot = b;
-                c.trailer_len += 1;
+                c.trailer_len = c.trailer_len.saturating_add(1);
             }
         }
-        if at + n as u64 == c.end {
+        if at.saturating_add(n as u64) == c.end {
             if let Some(done) = self.partial.take() {
                 let carry = core::mem::take(&mut self.carry);
                 let stored = done.keep.then_some(carry.as_slice());
@@ -751,10 +763,10 @@ impl Verifier {
         };
         let stored_len = {
             let end = p.chunk_end(i, self.file_len);
-            end.saturating_sub(start + CHUNK_CHECKSUM_BYTES)
+            end.saturating_sub(start.saturating_add(CHUNK_CHECKSUM_BYTES))
         };
         let urange = p.uncompressed_range(i);
-        let expected_len = urange.1 - urange.0;
+        let expected_len = urange.1.saturating_sub(urange.0);
         // Decompression (always needed before jb, where the checksum covers the uncompressed bytes).
         let mut decompressed_ok = false;
         let mut decompress_failure: Option<(String, String, String)> = None;
@@ -840,7 +852,7 @@ impl Verifier {
             Vec::new()
         };
         if let Some(c) = self.chunk_check.as_mut() {
-            c.checked += 1;
+            c.checked = c.checked.saturating_add(1);
             if computed != Some(stored_sum) {
                 c.fail(Failure {
                     kind: FindingKind::Chunk,
@@ -855,7 +867,7 @@ impl Verifier {
                     partitions: partitions.clone(),
                     message: format!(
                         "chunk {i} (Data.db {start}..{}): stored {} {stored_sum:#010x}, computed {}",
-                        start + stored_len,
+                        start.saturating_add(stored_len),
                         c.algorithm,
                         computed.map_or_else(|| "nothing".to_owned(), |v| format!("{v:#010x}"))
                     ),
@@ -863,7 +875,7 @@ impl Verifier {
             }
         }
         if let Some(c) = self.decompress_check.as_mut() {
-            c.checked += 1;
+            c.checked = c.checked.saturating_add(1);
             if let Some((expected, actual, message)) = decompress_failure {
                 c.fail(Failure {
                     kind: FindingKind::Decompress,
@@ -885,7 +897,7 @@ impl Verifier {
                 }
                 d.update(&trailer);
                 self.digest_time
-                    .add(t, clock, stored_len + CHUNK_CHECKSUM_BYTES);
+                    .add(t, clock, stored_len.saturating_add(CHUNK_CHECKSUM_BYTES));
             }
         }
     }
@@ -901,11 +913,12 @@ impl Verifier {
             end: at.saturating_add(p.chunk_size).min(self.file_len),
             sum: Running::new(p.algorithm),
         });
-        let n = usize::try_from(slice.end - at).map_or(rest.len(), |g| g.min(rest.len()));
+        let n =
+            usize::try_from(slice.end.saturating_sub(at)).map_or(rest.len(), |g| g.min(rest.len()));
         let t = clock.now_nanos();
         slice.sum.update(rest.get(..n).unwrap_or_default());
         self.checksum_time.add(t, clock, n as u64);
-        if at + n as u64 == slice.end {
+        if at.saturating_add(n as u64) == slice.end {
             if let Some(done) = self.crc_slice.take() {
                 self.finish_crc_slice(done, clock);
             }
@@ -917,7 +930,7 @@ impl Verifier {
         let Layout::Crc(p) = &self.layout else {
             return;
         };
-        self.next_chunk = s.index + 1;
+        self.next_chunk = s.index.saturating_add(1);
         let computed = s.sum.value();
         match p.checksums.get(s.index) {
             Some(&stored) => {
@@ -927,13 +940,13 @@ impl Verifier {
                     Vec::new()
                 };
                 if let Some(c) = self.crc_check.as_mut() {
-                    c.checked += 1;
+                    c.checked = c.checked.saturating_add(1);
                     if stored != computed {
                         c.fail(Failure {
                             kind: FindingKind::CrcDb,
                             chunk: Some(s.index as u64),
                             offset: s.start,
-                            length: s.end - s.start,
+                            length: s.end.saturating_sub(s.start),
                             expected: stored.to_string(),
                             actual: computed.to_string(),
                             partitions,
@@ -956,7 +969,8 @@ impl Verifier {
             if let DigestState::Sum(sum) = &mut d.state {
                 sum.append(&s.sum);
             }
-            self.digest_time.add(t, clock, s.end - s.start);
+            self.digest_time
+                .add(t, clock, s.end.saturating_sub(s.start));
         }
     }
 
@@ -1000,7 +1014,7 @@ impl Verifier {
                 for (i, start, end, urange) in remaining {
                     let partitions = self.overlapping(urange);
                     if let Some(c) = self.chunk_check.as_mut() {
-                        c.checked += 1;
+                        c.checked = c.checked.saturating_add(1);
                         c.fail(Failure {
                             kind: FindingKind::Truncated,
                             chunk: Some(i as u64),
@@ -1020,14 +1034,14 @@ impl Verifier {
                 let listed = p.checksums.len();
                 let size = p.chunk_size;
                 if let Some((first, offset)) = self.first_unlisted_chunk {
-                    let missing = self.next_chunk - first;
+                    let missing = self.next_chunk.saturating_sub(first);
                     if let Some(c) = self.crc_check.as_mut() {
-                        c.checked += missing as u64;
+                        c.checked = c.checked.saturating_add(missing as u64);
                         c.fail(Failure {
                             kind: FindingKind::CrcDb,
                             chunk: Some(first as u64),
                             offset,
-                            length: file_len - offset,
+                            length: file_len.saturating_sub(offset),
                             expected: format!("{} checksums", self.next_chunk),
                             actual: format!("{listed} checksums"),
                             partitions: Vec::new(),
@@ -1062,7 +1076,7 @@ impl Verifier {
                 for i in first_extra..listed {
                     let start = (i as u64).saturating_mul(size);
                     if let Some(c) = self.crc_check.as_mut() {
-                        c.checked += 1;
+                        c.checked = c.checked.saturating_add(1);
                         c.fail(Failure {
                             kind: FindingKind::Truncated,
                             chunk: Some(i as u64),
@@ -1083,7 +1097,7 @@ impl Verifier {
             Layout::Plain => {}
         }
         if let Some(d) = self.digest.as_mut() {
-            d.check.checked += 1;
+            d.check.checked = d.check.checked.saturating_add(1);
             let (expected, actual) = match (&d.expected, &d.state) {
                 (DigestExpected::Sum(e), DigestState::Sum(s)) => {
                     (e.to_string(), s.value().to_string())
@@ -1242,7 +1256,7 @@ fn compressed_plan(ci: &CompressionInfo, version: &Version) -> CompressedPlan {
         // At most MAX_CHUNK_BYTES of uncompressed chunk are trusted with memory.
         stored_limit_bytes: {
             let n = chunk_len.min(MAX_CHUNK_BYTES);
-            n + n / 4 + 4096
+            n.saturating_add(n / 4).saturating_add(4096)
         },
     }
 }
@@ -1290,7 +1304,7 @@ fn metadata_check(s: &Statistics) -> Check {
         algorithm_name(ChecksumType::Crc32),
     );
     for c in &s.checksums {
-        check.checked += 1;
+        check.checked = check.checked.saturating_add(1);
         if c.ok {
             continue;
         }
@@ -1300,7 +1314,7 @@ fn metadata_check(s: &Statistics) -> Check {
             kind: FindingKind::Metadata,
             chunk: None,
             offset,
-            length: end - offset,
+            length: end.saturating_sub(offset),
             expected: c.stored.value.to_string(),
             actual: c.computed.to_string(),
             partitions: Vec::new(),

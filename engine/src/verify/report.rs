@@ -32,6 +32,7 @@
 //! A failure's `kind` is its check's kind, or `truncated` (a chunk the file is too short for) or
 //! `decompress`. Checksums are printed as unsigned decimal (as digest files store them), SHA-1 as
 //! hex. `chunk` is null for failures that are not about one chunk.
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use serde::Serialize;
 
@@ -116,7 +117,7 @@ impl Check {
 
     pub(crate) fn fail(&mut self, failure: Failure) {
         self.ok = false;
-        self.failed += 1;
+        self.failed = self.failed.saturating_add(1);
         if self.failures.len() < MAX_LISTED_FAILURES {
             self.failures.push(failure);
         }

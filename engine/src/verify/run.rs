@@ -4,17 +4,20 @@
 //! | stage | reads | when |
 //! |---|---|---|
 //! | data | all of Data.db, in order, once | always (unless there is no Data.db) |
-//! | partitions | Index.db in 64 KiB windows, up to the first partition past the last failing chunk | only when a chunk or CRC.db slice failed (big format) |
+//! | partitions | big: Index.db in 64 KiB windows, up to the first partition past the last failing chunk ([`PartitionFinder`]); bti: Partitions.db page by page in key order, Rows.db entries, the Data.db headers of the partitions named ([`TriePartitionFinder`]) | only when a chunk or CRC.db slice failed |
 //!
 //! Src: `db/compaction/Verifier.java` (what Cassandra's `nodetool verify` checks and refuses),
 //! `io/compress/CompressionMetadata.java` (what makes a chunk table unusable on open).
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use crate::clock::Clock;
+use crate::component::data::{DataFileReader, DecodeOptions};
 use crate::component::ComponentType;
 use crate::compress::Compressor;
 use crate::error::{Error, Result};
 use crate::info::{ErrorReport, SSTableMetadata};
-use crate::range::{ByteRange, PartitionFinder, RangeReader};
+use crate::range::{ByteRange, PartitionFinder, PartitionRange, RangeReader, TriePartitionFinder};
+use crate::token::Partitioner;
 use crate::version::Format;
 
 use super::{Progress, Verifier, VerifyOptions, VerifyReport};
@@ -136,6 +139,53 @@ fn checked_component(c: &ComponentType) -> bool {
 /// What identifies a failure in a report: its kind, chunk and offset.
 type FailureId = (super::FindingKind, Option<u64>, u64);
 
+/// What names the partitions of failing chunks: Index.db (big) or the Partitions.db trie (bti).
+#[derive(Debug, Clone)]
+enum Namer {
+    Index(Box<PartitionFinder>),
+    Trie(Box<TriePartitionFinder>),
+}
+
+impl Namer {
+    fn partitions(&self, start: u64, end: u64) -> Vec<PartitionRange> {
+        match self {
+            Namer::Index(f) => f.partitions(start, end).to_vec(),
+            Namer::Trie(f) => f.partitions(start, end),
+        }
+    }
+
+    fn reader(&self) -> &dyn RangeReader {
+        match self {
+            Namer::Index(f) => f.as_ref(),
+            Namer::Trie(f) => f.as_ref(),
+        }
+    }
+
+    fn reader_mut(&mut self) -> &mut dyn RangeReader {
+        match self {
+            Namer::Index(f) => f.as_mut(),
+            Namer::Trie(f) => f.as_mut(),
+        }
+    }
+
+    /// The component whose damage leaves partitions unnamed.
+    fn component(&self) -> ComponentType {
+        match self {
+            Namer::Index(_) => ComponentType::PrimaryIndex,
+            Namer::Trie(_) => ComponentType::Partitions,
+        }
+    }
+}
+
+/// What a BTI SSTable's partitions are named from.
+#[derive(Debug)]
+struct BtiInputs {
+    partitions_len: Option<u64>,
+    rows_len: Option<u64>,
+    partitioner: Partitioner,
+    data: Result<DataFileReader>,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stage {
     Data,
@@ -152,9 +202,12 @@ pub struct VerifyRun {
     index_len: Option<u64>,
     version: crate::version::Version,
     key_type: Option<crate::types::AbstractType>,
-    finder: Option<PartitionFinder>,
+    bti: Option<BtiInputs>,
+    finder: Option<Namer>,
     /// Why partitions could not be named, when they could not.
     partition_note: Option<String>,
+    /// A read failed while naming partitions (the driver's error then only leaves them unnamed).
+    partition_read_failed: bool,
     stage: Stage,
 }
 
@@ -166,6 +219,12 @@ impl VerifyRun {
         } else {
             Stage::Done
         };
+        let bti = (m.descriptor.format == Format::Bti && verifier.is_some()).then(|| BtiInputs {
+            partitions_len: m.size_of(&ComponentType::Partitions),
+            rows_len: m.size_of(&ComponentType::Rows),
+            partitioner: m.partitioner(),
+            data: DataFileReader::for_sstable(m, DecodeOptions::default()),
+        });
         VerifyRun {
             metadata_reasons: if verifier.is_none() {
                 unverifiable_reasons(m)
@@ -177,8 +236,10 @@ impl VerifyRun {
             index_len: m.size_of(&ComponentType::PrimaryIndex),
             version: m.descriptor.version,
             key_type: m.key_type(),
+            bti,
             finder: None,
             partition_note: None,
+            partition_read_failed: false,
             stage,
         }
     }
@@ -217,23 +278,39 @@ impl VerifyRun {
         }
         match (self.format, self.index_len) {
             (Format::Big, Some(index_len)) => {
-                self.finder = Some(PartitionFinder::new(
+                self.finder = Some(Namer::Index(Box::new(PartitionFinder::new(
                     self.version,
                     index_len,
                     v.data_len_bytes(),
                     self.key_type.clone(),
                     &ranges,
-                ));
+                ))));
                 self.stage = Stage::Partitions;
             }
             (Format::Big, None) => {
                 self.partition_note = Some("partitions not named: there is no Index.db".to_owned());
             }
             (Format::Bti, _) => {
-                self.partition_note = Some(
-                    "partitions not named: naming them from Partitions.db is not implemented"
-                        .to_owned(),
-                );
+                let data_len = v.data_len_bytes();
+                let Some(bti) = self.bti.take() else {
+                    return;
+                };
+                let Some(partitions_len) = bti.partitions_len else {
+                    self.partition_note =
+                        Some("partitions not named: there is no Partitions.db".to_owned());
+                    return;
+                };
+                self.finder = Some(Namer::Trie(Box::new(TriePartitionFinder::new(
+                    self.version,
+                    bti.partitioner,
+                    self.key_type.clone(),
+                    partitions_len,
+                    bti.rows_len,
+                    data_len,
+                    bti.data,
+                    &ranges,
+                ))));
+                self.stage = Stage::Partitions;
             }
         }
     }
@@ -264,9 +341,19 @@ impl VerifyRun {
                 .collect();
         let mut report = v.finish(sstable);
         let mut partition_note = self.partition_note;
+        let names_partitions = |c: Option<&ComponentType>| {
+            matches!(
+                c,
+                Some(ComponentType::PrimaryIndex | ComponentType::Partitions | ComponentType::Rows)
+            )
+        };
         match error {
-            Some(e) if e.component() == Some(&ComponentType::PrimaryIndex) => {
-                partition_note = Some(format!("partitions not named: {e}"));
+            // `abort` already said what a failed read while naming partitions left out.
+            Some(_) if self.partition_read_failed => {}
+            // A read that failed while partitions were being named (a driver that does not call
+            // `abort` stops there, in that stage) only leaves them unnamed.
+            Some(e) if self.stage == Stage::Partitions || names_partitions(e.component()) => {
+                partition_note.get_or_insert_with(|| format!("partitions not named: {e}"));
             }
             Some(e) => report.push_error(
                 Some(e.component().map_or(
@@ -292,15 +379,20 @@ impl VerifyRun {
                     };
                     f.partitions = finder
                         .partitions(start, end)
-                        .iter()
-                        .map(|p| p.key.clone())
+                        .into_iter()
+                        .map(|p| p.key)
                         .collect();
                 }
             }
         }
         if let Some(note) = partition_note {
+            let component = match (&self.finder, self.format) {
+                (Some(f), _) => f.component(),
+                (None, Format::Bti) => ComponentType::Partitions,
+                (None, Format::Big) => ComponentType::PrimaryIndex,
+            };
             report.findings.push(ErrorReport {
-                component: Some(ComponentType::PrimaryIndex.file_suffix().to_owned()),
+                component: Some(component.file_suffix().to_owned()),
                 offset: 0,
                 message: note,
             });
@@ -313,7 +405,7 @@ impl RangeReader for VerifyRun {
     fn next_read(&self) -> Option<ByteRange> {
         match self.stage {
             Stage::Data => self.verifier.as_ref().and_then(RangeReader::next_read),
-            Stage::Partitions => self.finder.as_ref().and_then(RangeReader::next_read),
+            Stage::Partitions => self.finder.as_ref().and_then(|f| f.reader().next_read()),
             Stage::Done => None,
         }
     }
@@ -334,7 +426,8 @@ impl RangeReader for VerifyRun {
                 let Some(finder) = self.finder.as_mut() else {
                     return Ok(());
                 };
-                // A damaged Index.db only leaves the partitions unnamed.
+                // A damaged index only leaves the partitions unnamed.
+                let finder = finder.reader_mut();
                 if let Err(e) = finder.supply(range, bytes, clock) {
                     self.partition_note = Some(format!("partitions not named: {e}"));
                     self.stage = Stage::Done;
@@ -348,6 +441,35 @@ impl RangeReader for VerifyRun {
                 range.offset,
             )
             .in_component(range.component.clone())),
+        }
+    }
+
+    /// A failed read while naming partitions only leaves them unnamed (the finder may go on:
+    /// a Data.db key it could not read is shown as such).
+    fn abort(&mut self, range: &ByteRange, error: &Error, clock: &dyn Clock) {
+        match self.stage {
+            Stage::Data => {
+                if let Some(v) = self.verifier.as_mut() {
+                    v.abort(range, error, clock);
+                }
+            }
+            Stage::Partitions => {
+                self.partition_read_failed = true;
+                if let Some(namer) = self.finder.as_mut() {
+                    namer.reader_mut().abort(range, error, clock);
+                    let lost = match namer {
+                        Namer::Index(_) => true,
+                        Namer::Trie(f) => f.names_lost(),
+                    };
+                    if lost {
+                        self.partition_note = Some(format!("partitions not named: {error}"));
+                    }
+                    if namer.reader().next_read().is_none() {
+                        self.stage = Stage::Done;
+                    }
+                }
+            }
+            Stage::Done => {}
         }
     }
 }

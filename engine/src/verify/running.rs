@@ -8,6 +8,7 @@
 //!
 //! Src: `src/java/org/apache/cassandra/utils/ChecksumType.java` (CRC32 and Adler32 are
 //! `java.util.zip`'s, the same functions as zlib's).
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use crate::component::crc::ChecksumType;
 
@@ -76,6 +77,8 @@ impl Running {
 }
 
 /// The Adler32 of `A ‖ B` from `adler32(A)`, `adler32(B)` and `len(B)`.
+// Every term is below 2^16 and every product below 2^33: nothing can overflow a u64.
+#[allow(clippy::arithmetic_side_effects)]
 fn adler32_append(a: u32, b: u32, len_b: u64) -> u32 {
     let (s1a, s2a) = (u64::from(a & 0xffff), u64::from(a >> 16));
     let (s1b, s2b) = (u64::from(b & 0xffff), u64::from(b >> 16));

@@ -25,6 +25,7 @@
 //! `src/java/org/apache/cassandra/db/DecoratedKey.java` (`asComparableBytes`),
 //! `dht/Murmur3Partitioner.java`, `dht/ByteOrderedPartitioner.java`,
 //! `dht/OrderPreservingPartitioner.java`, `dht/RandomPartitioner.java`, `db/marshal/IntegerType.java`.
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use crate::token::{md5_digest, Partitioner};
 
@@ -41,7 +42,7 @@ pub const NEXT_COMPONENT_NULL: u8 = 0x3f;
 
 /// Appends the escaped form of `input` (`ByteSource.of(byte[])`) to `out`.
 pub fn escape_bytes(input: &[u8], out: &mut Vec<u8>) {
-    out.reserve(input.len() + 1);
+    out.reserve(input.len().saturating_add(1));
     let mut in_zero_run = false;
     for &b in input {
         if b == 0 {
@@ -83,7 +84,7 @@ pub fn token_bytes(partitioner: &Partitioner, key: &[u8]) -> Option<Vec<u8>> {
 /// `DecoratedKey.asComparableBytes`: `40` token `40` escape(key) `38`.
 pub fn partition_key(partitioner: &Partitioner, key: &[u8]) -> Option<Vec<u8>> {
     let token = token_bytes(partitioner, key)?;
-    let mut out = Vec::with_capacity(token.len() + key.len() + 4);
+    let mut out = Vec::with_capacity(token.len().saturating_add(key.len()).saturating_add(4));
     out.push(NEXT_COMPONENT);
     out.extend_from_slice(&token);
     out.push(NEXT_COMPONENT);
@@ -103,7 +104,7 @@ fn random_token_bytes(key: &[u8]) -> Option<Vec<u8>> {
     // Fewer than 7 significant bytes use the signed varint form (not implemented).
     const FULL_FORM_THRESHOLD: usize = 7;
     let extra = significant.len().checked_sub(FULL_FORM_THRESHOLD)?;
-    let mut out = Vec::with_capacity(significant.len() + 2);
+    let mut out = Vec::with_capacity(significant.len().saturating_add(2));
     out.push(0xff); // positive
     out.push(u8::try_from(extra).ok()?); // < 128: one byte of the unsigned variable-length form
     out.extend_from_slice(&significant);
@@ -112,7 +113,7 @@ fn random_token_bytes(key: &[u8]) -> Option<Vec<u8>> {
 
 /// Hex with the separator bytes of a decoded prefix made visible, for display.
 pub fn describe(bytes: &[u8]) -> String {
-    let mut s = String::with_capacity(3 * bytes.len());
+    let mut s = String::with_capacity(bytes.len().saturating_mul(3));
     for (i, b) in bytes.iter().enumerate() {
         if i > 0 {
             s.push(' ');

@@ -18,11 +18,13 @@
 //! `RowIndexWriter.java`, `TrieIndexEntry.java`, `src/java/org/apache/cassandra/io/tries/TrieNode.java`,
 //! `Walker.java`, `src/java/org/apache/cassandra/io/util/SizedInts.java`,
 //! `src/java/org/apache/cassandra/utils/bytecomparable/ByteComparable.md`, `ByteSource.java`.
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 pub mod bytecomparable;
 pub mod partitions;
 pub mod rows;
 pub mod trie;
+pub mod walk;
 
 pub use partitions::{
     PartitionIndex, PartitionIndexEntry, PartitionIndexFooter, PartitionLookup, PartitionPayload,
@@ -30,3 +32,4 @@ pub use partitions::{
 };
 pub use rows::{RowIndex, RowIndexBlock, TrieIndexEntry};
 pub use trie::{NodeType, TrieBytes, TrieNode};
+pub use walk::{PartitionWalk, WalkEntry, WalkStep};

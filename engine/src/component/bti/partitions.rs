@@ -27,6 +27,7 @@
 //! `PartitionIndexBuilder.java`, `BtiFormat.md` ("Partition index"),
 //! `src/java/org/apache/cassandra/io/util/SizedInts.java`, `db/DecoratedKey.java`
 //! (`filterHashLowerBits`).
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use serde::Serialize;
 
@@ -200,7 +201,7 @@ pub fn decode_payload(
         let h = r.u8("partition payload: hash byte")?;
         (
             Some(h),
-            usize::from(payload_flags - (FLAG_HAS_HASH_BYTE - 1)),
+            usize::from(payload_flags.saturating_sub(FLAG_HAS_HASH_BYTE - 1)),
         )
     } else {
         (None, usize::from(payload_flags))
@@ -320,7 +321,7 @@ pub fn decode(bytes: &[u8]) -> Result<PartitionIndex> {
                 if y <= x {
                     warnings.push(format!(
                         "partition {}: Data.db position {y} is not above the previous {x}",
-                        i + 1
+                        i.saturating_add(1)
                     ));
                 }
             }
@@ -350,7 +351,10 @@ impl PartitionIndex {
         if self.entries.len() > MAX_CHILD_NODES {
             nodes.push(Node::new(
                 "…",
-                format!("{} more partitions", self.entries.len() - MAX_CHILD_NODES),
+                format!(
+                    "{} more partitions",
+                    self.entries.len().saturating_sub(MAX_CHILD_NODES)
+                ),
                 None,
             ));
         }

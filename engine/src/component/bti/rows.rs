@@ -23,6 +23,7 @@
 //! Src: `src/java/org/apache/cassandra/io/sstable/format/bti/TrieIndexEntry.java`,
 //! `RowIndexReader.java`, `RowIndexWriter.java`, `BtiFormatPartitionWriter.java`,
 //! `BtiFormat.md` ("Row index"), `db/DeletionTime.java`.
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use serde::Serialize;
 
@@ -243,7 +244,7 @@ pub fn decode_row_index(
             if b.offset <= a.offset {
                 warnings.push(format!(
                     "block {}: offset {} is not above the previous {}",
-                    i + 1,
+                    i.saturating_add(1),
                     b.offset,
                     a.offset
                 ));
@@ -281,7 +282,10 @@ impl RowIndex {
         if self.blocks.len() > MAX_CHILD_NODES {
             nodes.push(Node::new(
                 "…",
-                format!("{} more blocks", self.blocks.len() - MAX_CHILD_NODES),
+                format!(
+                    "{} more blocks",
+                    self.blocks.len().saturating_sub(MAX_CHILD_NODES)
+                ),
                 None,
             ));
         }

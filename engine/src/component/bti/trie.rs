@@ -34,6 +34,7 @@
 //! Src: `src/java/org/apache/cassandra/io/tries/TrieNode.java`, `.../io/tries/Walker.java`,
 //! `.../io/tries/ValueIterator.java`, `.../io/util/SizedInts.java`,
 //! `.../io/sstable/format/bti/BtiFormat.md` ("Trie nodes").
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use serde::Serialize;
 
@@ -306,10 +307,10 @@ impl<'a> TrieBytes<'a> {
             )
             .in_component(self.component.clone())
         };
-        if position < self.base_offset {
-            return Err(missing());
-        }
-        let rel = usize::try_from(position - self.base_offset).map_err(|_| missing())?;
+        let rel = position
+            .checked_sub(self.base_offset)
+            .and_then(|rel| usize::try_from(rel).ok())
+            .ok_or_else(missing)?;
         if rel > self.data.len() {
             return Err(Error::new(
                 ErrorKind::UnexpectedEof {
@@ -390,7 +391,7 @@ impl<'a> TrieBytes<'a> {
                 key.pop();
                 continue;
             };
-            *next += 1;
+            *next = next.saturating_add(1);
             let child = self.visit(t.child, &mut visited, max_nodes)?;
             key.push(t.byte);
             if child.has_payload() {
@@ -402,7 +403,7 @@ impl<'a> TrieBytes<'a> {
     }
 
     fn visit(&self, position: u64, visited: &mut usize, max_nodes: usize) -> Result<TrieNode> {
-        *visited += 1;
+        *visited = visited.saturating_add(1);
         if *visited > max_nodes {
             return Err(Error::invalid(
                 format!("trie walk visited more than {max_nodes} nodes: shared or cyclic pointers"),
@@ -424,7 +425,7 @@ impl<'a> TrieBytes<'a> {
             };
             node = self.node(child)?;
             path.push(node.position);
-            matched += 1;
+            matched = matched.saturating_add(1);
         }
         Ok(Followed {
             node,
@@ -470,7 +471,8 @@ impl TriePayload {
 
 /// An edge with its distance checked: non-zero and not before the start of the file.
 fn edge(r: &Reader<'_>, position: u64, byte: u8, distance: u64) -> Result<Transition> {
-    if distance == 0 || distance > position {
+    let child = position.checked_sub(distance).filter(|_| distance != 0);
+    let Some(child) = child else {
         return Err(r.invalid_at(
             format!(
                 "trie pointer distance {distance} from node {position} does not point backwards into the file"
@@ -478,10 +480,10 @@ fn edge(r: &Reader<'_>, position: u64, byte: u8, distance: u64) -> Result<Transi
             position,
             "trie pointer",
         ));
-    }
+    };
     Ok(Transition {
         byte,
-        child: position - distance,
+        child,
         distance,
     })
 }
@@ -498,7 +500,8 @@ pub(crate) fn read_signed(r: &mut Reader<'_>, width: usize, what: &'static str) 
         return Ok(0);
     }
     let raw = read_unsigned(r, width, what)?;
-    let shift = 64 - 8 * width.min(8) as u32;
+    // 1 ≤ width ≤ 8: a shift of 0…56 bits.
+    let shift = 64u32.saturating_sub(8u32.saturating_mul(width.min(8) as u32));
     Ok(((raw << shift) as i64) >> shift)
 }
 
@@ -514,13 +517,13 @@ fn read_pointers(r: &mut Reader<'_>, count: usize, pointers: Pointers) -> Result
             Ok(out)
         }
         Pointers::Twelve => {
-            let len = (3 * count).div_ceil(2);
+            let len = count.saturating_mul(3).div_ceil(2);
             let bytes = r.bytes(len, "trie 12-bit pointers")?;
             let mut out = Vec::with_capacity(count);
             for j in 0..count {
-                let at = 3 * j / 2;
+                let at = j.saturating_mul(3) / 2;
                 let hi = bytes.get(at).copied().unwrap_or(0);
-                let lo = bytes.get(at + 1).copied().unwrap_or(0);
+                let lo = bytes.get(at.saturating_add(1)).copied().unwrap_or(0);
                 let word = (u64::from(hi) << 8) | u64::from(lo);
                 out.push(if j % 2 == 0 { word >> 4 } else { word & 0xfff });
             }
@@ -561,8 +564,8 @@ fn read_dense(
 ) -> Result<()> {
     let first = r.u8("trie dense first transition")?;
     let len_minus_one = r.u8("trie dense length")?;
-    let len = usize::from(len_minus_one) + 1;
-    if usize::from(first) + len > 256 {
+    let len = usize::from(len_minus_one).saturating_add(1);
+    if usize::from(first).saturating_add(len) > 256 {
         return Err(r.invalid_at(
             format!("dense trie node range 0x{first:02x} + {len} passes 0xff"),
             position,
@@ -574,7 +577,7 @@ fn read_dense(
         if distance == 0 {
             continue;
         }
-        let byte = u8::try_from(usize::from(first) + i).unwrap_or(u8::MAX);
+        let byte = u8::try_from(usize::from(first).saturating_add(i)).unwrap_or(u8::MAX);
         out.push(edge(r, position, byte, distance)?);
     }
     Ok(())
