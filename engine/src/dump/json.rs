@@ -20,6 +20,7 @@ impl Json {
         }
     }
 
+    #[inline]
     fn newline(&self, out: &mut Vec<u8>) {
         out.push(b'\n');
         for _ in 0..self.depth {
@@ -28,6 +29,7 @@ impl Json {
     }
 
     /// Before a member or an element: the separator and, pretty, the line break and indent.
+    #[inline]
     pub fn elem(&mut self, out: &mut Vec<u8>) {
         if !self.first {
             out.push(b',');
@@ -40,6 +42,7 @@ impl Json {
 
     /// `"key": ` (or `"key":` compact) as the next member. Keys are the dump format's own
     /// names, which need no escape.
+    #[inline]
     pub fn key(&mut self, out: &mut Vec<u8>, key: &'static str) {
         self.elem(out);
         out.push(b'"');
@@ -51,26 +54,31 @@ impl Json {
         }
     }
 
+    #[inline]
     pub fn begin_object(&mut self, out: &mut Vec<u8>) {
         out.push(b'{');
         self.depth += 1;
         self.first = true;
     }
 
+    #[inline]
     pub fn end_object(&mut self, out: &mut Vec<u8>) {
         self.close(out, b'}');
     }
 
+    #[inline]
     pub fn begin_array(&mut self, out: &mut Vec<u8>) {
         out.push(b'[');
         self.depth += 1;
         self.first = true;
     }
 
+    #[inline]
     pub fn end_array(&mut self, out: &mut Vec<u8>) {
         self.close(out, b']');
     }
 
+    #[inline]
     fn close(&mut self, out: &mut Vec<u8>, bracket: u8) {
         self.depth = self.depth.saturating_sub(1);
         if !self.first && self.pretty {
@@ -81,17 +89,20 @@ impl Json {
     }
 
     /// A member with a string value.
+    #[inline]
     pub fn str_member(&mut self, out: &mut Vec<u8>, key: &'static str, value: &str) {
         self.key(out, key);
         string(out, value);
     }
 
     /// A member with an integer value.
+    #[inline]
     pub fn int_member(&mut self, out: &mut Vec<u8>, key: &'static str, value: i64) {
         self.key(out, key);
         push_i64(out, value);
     }
 
+    #[inline]
     pub fn bool_member(&mut self, out: &mut Vec<u8>, key: &'static str, value: bool) {
         self.key(out, key);
         out.extend_from_slice(if value { b"true" } else { b"false" });
@@ -190,6 +201,7 @@ pub(crate) fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
 }
 
 /// A decimal integer, as `Display` writes it.
+#[inline]
 pub(crate) fn push_i64(out: &mut Vec<u8>, v: i64) {
     if v < 0 {
         out.push(b'-');
@@ -197,22 +209,43 @@ pub(crate) fn push_i64(out: &mut Vec<u8>, v: i64) {
     push_u64(out, v.unsigned_abs());
 }
 
+/// The two digits of 0–99, for [`push_u64`] (two digits per division, as `itoa` does).
+const DIGIT_PAIRS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+#[inline]
 pub(crate) fn push_u64(out: &mut Vec<u8>, mut v: u64) {
+    if v < 10 {
+        out.push(b'0' + v as u8);
+        return;
+    }
     let mut digits = [0u8; 20];
-    let mut n = 0;
-    loop {
+    let mut n = digits.len();
+    while v >= 100 {
+        let pair = (v % 100) as usize * 2;
+        v /= 100;
+        n -= 2;
+        if let (Some(d), Some(p)) = (digits.get_mut(n..n + 2), DIGIT_PAIRS.get(pair..pair + 2)) {
+            d.copy_from_slice(p);
+        }
+    }
+    if v >= 10 {
+        let pair = v as usize * 2;
+        n -= 2;
+        if let (Some(d), Some(p)) = (digits.get_mut(n..n + 2), DIGIT_PAIRS.get(pair..pair + 2)) {
+            d.copy_from_slice(p);
+        }
+    } else {
+        n -= 1;
         if let Some(d) = digits.get_mut(n) {
-            *d = b'0' + (v % 10) as u8;
-        }
-        n += 1;
-        v /= 10;
-        if v == 0 {
-            break;
+            *d = b'0' + v as u8;
         }
     }
-    for i in (0..n).rev() {
-        out.push(digits.get(i).copied().unwrap_or(b'0'));
-    }
+    out.extend_from_slice(digits.get(n..).unwrap_or(&[]));
 }
 
 /// `v` in exactly `width` digits (zero-padded; `v` < 10^width).
@@ -248,7 +281,22 @@ mod tests {
                 serde_json::to_string(s).unwrap()
             );
         }
-        for v in [0, 7, -1, 10, i64::MIN, i64::MAX, 1_234_567_890] {
+        for v in [
+            0,
+            7,
+            -1,
+            9,
+            10,
+            99,
+            100,
+            101,
+            -999,
+            1000,
+            12_345,
+            i64::MIN,
+            i64::MAX,
+            1_234_567_890,
+        ] {
             let mut out = Vec::new();
             push_i64(&mut out, v);
             assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
