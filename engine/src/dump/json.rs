@@ -144,6 +144,29 @@ fn escape_of(b: u8) -> u8 {
     }
 }
 
+/// Whether any byte of `bytes` needs a JSON escape (a control byte, `"` or `\\`): eight bytes
+/// at a time (SWAR: a byte is below 0x20, or equal to `"` or `\\` after an xor, exactly when its
+/// high bit survives `(x - 0x01…) & !x & 0x80…`), then byte by byte.
+#[inline]
+fn needs_escape(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below = |x: u64, n: u64| x.wrapping_sub(ONES.wrapping_mul(n)) & !x & HIGH;
+    let mut words = bytes.chunks_exact(8);
+    let mut found = 0u64;
+    for w in words.by_ref() {
+        let x = u64::from_le_bytes(<[u8; 8]>::try_from(w).unwrap_or([0; 8]));
+        found |= below(x, 0x20)
+            | below(x ^ ONES.wrapping_mul(u64::from(b'"')), 1)
+            | below(x ^ ONES.wrapping_mul(u64::from(b'\\')), 1);
+    }
+    found != 0
+        || words
+            .remainder()
+            .iter()
+            .any(|&b| b < 0x20 || b == b'"' || b == b'\\')
+}
+
 /// `s` as a JSON string (quoted, escaped as `serde_json` escapes).
 pub(crate) fn string(out: &mut Vec<u8>, s: &str) {
     string_bytes(out, s.as_bytes());
@@ -154,11 +177,7 @@ pub(crate) fn string(out: &mut Vec<u8>, s: &str) {
 pub(crate) fn string_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
     out.reserve(bytes.len() + 2);
     out.push(b'"');
-    // No short-circuit: the check runs branch-free over the whole string.
-    let needs_escape = bytes.iter().fold(false, |acc, &b| {
-        acc | (b < 0x20) | (b == b'"') | (b == b'\\')
-    });
-    if !needs_escape {
+    if !needs_escape(bytes) {
         out.extend_from_slice(bytes);
         out.push(b'"');
         return;
@@ -273,6 +292,10 @@ mod tests {
             "q\"uo\\te",
             "\u{0}\u{1f}\u{8}\t\n\u{c}\r\u{7f}",
             "é ü 日本",
+            "eight by\"tes and more \\ of them",
+            "long plain text without anything to escape at all",
+            "a control byte late in a long string\u{1}",
+            "\u{7f}\u{80}\u{ff}~ !#[]{}",
         ] {
             let mut out = Vec::new();
             string(&mut out, s);
@@ -305,6 +328,23 @@ mod tests {
         push_padded(&mut out, 42, 6);
         push_hex(&mut out, &[0, 0xab, 0xff]);
         assert_eq!(out, b"00004200abff");
+    }
+
+    #[test]
+    fn the_word_at_a_time_escape_check_finds_every_byte_that_needs_one() {
+        for b in 0..=255u8 {
+            let want = b < 0x20 || b == b'"' || b == b'\\';
+            for len in [1, 8, 13, 16, 17] {
+                for pos in 0..len {
+                    // Neighbours of both kinds: high bytes (UTF-8) and plain ASCII.
+                    for fill in [b'a', 0xff, 0x80, b'!', b'#'] {
+                        let mut buf = vec![fill; len];
+                        buf[pos] = b;
+                        assert_eq!(needs_escape(&buf), want, "byte {b:#04x} at {pos} of {len}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
