@@ -2,12 +2,14 @@
 //! measured in the same run on the same bytes — a memcpy, one raw `crc32fast` pass, and raw LZ4
 //! decompression of every chunk. Row decoding: the decode-only scan
 //! (`data::scan_counts`: every row, cell and tombstone decoded and counted), and `dump --jsonl`
-//! and `dump --json` (this binary, output to /dev/null), as MB/s of uncompressed data, rows/s and
-//! ratios to raw LZ4. Reported, never asserted. Data.db is read into memory first so that disk
+//! and `dump --json` (this binary, output to /dev/null), and the partitions pass
+//! (`sstablepartitions`' figures, `analytics::partitions` on the borrowing decoder), as MB/s of
+//! uncompressed data, rows/s and ratios to raw LZ4. Reported, never asserted. Data.db is read into memory first so that disk
 //! speed is not measured (except by the `dump` runs, which read the file as `dump` does).
 
 use std::time::Instant;
 
+use sstable_engine::analytics::{self, PartitionFilter, PartitionScan, PartitionsCollector};
 use sstable_engine::clock::Clock;
 use sstable_engine::component::data::{
     self, DataFileReader, DataSchema, DecodeOptions, ScanCounts, VisitStep,
@@ -15,6 +17,7 @@ use sstable_engine::component::data::{
 use sstable_engine::component::ComponentType;
 use sstable_engine::compress::{decompress_chunk, Compressor};
 use sstable_engine::dump::{DumpFormat, DumpWriter};
+use sstable_engine::info::SSTableMetadata;
 use sstable_engine::range::RangeReader;
 use sstable_engine::verify::{Verifier, VerifyOptions};
 
@@ -77,6 +80,9 @@ pub struct Args {
     /// Print JSON
     #[arg(long)]
     json: bool,
+    /// Run only the row-decoding part named (`scan`, `dump`, `partitions`), for a profiler
+    #[arg(long, value_name = "PART")]
+    only: Option<String>,
 }
 
 pub fn run(args: Args) -> Result<Outcome, String> {
@@ -186,6 +192,9 @@ pub fn run(args: Args) -> Result<Outcome, String> {
             None => Err(sstable_engine::Error::invalid("read past the end", offset)),
         }
     };
+    if let Some(part) = &args.only {
+        return only(part, &metadata, &schema, new_reader, read_at, &data);
+    }
     let mut failure = None;
     let mut counts = ScanCounts::default();
     let scan = best_cpu_of(runs, || {
@@ -214,6 +223,19 @@ pub fn run(args: Args) -> Result<Outcome, String> {
     };
     let dump_jsonl = dump(DumpFormat::JsonLines);
     let dump_json = dump(DumpFormat::Json);
+    let mut partitions_seen = 0u64;
+    let partitions = best_cpu_of(runs, || {
+        match partitions_pass(&metadata, &schema, &mut new_reader(), read_at) {
+            Ok(n) => partitions_seen = n,
+            Err(e) => failure = Some(format!("partitions pass: {e}")),
+        }
+    });
+    if partitions_seen != counts.partitions {
+        failure = Some(format!(
+            "the partitions pass saw {partitions_seen} partitions, the scan {}",
+            counts.partitions
+        ));
+    }
     if let Some(e) = failure {
         return Err(e);
     }
@@ -252,6 +274,7 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         "scan": row_report(scan),
         "dump_jsonl": row_report(dump_jsonl),
         "dump_json": row_report(dump_json),
+        "partitions_pass": row_report(partitions),
         "dump_json_vs_jsonl": dump_json.0 / dump_jsonl.0.max(1e-9),
         "dump_json_vs_jsonl_cpu": dump_json.1.zip(dump_jsonl.1).map(|(a, b)| a / b.max(1e-9)),
         "dump_runs": dump_runs,
@@ -316,6 +339,7 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         line("decode-only scan", scan);
         line("dump --jsonl > null", dump_jsonl);
         line("dump --json > null", dump_json);
+        line("partitions pass", partitions);
         println!(
             "  dump --json / --jsonl  {:.2} × the time{} (best of {dump_runs})",
             dump_json.0 / dump_jsonl.0.max(1e-9),
@@ -381,4 +405,76 @@ fn dump_all(
         io = io.and(out.write_all(b"\n]\n"));
     }
     io.and(out.flush()).map_err(|e| e.to_string())
+}
+
+/// The partitions pass as `sstable-inspect partitions` runs it (every partition's figures and
+/// the summary), over the bytes in memory. Returns the number of partitions.
+fn partitions_pass(
+    metadata: &SSTableMetadata,
+    schema: &DataSchema,
+    reader: &mut DataFileReader,
+    mut read_at: impl FnMut(u64, &mut Vec<u8>) -> Result<(), sstable_engine::Error>,
+) -> Result<u64, String> {
+    let (now_secs, _) = analytics::default_now(metadata);
+    let mut scan = PartitionScan::new(schema.key_type.clone(), metadata.partitioner(), now_secs);
+    let mut collector = PartitionsCollector::new(PartitionFilter::default(), None);
+    let mut bytes = Vec::new();
+    loop {
+        match reader.visit_next(&mut scan).map_err(|e| e.to_string())? {
+            VisitStep::Finished => break,
+            VisitStep::Visited => {
+                if let Some((key, p)) = scan.take_finished() {
+                    collector.add(&key, p);
+                }
+            }
+            VisitStep::NeedMoreData => {
+                let Some((offset, len)) = reader.next_read() else {
+                    break;
+                };
+                bytes.resize(len as usize, 0);
+                read_at(offset, &mut bytes).map_err(|e| e.to_string())?;
+                reader.supply(offset, &bytes).map_err(|e| e.to_string())?;
+            }
+        }
+    }
+    let (_, summary) = collector.finish();
+    Ok(summary.partitions)
+}
+
+/// `--only PART`: one row-decoding part, once, with nothing else measured (for a profiler such
+/// as `valgrind --tool=callgrind`).
+fn only(
+    part: &str,
+    metadata: &SSTableMetadata,
+    schema: &DataSchema,
+    new_reader: impl Fn() -> DataFileReader,
+    read_at: impl Fn(u64, &mut Vec<u8>) -> Result<(), sstable_engine::Error> + Copy,
+    data: &[u8],
+) -> Result<Outcome, String> {
+    let t = Instant::now();
+    let what = match part {
+        "scan" => {
+            let c = data::scan_counts(&mut new_reader(), read_at).map_err(|e| e.to_string())?;
+            format!("{} rows", c.rows + c.static_rows)
+        }
+        "dump" => {
+            let null = std::fs::File::create("/dev/null").map_err(|e| e.to_string())?;
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, null);
+            dump_all(
+                &mut new_reader(),
+                schema,
+                DumpFormat::JsonLines,
+                data,
+                &mut out,
+            )?;
+            "dump --jsonl".to_owned()
+        }
+        "partitions" => format!(
+            "{} partitions",
+            partitions_pass(metadata, schema, &mut new_reader(), read_at)?
+        ),
+        other => return Err(format!("--only {other}: expected scan, dump or partitions")),
+    };
+    println!("{what} in {:.3} s", t.elapsed().as_secs_f64());
+    Ok(Outcome::Clean)
 }

@@ -11,11 +11,12 @@ use sstable_engine::analytics::{
     PartitionsReport, TombstoneScan,
 };
 use sstable_engine::clock::NoClock;
-use sstable_engine::component::data::{DataItem, DecodeStep};
+use sstable_engine::component::data::{DataVisitor, VisitStep};
 use sstable_engine::component::ComponentType;
 use sstable_engine::info::SSTableMetadata;
 use sstable_engine::range::SyncDriver;
 use sstable_engine::sstable_set::SSTableFiles;
+use sstable_engine::types::AbstractType;
 
 use crate::files::{self, ComponentFiles, FoundFiles};
 use crate::Outcome;
@@ -67,27 +68,31 @@ fn column(value: &str) -> Result<PartitionColumn, String> {
     })
 }
 
-/// Drives one pass over an SSTable's Data.db, handing every item to `f`.
-pub(crate) fn scan_data(
+/// Drives one pass over an SSTable's Data.db through the borrowing decoder: `visitor` (built
+/// for the partition key type) sees every partition, row and cell; `after_step` runs after each
+/// visited item. Returns the visitor.
+pub(crate) fn scan_data<V: DataVisitor>(
     found: &FoundFiles,
     sstable: &SSTableFiles,
     metadata: &SSTableMetadata,
-    mut f: impl FnMut(&DataItem, &sstable_engine::types::AbstractType),
-) -> Result<(), String> {
+    visitor: impl FnOnce(&AbstractType) -> V,
+    mut after_step: impl FnMut(&mut V),
+) -> Result<V, String> {
     let (mut reader, key_type) = analytics::data_reader(metadata).map_err(|e| e.to_string())?;
     if sstable.file(&ComponentType::Data).is_none() {
         return Err("no Data.db".to_owned());
     }
+    let mut visitor = visitor(&key_type);
     // Data.db chunk by chunk, through the engine's sync driver.
     let mut files = ComponentFiles::new(found, sstable);
     let mut driver = SyncDriver::new(&mut files);
     loop {
         match driver
-            .next_item(&mut reader, &NoClock)
+            .visit_next(&mut reader, &mut visitor, &NoClock)
             .map_err(|e| e.to_string())?
         {
-            DecodeStep::Item(item) => f(&item, &key_type),
-            DecodeStep::Finished | DecodeStep::NeedMoreData => return Ok(()),
+            VisitStep::Visited => after_step(&mut visitor),
+            VisitStep::Finished | VisitStep::NeedMoreData => return Ok(visitor),
         }
     }
 }
@@ -134,15 +139,17 @@ pub(crate) fn report(
         None => analytics::default_now(metadata),
     };
     let mut collector = PartitionsCollector::new(filter, top);
-    let mut scan: Option<PartitionScan> = None;
-    scan_data(found, sstable, metadata, |item, key_type| {
-        let s = scan.get_or_insert_with(|| {
-            PartitionScan::new(key_type.clone(), metadata.partitioner(), now_secs)
-        });
-        if let Some((key, p)) = s.push(item) {
-            collector.add(&key, p);
-        }
-    })?;
+    scan_data(
+        found,
+        sstable,
+        metadata,
+        |key_type| PartitionScan::new(key_type.clone(), metadata.partitioner(), now_secs),
+        |scan| {
+            if let Some((key, p)) = scan.take_finished() {
+                collector.add(&key, p);
+            }
+        },
+    )?;
     let (partitions, summary) = collector.finish();
     Ok(PartitionsReport {
         sstable: sstable.prefix.clone(),
@@ -293,7 +300,5 @@ pub(crate) fn tombstone_scan(
     sstable: &SSTableFiles,
     metadata: &SSTableMetadata,
 ) -> Result<TombstoneScan, String> {
-    let mut scan = TombstoneScan::new();
-    scan_data(found, sstable, metadata, |item, _| scan.push(item))?;
-    Ok(scan)
+    scan_data(found, sstable, metadata, |_| TombstoneScan::new(), |_| {})
 }

@@ -37,6 +37,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Absolute file offset of the next byte.
+    #[inline]
     pub fn offset(&self) -> u64 {
         self.base_offset.saturating_add(self.pos as u64)
     }
@@ -66,6 +67,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The span from absolute offset `start` to the current position.
+    #[inline]
     pub fn span_from(&self, start: u64) -> Span {
         Span::new(start, self.offset())
     }
@@ -104,6 +106,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Takes exactly `n` bytes.
+    #[inline]
     pub fn bytes(&mut self, n: usize, what: &'static str) -> Result<&'a [u8]> {
         let end = self.pos.checked_add(n);
         match end.and_then(|end| self.data.get(self.pos..end).map(|s| (s, end))) {
@@ -111,43 +114,50 @@ impl<'a> Reader<'a> {
                 self.pos = end;
                 Ok(slice)
             }
-            None => Err(self.error(
-                ErrorKind::UnexpectedEof {
-                    needed_bytes: n as u64,
-                    available_bytes: self.remaining_bytes() as u64,
-                },
-                what,
-            )),
+            None => Err(self.eof(n, what)),
         }
     }
 
+    /// The error of a read of `n` bytes past the end (kept out of the hot paths).
+    #[cold]
+    #[inline(never)]
+    fn eof(&self, n: usize, what: &'static str) -> Error {
+        self.error(
+            ErrorKind::UnexpectedEof {
+                needed_bytes: n as u64,
+                available_bytes: self.remaining_bytes() as u64,
+            },
+            what,
+        )
+    }
+
     /// Takes `len` bytes where `len` came from the file: checked before any conversion or allocation.
+    #[inline]
     pub fn bytes_u64(&mut self, len: u64, what: &'static str) -> Result<&'a [u8]> {
         let n = self.check_len(len, what)?;
         self.bytes(n, what)
     }
 
     /// Checks an untrusted length against the bytes remaining and converts it to `usize`.
+    #[inline]
     pub fn check_len(&self, len: u64, what: &'static str) -> Result<usize> {
         let remaining = self.remaining_bytes() as u64;
-        if len > remaining {
-            return Err(self.error(
-                ErrorKind::LengthTooLarge {
-                    length: len,
-                    limit: remaining,
-                },
-                what,
-            ));
+        match usize::try_from(len) {
+            Ok(n) if len <= remaining => Ok(n),
+            _ => Err(self.too_long(len, what)),
         }
-        usize::try_from(len).map_err(|_| {
-            self.error(
-                ErrorKind::LengthTooLarge {
-                    length: len,
-                    limit: remaining,
-                },
-                what,
-            )
-        })
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_long(&self, len: u64, what: &'static str) -> Error {
+        self.error(
+            ErrorKind::LengthTooLarge {
+                length: len,
+                limit: self.remaining_bytes() as u64,
+            },
+            what,
+        )
     }
 
     /// Checks an untrusted element count: each element needs at least `min_bytes_each` bytes.
@@ -162,6 +172,7 @@ impl<'a> Reader<'a> {
         usize::try_from(count).map_err(|_| self.invalid_at("count too large", self.offset(), what))
     }
 
+    #[inline]
     fn array<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N]> {
         let slice = self.bytes(N, what)?;
         let mut out = [0u8; N];
@@ -174,8 +185,15 @@ impl<'a> Reader<'a> {
         self.bytes(n, what).map(|_| ())
     }
 
+    #[inline]
     pub fn u8(&mut self, what: &'static str) -> Result<u8> {
-        Ok(u8::from_be_bytes(self.array(what)?))
+        match self.data.get(self.pos) {
+            Some(&b) => {
+                self.pos = self.pos.wrapping_add(1);
+                Ok(b)
+            }
+            None => Err(self.eof(1, what)),
+        }
     }
 
     pub fn peek_u8(&self) -> Option<u8> {
@@ -220,7 +238,21 @@ impl<'a> Reader<'a> {
 
     /// Cassandra's unsigned vint (`VIntCoding.readUnsignedVInt`): leading 1-bits of the first byte
     /// count the extra bytes, which follow big-endian. Not LEB128.
+    #[inline]
     pub fn unsigned_vint(&mut self, what: &'static str) -> Result<u64> {
+        // One byte (values below 128) is by far the most common: no loop, no error path.
+        match self.data.get(self.pos) {
+            Some(&first) if first < 0x80 => {
+                self.pos = self.pos.wrapping_add(1);
+                Ok(u64::from(first))
+            }
+            _ => self.unsigned_vint_long(what),
+        }
+    }
+
+    /// [`Reader::unsigned_vint`] of two or more bytes (or at the end of the data).
+    #[inline(never)]
+    fn unsigned_vint_long(&mut self, what: &'static str) -> Result<u64> {
         let start = self.offset();
         let first = self.u8(what)?;
         let extra = first.leading_ones() as usize;
@@ -249,6 +281,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Cassandra's signed vint: zigzag over [`Reader::unsigned_vint`].
+    #[inline]
     pub fn signed_vint(&mut self, what: &'static str) -> Result<i64> {
         let u = self.unsigned_vint(what)?;
         Ok(((u >> 1) as i64) ^ ((u & 1) as i64).wrapping_neg())
@@ -278,6 +311,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Unsigned vint length + bytes (`ByteBufferUtil.readWithVIntLength`).
+    #[inline]
     pub fn vint_length_bytes(&mut self, what: &'static str) -> Result<&'a [u8]> {
         let len = self.unsigned_vint(what)?;
         self.bytes_u64(len, what)

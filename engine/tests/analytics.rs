@@ -9,7 +9,7 @@ use sstable_engine::analytics::{
     self, table_report, PartitionColumn, PartitionFilter, PartitionScan, PartitionStats,
     PartitionsCollector, TombstoneScan,
 };
-use sstable_engine::component::data::DataItem;
+use sstable_engine::component::data::{visit_all_with, DataItem, VisitStep};
 use sstable_engine::component::ComponentType;
 use sstable_engine::compress::Compressor;
 use sstable_engine::descriptor::parse_file_name;
@@ -76,8 +76,33 @@ fn items(metadata: &SSTableMetadata, data: &[u8]) -> Vec<DataItem> {
         .unwrap()
 }
 
-/// The partitions pass: every partition's raw key and figures, in file order.
+/// The partitions pass as the CLI runs it (the borrowing decoder): every partition's raw key
+/// and figures, in file order.
 fn partitions(
+    metadata: &SSTableMetadata,
+    data: &[u8],
+    now_secs: i64,
+) -> Vec<(Vec<u8>, PartitionStats)> {
+    let (mut reader, key_type) = analytics::data_reader(metadata).unwrap();
+    let mut scan = PartitionScan::new(key_type, metadata.partitioner(), now_secs);
+    let mut out = Vec::new();
+    let mut bytes = Vec::new();
+    loop {
+        match reader.visit_next(&mut scan).unwrap() {
+            VisitStep::Visited => out.extend(scan.take_finished()),
+            VisitStep::Finished => return out,
+            VisitStep::NeedMoreData => {
+                let (offset, len) = reader.next_read().unwrap();
+                bytes.clear();
+                bytes.extend_from_slice(&data[offset as usize..(offset + len) as usize]);
+                reader.supply(offset, &bytes).unwrap();
+            }
+        }
+    }
+}
+
+/// The same pass fed owned items (the page's path).
+fn partitions_from_items(
     metadata: &SSTableMetadata,
     data: &[u8],
     now_secs: i64,
@@ -90,7 +115,25 @@ fn partitions(
         .collect()
 }
 
+/// The tombstone pass as the CLI runs it (the borrowing decoder).
 fn tombstone_scan(metadata: &SSTableMetadata, data: &[u8]) -> TombstoneScan {
+    let (mut reader, _) = analytics::data_reader(metadata).unwrap();
+    let mut scan = TombstoneScan::new();
+    visit_all_with(
+        &mut reader,
+        |offset, buf| {
+            let (start, len) = (offset as usize, buf.len());
+            buf.copy_from_slice(&data[start..start + len]);
+            Ok(())
+        },
+        &mut scan,
+    )
+    .unwrap();
+    scan
+}
+
+/// The tombstone pass fed owned items (the page's path).
+fn tombstone_scan_from_items(metadata: &SSTableMetadata, data: &[u8]) -> TombstoneScan {
     let mut scan = TombstoneScan::new();
     for i in items(metadata, data) {
         scan.push(&i);
@@ -175,6 +218,8 @@ fn generated_counts_match_the_model_at_several_nows() {
             }
             let got = partitions(&t.metadata, t.data(), now);
             assert_matches(&got, &want);
+            // The owned-items path (the page's) counts the same.
+            assert_matches(&partitions_from_items(&t.metadata, t.data(), now), &want);
         }
     }
 }
@@ -276,6 +321,7 @@ fn droppable_and_expired_at_a_gc_grace() {
     let t = build(&o, 1);
     let scan = tombstone_scan(&t.metadata, t.data());
     assert_eq!(scan.newest_local_deletion_time_secs(), Some(BASE_SECS));
+    let from_items = tombstone_scan_from_items(&t.metadata, t.data());
     let stats = t
         .metadata
         .statistics
@@ -298,6 +344,7 @@ fn droppable_and_expired_at_a_gc_grace() {
             .flat_map(|e| e.cell_expiries_secs.clone())
             .collect();
         let r = scan.report("t", gc, Some(now), stats);
+        assert_eq!(from_items.report("t", gc, Some(now), stats), r);
         assert_eq!(r.gc_before_secs, gc_before);
         assert_eq!(r.tombstones.total, ldts.len() as u64);
         let droppable = ldts.iter().filter(|t| **t < gc_before).count() as u64;

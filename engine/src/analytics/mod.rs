@@ -6,9 +6,11 @@
 //! | [`tombstones`] | droppable tombstones at a gc grace and a "now", when the rest become droppable, expired TTL cells, a timeline; Statistics.db's estimate beside the count | `sstablemetadata` (droppable tombstones) |
 //! | [`table`] | many SSTables of one table: time ranges, token overlaps, level, repair, origin; fully expired SSTables and their blockers | `sstableexpiredblockers`, `CompactionController.getFullyExpiredSSTables` |
 //!
-//! [`partitions::PartitionScan`] and [`tombstones::TombstoneScan`] are fed the decoded items of
-//! one pass over Data.db (any driver of [`DataFileReader`](crate::component::data::DataFileReader));
-//! they keep one partition's counters, never the partitions. No clock: "now" is given, or taken
+//! [`partitions::PartitionScan`] and [`tombstones::TombstoneScan`] count one pass over Data.db:
+//! as [`DataVisitor`](crate::component::data::DataVisitor)s of the borrowing decoder (the CLI;
+//! nothing allocated per row or cell), or fed owned items (`push`; any driver of
+//! [`DataFileReader`](crate::component::data::DataFileReader)). They keep one partition's
+//! counters, never the partitions. No clock: "now" is given, or taken
 //! from the data and named in the report.
 
 pub mod histogram;

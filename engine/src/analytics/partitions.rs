@@ -18,7 +18,11 @@
 use serde::Serialize;
 
 use super::histogram::LogHistogram;
-use crate::component::data::{Cell, ColumnData, DataItem, LocalDeletionTime, MarkerDeletion, Row};
+use crate::component::data::{
+    Cell, CellKind, CellView, ColumnData, ColumnSchema, ComplexColumnHead, DataItem, DataVisitor,
+    LocalDeletionTime, MarkerDeletion, PartitionEnd, PartitionStart, RangeTombstoneMarker, Row,
+    RowView,
+};
 use crate::token::{Partitioner, Token};
 use crate::types::value::format_value;
 use crate::types::AbstractType;
@@ -149,13 +153,16 @@ impl PartitionFilter {
     }
 }
 
-/// Accumulates one partition at a time from decoded items.
+/// Accumulates one partition at a time, from the borrowing decoder's events (it is a
+/// [`DataVisitor`]: nothing allocated per row or cell; [`PartitionScan::take_finished`] after
+/// each step) or from owned items ([`PartitionScan::push`]).
 #[derive(Debug, Clone)]
 pub struct PartitionScan {
     key_type: AbstractType,
     partitioner: Partitioner,
     now_secs: i64,
     current: Option<(Vec<u8>, PartitionStats)>,
+    finished: Option<(Vec<u8>, PartitionStats)>,
 }
 
 /// Whether an expiring cell is still live at `now_secs` (`Cell.isLive`): `now < expiry`. A pre-oa
@@ -171,6 +178,7 @@ impl PartitionScan {
             partitioner,
             now_secs,
             current: None,
+            finished: None,
         }
     }
 
@@ -178,27 +186,43 @@ impl PartitionScan {
         self.now_secs
     }
 
+    /// The partition that the last [`DataVisitor::partition_end`] closed: its raw key and
+    /// figures (once).
+    pub fn take_finished(&mut self) -> Option<(Vec<u8>, PartitionStats)> {
+        self.finished.take()
+    }
+
+    fn start(&mut self, p: &PartitionStart) {
+        let key = p.key.bytes.bytes.clone();
+        let stats = PartitionStats {
+            key: format_value(&self.key_type, &key).text,
+            key_hex: crate::span::hex(&key),
+            token: self.partitioner.token(&key),
+            position: p.position,
+            bytes: 0,
+            rows: 0,
+            cells: 0,
+            tombstones: TombstoneCounts {
+                partition: u64::from(!p.deletion.is_live()),
+                ..TombstoneCounts::default()
+            },
+            ttl_cells: 0,
+            expired_ttl_cells: 0,
+        };
+        self.current = Some((key, stats));
+    }
+
+    fn end(&mut self, e: &PartitionEnd) -> Option<(Vec<u8>, PartitionStats)> {
+        let (key, mut s) = self.current.take()?;
+        s.bytes = e.partition_span.end.saturating_sub(e.partition_span.start);
+        Some((key, s))
+    }
+
     /// Feeds one item; returns the partition's figures (and raw key) at its end.
     pub fn push(&mut self, item: &DataItem) -> Option<(Vec<u8>, PartitionStats)> {
         match item {
             DataItem::PartitionStart(p) => {
-                let key = p.key.bytes.bytes.clone();
-                let stats = PartitionStats {
-                    key: format_value(&self.key_type, &key).text,
-                    key_hex: crate::span::hex(&key),
-                    token: self.partitioner.token(&key),
-                    position: p.position,
-                    bytes: 0,
-                    rows: 0,
-                    cells: 0,
-                    tombstones: TombstoneCounts {
-                        partition: u64::from(!p.deletion.is_live()),
-                        ..TombstoneCounts::default()
-                    },
-                    ttl_cells: 0,
-                    expired_ttl_cells: 0,
-                };
-                self.current = Some((key, stats));
+                self.start(p);
                 None
             }
             DataItem::StaticRow(r) => {
@@ -220,12 +244,58 @@ impl PartitionScan {
                 }
                 None
             }
-            DataItem::PartitionEnd(e) => {
-                let (key, mut s) = self.current.take()?;
-                s.bytes = e.partition_span.end.saturating_sub(e.partition_span.start);
-                Some((key, s))
-            }
+            DataItem::PartitionEnd(e) => self.end(e),
         }
+    }
+}
+
+/// The same counting as [`PartitionScan::push`], from views.
+impl DataVisitor for PartitionScan {
+    fn partition_start(&mut self, start: &PartitionStart) {
+        self.start(start);
+    }
+
+    fn row_start(&mut self, row: &RowView<'_>) {
+        if let Some((_, s)) = &mut self.current {
+            s.rows += u64::from(!row.is_static);
+            s.tombstones.row += u64::from(
+                row.deletion
+                    .as_ref()
+                    .is_some_and(|d| !d.time.deletes_nothing()),
+            );
+        }
+    }
+
+    fn complex_column_start(&mut self, _column: &ColumnSchema, head: &ComplexColumnHead) {
+        if let Some((_, s)) = &mut self.current {
+            s.tombstones.complex += u64::from(
+                head.complex_deletion
+                    .as_ref()
+                    .is_some_and(|d| !d.deletes_nothing()),
+            );
+        }
+    }
+
+    fn cell(&mut self, _column: &ColumnSchema, cell: &CellView<'_>) {
+        if let Some((_, s)) = &mut self.current {
+            s.cells += 1;
+            count_cell(
+                s,
+                cell.kind,
+                cell.local_deletion_time.as_ref(),
+                self.now_secs,
+            );
+        }
+    }
+
+    fn range_tombstone_marker(&mut self, _marker: &RangeTombstoneMarker) {
+        if let Some((_, s)) = &mut self.current {
+            s.tombstones.range += 1;
+        }
+    }
+
+    fn partition_end(&mut self, end: &PartitionEnd) {
+        self.finished = self.end(end);
     }
 }
 
@@ -253,13 +323,23 @@ fn add_row(s: &mut PartitionStats, r: &Row, now_secs: i64) {
 }
 
 fn add_cell(s: &mut PartitionStats, cell: &Cell, now_secs: i64) {
-    if cell.is_tombstone() {
-        s.tombstones.cell += 1;
-    } else if cell.is_expiring() {
-        match &cell.local_deletion_time {
+    count_cell(s, cell.kind, cell.local_deletion_time.as_ref(), now_secs);
+}
+
+/// Tombstone and TTL counts of one cell.
+fn count_cell(
+    s: &mut PartitionStats,
+    kind: CellKind,
+    ldt: Option<&LocalDeletionTime>,
+    now_secs: i64,
+) {
+    match kind {
+        CellKind::Tombstone => s.tombstones.cell += 1,
+        CellKind::Expiring | CellKind::Expired => match ldt {
             Some(ldt) if now_secs >= expiry_secs(ldt) => s.expired_ttl_cells += 1,
             _ => s.ttl_cells += 1,
-        }
+        },
+        CellKind::Live => {}
     }
 }
 

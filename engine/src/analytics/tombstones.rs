@@ -27,7 +27,10 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::partitions::{expiry_secs, marker_ldt, NowSource, TombstoneCounts};
-use crate::component::data::{DataItem, DeletionTime, Row};
+use crate::component::data::{
+    CellKind, CellView, ColumnSchema, ComplexColumnHead, DataItem, DataVisitor, DeletionTime,
+    LocalDeletionTime, PartitionStart, RangeTombstoneMarker, Row, RowView,
+};
 use crate::component::statistics::StatsMetadata;
 
 /// Number of timeline buckets after "now".
@@ -61,62 +64,82 @@ impl TombstoneScan {
     }
 
     fn row(&mut self, r: &Row) {
-        if let Some(d) = r.deletion.as_ref().filter(|d| !d.time.deletes_nothing()) {
-            self.by_kind.row += 1;
-            self.deletion(&d.time);
-        }
+        self.row_deletion(r.deletion.as_ref().map(|d| &d.time));
         for c in &r.column_data {
             if let crate::component::data::ColumnData::Complex(c) = c {
-                if let Some(d) = c.complex_deletion.as_ref().filter(|d| !d.deletes_nothing()) {
-                    self.by_kind.complex += 1;
-                    self.deletion(d);
-                }
+                self.complex_deletion(c.complex_deletion.as_ref());
             }
         }
         for cell in r.cells() {
-            self.cells += 1;
-            let Some(ldt) = cell.local_deletion_time else {
-                continue;
-            };
-            if cell.is_tombstone() {
+            self.count_cell(cell.kind, cell.local_deletion_time);
+        }
+    }
+
+    fn row_deletion(&mut self, d: Option<&DeletionTime>) {
+        if let Some(d) = d.filter(|d| !d.deletes_nothing()) {
+            self.by_kind.row += 1;
+            self.deletion(d);
+        }
+    }
+
+    fn complex_deletion(&mut self, d: Option<&DeletionTime>) {
+        if let Some(d) = d.filter(|d| !d.deletes_nothing()) {
+            self.by_kind.complex += 1;
+            self.deletion(d);
+        }
+    }
+
+    fn count_cell(&mut self, kind: CellKind, ldt: Option<LocalDeletionTime>) {
+        self.cells += 1;
+        let Some(ldt) = ldt else {
+            return;
+        };
+        match kind {
+            CellKind::Tombstone => {
                 self.by_kind.cell += 1;
                 if ldt.is_invalid() {
                     self.invalid += 1;
                 } else {
                     *self.tombstone_ldts.entry(ldt.secs).or_default() += 1;
                 }
-            } else if cell.is_expiring() {
+            }
+            CellKind::Expiring | CellKind::Expired => {
                 if ldt.is_invalid() {
                     if ldt.unsigned {
                         self.invalid += 1;
-                        continue;
+                        return;
                     }
                     self.overflowed += 1;
                 }
                 *self.expiries.entry(expiry_secs(&ldt)).or_default() += 1;
             }
+            CellKind::Live => {}
+        }
+    }
+
+    fn partition(&mut self, p: &PartitionStart) {
+        if !p.deletion.is_live() {
+            self.by_kind.partition += 1;
+            self.deletion(&p.deletion);
+        }
+    }
+
+    fn marker(&mut self, m: &RangeTombstoneMarker) {
+        self.by_kind.range += 1;
+        let (ldt, invalid) = marker_ldt(&m.deletion);
+        if invalid {
+            self.invalid += 1;
+        } else {
+            *self.tombstone_ldts.entry(ldt.secs).or_default() += 1;
         }
     }
 
     /// Feeds one decoded item.
     pub fn push(&mut self, item: &DataItem) {
         match item {
-            DataItem::PartitionStart(p) => {
-                if !p.deletion.is_live() {
-                    self.by_kind.partition += 1;
-                    self.deletion(&p.deletion);
-                }
-            }
+            DataItem::PartitionStart(p) => self.partition(p),
             DataItem::StaticRow(r) | DataItem::Row(r) => self.row(r),
-            DataItem::RangeTombstoneMarker(m) => {
-                self.by_kind.range += 1;
-                let (ldt, invalid) = marker_ldt(&m.deletion);
-                if invalid {
-                    self.invalid += 1;
-                } else {
-                    *self.tombstone_ldts.entry(ldt.secs).or_default() += 1;
-                }
-            }
+            DataItem::RangeTombstoneMarker(m) => self.marker(m),
             DataItem::PartitionEnd(_) => {}
         }
     }
@@ -226,6 +249,29 @@ impl TombstoneScan {
             timeline,
             statistics,
         }
+    }
+}
+
+/// The same counting as [`TombstoneScan::push`], from views (nothing allocated per row or cell).
+impl DataVisitor for TombstoneScan {
+    fn partition_start(&mut self, start: &PartitionStart) {
+        self.partition(start);
+    }
+
+    fn row_start(&mut self, row: &RowView<'_>) {
+        self.row_deletion(row.deletion.as_ref().map(|d| &d.time));
+    }
+
+    fn complex_column_start(&mut self, _column: &ColumnSchema, head: &ComplexColumnHead) {
+        self.complex_deletion(head.complex_deletion.as_ref());
+    }
+
+    fn cell(&mut self, _column: &ColumnSchema, cell: &CellView<'_>) {
+        self.count_cell(cell.kind, cell.local_deletion_time);
+    }
+
+    fn range_tombstone_marker(&mut self, marker: &RangeTombstoneMarker) {
+        self.marker(marker);
     }
 }
 

@@ -20,6 +20,7 @@ impl Json {
         }
     }
 
+    #[inline]
     fn newline(&self, out: &mut Vec<u8>) {
         out.push(b'\n');
         for _ in 0..self.depth {
@@ -28,6 +29,7 @@ impl Json {
     }
 
     /// Before a member or an element: the separator and, pretty, the line break and indent.
+    #[inline]
     pub fn elem(&mut self, out: &mut Vec<u8>) {
         if !self.first {
             out.push(b',');
@@ -40,6 +42,7 @@ impl Json {
 
     /// `"key": ` (or `"key":` compact) as the next member. Keys are the dump format's own
     /// names, which need no escape.
+    #[inline]
     pub fn key(&mut self, out: &mut Vec<u8>, key: &'static str) {
         self.elem(out);
         out.push(b'"');
@@ -51,26 +54,31 @@ impl Json {
         }
     }
 
+    #[inline]
     pub fn begin_object(&mut self, out: &mut Vec<u8>) {
         out.push(b'{');
         self.depth += 1;
         self.first = true;
     }
 
+    #[inline]
     pub fn end_object(&mut self, out: &mut Vec<u8>) {
         self.close(out, b'}');
     }
 
+    #[inline]
     pub fn begin_array(&mut self, out: &mut Vec<u8>) {
         out.push(b'[');
         self.depth += 1;
         self.first = true;
     }
 
+    #[inline]
     pub fn end_array(&mut self, out: &mut Vec<u8>) {
         self.close(out, b']');
     }
 
+    #[inline]
     fn close(&mut self, out: &mut Vec<u8>, bracket: u8) {
         self.depth = self.depth.saturating_sub(1);
         if !self.first && self.pretty {
@@ -81,17 +89,20 @@ impl Json {
     }
 
     /// A member with a string value.
+    #[inline]
     pub fn str_member(&mut self, out: &mut Vec<u8>, key: &'static str, value: &str) {
         self.key(out, key);
         string(out, value);
     }
 
     /// A member with an integer value.
+    #[inline]
     pub fn int_member(&mut self, out: &mut Vec<u8>, key: &'static str, value: i64) {
         self.key(out, key);
         push_i64(out, value);
     }
 
+    #[inline]
     pub fn bool_member(&mut self, out: &mut Vec<u8>, key: &'static str, value: bool) {
         self.key(out, key);
         out.extend_from_slice(if value { b"true" } else { b"false" });
@@ -133,6 +144,29 @@ fn escape_of(b: u8) -> u8 {
     }
 }
 
+/// Whether any byte of `bytes` needs a JSON escape (a control byte, `"` or `\\`): eight bytes
+/// at a time (SWAR: a byte is below 0x20, or equal to `"` or `\\` after an xor, exactly when its
+/// high bit survives `(x - 0x01…) & !x & 0x80…`), then byte by byte.
+#[inline]
+fn needs_escape(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below = |x: u64, n: u64| x.wrapping_sub(ONES.wrapping_mul(n)) & !x & HIGH;
+    let mut words = bytes.chunks_exact(8);
+    let mut found = 0u64;
+    for w in words.by_ref() {
+        let x = u64::from_le_bytes(<[u8; 8]>::try_from(w).unwrap_or([0; 8]));
+        found |= below(x, 0x20)
+            | below(x ^ ONES.wrapping_mul(u64::from(b'"')), 1)
+            | below(x ^ ONES.wrapping_mul(u64::from(b'\\')), 1);
+    }
+    found != 0
+        || words
+            .remainder()
+            .iter()
+            .any(|&b| b < 0x20 || b == b'"' || b == b'\\')
+}
+
 /// `s` as a JSON string (quoted, escaped as `serde_json` escapes).
 pub(crate) fn string(out: &mut Vec<u8>, s: &str) {
     string_bytes(out, s.as_bytes());
@@ -143,11 +177,7 @@ pub(crate) fn string(out: &mut Vec<u8>, s: &str) {
 pub(crate) fn string_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
     out.reserve(bytes.len() + 2);
     out.push(b'"');
-    // No short-circuit: the check runs branch-free over the whole string.
-    let needs_escape = bytes.iter().fold(false, |acc, &b| {
-        acc | (b < 0x20) | (b == b'"') | (b == b'\\')
-    });
-    if !needs_escape {
+    if !needs_escape(bytes) {
         out.extend_from_slice(bytes);
         out.push(b'"');
         return;
@@ -190,6 +220,7 @@ pub(crate) fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
 }
 
 /// A decimal integer, as `Display` writes it.
+#[inline]
 pub(crate) fn push_i64(out: &mut Vec<u8>, v: i64) {
     if v < 0 {
         out.push(b'-');
@@ -197,22 +228,43 @@ pub(crate) fn push_i64(out: &mut Vec<u8>, v: i64) {
     push_u64(out, v.unsigned_abs());
 }
 
+/// The two digits of 0–99, for [`push_u64`] (two digits per division, as `itoa` does).
+const DIGIT_PAIRS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+#[inline]
 pub(crate) fn push_u64(out: &mut Vec<u8>, mut v: u64) {
+    if v < 10 {
+        out.push(b'0' + v as u8);
+        return;
+    }
     let mut digits = [0u8; 20];
-    let mut n = 0;
-    loop {
+    let mut n = digits.len();
+    while v >= 100 {
+        let pair = (v % 100) as usize * 2;
+        v /= 100;
+        n -= 2;
+        if let (Some(d), Some(p)) = (digits.get_mut(n..n + 2), DIGIT_PAIRS.get(pair..pair + 2)) {
+            d.copy_from_slice(p);
+        }
+    }
+    if v >= 10 {
+        let pair = v as usize * 2;
+        n -= 2;
+        if let (Some(d), Some(p)) = (digits.get_mut(n..n + 2), DIGIT_PAIRS.get(pair..pair + 2)) {
+            d.copy_from_slice(p);
+        }
+    } else {
+        n -= 1;
         if let Some(d) = digits.get_mut(n) {
-            *d = b'0' + (v % 10) as u8;
-        }
-        n += 1;
-        v /= 10;
-        if v == 0 {
-            break;
+            *d = b'0' + v as u8;
         }
     }
-    for i in (0..n).rev() {
-        out.push(digits.get(i).copied().unwrap_or(b'0'));
-    }
+    out.extend_from_slice(digits.get(n..).unwrap_or(&[]));
 }
 
 /// `v` in exactly `width` digits (zero-padded; `v` < 10^width).
@@ -240,6 +292,10 @@ mod tests {
             "q\"uo\\te",
             "\u{0}\u{1f}\u{8}\t\n\u{c}\r\u{7f}",
             "é ü 日本",
+            "eight by\"tes and more \\ of them",
+            "long plain text without anything to escape at all",
+            "a control byte late in a long string\u{1}",
+            "\u{7f}\u{80}\u{ff}~ !#[]{}",
         ] {
             let mut out = Vec::new();
             string(&mut out, s);
@@ -248,7 +304,22 @@ mod tests {
                 serde_json::to_string(s).unwrap()
             );
         }
-        for v in [0, 7, -1, 10, i64::MIN, i64::MAX, 1_234_567_890] {
+        for v in [
+            0,
+            7,
+            -1,
+            9,
+            10,
+            99,
+            100,
+            101,
+            -999,
+            1000,
+            12_345,
+            i64::MIN,
+            i64::MAX,
+            1_234_567_890,
+        ] {
             let mut out = Vec::new();
             push_i64(&mut out, v);
             assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
@@ -257,6 +328,23 @@ mod tests {
         push_padded(&mut out, 42, 6);
         push_hex(&mut out, &[0, 0xab, 0xff]);
         assert_eq!(out, b"00004200abff");
+    }
+
+    #[test]
+    fn the_word_at_a_time_escape_check_finds_every_byte_that_needs_one() {
+        for b in 0..=255u8 {
+            let want = b < 0x20 || b == b'"' || b == b'\\';
+            for len in [1, 8, 13, 16, 17] {
+                for pos in 0..len {
+                    // Neighbours of both kinds: high bytes (UTF-8) and plain ASCII.
+                    for fill in [b'a', 0xff, 0x80, b'!', b'#'] {
+                        let mut buf = vec![fill; len];
+                        buf[pos] = b;
+                        assert_eq!(needs_escape(&buf), want, "byte {b:#04x} at {pos} of {len}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

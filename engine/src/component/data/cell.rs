@@ -167,6 +167,7 @@ impl<'a> CellView<'a> {
     /// Decodes one cell of `column` in place (`Cell.Serializer.deserialize`); allocates nothing
     /// unless it has a finding or is a counter.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub(crate) fn read(
         r: &mut Reader<'a>,
         column: &ColumnSchema,

@@ -233,7 +233,7 @@ where
                     Error::invalid(format!("read of {len} bytes"), offset)
                         .in_component(ComponentType::Data)
                 })?;
-                bytes.clear();
+                // Sized, not cleared: `read_at` overwrites every byte (no memset per chunk).
                 bytes.resize(n, 0);
                 read_at(offset, &mut bytes)?;
                 reader.supply(offset, &bytes)?;
