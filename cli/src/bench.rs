@@ -86,6 +86,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<Outcome, String> {
+    if let Some(o) = crate::bench_legacy::run_if_legacy(&args.paths, args.json)? {
+        return Ok(o);
+    }
     let paths: Vec<&str> = args.paths.iter().map(String::as_str).collect();
     let found = files::find(&paths)?;
     let sstable = found.grouping.sstables.first().ok_or("no SSTable found")?;

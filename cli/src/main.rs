@@ -26,6 +26,7 @@ mod output;
 
 mod atoms;
 mod bench;
+mod bench_legacy;
 mod dump;
 mod files;
 mod generate;

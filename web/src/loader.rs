@@ -262,6 +262,11 @@ pub struct DataPage {
     pub bytes_read: u64,
     pub millis: f64,
     pub findings: Vec<String>,
+    /// A 2.x (`jb`/`ka`/`la`) page: the same partitions' raw on-disk atoms, decoded in the same
+    /// pass as the rows (the data browser's "atoms" toggle); empty for 3.0+.
+    pub atoms: Vec<sstable_engine::component::legacy_data::AtomPartitionJson>,
+    /// How a 2.x page's names and values are rendered (it has no schema), as the CLI says it.
+    pub legacy_note: Option<String>,
 }
 
 /// A data page ends after the partition that brings it to this many rows (it holds every row of
@@ -282,7 +287,7 @@ pub async fn read_partitions(
     let started = now_millis();
     let m = &view.metadata.0;
     if !m.descriptor.version.has_row_format() {
-        return Err("Data.db of versions before 3.0 (ma) is not decoded".to_owned());
+        return read_legacy_partitions(view, start, max_partitions, wanted_key).await;
     }
     let file = view
         .file(&ComponentType::Data)
@@ -307,6 +312,8 @@ pub async fn read_partitions(
         bytes_read: 0,
         millis: 0.0,
         findings: Vec::new(),
+        atoms: Vec::new(),
+        legacy_note: None,
     };
     loop {
         let step = driver
@@ -340,6 +347,120 @@ pub async fn read_partitions(
                     }
                 }
             }
+        }
+    }
+    page.findings = reader
+        .take_findings()
+        .into_iter()
+        .map(|f| f.message)
+        .collect();
+    page.millis = now_millis() - started;
+    Ok(page)
+}
+
+/// Said on every 2.x page: a 2.x Statistics.db has no schema (the CLI's `dump` note).
+pub const LEGACY_NOTE: &str = "pre-3.0 cell layout, no schema: names are split by their shape \
+     and values shown as text when valid UTF-8, else as hex";
+
+/// [`read_partitions`] for a 2.0–2.2 (`jb`, `ka`, `la`) Data.db: the engine's
+/// `LegacyDataFileReader` through the `AsyncDriver` (chunks read by `Blob.slice`), each partition
+/// grouped into rows (`RowGrouper`) and listed as raw atoms (`AtomsBuilder`) in the same pass.
+/// A page ends after [`MAX_PAGE_ROWS`] rows or atoms, like the 3.0+ page.
+async fn read_legacy_partitions(
+    view: &crate::state::SSTableView,
+    start: u64,
+    max_partitions: usize,
+    wanted_key: Option<Vec<u8>>,
+) -> Result<DataPage, String> {
+    use sstable_engine::component::data::DecodeOptions;
+    use sstable_engine::component::legacy_data::{
+        AtomsBuilder, LegacyDataDecoder, LegacyDataFileReader, LegacyItem, LegacyLayout,
+        LegacyStep, RowGrouper,
+    };
+    let started = now_millis();
+    let m = &view.metadata.0;
+    let version = m.descriptor.version;
+    if !LegacyDataDecoder::supports(&version) {
+        return Err(format!(
+            "Data.db of version {version} (before 2.0's jb) carries row sizes and column counts, \
+             which are not decoded"
+        ));
+    }
+    let file = view
+        .file(&ComponentType::Data)
+        .ok_or("no Data.db was given")?;
+    let file_len_bytes = file.size() as u64;
+    let now = (js_sys::Date::now() / 1000.0) as i64;
+    let options = DecodeOptions {
+        now_seconds: Some(now),
+        ..DecodeOptions::default()
+    };
+    let mut reader = match &m.compression {
+        Some(ci) => LegacyDataFileReader::compressed(version, options, ci.clone(), file_len_bytes),
+        None => LegacyDataFileReader::uncompressed(version, options, file_len_bytes),
+    };
+    let data_len_bytes = reader.data_len_bytes();
+    if start > 0 {
+        reader.seek_to_partition(start).map_err(|e| e.to_string())?;
+    }
+    let layout = LegacyLayout::inferred();
+    let mut rows = RowGrouper::new(layout.clone(), Some(now));
+    let mut atoms = AtomsBuilder::new(layout);
+    let wanted_hex = wanted_key.map(|k| sstable_engine::span::hex(&k));
+    let mut driver = AsyncDriver::new(|r| read_component(&view.files, r));
+    let mut page = DataPage {
+        partitions: Vec::new(),
+        next_position: None,
+        bytes_read: 0,
+        millis: 0.0,
+        findings: Vec::new(),
+        atoms: Vec::new(),
+        legacy_note: Some(LEGACY_NOTE.to_owned()),
+    };
+    loop {
+        let end = match reader.next_item().map_err(|e| e.to_string())? {
+            LegacyStep::Finished => break,
+            LegacyStep::NeedMoreData => {
+                // The engine's driver reads the range the reader names and supplies it.
+                let read = driver
+                    .step(&mut reader, &PerformanceClock)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                page.bytes_read = driver.stats().bytes;
+                if read.is_none() {
+                    break;
+                }
+                continue;
+            }
+            LegacyStep::Item(item) => {
+                let end = match &item {
+                    LegacyItem::PartitionEnd(e) => Some(e.partition_span.end),
+                    _ => None,
+                };
+                let grouped = rows.push(&item);
+                let listed = atoms.push(&item);
+                match (grouped, listed) {
+                    (Some(p), Some(a)) => Some((end, p, a)),
+                    _ => None,
+                }
+            }
+        };
+        let Some((end, p, a)) = end else { continue };
+        let keep = wanted_hex
+            .as_ref()
+            .is_none_or(|k| *k == p.partition.key_hex);
+        if keep {
+            page.partitions.push(p);
+            page.atoms.push(a);
+        }
+        let rows_n: usize = page.partitions.iter().map(|p| p.rows.len()).sum();
+        let atoms_n: usize = page.atoms.iter().map(|p| p.atoms.len()).sum();
+        if page.partitions.len() >= max_partitions
+            || rows_n.max(atoms_n) >= MAX_PAGE_ROWS
+            || (keep && wanted_hex.is_some())
+        {
+            page.next_position = end.filter(|&e| e < data_len_bytes);
+            break;
         }
     }
     page.findings = reader

@@ -315,12 +315,13 @@ pub fn e2e() -> Result<(), String> {
 
 /// `cargo xtask bench`: native verify and row-decoding throughput (decode-only scan, `dump
 /// --jsonl`, `dump --json`) as ratios to limits measured in the same run (memcpy, raw crc32fast,
-/// raw LZ4), on a 100 × 1,000-row file and on the large one.
+/// raw LZ4), on a 100 × 1,000-row file and on the large one; and 2.x atoms/s vs raw
+/// decompression on the `legacy_ka_indexed` fixture.
 pub fn bench() -> Result<(), String> {
     let medium = generated_sstable("bench-100x1000", 100, Build::Release)?;
     let large = large_sstable()?;
     announce(
-        "sstable-inspect bench (release): verify vs memcpy, raw crc32fast, raw LZ4; scan and dump vs raw LZ4",
+        "sstable-inspect bench (release): verify vs memcpy, raw crc32fast, raw LZ4; scan and dump vs raw LZ4; 2.x atoms vs raw decompression",
     );
     let bin = repo_root()
         .join("target")
@@ -328,5 +329,20 @@ pub fn bench() -> Result<(), String> {
         .join("sstable-inspect");
     run(cargo().args(["build", "--release", "-p", "sstable-inspect"]))?;
     run(Command::new(&bin).arg("bench").arg(&medium))?;
-    run(Command::new(bin).arg("bench").arg(&large))
+    run(Command::new(&bin).arg("bench").arg(&large))?;
+    // 2.x: a full atom decode vs raw decompression, on the largest 2.x fixture (one partition of
+    // 5,000 rows, 15,000 cells), decoded many times per timing.
+    let legacy = fixtures_dir().map(|d| {
+        d.join("legacy-sstables")
+            .join("ka")
+            .join("legacy_tables")
+            .join("legacy_ka_indexed")
+    });
+    match legacy.filter(|p| p.is_dir()) {
+        Some(dir) => run(Command::new(bin).arg("bench").arg(dir)),
+        None => {
+            println!("skipped: the 2.x atoms bench needs the fixtures (legacy_ka_indexed)");
+            Ok(())
+        }
+    }
 }

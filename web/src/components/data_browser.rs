@@ -1,7 +1,12 @@
 //! The data browser: partitions → rows → cells, a page at a time, with typed values; tombstones,
 //! TTLs and expired cells marked; jump to a partition by key; an optional `CREATE TABLE` names the
 //! key and clustering columns and is checked against the serialization header.
+//!
+//! 2.0–2.2 SSTables (`jb`, `ka`, `la`) are decoded by the engine's pre-3.0 path into the same
+//! rows (their columns are the cell names found on the page: a 2.x Statistics.db has no schema),
+//! and the "atoms" toggle lists the page's raw on-disk atoms, as `sstable-inspect dump --atoms`.
 
+use sstable_engine::component::legacy_data::AtomPartitionJson;
 use sstable_engine::cql_schema::parse_create_table;
 use sstable_engine::dump::{PartitionJson, UnfilteredJson};
 use web_sys::{HtmlInputElement, HtmlTextAreaElement};
@@ -38,6 +43,8 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
     let browse = use_state(Browse::default);
     let key_text = use_state(String::new);
     let schema_text = use_state(String::new);
+    // 2.x only: the page's raw atoms in place of its rows.
+    let show_atoms = use_state(|| false);
 
     let load = {
         let browse = browse.clone();
@@ -143,7 +150,18 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
         .as_ref()
         .map(|t| t.partition_key.clone())
         .unwrap_or_default();
-    let clustering_count = header.as_ref().map_or(0, |h| h.clustering_types.len());
+    let legacy_page = browse.page.as_ref().filter(|p| p.legacy_note.is_some());
+    // A 2.x page has no serialization header: its clustering width and columns are the rows'.
+    let clustering_count = match legacy_page {
+        Some(p) => p
+            .partitions
+            .iter()
+            .flat_map(|p| &p.rows)
+            .map(|r| r.clustering.len())
+            .max()
+            .unwrap_or(0),
+        None => header.as_ref().map_or(0, |h| h.clustering_types.len()),
+    };
     let ck_names: Vec<String> = (0..clustering_count)
         .map(|i| {
             table
@@ -152,16 +170,36 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
                 .unwrap_or_else(|| format!("clustering {i}"))
         })
         .collect();
-    let columns: Vec<String> = header
-        .as_ref()
-        .map(|h| {
-            h.static_columns
+    let columns: Vec<String> = match legacy_page {
+        Some(p) => {
+            let mut names: Vec<String> = Vec::new();
+            for c in p
+                .partitions
                 .iter()
-                .chain(&h.regular_columns)
-                .map(|c| c.name.clone())
-                .collect()
-        })
-        .unwrap_or_default();
+                .flat_map(|p| &p.rows)
+                .flat_map(|r| &r.cells)
+            {
+                if !names.contains(&c.name) {
+                    names.push(c.name.clone());
+                }
+            }
+            names
+        }
+        None => header
+            .as_ref()
+            .map(|h| {
+                h.static_columns
+                    .iter()
+                    .chain(&h.regular_columns)
+                    .map(|c| c.name.clone())
+                    .collect()
+            })
+            .unwrap_or_default(),
+    };
+    let on_atoms = {
+        let show_atoms = show_atoms.clone();
+        Callback::from(move |_| show_atoms.set(!*show_atoms))
+    };
 
     let on_next = {
         let load = load.clone();
@@ -228,6 +266,12 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
                 </form>
                 <button class="tab" onclick={on_prev} disabled={browse.starts.len() < 2} data-testid="data-prev">{ "◀ Previous" }</button>
                 <button class="tab" onclick={on_next} disabled={browse.page.as_ref().is_none_or(|p| p.next_position.is_none())} data-testid="data-next">{ "Next ▶" }</button>
+                if legacy_page.is_some() {
+                    <label class="toggle">
+                        <input type="checkbox" checked={*show_atoms} onclick={on_atoms} data-testid="data-atoms-toggle" />
+                        { " atoms (the on-disk cells and range tombstones)" }
+                    </label>
+                }
                 if browse.loading { <span class="muted" aria-live="polite">{ "decoding…" }</span> }
             </div>
             <details class="schema-box">
@@ -256,8 +300,13 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
                     })
                 }}>{ "Export this page as JSON" }</button>
                 <p class="timing" data-testid="data-timing">{ format!("{} partitions decoded from {} bytes read (read + decompress + decode) in {:.1} ms, {:.1} MB/s", page.partitions.len(), page.bytes_read, page.millis, page.bytes_read as f64 / 1e3 / page.millis.max(0.001)) }</p>
+                if let Some(note) = &page.legacy_note { <p class="muted" data-testid="legacy-note">{ note }</p> }
                 { for page.findings.iter().map(|f| html! { <p class="warning">{ f }</p> }) }
-                { for page.partitions.iter().map(|p| partition(p, &key_names, &ck_names, &columns)) }
+                if page.legacy_note.is_some() && *show_atoms {
+                    { for page.atoms.iter().map(atom_partition) }
+                } else {
+                    { for page.partitions.iter().map(|p| partition(p, &key_names, &ck_names, &columns)) }
+                }
             }
         </section>
     }
@@ -303,6 +352,49 @@ fn partition(
             }
             if p.rows.len() > shown {
                 <p class="muted">{ format!("… {} more rows not shown (dump the partition with the CLI or export it)", p.rows.len() - shown) }</p>
+            }
+        </article>
+    }
+}
+
+/// A 2.x partition's raw atoms (`AtomsBuilder`'s view, 2.x sstable2json's shape).
+fn atom_partition(p: &AtomPartitionJson) -> Html {
+    let shown = p.atoms.len().min(MAX_ROWS_SHOWN);
+    let c = &p.atom_counts;
+    let counts = format!(
+        "{} cell, {} deleted, {} expiring, {} counter, {} counter_update, {} range_tombstone",
+        c.cell, c.deleted, c.expiring, c.counter, c.counter_update, c.range_tombstone
+    );
+    html! {
+        <article class="partition" data-testid="atom-partition" data-key={p.partition.key.clone()}>
+            <h3>
+                <span data-testid="partition-key">{ &p.partition.key }</span>
+                <span class="muted">{ format!("  (0x{}) at {} · {} atoms: {counts}", p.partition.key_hex, p.partition.position, p.atoms.len()) }</span>
+            </h3>
+            if let Some(d) = &p.partition.deletion_info {
+                <p class="tombstone">{ format!("partition deleted at {} (local {})", d.marked_deleted, d.local_delete_time) }</p>
+            }
+            if !p.atoms.is_empty() {
+                <RowsTable key={format!("atoms-{}", p.partition.position)}
+                    header={html! { <tr>
+                        <th>{ "type" }</th><th>{ "name" }</th><th>{ "value" }</th><th>{ "timestamp (µs)" }</th>
+                        <th>{ "ttl / expires" }</th><th>{ "local deletion time" }</th><th>{ "range tombstone end" }</th><th class="num">{ "at" }</th>
+                    </tr> }}
+                    rows={p.atoms.iter().take(shown).map(|a| html! {
+                        <tr data-testid="atom" class={classes!(matches!(a.r#type, "deleted" | "range_tombstone").then_some("tombstone"))}>
+                            <td data-testid="atom-type">{ a.r#type }</td>
+                            <td class="value" data-testid="atom-name">{ format!("[{}]", a.name.join(", ")) }</td>
+                            <td class="value" data-testid="atom-value">{ a.value.clone().unwrap_or_default() }</td>
+                            <td class="num">{ a.tstamp }</td>
+                            <td>{ a.ttl.map(|t| format!("{t}s, expires {}", a.expires_at.clone().unwrap_or_default())).unwrap_or_default() }</td>
+                            <td>{ a.local_deletion_time.clone().unwrap_or_default() }</td>
+                            <td class="value">{ a.end.as_ref().map(|e| format!("[{}]", e.join(", "))).unwrap_or_default() }</td>
+                            <td class="num">{ a.position }</td>
+                        </tr>
+                    }).collect::<Vec<Html>>()} />
+            }
+            if p.atoms.len() > shown {
+                <p class="muted">{ format!("… {} more atoms not shown (`sstable-inspect dump --atoms` lists them all)", p.atoms.len() - shown) }</p>
             }
         </article>
     }

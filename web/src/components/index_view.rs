@@ -4,7 +4,8 @@
 
 use serde::Serialize;
 use sstable_engine::component::bti::partitions;
-use sstable_engine::component::index::{self, IndexFile};
+use sstable_engine::component::index::{self, IndexFile, IndexName};
+use sstable_engine::component::legacy_data::CellName;
 use sstable_engine::component::ComponentType;
 use sstable_engine::types::value::format_value;
 use sstable_engine::types::AbstractType;
@@ -155,8 +156,8 @@ fn blocks(
         .map(|j| {
             file.block(&promoted, j, &lengths)
                 .map(|b| BlockRow {
-                    first: b.first_name.display(),
-                    last: b.last_name.display(),
+                    first: block_name(&b.first_name),
+                    last: block_name(&b.last_name),
                     offset: b.offset.value,
                     width: b.width.value,
                     end_open_marker: b.has_end_open_marker.as_ref().is_some_and(|m| m.value),
@@ -164,6 +165,41 @@ fn blocks(
                 .map_err(|e| e.to_string())
         })
         .collect()
+}
+
+/// Characters of one name component shown (a 2.x clustering value can be kilobytes).
+const MAX_COMPONENT_CHARS: usize = 40;
+
+/// An `IndexInfo` first/last name: 3.0+ clustering prefixes as the engine displays them; a 2.x
+/// cell name split as a composite (`legacy_data::CellName`: static marker, components) and each
+/// component printed as the engine prints it without a schema (text when UTF-8, else hex).
+fn block_name(name: &IndexName) -> String {
+    let IndexName::Legacy(l) = name else {
+        return name.display();
+    };
+    // The name's bytes start after its u16 length.
+    let parsed = CellName::parse(&l.bytes, l.span.start.saturating_add(2), None);
+    let parts: Vec<String> = parsed
+        .untyped_values()
+        .into_iter()
+        .map(|v| {
+            let chars = v.chars().count();
+            if chars <= MAX_COMPONENT_CHARS {
+                v
+            } else {
+                let head: String = v.chars().take(MAX_COMPONENT_CHARS).collect();
+                format!("{head}… ({chars} chars)")
+            }
+        })
+        .collect();
+    let kind = match parsed {
+        CellName::Composite { .. } => "composite",
+        CellName::Simple(_) => "name",
+    };
+    match parsed.last_end_of_component() {
+        0 => format!("{kind} [{}]", parts.join(", ")),
+        eoc => format!("{kind} [{}] (end of component {eoc})", parts.join(", ")),
+    }
 }
 
 #[function_component(IndexView)]

@@ -74,6 +74,18 @@ impl<'w> CellName<'w> {
         }
     }
 
+    /// The components as the engine prints them without a schema (the CLI's `dump --atoms` and
+    /// the page): `static` first for a static name, then each value as text when valid UTF-8,
+    /// else `0x…` hex.
+    pub fn untyped_values(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.is_static() {
+            out.push("static".to_owned());
+        }
+        out.extend(self.values().iter().map(|v| super::rows::untyped(v).0));
+        out
+    }
+
     /// The end-of-component byte of the last component (0 for simple names).
     pub fn last_end_of_component(&self) -> i8 {
         match self {
@@ -142,6 +154,11 @@ mod tests {
         let n = CellName::parse(&st, 0, None);
         assert!(n.is_static());
         assert_eq!(n.values(), vec![&b""[..], &b"s"[..]]);
+        assert_eq!(n.untyped_values(), vec!["static", "", "s"]);
+        assert_eq!(
+            CellName::parse(&[0, 2, 0xff, 0x01, 0], 0, None).untyped_values(),
+            vec!["0xff01"]
+        );
         // Not composite-shaped: kept whole.
         assert_eq!(
             CellName::parse(b"val", 0, None),
