@@ -2,8 +2,7 @@
 //! known by construction (`write::expected_counts`), and the expired-blockers rule on a directory
 //! of three generated SSTables.
 
-#[path = "../../engine/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

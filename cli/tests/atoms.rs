@@ -1,8 +1,7 @@
 //! `sstable-inspect dump` over the 2.0–2.2 fixtures (`jb`, `ka`, `la`): `--atoms` in text and
 //! JSON, rows in sstabledump's shape with `--schema`, asserted against MANIFEST.md §3, §5.
 
-#[path = "../../engine/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,8 +1,7 @@
 //! The command line itself: help and version, clap's usage errors (exit 2, with suggestions),
 //! keys that begin with `-`, and a closed stdout pipe ending the process quietly.
 
-#[path = "../../engine/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

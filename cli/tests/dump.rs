@@ -1,7 +1,6 @@
 //! `sstable-inspect dump` over the real fixtures, asserted against MANIFEST.md §3, §4, §6.
 
-#[path = "../../engine/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

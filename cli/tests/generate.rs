@@ -1,8 +1,7 @@
 //! `sstable-inspect generate`: writes a complete SSTable that the engine's decoders and the
 //! `info` command read back; bad usage exits 2.
 
-#[path = "../../engine/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

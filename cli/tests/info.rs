@@ -1,7 +1,6 @@
 //! `sstable-inspect info --json` over the real fixtures, asserted against MANIFEST.md.
 
-#[path = "../../engine/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

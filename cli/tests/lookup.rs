@@ -1,8 +1,7 @@
 //! `sstable-inspect index` and `sstable-inspect lookup` over the real fixtures (MANIFEST.md §2,
 //! §3, §6), asserted against Data.db decoded independently here.
 
-#[path = "../../engine/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

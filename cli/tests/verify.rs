@@ -1,8 +1,7 @@
 //! `sstable-inspect verify` over the real fixtures and altered copies of them: exit codes, the
 //! JSON contract, and what each failure names.
 
-#[path = "../../engine/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

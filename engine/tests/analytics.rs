@@ -1,7 +1,7 @@
 //! The analytics passes (`sstable_engine::analytics`) against counts known by construction (the
 //! generator's model, `write::expected_counts`) and against the fixtures' MANIFEST.md.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! crc32fast's — by the portable slicing-by-16 path, the build's default path, and split in two
 //! and combined. (The wasm simd128 path runs the same checks in `tests/browser.rs`.)
 
-mod common;
+use crate::common;
 
 use sstable_engine::checksum::{self, scalar, Crc32};
 

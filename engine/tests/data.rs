@@ -3,7 +3,7 @@
 //! robustness (every truncation and every single-byte flip gives items or an error, never a
 //! panic or an endless loop) and a synthetic ≥ 64-column row.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,6 @@
 //! Filter.db and serialized BloomFilters from the real fixtures (MANIFEST.md §2, §3, §6).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

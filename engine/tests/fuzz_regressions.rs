@@ -4,7 +4,7 @@
 //! per target of inputs seeded from the fixtures. The targets themselves live in
 //! `fuzz/src/lib.rs`, shared with `cargo xtask fuzz`.
 
-mod common;
+use crate::common;
 
 #[path = "../../fuzz/src/lib.rs"]
 mod targets;

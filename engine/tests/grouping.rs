@@ -1,6 +1,6 @@
 //! File-name parsing, grouping and TOC checks over the whole real fixture tree (MANIFEST.md §2, §5).
 
-mod common;
+use crate::common;
 
 use sstable_engine::component::ComponentType;
 use sstable_engine::descriptor::SSTableId;

@@ -1,7 +1,7 @@
 //! Index.db, Summary.db cross-checks, Partitions.db / Rows.db and tokens on the real fixtures
 //! (MANIFEST.md §2, §3, §6).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

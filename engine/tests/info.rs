@@ -1,7 +1,7 @@
 //! Every metadata component of every fixture SSTable, decoded together: spans are real byte
 //! ranges of their files (the UI highlights them), and children lie inside their parents.
 
-mod common;
+use crate::common;
 
 use sstable_engine::component::ComponentType;
 use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput};

@@ -2,7 +2,7 @@
 //! atoms by kind per partition, cell names, values, counters, range tombstones, rows grouped as
 //! 3.0 reads them, bounded windows, and a truncation / byte-flip sweep.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

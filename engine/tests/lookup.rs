@@ -2,7 +2,7 @@
 //! fixtures (MANIFEST.md §2, §3, §5, §6), with Data.db decoded independently to know where each
 //! partition really is.
 
-mod common;
+use crate::common;
 
 use std::cell::Cell;
 use std::collections::BTreeMap;

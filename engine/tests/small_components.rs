@@ -1,7 +1,7 @@
 //! CompressionInfo.db, Digest.*, CRC.db and Summary.db decoded from the real Cassandra fixtures
 //! (MANIFEST.md §2, §3, §5–§7). Values are the MANIFEST's or recomputed here from Data.db/Index.db.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

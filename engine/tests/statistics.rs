@@ -1,7 +1,7 @@
 //! Statistics.db decoding against Cassandra's real fixture files (MANIFEST.md) and byte-level
 //! robustness: every truncation and every single-byte flip must give `Ok` or `Err`, never panic.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -1,5 +1,5 @@
 //! Type strings from real Statistics.db files, and a fuzz-style robustness test of the parser.
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -2,7 +2,7 @@
 //! from each sstable's Statistics.db SerializationHeader, the values from the MANIFEST (and, for
 //! text, from the decompressed Data.db itself).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

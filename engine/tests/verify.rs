@@ -2,7 +2,7 @@
 //! §7), copies with flipped bytes and truncations, every codec, and bounded memory on a 64 MiB
 //! synthetic Data.db.
 
-mod common;
+use crate::common;
 
 use std::cell::Cell;
 use std::collections::BTreeMap;

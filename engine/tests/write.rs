@@ -9,7 +9,7 @@
 //! * Round trips: generated tables decode with every component decoder.
 //! * Memory: a ~34 MiB Data.db streams through a counting sink with bounded buffers.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -114,11 +114,11 @@ pub fn fuzz(args: &[String]) -> Result<(), String> {
             "-p",
             "sstable-engine",
             "--test",
-            "fuzz_regressions",
+            "integration",
             "--",
             "--ignored",
             "--exact",
-            "write_fuzz_corpus",
+            "fuzz_regressions::write_fuzz_corpus",
         ]))?;
 
     announce("building the fuzz targets (cargo fuzz build -s none -O, RUSTC_BOOTSTRAP=1)");

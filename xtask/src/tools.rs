@@ -29,6 +29,17 @@ pub fn path_env() -> std::ffi::OsString {
     std::env::join_paths(paths).unwrap_or_default()
 }
 
+/// The `clippy-driver` of the toolchain this build runs with (rustup's proxy in Cargo's bin dir,
+/// else the one on PATH).
+pub fn clippy_driver() -> PathBuf {
+    let proxy = cargo_bin_dir().join("clippy-driver");
+    if proxy.is_file() {
+        proxy
+    } else {
+        PathBuf::from("clippy-driver")
+    }
+}
+
 /// First line of `tool --version`, if the tool runs.
 fn version_of(tool: &str) -> Option<String> {
     let out = Command::new(tool)
