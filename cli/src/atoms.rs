@@ -8,8 +8,8 @@ use std::io::Write;
 
 use sstable_engine::component::data::DecodeOptions;
 use sstable_engine::component::legacy_data::{
-    says_compact_storage, AtomPartitionJson, AtomsBuilder, LegacyDataDecoder, LegacyDataFileReader,
-    LegacyLayout, LegacyStep, RowGrouper,
+    says_compact_storage, AtomPartitionJson, AtomsBuilder, LegacyDataFileReader, LegacyLayout,
+    LegacyStep, RowGrouper,
 };
 use sstable_engine::component::ComponentType;
 use sstable_engine::cql_schema::parse_create_table;
@@ -122,15 +122,6 @@ pub fn run(a: &Options<'_>) -> Result<Outcome, String> {
             errors = true;
             continue;
         }
-        if !LegacyDataDecoder::supports(&version) {
-            eprintln!(
-                "error: {}: version {version} predates ja (2.0): its rows carry a row size and a \
-                 column count, which are not decoded",
-                sstable.prefix
-            );
-            errors = true;
-            continue;
-        }
         let (metadata, io_errors) = files::load_metadata(&found, sstable);
         for e in io_errors {
             eprintln!("error: {e}");
@@ -150,14 +141,11 @@ pub fn run(a: &Options<'_>) -> Result<Outcome, String> {
                 .collect::<Result<_, _>>()
                 .map_err(|e| format!("bad --key: {e}"))?,
         };
-        let Some(data_len_bytes) = sstable
-            .file(&ComponentType::Data)
-            .and_then(|_| metadata.size_of(&ComponentType::Data))
-        else {
+        if sstable.file(&ComponentType::Data).is_none() {
             eprintln!("error: {}: no Data.db", sstable.prefix);
             errors = true;
             continue;
-        };
+        }
         // Data.db chunk by chunk, through the engine's sync driver.
         let mut files = ComponentFiles::new(&found, sstable);
         let mut driver = SyncDriver::new(&mut files);
@@ -165,11 +153,13 @@ pub fn run(a: &Options<'_>) -> Result<Outcome, String> {
             now_seconds: now,
             ..DecodeOptions::default()
         };
-        let mut reader = match &metadata.compression {
-            Some(ci) => {
-                LegacyDataFileReader::compressed(version, options, ci.clone(), data_len_bytes)
+        let mut reader = match LegacyDataFileReader::for_sstable(&metadata, options) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("error: {}: {e}", sstable.prefix);
+                errors = true;
+                continue;
             }
-            None => LegacyDataFileReader::uncompressed(version, options, data_len_bytes),
         };
         if !a.json && !a.jsonl {
             let _ = writeln!(

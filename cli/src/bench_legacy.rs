@@ -125,12 +125,8 @@ pub fn run_if_legacy(paths: &[String], json: bool) -> Result<Option<Outcome>, St
         let mut counts = Counts::default();
         for _ in 0..passes {
             let options = DecodeOptions::default();
-            let mut reader = match &metadata.compression {
-                Some(ci) => {
-                    LegacyDataFileReader::compressed(version, options, ci.clone(), stored_bytes)
-                }
-                None => LegacyDataFileReader::uncompressed(version, options, stored_bytes),
-            };
+            let mut reader =
+                LegacyDataFileReader::for_sstable(&metadata, options).map_err(|e| e.to_string())?;
             let mut driver = SyncDriver::new(SliceSource { files: &files });
             let mut grouper = RowGrouper::new(LegacyLayout::inferred(), None);
             counts = Counts::default();

@@ -289,16 +289,13 @@ pub async fn read_partitions(
     if !m.descriptor.version.has_row_format() {
         return read_legacy_partitions(view, start, max_partitions, wanted_key).await;
     }
-    let file = view
-        .file(&ComponentType::Data)
-        .ok_or("no Data.db was given")?;
-    let len = file.size() as u64;
     let now = (js_sys::Date::now() / 1000.0) as i64;
     let options = DecodeOptions {
         now_seconds: Some(now),
         ..DecodeOptions::default()
     };
     let mut reader = DataFileReader::for_sstable(m, options).map_err(|e| e.to_string())?;
+    let data_len_bytes = reader.data_len_bytes();
     let schema = reader.decoder().schema().clone();
     let mut driver = AsyncDriver::new(|r| read_component(&view.files, r));
     if start > 0 {
@@ -342,7 +339,7 @@ pub async fn read_partitions(
                         || rows >= MAX_PAGE_ROWS
                         || (keep && wanted_hex.is_some())
                     {
-                        page.next_position = end.filter(|&e| e < reader_data_len(m, len));
+                        page.next_position = end.filter(|&e| e < data_len_bytes);
                         break;
                     }
                 }
@@ -374,31 +371,16 @@ async fn read_legacy_partitions(
 ) -> Result<DataPage, String> {
     use sstable_engine::component::data::DecodeOptions;
     use sstable_engine::component::legacy_data::{
-        AtomsBuilder, LegacyDataDecoder, LegacyDataFileReader, LegacyItem, LegacyLayout,
-        LegacyStep, RowGrouper,
+        AtomsBuilder, LegacyDataFileReader, LegacyItem, LegacyLayout, LegacyStep, RowGrouper,
     };
     let started = now_millis();
     let m = &view.metadata.0;
-    let version = m.descriptor.version;
-    if !LegacyDataDecoder::supports(&version) {
-        return Err(format!(
-            "Data.db of version {version} (before 2.0's jb) carries row sizes and column counts, \
-             which are not decoded"
-        ));
-    }
-    let file = view
-        .file(&ComponentType::Data)
-        .ok_or("no Data.db was given")?;
-    let file_len_bytes = file.size() as u64;
     let now = (js_sys::Date::now() / 1000.0) as i64;
     let options = DecodeOptions {
         now_seconds: Some(now),
         ..DecodeOptions::default()
     };
-    let mut reader = match &m.compression {
-        Some(ci) => LegacyDataFileReader::compressed(version, options, ci.clone(), file_len_bytes),
-        None => LegacyDataFileReader::uncompressed(version, options, file_len_bytes),
-    };
+    let mut reader = LegacyDataFileReader::for_sstable(m, options).map_err(|e| e.to_string())?;
     let data_len_bytes = reader.data_len_bytes();
     if start > 0 {
         reader.seek_to_partition(start).map_err(|e| e.to_string())?;
@@ -470,13 +452,6 @@ async fn read_legacy_partitions(
         .collect();
     page.millis = now_millis() - started;
     Ok(page)
-}
-
-/// The uncompressed Data.db length.
-fn reader_data_len(m: &sstable_engine::info::SSTableMetadata, file_len: u64) -> u64 {
-    m.compression
-        .as_ref()
-        .map_or(file_len, |c| c.data_length_bytes.value)
 }
 
 /// Offers `json` as a download named `file_name` (a Blob URL; nothing leaves the machine).
