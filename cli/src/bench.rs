@@ -86,9 +86,6 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<Outcome, String> {
-    if let Some(o) = crate::bench_legacy::run_if_legacy(&args.paths, args.json)? {
-        return Ok(o);
-    }
     let paths: Vec<&str> = args.paths.iter().map(String::as_str).collect();
     let found = files::find(&paths)?;
     let sstable = found.grouping.sstables.first().ok_or("no SSTable found")?;
@@ -101,6 +98,9 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         .and_then(|i| found.paths.get(i))
         .ok_or("no Data.db")?;
     let data = std::fs::read(data_path).map_err(|e| format!("{}: {e}", data_path.display()))?;
+    if !metadata.descriptor.version.has_row_format() {
+        return crate::bench_legacy::run(&sstable.prefix, &metadata, &data, args.json);
+    }
     let n = data.len();
     let runs = 3;
 

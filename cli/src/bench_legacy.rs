@@ -18,7 +18,9 @@ use sstable_engine::component::ComponentType;
 use sstable_engine::compress::{decompress_chunk, Compressor};
 use sstable_engine::range::{SliceSource, SyncDriver};
 
-use crate::{files, Outcome};
+use sstable_engine::info::SSTableMetadata;
+
+use crate::Outcome;
 
 /// Timings taken; the best is reported.
 const RUNS: usize = 5;
@@ -65,26 +67,14 @@ struct Counts {
     rows: u64,
 }
 
-/// The hook `bench` calls first: `None` unless the first SSTable found is a 2.x one.
-pub fn run_if_legacy(paths: &[String], json: bool) -> Result<Option<Outcome>, String> {
-    let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
-    let found = files::find(&paths)?;
-    let Some(sstable) = found.grouping.sstables.first() else {
-        return Ok(None);
-    };
-    let version = sstable.descriptor.version;
-    if version.has_row_format() {
-        return Ok(None);
-    }
-    let (metadata, io_errors) = files::load_metadata(&found, sstable);
-    if let Some(e) = io_errors.first() {
-        return Err(e.clone());
-    }
-    let data_path = sstable
-        .file(&ComponentType::Data)
-        .and_then(|i| found.paths.get(i))
-        .ok_or("no Data.db")?;
-    let data = std::fs::read(data_path).map_err(|e| format!("{}: {e}", data_path.display()))?;
+/// `bench` on a 2.x SSTable (`bench` found and loaded it, and read its Data.db into `data`).
+pub fn run(
+    prefix: &str,
+    metadata: &SSTableMetadata,
+    data: &[u8],
+    json: bool,
+) -> Result<Outcome, String> {
+    let version = metadata.descriptor.version;
     let stored_bytes = data.len() as u64;
     let uncompressed_bytes = metadata
         .compression
@@ -120,13 +110,13 @@ pub fn run_if_legacy(paths: &[String], json: bool) -> Result<Option<Outcome>, St
     };
 
     // The full decode, as `dump --atoms` and the page drive it, with and without row grouping.
-    let files = [(ComponentType::Data, data.as_slice())];
+    let files = [(ComponentType::Data, data)];
     let decode = |group_rows: bool| -> Result<Counts, String> {
         let mut counts = Counts::default();
         for _ in 0..passes {
             let options = DecodeOptions::default();
             let mut reader =
-                LegacyDataFileReader::for_sstable(&metadata, options).map_err(|e| e.to_string())?;
+                LegacyDataFileReader::for_sstable(metadata, options).map_err(|e| e.to_string())?;
             let mut driver = SyncDriver::new(SliceSource { files: &files });
             let mut grouper = RowGrouper::new(LegacyLayout::inferred(), None);
             counts = Counts::default();
@@ -196,7 +186,7 @@ pub fn run_if_legacy(paths: &[String], json: bool) -> Result<Option<Outcome>, St
     ];
     if json {
         let out = serde_json::json!({
-            "sstable": sstable.prefix,
+            "sstable": prefix,
             "version": version.to_string(),
             "stored_bytes": stored_bytes,
             "uncompressed_bytes": uncompressed_bytes,
@@ -219,13 +209,13 @@ pub fn run_if_legacy(paths: &[String], json: bool) -> Result<Option<Outcome>, St
             "{}",
             serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?
         );
-        return Ok(Some(Outcome::Clean));
+        return Ok(Outcome::Clean);
     }
     println!(
         "bench {} ({version}, pre-3.0 atoms) — Data.db {stored_bytes} bytes stored, \
          {uncompressed_bytes} uncompressed, in memory; {} partitions, {} atoms, {} rows; \
          {passes} passes per timing, best of {RUNS}; wall (CPU)",
-        sstable.prefix, counts.partitions, counts.atoms, counts.rows
+        prefix, counts.partitions, counts.atoms, counts.rows
     );
     let fmt = |v: Option<f64>, f: &dyn Fn(f64) -> String| v.map_or(String::new(), f);
     match &raw {
@@ -259,5 +249,5 @@ pub fn run_if_legacy(paths: &[String], json: bool) -> Result<Option<Outcome>, St
             )),
         );
     }
-    Ok(Some(Outcome::Clean))
+    Ok(Outcome::Clean)
 }
