@@ -263,12 +263,7 @@ mod tests {
     use crate::component::bti::partitions::PartitionTarget;
 
     /// `da/legacy_da_simple/da-1-bti-Partitions.db` (MANIFEST §2): five partitions "0".."4".
-    const DA_SIMPLE: [u8; 58] = [
-        0x08, 0x09, 0xff, 0x08, 0x37, 0xe9, 0x08, 0xdd, 0xd1, 0x08, 0x02, 0xb9, 0x08, 0x2f, 0xa1,
-        0xa0, 0x30, 0x04, 0x00, 0xf0, 0x0c, 0x00, 0x90, 0x06, 0x00, 0x30, 0x1b, 0x40, 0x00, 0x01,
-        0x30, 0x00, 0x01, 0x34, 0, 0, 0, 0, 0, 0, 0, 0x1c, 0, 0, 0, 0, 0, 0, 0, 0x05, 0, 0, 0, 0,
-        0, 0, 0, 0x1a,
-    ];
+    use crate::component::bti::partitions::tests::DA_SIMPLE;
 
     fn walk_all(windows: &[TrieBytes<'_>], walk: &mut PartitionWalk) -> Vec<WalkEntry> {
         let mut out = Vec::new();
