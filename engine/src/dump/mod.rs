@@ -122,7 +122,8 @@ pub struct CellDeletionJson {
     pub local_delete_time: String,
 }
 
-fn deletion_json(d: &DeletionTime) -> DeletionInfoJson {
+/// A `DeletionTime` as sstabledump prints it (`deletion_info`); the 2.x row grouper uses it too.
+pub(crate) fn deletion_json(d: &DeletionTime) -> DeletionInfoJson {
     DeletionInfoJson {
         marked_deleted: iso8601_micros(d.marked_for_delete_at_micros),
         local_delete_time: iso8601_secs(d.local_deletion_time.secs),
@@ -302,16 +303,36 @@ fn marker_json(schema: &DataSchema, m: &RangeTombstoneMarker) -> UnfilteredJson 
             }),
         ),
     };
-    UnfilteredJson {
+    UnfilteredJson::range_tombstone_marker(
         r#type,
-        position: m.position,
-        clustering: Vec::new(),
-        liveness_info: None,
-        deletion_info: None,
+        m.position,
         start,
         end,
-        cells: Vec::new(),
-        findings: m.findings.iter().map(|f| f.message.clone()).collect(),
+        m.findings.iter().map(|f| f.message.clone()).collect(),
+    )
+}
+
+impl UnfilteredJson {
+    /// A range-tombstone marker (`range_tombstone_bound` or `_boundary`): its bounds, no cells
+    /// (3.0+ markers and the 2.x grouper's bounds alike).
+    pub(crate) fn range_tombstone_marker(
+        r#type: &'static str,
+        position: u64,
+        start: Option<BoundJson>,
+        end: Option<BoundJson>,
+        findings: Vec<String>,
+    ) -> UnfilteredJson {
+        UnfilteredJson {
+            r#type,
+            position,
+            clustering: Vec::new(),
+            liveness_info: None,
+            deletion_info: None,
+            start,
+            end,
+            cells: Vec::new(),
+            findings,
+        }
     }
 }
 

@@ -117,7 +117,7 @@ impl RowGrouper {
             key: rendered,
             key_hex: hex(key),
             position: p.position,
-            deletion_info: (!p.deletion.is_live()).then(|| deletion_json(&p.deletion)),
+            deletion_info: (!p.deletion.is_live()).then(|| crate::dump::deletion_json(&p.deletion)),
             findings: p.findings.iter().map(|f| f.message.clone()).collect(),
         }
     }
@@ -453,7 +453,7 @@ impl RowGrouper {
                     .enumerate()
                     .map(|(i, v)| Some(self.render_clustering(i, v)))
                     .collect(),
-                deletion_info: deletion_json(deletion),
+                deletion_info: crate::dump::deletion_json(deletion),
             }
         };
         let start_json = bound(start, &start_values, true);
@@ -483,25 +483,7 @@ fn tombstone_bound(
     end: Option<BoundJson>,
     findings: Vec<String>,
 ) -> UnfilteredJson {
-    UnfilteredJson {
-        r#type: "range_tombstone_bound",
-        position,
-        clustering: Vec::new(),
-        liveness_info: None,
-        deletion_info: None,
-        start,
-        end,
-        cells: Vec::new(),
-        findings,
-    }
-}
-
-fn deletion_json(d: &DeletionTime) -> DeletionInfoJson {
-    DeletionInfoJson {
-        marked_deleted: iso8601_micros(d.marked_for_delete_at_micros),
-        local_delete_time: iso8601_secs(d.local_deletion_time.secs),
-        invalid_local_delete_time: d.local_deletion_time.is_invalid(),
-    }
+    UnfilteredJson::range_tombstone_marker("range_tombstone_bound", position, start, end, findings)
 }
 
 /// A value without a type: text when valid UTF-8 without control characters, else `0x…` hex
