@@ -79,14 +79,17 @@ fn test_env(cmd: &mut Command) -> &mut Command {
     cmd
 }
 
-struct Step {
-    name: &'static str,
-    run: fn() -> Result<(), String>,
-}
-
-/// `cargo xtask test`: everything, fail-fast.
+/// `cargo xtask test`: everything CI runs. Tools and fmt first; then two pipelines side by side,
+/// each in its own target dir (Cargo locks a target dir per build, and the wasm32 steps share no
+/// artifact with the native ones): native (build `sstable-inspect`, write the e2e SSTable with
+/// it, then the tests) and wasm32 (browser tests, Trunk, then the e2e test once the native
+/// pipeline has written its SSTable). On 2 cores neither pipeline alone keeps both busy (links,
+/// test runs, the browser), so together they take about the longer of the two, not the sum.
+/// Each step's output is kept in a log and printed whole when the step ends, so the two
+/// pipelines' output never interleaves.
 pub fn test_all() -> Result<(), String> {
     let started = Instant::now();
+    let cpu_before = children_cpu_secs();
     let ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0");
     match fixtures_dir() {
         Some(dir) => println!("fixtures: {}", dir.display()),
@@ -96,66 +99,89 @@ pub fn test_all() -> Result<(), String> {
         None => println!("fixtures: not found (tests that read them will be skipped and counted)"),
     }
     let log = skip_log();
-    if let Some(parent) = log.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
-    }
+    let logs = log_dir();
+    std::fs::create_dir_all(&logs).map_err(|e| format!("{}: {e}", logs.display()))?;
     std::fs::write(&log, "").map_err(|e| format!("{}: {e}", log.display()))?;
 
-    let steps = [
-        Step {
-            name: "tools: wasm32 target, wasm-bindgen-cli, trunk, chromium, npm packages",
-            run: tools::ensure_all,
-        },
-        Step {
-            name: "cargo fmt --check",
-            run: || run(cargo().args(["fmt", "--all", "--check"])),
-        },
-        Step {
-            // The web app is wasm-only: its lints and tests run in the wasm32 steps, so the
-            // native steps never compile Yew. Clippy lints while this builds (see `linted`):
-            // one compile of the workspace instead of a `cargo clippy` pass and a test build.
-            name: "native: clippy -D warnings while building, then the tests (cargo test --workspace --exclude sstable-web)",
-            run: || {
-                run(test_env(linted(&mut cargo()).args([
-                    "test",
-                    "--workspace",
-                    "--exclude",
-                    "sstable-web",
-                ])))
+    announce("[1/2] tools: wasm32 target, wasm-bindgen-cli, trunk, chromium, npm packages");
+    timed(tools::ensure_all)?;
+    announce("[2/2] cargo fmt --check");
+    timed(|| run(cargo().args(["fmt", "--all", "--check"])))?;
+
+    // The e2e test needs the SSTable the native pipeline writes with its dev build.
+    let (e2e_file_tx, e2e_file_rx) = std::sync::mpsc::channel::<Result<PathBuf, String>>();
+    let native = Pipeline {
+        name: "native",
+        steps: vec![
+            PipelineStep {
+                name: "build sstable-inspect (dev, clippy -D warnings) and write the e2e SSTable with it",
+                run: Box::new(move |log| {
+                    let made = e2e_sstable(Some(log));
+                    let _ = e2e_file_tx.send(made.clone());
+                    made.map(|_| ())
+                }),
             },
-        },
-        Step {
-            name: "wasm32: clippy -D warnings while building engine and web, their tests in headless Chromium (wasm-bindgen-test-runner)",
-            run: browser_tests,
-        },
-        Step {
-            name: "web app release build, clippy -D warnings on its binaries (trunk build --release)",
-            run: build_dist,
-        },
-        Step {
-            name: "end-to-end test (Playwright, Chromium) against the release build",
-            run: e2e,
-        },
-    ];
-    for (i, step) in steps.iter().enumerate() {
-        announce(&format!("[{}/{}] {}", i + 1, steps.len(), step.name));
-        let t = Instant::now();
-        let cpu = children_cpu_secs();
-        (step.run)().map_err(|e| format!("step `{}` failed: {e}", step.name))?;
-        match (cpu, children_cpu_secs()) {
-            (Some(before), Some(after)) => println!(
-                "    ok in {:.1} s (CPU {:.1} s)",
-                t.elapsed().as_secs_f64(),
-                after - before
-            ),
-            _ => println!("    ok in {:.1} s", t.elapsed().as_secs_f64()),
-        }
+            PipelineStep {
+                // The web app is wasm-only: its lints and tests run in the wasm32 pipeline, so
+                // the native one never compiles Yew. Clippy lints while this builds (see `linted`).
+                name: "clippy -D warnings while building, then the tests (cargo test --workspace --exclude sstable-web)",
+                run: Box::new(|log| {
+                    run_logged(
+                        test_env(linted(&mut cargo()).args([
+                            "test",
+                            "--workspace",
+                            "--exclude",
+                            "sstable-web",
+                        ])),
+                        log,
+                    )
+                }),
+            },
+        ],
+    };
+    let wasm = Pipeline {
+        name: "wasm32",
+        steps: vec![
+            PipelineStep {
+                name: "clippy -D warnings while building engine and web, their tests in headless Chromium (wasm-bindgen-test-runner, profile ci-wasm)",
+                run: Box::new(browser_tests),
+            },
+            PipelineStep {
+                name: "the web app from the same artifacts, clippy -D warnings on its binaries (trunk build --cargo-profile ci-wasm)",
+                run: Box::new(|log| build_dist(WebProfile::Ci, Some(log))),
+            },
+            PipelineStep {
+                name: "end-to-end test (Playwright, Chromium) against that build",
+                run: Box::new(move |log| {
+                    let large = e2e_file_rx
+                        .recv()
+                        .map_err(|_| "the native pipeline ended before writing the e2e SSTable".to_owned())??;
+                    e2e_with(&large, Some(log))
+                }),
+            },
+        ],
+    };
+    let results = std::thread::scope(|s| {
+        let n = s.spawn(|| native.run());
+        let w = s.spawn(|| wasm.run());
+        [
+            n.join()
+                .unwrap_or_else(|_| Err("the native pipeline panicked".into())),
+            w.join()
+                .unwrap_or_else(|_| Err("the wasm32 pipeline panicked".into())),
+        ]
+    });
+    for r in &results {
+        r.clone()?;
     }
     let skips = std::fs::read_to_string(&log).unwrap_or_default();
     let skipped: Vec<&str> = skips.lines().filter(|l| !l.trim().is_empty()).collect();
+    let cpu = match (cpu_before, children_cpu_secs()) {
+        (Some(before), Some(after)) => format!(" (CPU {:.0} s)", after - before),
+        _ => String::new(),
+    };
     println!(
-        "\nall {} steps passed in {:.0} s",
-        steps.len(),
+        "\nall steps passed in {:.0} s{cpu}",
         started.elapsed().as_secs_f64()
     );
     if skipped.is_empty() {
@@ -167,6 +193,95 @@ pub fn test_all() -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Runs `step`, then prints its wall and CPU time.
+fn timed(step: impl FnOnce() -> Result<(), String>) -> Result<(), String> {
+    let t = Instant::now();
+    let cpu = children_cpu_secs();
+    step()?;
+    match (cpu, children_cpu_secs()) {
+        (Some(before), Some(after)) => println!(
+            "    ok in {:.1} s (CPU {:.1} s)",
+            t.elapsed().as_secs_f64(),
+            after - before
+        ),
+        _ => println!("    ok in {:.1} s", t.elapsed().as_secs_f64()),
+    }
+    Ok(())
+}
+
+/// What a [`PipelineStep`] runs, given the log file its output goes to.
+type StepFn<'a> = Box<dyn FnOnce(&Path) -> Result<(), String> + Send + 'a>;
+
+/// One step of a [`Pipeline`].
+struct PipelineStep<'a> {
+    name: &'static str,
+    run: StepFn<'a>,
+}
+
+/// Steps that run one after another, fail-fast, beside another pipeline.
+struct Pipeline<'a> {
+    name: &'static str,
+    steps: Vec<PipelineStep<'a>>,
+}
+
+/// Serialises the pipelines' printing: a step's log is printed whole.
+static STDOUT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+impl Pipeline<'_> {
+    fn run(self) -> Result<(), String> {
+        let count = self.steps.len();
+        for (i, step) in self.steps.into_iter().enumerate() {
+            let log = log_dir().join(format!("{}-{}.log", self.name, i + 1));
+            std::fs::write(&log, "").map_err(|e| format!("{}: {e}", log.display()))?;
+            let t = Instant::now();
+            let result = (step.run)(&log);
+            let output = std::fs::read_to_string(&log).unwrap_or_default();
+            let _guard = STDOUT.lock();
+            announce(&format!("[{} {}/{count}] {}", self.name, i + 1, step.name));
+            print!("{output}");
+            match &result {
+                Ok(()) => println!(
+                    "    [{}] ok in {:.1} s (output: {})",
+                    self.name,
+                    t.elapsed().as_secs_f64(),
+                    log.display()
+                ),
+                Err(e) => println!(
+                    "    [{}] FAILED after {:.1} s: {e}",
+                    self.name,
+                    t.elapsed().as_secs_f64()
+                ),
+            }
+            result.map_err(|e| format!("step `{} {}` failed: {e}", self.name, step.name))?;
+        }
+        Ok(())
+    }
+}
+
+/// Where `test` keeps each step's output.
+fn log_dir() -> PathBuf {
+    repo_root().join("target").join("xtask").join("logs")
+}
+
+/// [`run`] with stdout and stderr appended to `log` (or inherited without one).
+fn run_logged(cmd: &mut Command, log: &Path) -> Result<(), String> {
+    let open = || {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .map_err(|e| format!("{}: {e}", log.display()))
+    };
+    run(cmd.stdout(open()?).stderr(open()?))
+}
+
+fn run_maybe_logged(cmd: &mut Command, log: Option<&Path>) -> Result<(), String> {
+    match log {
+        Some(log) => run_logged(cmd, log),
+        None => run(cmd),
+    }
 }
 
 /// CPU seconds (user + system) of the finished child processes so far, from `/proc/self/stat`
@@ -181,31 +296,63 @@ fn children_cpu_secs() -> Option<f64> {
     Some(ticks / 100.0)
 }
 
-fn browser_tests() -> Result<(), String> {
-    run(test_env(
-        linted(&mut cargo())
-            .args([
-                "test",
-                "--target",
-                "wasm32-unknown-unknown",
-                "-p",
-                "sstable-engine",
-                "-p",
-                "sstable-web",
-                "--test",
-                "browser",
-            ])
-            .env("CHROMEDRIVER", tools::CHROMEDRIVER)
-            .env("WASM_BINDGEN_TEST_TIMEOUT", "180"),
-    ))
+/// The profile CI builds the wasm32 code with, for the browser tests and for Trunk alike, so
+/// Trunk links the web app from the artifacts the tests already compiled (Cargo.toml
+/// `[profile.ci-wasm]`: optimised, no LTO). A second, release compile of the whole wasm32
+/// graph (Yew, web-sys, the engine) cost CI more than the tests themselves.
+const CI_WASM_PROFILE: &str = "ci-wasm";
+
+/// The wasm32 steps' own target dir, so they build while the native pipeline holds `target/`.
+fn wasm_target_dir() -> PathBuf {
+    repo_root().join("target").join("wasm")
 }
 
-/// `trunk build --release` into `dist/` (Trunk never downloads: Trunk.toml sets `offline`).
-fn build_dist() -> Result<(), String> {
-    run(cargo().args(["fetch"]))?;
-    run(linted(&mut Command::new("trunk"))
-        .args(["build", "--release"])
-        .current_dir(repo_root()))
+fn browser_tests(log: &Path) -> Result<(), String> {
+    run_logged(
+        test_env(
+            linted(&mut cargo())
+                .args([
+                    "test",
+                    "--profile",
+                    CI_WASM_PROFILE,
+                    "--target",
+                    "wasm32-unknown-unknown",
+                    "-p",
+                    "sstable-engine",
+                    "-p",
+                    "sstable-web",
+                    "--test",
+                    "browser",
+                ])
+                .env("CARGO_TARGET_DIR", wasm_target_dir())
+                .env("CHROMEDRIVER", tools::CHROMEDRIVER)
+                .env("WASM_BINDGEN_TEST_TIMEOUT", "180"),
+        ),
+        log,
+    )
+}
+
+/// Which build of the web app Trunk makes.
+#[derive(Clone, Copy)]
+enum WebProfile {
+    /// `trunk build --release`: what `serve` and `build` give a user or a static host.
+    Release,
+    /// `--cargo-profile ci-wasm` in the wasm32 target dir: what CI's e2e test runs against.
+    Ci,
+}
+
+/// `trunk build` into `dist/` (Trunk never downloads: Trunk.toml sets `offline`).
+fn build_dist(profile: WebProfile, log: Option<&Path>) -> Result<(), String> {
+    run_maybe_logged(cargo().args(["fetch"]), log)?;
+    let mut trunk = Command::new("trunk");
+    trunk.arg("build").current_dir(repo_root());
+    match profile {
+        WebProfile::Release => trunk.arg("--release"),
+        WebProfile::Ci => trunk
+            .args(["--cargo-profile", CI_WASM_PROFILE])
+            .env("CARGO_TARGET_DIR", wasm_target_dir()),
+    };
+    run_maybe_logged(linted(&mut trunk), log)
 }
 
 pub fn build_web() -> Result<(), String> {
@@ -213,7 +360,7 @@ pub fn build_web() -> Result<(), String> {
     tools::ensure_wasm_bindgen()?;
     tools::ensure_trunk()?;
     announce("building the web app (trunk build --release)");
-    build_dist()?;
+    build_dist(WebProfile::Release, None)?;
     println!("built {}", repo_root().join("dist").display());
     Ok(())
 }
@@ -240,7 +387,12 @@ enum Build {
 
 /// A deterministic LZ4 `oa` SSTable of `partitions` × 1,000 rows (~140 KiB each), written once by
 /// the project's own writer and kept under `target/<dir>` (rewritten only when the args change).
-fn generated_sstable(dir: &str, partitions: u32, build: Build) -> Result<PathBuf, String> {
+fn generated_sstable(
+    dir: &str,
+    partitions: u32,
+    build: Build,
+    log: Option<&Path>,
+) -> Result<PathBuf, String> {
     let partitions = partitions.to_string();
     let args: [&str; 10] = [
         "--version",
@@ -263,59 +415,76 @@ fn generated_sstable(dir: &str, partitions: u32, build: Build) -> Result<PathBuf
         Build::Dev => (&[], "debug"),
         Build::Release => (&["--release"], "release"),
     };
-    announce(&format!(
+    let what = format!(
         "generating an SSTable of {partitions} partitions into {} (sstable-inspect generate, {profile_dir} build)",
         dir.display()
-    ));
-    // Linted like the test step's build, so the dev build it made is reused, not rebuilt.
-    run(linted(&mut cargo())
-        .args(["build", "-p", "sstable-inspect"])
-        .args(flag))?;
+    );
+    match log {
+        Some(log) => std::fs::write(log, format!("{what}\n")).map_err(|e| e.to_string())?,
+        None => announce(&what),
+    }
+    // Linted like the test step's build, so the test step reuses this dev build.
+    run_maybe_logged(
+        linted(&mut cargo())
+            .args(["build", "-p", "sstable-inspect"])
+            .args(flag),
+        log,
+    )?;
     let _ = std::fs::remove_dir_all(&dir);
     let bin = repo_root()
         .join("target")
         .join(profile_dir)
         .join("sstable-inspect");
-    run(Command::new(bin)
-        .arg("generate")
-        .arg("--out")
-        .arg(&dir)
-        .args(args))?;
+    run_maybe_logged(
+        Command::new(bin)
+            .arg("generate")
+            .arg("--out")
+            .arg(&dir)
+            .args(args),
+        log,
+    )?;
     std::fs::write(&marker, args.join(" ")).map_err(|e| e.to_string())?;
     Ok(dir)
 }
 
 /// The end-to-end test's "large" SSTable: ~64 MiB, written by the dev build the test step
 /// compiled, so CI pays no release compile for it. Benchmarks use [`large_sstable`].
-fn e2e_sstable() -> Result<PathBuf, String> {
-    generated_sstable("e2e-large", 470, Build::Dev)
+fn e2e_sstable(log: Option<&Path>) -> Result<PathBuf, String> {
+    generated_sstable("e2e-large", 470, Build::Dev, log)
 }
 
 /// The benchmarks' SSTable: ≥ 1 GiB of LZ4 `oa` Data.db, release build.
 fn large_sstable() -> Result<PathBuf, String> {
-    generated_sstable("bench-large", 7500, Build::Release)
+    generated_sstable("bench-large", 7500, Build::Release, None)
 }
 
+/// `cargo xtask e2e`: the end-to-end tests against the current `dist/`.
 pub fn e2e() -> Result<(), String> {
-    let large = e2e_sstable()?;
+    e2e_with(&e2e_sstable(None)?, None)
+}
+
+fn e2e_with(large: &Path, log: Option<&Path>) -> Result<(), String> {
     let port = server::spawn(repo_root().join("dist"), 0)?;
     let out = repo_root().join("target").join("e2e");
     std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
     let e2e_dir = repo_root().join("e2e");
-    run(test_env(
-        Command::new("node")
-            .args([
-                "--test",
-                "--test-reporter=spec",
-                "--test-reporter-destination=stdout",
-            ])
-            .arg(Path::new("tests"))
-            .current_dir(&e2e_dir)
-            .env("BASE_URL", format!("http://127.0.0.1:{port}/"))
-            .env("E2E_OUT", &out)
-            .env("E2E_LARGE_SSTABLE", &large)
-            .env("CHROMIUM", tools::CHROMIUM),
-    ))
+    run_maybe_logged(
+        test_env(
+            Command::new("node")
+                .args([
+                    "--test",
+                    "--test-reporter=spec",
+                    "--test-reporter-destination=stdout",
+                ])
+                .arg(Path::new("tests"))
+                .current_dir(&e2e_dir)
+                .env("BASE_URL", format!("http://127.0.0.1:{port}/"))
+                .env("E2E_OUT", &out)
+                .env("E2E_LARGE_SSTABLE", large)
+                .env("CHROMIUM", tools::CHROMIUM),
+        ),
+        log,
+    )
 }
 
 /// `cargo xtask bench`: native verify and row-decoding throughput (decode-only scan, `dump
@@ -323,7 +492,7 @@ pub fn e2e() -> Result<(), String> {
 /// raw LZ4), on a 100 × 1,000-row file and on the large one; and 2.x atoms/s vs raw
 /// decompression on the `legacy_ka_indexed` fixture.
 pub fn bench() -> Result<(), String> {
-    let medium = generated_sstable("bench-100x1000", 100, Build::Release)?;
+    let medium = generated_sstable("bench-100x1000", 100, Build::Release, None)?;
     let large = large_sstable()?;
     announce(
         "sstable-inspect bench (release): verify vs memcpy, raw crc32fast, raw LZ4; scan and dump vs raw LZ4; 2.x atoms vs raw decompression",
