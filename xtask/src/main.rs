@@ -16,8 +16,9 @@ cargo xtask <command>
 
   serve [--port N]   install what is missing, build the web app (release) and serve it on
                      http://127.0.0.1:8080 (or --port)
-  test               everything CI runs: fmt, clippy, native tests, wasm32 build, headless-browser
-                     tests of engine and web, release build and the Playwright end-to-end test
+  test               everything CI runs: fmt, then side by side the native build and tests
+                     (clippy inside the builds) and the wasm32 pipeline: headless-browser tests
+                     of engine and web, the web app (profile ci-wasm) and the Playwright e2e test
   build              install what is missing and build the web app into dist/ (release)
   e2e                only the Playwright end-to-end tests, against the current dist/
   bench              generate a >= 1 GiB LZ4 SSTable (release build, kept under

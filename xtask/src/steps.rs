@@ -103,6 +103,14 @@ pub fn test_all() -> Result<(), String> {
     std::fs::create_dir_all(&logs).map_err(|e| format!("{}: {e}", logs.display()))?;
     std::fs::write(&log, "").map_err(|e| format!("{}: {e}", log.display()))?;
 
+    // Every build of this run sees the same fixture variables: `engine/build.rs` reruns when
+    // `SSTABLE_FIXTURES` changes, and a build without it would compile the engine again.
+    // (Set before the pipelines' threads start.)
+    std::env::set_var("SSTABLE_SKIP_LOG", &log);
+    if let Some(dir) = fixtures_dir() {
+        std::env::set_var("SSTABLE_FIXTURES", dir);
+    }
+
     announce("[1/2] tools: wasm32 target, wasm-bindgen-cli, trunk, chromium, npm packages");
     timed(tools::ensure_all)?;
     announce("[2/2] cargo fmt --check");
