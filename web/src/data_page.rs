@@ -44,6 +44,12 @@ pub struct PageRequest {
     pub atoms: bool,
     /// "Now" for TTL expiry, in seconds (the page's clock; the engine has none).
     pub now_seconds: i64,
+    /// Rows (and 2.x atoms) sent per partition: the page shows no more, and a wide partition's
+    /// thousands of rows would only cost the UI thread reading them back. `None`: all.
+    pub max_rows_per_partition: Option<usize>,
+    /// Answer with the page's partitions, every row, as the export's pretty JSON
+    /// ([`DataPage::export_json`]) in place of the partitions.
+    pub export: bool,
 }
 
 /// One page of decoded partitions.
@@ -69,6 +75,10 @@ pub struct DataPage {
     pub lookup_steps: Vec<String>,
     /// "Find": why the key is not in this SSTable.
     pub not_found: Option<String>,
+    /// Rows of each partition before `max_rows_per_partition` cut them.
+    pub row_totals: Vec<usize>,
+    /// A page asked with `export`: its partitions as `sstabledump` JSON (pretty).
+    pub export_json: Option<String>,
 }
 
 /// Decodes the page `request` asks for from `source` (the worker's files). `is_cancelled` is
@@ -136,6 +146,19 @@ pub async fn decode_page<S: RangeSource>(
         );
     }
     page.bytes_read = driver.stats().bytes;
+    page.row_totals = page.partitions.iter().map(|p| p.rows.len()).collect();
+    if request.export {
+        let json = serde_json::to_string_pretty(&page.partitions).map_err(|e| e.to_string())?;
+        page.export_json = Some(json);
+        page.partitions.clear();
+    } else if let Some(max) = request.max_rows_per_partition {
+        for p in &mut page.partitions {
+            p.rows.truncate(max);
+        }
+        for p in page.atoms.iter_mut().flatten() {
+            p.atoms.truncate(max);
+        }
+    }
     page.millis = loader::now_millis() - started;
     Ok(page)
 }
