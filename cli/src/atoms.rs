@@ -178,51 +178,46 @@ pub fn run(a: &Options<'_>) -> Result<Outcome, String> {
             if a.limit.is_some_and(|l| emitted >= l) {
                 break;
             }
-            let step = match reader.next_item() {
-                Ok(s) => s,
+            // The engine's driver reads the chunks the reader names and hands each step over
+            // while it borrows the window.
+            let step = driver.with_next_step(&mut reader, &NoClock, |step| match step {
+                LegacyStep::Item(item) => {
+                    let done_atoms = if a.atoms { atoms.push(&item) } else { None };
+                    let done_rows = if a.atoms { None } else { rows.push(&item) };
+                    Some((done_atoms, done_rows))
+                }
+                LegacyStep::Finished | LegacyStep::NeedMoreData => None,
+            });
+            let (done_atoms, done_rows) = match step {
+                Ok(Some(done)) => done,
+                Ok(None) => break,
                 Err(e) => {
                     eprintln!("error: {}: {e}", sstable.prefix);
                     errors = true;
                     break;
                 }
             };
-            match step {
-                LegacyStep::Finished => break,
-                LegacyStep::NeedMoreData => match driver.step(&mut reader, &NoClock) {
-                    Ok(Some(_)) => {}
-                    Ok(None) => break,
-                    Err(e) => {
-                        eprintln!("error: {}: {e}", sstable.prefix);
-                        errors = true;
-                        break;
-                    }
-                },
-                LegacyStep::Item(item) => {
-                    let done_atoms = if a.atoms { atoms.push(&item) } else { None };
-                    let done_rows = if a.atoms { None } else { rows.push(&item) };
-                    let key_hex = done_atoms
-                        .as_ref()
-                        .map(|p| p.partition.key_hex.clone())
-                        .or_else(|| done_rows.as_ref().map(|p| p.partition.key_hex.clone()));
-                    let Some(key_hex) = key_hex else { continue };
-                    if !wanted.is_empty() && !wanted.iter().any(|k| hex(k) == key_hex) {
-                        continue;
-                    }
-                    emitted += 1;
-                    if let Some(p) = done_atoms {
-                        if a.json || a.jsonl {
-                            o.json_value(&p);
-                        } else {
-                            write_atoms_text(&mut o.out, &p);
-                        }
-                    }
-                    if let Some(p) = done_rows {
-                        if a.json || a.jsonl {
-                            o.json_value(&p);
-                        } else {
-                            write_rows_text(&mut o.out, &p, &layout);
-                        }
-                    }
+            let key_hex = done_atoms
+                .as_ref()
+                .map(|p| p.partition.key_hex.clone())
+                .or_else(|| done_rows.as_ref().map(|p| p.partition.key_hex.clone()));
+            let Some(key_hex) = key_hex else { continue };
+            if !wanted.is_empty() && !wanted.iter().any(|k| hex(k) == key_hex) {
+                continue;
+            }
+            emitted += 1;
+            if let Some(p) = done_atoms {
+                if a.json || a.jsonl {
+                    o.json_value(&p);
+                } else {
+                    write_atoms_text(&mut o.out, &p);
+                }
+            }
+            if let Some(p) = done_rows {
+                if a.json || a.jsonl {
+                    o.json_value(&p);
+                } else {
+                    write_rows_text(&mut o.out, &p, &layout);
                 }
             }
         }

@@ -3,7 +3,9 @@
 // promoted-index blocks with their composite names. Values are MANIFEST.md's (§3).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, dropFiles, inputFiles, filesIn, fixturesOrSkip, legacyTable } from './helpers.mjs';
+import {
+  launch, openPage, dropFiles, inputFiles, filesIn, fixturesOrSkip, legacyTable, openObserved, longTasksDuring, expectNoLongTasks,
+} from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -115,6 +117,8 @@ test('2.x data browser and index: legacy_ka_clust has 50 rows per key in UTF-8 o
   // first/last names split as composites.
   await page.locator('[data-testid=tab-index]').click();
   await page.locator('[data-testid=index-row]').first().waitFor();
+  // No key type before 3.0: keys are shown as text when valid UTF-8, as in the data view.
+  assert.deepEqual(await page.locator('[data-testid=index-key]').allTextContents(), ['0', '1', '2', '3', '4']);
   await page.locator('[data-testid=index-row]').first().click();
   await page.locator('[data-testid=index-block]').first().waitFor();
   assert.equal(await page.locator('[data-testid=index-block]').count(), 100);
@@ -122,5 +126,71 @@ test('2.x data browser and index: legacy_ka_clust has 50 rows per key in UTF-8 o
   const head = `0${LONG}`.slice(0, 40);
   assert.deepEqual(await names(0), [`composite [${head}… (1201 chars), ]`, `composite [${head}… (1201 chars), ]`]);
   assert.deepEqual(await names(1), [`composite [${head}… (1201 chars), val]`, `composite [${head}… (1201 chars), val]`]);
+  assert.deepEqual(errors, []);
+});
+
+test('2.x pages in a worker: legacy_ka_indexed (p = 1, 5000 rows) rows, atoms, Find and its CREATE TABLE, no UI-thread task over 100 ms', async (t) => {
+  const fixtures = fixturesOrSkip(t);
+  if (!fixtures) return;
+  const { page, errors } = await openObserved(browser);
+  await inputFiles(page, 'file-input', filesIn(legacyTable(fixtures, 'ka', 'legacy_ka_indexed')));
+  const hex = (i) => `0x${i.toString(16).padStart(8, '0')}`;
+  const seen = {};
+  const long = await longTasksDuring(page, async () => {
+    await openData(page);
+    seen.keys = await page.locator('[data-testid=partition-key]').allTextContents();
+    seen.heading = await page.locator('[data-testid=partition] h3').textContent();
+    seen.rows = await page.locator('[data-testid=row]').evaluateAll((trs) => trs.slice(0, 3).map((tr) => [...tr.querySelectorAll('td')].slice(0, 4).map((td) => td.textContent)));
+    seen.schema = await page.locator('[data-testid=legacy-schema]').textContent();
+    // The atoms toggle asks the worker for the same page with its atoms.
+    await page.locator('[data-testid=data-atoms-toggle]').click();
+    await page.locator('[data-testid=atom-partition]').first().waitFor();
+    seen.atomHeading = await page.locator('[data-testid=atom-partition] h3').textContent();
+    seen.atomNames = (await page.locator('[data-testid=atom-name]').allTextContents()).slice(0, 3);
+    seen.atomValues = (await page.locator('[data-testid=atom-value]').allTextContents()).slice(0, 3);
+    await page.locator('[data-testid=data-atoms-toggle]').click();
+    // Find, through Summary → Index.db → Data.db in the worker.
+    await page.locator('[data-testid=data-key]').fill('0x00000001');
+    await page.locator('[data-testid=data-jump]').click();
+    await page.locator('[data-testid=read-step]').first().waitFor();
+    await page.waitForFunction(() => !document.querySelector('.data-controls')?.textContent.includes('decoding'));
+    seen.foundKeys = await page.locator('[data-testid=partition-key]').allTextContents();
+    seen.steps = (await page.locator('[data-testid=read-step]').allTextContents()).join('\n');
+  });
+  // MANIFEST §5: one partition, p = 1, with 5000 rows; a row (c) holds v1 = c and v2 = c + 1
+  // (`sstable-inspect dump`); no schema, so ints are shown as hex.
+  assert.deepEqual(seen.keys, ['0x00000001']);
+  assert.match(seen.heading, /at 0 · 5000 rows/);
+  assert.deepEqual(seen.rows, [0, 1, 2].map((c) => ['row', hex(c), hex(c), hex(c + 1)]));
+  // Its CREATE TABLE, as far as the cell names tell: one clustering component, v1 and v2.
+  assert.match(seen.schema, /^-- inferred from the cell names/);
+  assert.match(seen.schema, /CREATE TABLE legacy_tables\.legacy_ka_indexed \(/);
+  assert.match(seen.schema, /^ {4}column1 blob, -- clustering column/m);
+  assert.match(seen.schema, /^ {4}v1 blob, -- type not in the SSTable\n {4}v2 blob, -- type not in the SSTable\n {4}PRIMARY KEY \(key, column1\)$/m);
+  // Atoms: per row its marker, v1 and v2 (15,000 cells).
+  assert.match(seen.atomHeading, /\(0x00000001\) at 0 · 15000 atoms: 15000 cell, 0 deleted/);
+  assert.deepEqual(seen.atomNames, [`[${hex(0)}, ]`, `[${hex(0)}, v1]`, `[${hex(0)}, v2]`]);
+  assert.deepEqual(seen.atomValues, ['', hex(0), hex(1)]);
+  assert.deepEqual(seen.foundKeys, ['0x00000001']);
+  assert.match(seen.steps, /Index\.db/, seen.steps);
+  assert.match(seen.steps, /Data\.db/, seen.steps);
+  console.log(`legacy_ka_indexed page: ${await page.locator('[data-testid=data-timing]').textContent()}; long tasks ${JSON.stringify(long)}`);
+  await expectNoLongTasks(t, long, 'while paging a 2.x table');
+  assert.deepEqual(errors, []);
+});
+
+test('2.x legacy_la_clust: its CREATE TABLE from the cell names, keys "0".."4" in the index view', async (t) => {
+  const fixtures = fixturesOrSkip(t);
+  if (!fixtures) return;
+  const { page, errors } = await openPage(browser);
+  await inputFiles(page, 'dir-input', legacyTable(fixtures, 'la', 'legacy_la_clust'));
+  await openData(page);
+  // la file names carry no keyspace or table: the directory picked names the table.
+  const schema = await page.locator('[data-testid=legacy-schema]').textContent();
+  assert.match(schema, /CREATE TABLE legacy_la_clust \(/);
+  assert.match(schema, /^ {4}val blob, -- type not in the SSTable\n {4}PRIMARY KEY \(key, column1\)$/m);
+  await page.locator('[data-testid=tab-index]').click();
+  await page.locator('[data-testid=index-row]').first().waitFor();
+  assert.deepEqual(await page.locator('[data-testid=index-key]').allTextContents(), ['0', '1', '2', '3', '4']);
   assert.deepEqual(errors, []);
 });

@@ -6,7 +6,7 @@
 //! turns their replies into state actions.
 //!
 //! Module dependencies (no cycle): `components` → `verification` → `pool` → `worker` →
-//! `loader` → `state`.
+//! `data_page` → `loader` → `state`. [`data_page`] decodes the data browser's pages (in a worker).
 
 #![cfg_attr(
     not(test),
@@ -19,6 +19,7 @@
 )]
 
 pub mod components;
+pub mod data_page;
 pub mod loader;
 pub mod pool;
 pub mod state;

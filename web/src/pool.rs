@@ -190,14 +190,13 @@ fn dispatch() {
                 let n = p.slots.len();
                 p.slots.push(spawn(n));
             }
+            request.set_job(job);
             if let Request::Verify {
-                job: j,
                 worker,
                 read_size_bytes,
                 ..
             } = &mut request
             {
-                *j = job;
                 *worker = index;
                 if *read_size_bytes == 0 {
                     *read_size_bytes = p.read_size_bytes;

@@ -71,7 +71,8 @@ pub fn start(
         let state = state.clone();
         let prefix = prefix.clone();
         Rc::new(move |reply: Reply| match reply {
-            Reply::Ready => {}
+            // Not replies to a verification.
+            Reply::Ready | Reply::DataPage { .. } => {}
             Reply::Progress {
                 job,
                 done_bytes,

@@ -1,4 +1,4 @@
-//! The engine worker: the page's long engine work (verification today) runs here, in a pool of
+//! The engine worker: the page's long engine work (verification, data pages and "Find") runs here, in a pool of
 //! dedicated workers ([`crate::pool`]), never on the UI thread. It is a `gloo-worker` [`Worker`]
 //! built by Trunk as its own bin (`sstable-worker`, `data-type="worker"`).
 //!
@@ -22,6 +22,7 @@ use sstable_engine::sstable_set::group_files;
 use sstable_engine::verify::{VerifyOptions, VerifyRun as EngineRun};
 use wasm_bindgen::JsValue;
 
+use crate::data_page::{decode_page, table_names, DataPage, PageMessage, PageRequest};
 use crate::loader;
 use crate::state::{VerifyRun, WorkerTiming};
 
@@ -71,8 +72,27 @@ pub enum Request {
         baseline: bool,
         read_size_bytes: u64,
     },
+    /// Decode one page of the data browser (and for "Find", the key's read path first).
+    DataPage {
+        job: u64,
+        /// The path of the SSTable's files (names the table of a 2.x `CREATE TABLE`).
+        sstable: String,
+        files: Vec<FileRef>,
+        page: PageRequest,
+    },
     /// Stop job `job` at its next slice.
     Cancel { job: u64 },
+}
+
+impl Request {
+    /// Sets the job id the pool gave.
+    pub fn set_job(&mut self, id: u64) {
+        match self {
+            Request::Verify { job, .. }
+            | Request::DataPage { job, .. }
+            | Request::Cancel { job } => *job = id,
+        }
+    }
 }
 
 /// What a worker answers.
@@ -89,6 +109,10 @@ pub enum Reply {
         job: u64,
         run: Box<VerifyRun>,
     },
+    DataPage {
+        job: u64,
+        page: Box<PageMessage>,
+    },
     Failed {
         job: u64,
         message: String,
@@ -100,6 +124,7 @@ impl Reply {
         match self {
             Reply::Progress { job, .. }
             | Reply::Verified { job, .. }
+            | Reply::DataPage { job, .. }
             | Reply::Failed { job, .. } => *job,
             Reply::Ready => 0,
         }
@@ -114,6 +139,15 @@ impl Reply {
 /// The worker.
 pub struct EngineWorker {
     cancelled: Rc<RefCell<HashSet<u64>>>,
+    /// The metadata of the SSTable paged last: the next page of the same files needs no reload.
+    last_metadata: Rc<RefCell<Option<Rc<Loaded>>>>,
+}
+
+/// An SSTable's decoded metadata with its files' handles, and what identifies those files.
+struct Loaded {
+    identity: String,
+    metadata: SSTableMetadata,
+    handles: Vec<(ComponentType, web_sys::File)>,
 }
 
 impl Worker for EngineWorker {
@@ -124,6 +158,7 @@ impl Worker for EngineWorker {
     fn create(_scope: &WorkerScope<Self>) -> Self {
         EngineWorker {
             cancelled: Rc::default(),
+            last_metadata: Rc::default(),
         }
     }
 
@@ -137,6 +172,32 @@ impl Worker for EngineWorker {
         match msg {
             Request::Cancel { job } => {
                 self.cancelled.borrow_mut().insert(job);
+            }
+            Request::DataPage {
+                job,
+                sstable,
+                files,
+                page,
+            } => {
+                let scope = scope.clone();
+                let cancelled = self.cancelled.clone();
+                let cache = self.last_metadata.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    let is_cancelled = || cancelled.borrow().contains(&job);
+                    let reply =
+                        match data_page(&cache, &sstable, &files, &page, &is_cancelled).await {
+                            Ok(page) => Reply::DataPage {
+                                job,
+                                page: Box::new(PageMessage {
+                                    page,
+                                    parse_millis: 0.0,
+                                }),
+                            },
+                            Err(message) => Reply::Failed { job, message },
+                        };
+                    cancelled.borrow_mut().remove(&job);
+                    scope.respond(id, reply);
+                });
             }
             Request::Verify {
                 job,
@@ -313,4 +374,52 @@ async fn verify(
         wasm_memory_bytes: crate::wasm_memory_bytes(),
     }];
     Ok(run)
+}
+
+/// What identifies a set of files: paths, sizes and modification times.
+fn identity(files: &[FileRef]) -> String {
+    files
+        .iter()
+        .map(|f| {
+            format!(
+                "{}\u{0}{}\u{0}{}",
+                f.path,
+                f.file.size(),
+                f.file.last_modified()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\u{1}")
+}
+
+/// Decodes one data page of the SSTable made of `files` through [`decode_page`], reading with
+/// `FileReaderSync`; the metadata is loaded once per set of files.
+async fn data_page(
+    cache: &RefCell<Option<Rc<Loaded>>>,
+    sstable: &str,
+    files: &[FileRef],
+    request: &PageRequest,
+    is_cancelled: &dyn Fn() -> bool,
+) -> Result<DataPage, String> {
+    let id = identity(files);
+    let cached = cache.borrow().clone().filter(|l| l.identity == id);
+    let loaded = match cached {
+        Some(l) => l,
+        None => {
+            let (metadata, handles) = load_metadata(files)?;
+            let l = Rc::new(Loaded {
+                identity: id,
+                metadata,
+                handles,
+            });
+            *cache.borrow_mut() = Some(l.clone());
+            l
+        }
+    };
+    let source = FileSource {
+        files: &loaded.handles,
+        raw_crc32_millis: None,
+    };
+    let names = table_names(&loaded.metadata, sstable);
+    decode_page(&loaded.metadata, names, source, request, is_cancelled).await
 }

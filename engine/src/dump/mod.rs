@@ -11,7 +11,7 @@ mod write;
 
 pub use write::{DumpFormat, DumpWriter};
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::component::data::{
     Cell, CellKind, ClusteringValueBuf, ClusteringValueState, ColumnData, DataItem, DataSchema,
@@ -22,13 +22,13 @@ use crate::types::value::{format_cell_path, format_value};
 use crate::types::AbstractType;
 
 /// `{"partition": {...}, "rows": [...]}`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PartitionJson {
     pub partition: PartitionHeaderJson,
     pub rows: Vec<UnfilteredJson>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PartitionHeaderJson {
     /// The key's components, rendered per the key type.
     pub key: Vec<String>,
@@ -39,19 +39,19 @@ pub struct PartitionHeaderJson {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deletion_info: Option<DeletionInfoJson>,
     /// Decoder findings inside this partition (size mismatches, invalid deletion times, …).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DeletionInfoJson {
     pub marked_deleted: String,
     pub local_delete_time: String,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub invalid_local_delete_time: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LivenessJson {
     pub tstamp: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -62,21 +62,23 @@ pub struct LivenessJson {
     pub expired: Option<bool>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BoundJson {
     /// `inclusive` or `exclusive`.
-    pub r#type: &'static str,
+    #[serde(deserialize_with = "json_name")]
+    pub r#type: JsonName,
     pub clustering: Vec<Option<String>>,
     pub deletion_info: DeletionInfoJson,
 }
 
 /// One row, static row or range-tombstone marker.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UnfilteredJson {
     /// `row`, `static_block`, `range_tombstone_bound` or `range_tombstone_boundary`.
-    pub r#type: &'static str,
+    #[serde(deserialize_with = "json_name")]
+    pub r#type: JsonName,
     pub position: u64,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clustering: Vec<Option<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub liveness_info: Option<LivenessJson>,
@@ -86,13 +88,13 @@ pub struct UnfilteredJson {
     pub start: Option<BoundJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<BoundJson>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cells: Vec<CellJson>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CellJson {
     pub name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -113,13 +115,45 @@ pub struct CellJson {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expired: Option<bool>,
     /// Counter cells: the shards whose counts add up to `value`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shards: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CellDeletionJson {
     pub local_delete_time: String,
+}
+
+/// Every `type` name the JSON shapes of this module and of the 2.x atoms use.
+const JSON_NAMES: [&str; 12] = [
+    "row",
+    "static_block",
+    "range_tombstone_bound",
+    "range_tombstone_boundary",
+    "inclusive",
+    "exclusive",
+    "cell",
+    "deleted",
+    "expiring",
+    "counter",
+    "counter_update",
+    "range_tombstone",
+];
+
+/// A `type` name of [`JSON_NAMES`]. An alias, not `&'static str` written out: serde's derive
+/// borrows a field written as `&str` from the input, which a value crossing from a worker
+/// cannot lend.
+pub type JsonName = &'static str;
+
+/// Reads a `type` name back (a page worker sends pages to the UI thread as serde values): one of
+/// [`JSON_NAMES`], else an error.
+pub fn json_name<'de, D: Deserializer<'de>>(d: D) -> Result<JsonName, D::Error> {
+    let name = String::deserialize(d)?;
+    JSON_NAMES
+        .iter()
+        .find(|n| **n == name)
+        .copied()
+        .ok_or_else(|| serde::de::Error::unknown_variant(&name, &JSON_NAMES))
 }
 
 /// A `DeletionTime` as sstabledump prints it (`deletion_info`); the 2.x row grouper uses it too.

@@ -19,7 +19,10 @@
 //! Two drivers run any of them over a caller's source, so no front end writes its own loop:
 //! [`SyncDriver`] over a [`RangeSource`] (a `pread`, a byte slice — the CLI and tests) and
 //! [`AsyncDriver`] over an async read function (`Blob.slice` in the page; the engine depends on
-//! no runtime). Both time the reads with the caller's [`Clock`] ([`ReadStats`]).
+//! no runtime). Both time the reads with the caller's [`Clock`] ([`ReadStats`]). Data.db items
+//! come from `next_item` (owned 3.0+ items), `visit_next` (a borrowing 3.0+ scan) or
+//! `with_next_step` (any chunked reader, 2.x atoms included, the step handed to a closure while
+//! it borrows the window).
 //!
 //! The model is arrow-rs parquet's push decoder: I/O never enters the parser.
 
@@ -330,6 +333,33 @@ impl<S: RangeSource> SyncDriver<S> {
             }
         }
     }
+
+    /// The next step of any chunked Data.db reader — 3.0+ items or 2.x atoms, whose steps
+    /// borrow the reader's window — handed to `take` while the borrow lasts; chunks are read as
+    /// the reader asks. `take` never sees "need more data". This is how a caller drives a
+    /// `LegacyDataFileReader` without a read loop of its own.
+    pub fn with_next_step<D, T, F>(
+        &mut self,
+        reader: &mut ChunkedDataReader<D>,
+        clock: &dyn Clock,
+        take: F,
+    ) -> Result<T>
+    where
+        D: PushDecoder,
+        F: for<'w> FnOnce(D::Step<'w>) -> T,
+    {
+        loop {
+            let step = reader.next_item()?;
+            if !D::needs_more_data(&step) {
+                return Ok(take(step));
+            }
+            // The step borrows the window: it must end before the next chunk is supplied.
+            drop(step);
+            if self.step(reader, clock)?.is_none() {
+                return Err(nothing_to_read());
+            }
+        }
+    }
 }
 
 /// Runs readers over an async read function (`Blob.slice` in the page). The engine has no
@@ -467,6 +497,30 @@ where
                     }
                 }
                 step => return Ok(step),
+            }
+        }
+    }
+
+    /// The next step of any chunked Data.db reader, handed to `take` (see
+    /// [`SyncDriver::with_next_step`]).
+    pub async fn with_next_step<D, T, G>(
+        &mut self,
+        reader: &mut ChunkedDataReader<D>,
+        clock: &dyn Clock,
+        take: G,
+    ) -> Result<T>
+    where
+        D: PushDecoder,
+        G: for<'w> FnOnce(D::Step<'w>) -> T,
+    {
+        loop {
+            let step = reader.next_item()?;
+            if !D::needs_more_data(&step) {
+                return Ok(take(step));
+            }
+            drop(step);
+            if self.step(reader, clock).await?.is_none() {
+                return Err(nothing_to_read());
             }
         }
     }

@@ -4,16 +4,26 @@
 //!
 //! 2.0–2.2 SSTables (`jb`, `ka`, `la`) are decoded by the engine's pre-3.0 path into the same
 //! rows (their columns are the cell names found on the page: a 2.x Statistics.db has no schema),
-//! and the "atoms" toggle lists the page's raw on-disk atoms, as `sstable-inspect dump --atoms`.
+//! and the "atoms" toggle lists the page's raw on-disk atoms, as `sstable-inspect dump --atoms`;
+//! the `CREATE TABLE` box shows what the page's cell names tell of the table.
+//!
+//! Pages (and "Find") are decoded in the worker pool ([`crate::data_page`]); this component only
+//! asks, renders, and cancels a page job it no longer waits for.
 
-use sstable_engine::component::legacy_data::AtomPartitionJson;
+use sstable_engine::component::legacy_data::AtomJson;
 use sstable_engine::cql_schema::parse_create_table;
-use sstable_engine::dump::{PartitionJson, UnfilteredJson};
+use sstable_engine::dump::UnfilteredJson;
 use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
-use crate::loader::{self, DataPage};
+use std::cell::Cell;
+use std::rc::Rc;
+
+use crate::data_page::{DataPage, PageMessage, PageRequest};
+use crate::loader;
+use crate::pool;
 use crate::state::SSTableView;
+use crate::worker::{FileRef, Reply, Request};
 
 const PAGE_PARTITIONS: usize = 10;
 /// Rows shown per partition; the rest is summarised (the view never renders a whole huge partition).
@@ -31,12 +41,20 @@ pub struct DataBrowserProps {
 struct Browse {
     /// Start positions of the pages visited (for "previous").
     starts: Vec<u64>,
-    page: Option<DataPage>,
+    page: Option<Rc<DataPage>>,
+    /// What reading the page back from its worker took on the UI thread.
+    parse_millis: f64,
+    /// The page shown was asked as (start, key): the atoms toggle asks for it again.
+    shown: Option<(u64, Option<Vec<u8>>)>,
     loading: bool,
     error: Option<String>,
     /// The read path of the last "Find", step by step.
     lookup_steps: Vec<String>,
 }
+
+/// What the data browser asks for: a page from `start`, or the partition of a key; with the
+/// 2.x atoms or not.
+type Load = (u64, Option<Vec<u8>>, bool);
 
 #[function_component(DataBrowser)]
 pub fn data_browser(props: &DataBrowserProps) -> Html {
@@ -45,93 +63,109 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
     let schema_text = use_state(String::new);
     // 2.x only: the page's raw atoms in place of its rows.
     let show_atoms = use_state(|| false);
+    // The page job running in the pool: replaced (and cancelled) by the next, cancelled when the
+    // browser is left.
+    let job = use_mut_ref(|| None::<u64>);
 
     let load = {
         let browse = browse.clone();
         let view = props.sstable.clone();
-        Callback::from(move |(start, key): (u64, Option<Vec<u8>>)| {
-            let browse = browse.clone();
-            let view = view.clone();
+        let job = job.clone();
+        Callback::from(move |(start, key, atoms): Load| {
+            let previous = job.borrow_mut().take();
+            if let Some(previous) = previous {
+                pool::cancel(previous);
+            }
             let mut next = (*browse).clone();
             next.loading = true;
             next.error = None;
             browse.set(next.clone());
-            wasm_bindgen_futures::spawn_local(async move {
-                // A key is found through the index (the read path), then its partition decoded.
-                let mut start = start;
-                let mut steps = Vec::new();
-                if let Some(k) = &key {
-                    match loader::lookup(&view, k.clone()).await {
-                        Ok(r) => {
-                            steps = r
-                                .steps
-                                .iter()
-                                .map(|s| {
-                                    format!(
-                                        "{} bytes {}..{} ({:.2} ms): {}",
-                                        s.component,
-                                        s.offset,
-                                        s.offset + s.length,
-                                        s.nanos as f64 / 1e6,
-                                        s.note
-                                    )
-                                })
-                                .collect();
-                            match r.partition_position {
-                                Some(p) => start = p,
-                                None => {
-                                    let mut done = next;
-                                    done.loading = false;
-                                    done.lookup_steps = steps;
-                                    done.error = Some(format!(
-                                        "not in this SSTable: {}",
-                                        r.stopped_at.map(|s| s.describe()).unwrap_or_default()
-                                    ));
-                                    browse.set(done);
-                                    return;
-                                }
-                            }
-                        }
-                        Err(e) => {
-                            let mut done = next;
-                            done.loading = false;
-                            done.error = Some(e);
-                            browse.set(done);
-                            return;
-                        }
+            let request = Request::DataPage {
+                job: 0,
+                sstable: view.prefix.clone(),
+                files: file_refs(&view),
+                page: PageRequest {
+                    start,
+                    max_partitions: PAGE_PARTITIONS,
+                    wanted_key: key.clone(),
+                    atoms,
+                    now_seconds: (js_sys::Date::now() / 1000.0) as i64,
+                    max_rows_per_partition: Some(MAX_ROWS_SHOWN),
+                    export: false,
+                },
+            };
+            let mine = Rc::new(Cell::new(0u64));
+            let handler: pool::Handler = {
+                let browse = browse.clone();
+                let job = job.clone();
+                let mine = mine.clone();
+                Rc::new(move |reply: Reply| {
+                    let current = *job.borrow() == Some(mine.get());
+                    if !current || !reply.is_final() {
+                        return;
                     }
-                }
-                let result =
-                    loader::read_partitions(&view, start, PAGE_PARTITIONS, key.clone()).await;
-                let mut done = next;
-                done.loading = false;
-                done.lookup_steps = steps;
-                match result {
-                    Ok(page) => {
-                        if key.is_some() && page.partitions.is_empty() {
-                            done.error = Some("no partition with that key in Data.db".to_owned());
-                        } else {
-                            if key.is_none() {
-                                if done.starts.last() != Some(&start) {
-                                    done.starts.push(start);
-                                }
+                    *job.borrow_mut() = None;
+                    let mut done = next.clone();
+                    done.loading = false;
+                    match reply {
+                        Reply::DataPage { page, .. } => {
+                            let PageMessage { page, parse_millis } = *page;
+                            done.lookup_steps = page.lookup_steps.clone();
+                            if let Some(not_found) = &page.not_found {
+                                done.error = Some(not_found.clone());
+                            } else if key.is_some() && page.partitions.is_empty() {
+                                done.error =
+                                    Some("no partition with that key in Data.db".to_owned());
                             } else {
-                                done.starts.clear();
+                                if key.is_none() {
+                                    if done.starts.last() != Some(&start) {
+                                        done.starts.push(start);
+                                    }
+                                } else {
+                                    done.starts.clear();
+                                }
+                                done.shown = Some((start, key.clone()));
+                                done.parse_millis = parse_millis;
+                                done.page = Some(Rc::new(page));
                             }
-                            done.page = Some(page);
                         }
+                        Reply::Failed { message, .. } => done.error = Some(message),
+                        _ => return,
                     }
-                    Err(e) => done.error = Some(e),
-                }
-                browse.set(done);
-            });
+                    // Rendered in a task of its own, not in the one that read the reply back.
+                    let browse = browse.clone();
+                    let job = job.clone();
+                    wasm_bindgen_futures::spawn_local(async move {
+                        loader::yield_to_event_loop().await;
+                        // A page asked for meanwhile replaces this one.
+                        if job.borrow().is_none() {
+                            browse.set(done);
+                        }
+                    });
+                })
+            };
+            mine.set(pool::submit(request, handler));
+            *job.borrow_mut() = Some(mine.get());
         })
     };
+    // Leaving the browser cancels its page job.
+    {
+        let job = job.clone();
+        use_effect_with((), move |_| {
+            move || {
+                let running = job.borrow_mut().take();
+                if let Some(running) = running {
+                    pool::cancel(running);
+                }
+            }
+        });
+    }
     // The first page, once per SSTable.
     {
         let load = load.clone();
+        let atoms = *show_atoms;
         use_effect_with(props.sstable.prefix.clone(), move |_| {
-            load.emit((0, None));
+            load.emit((0, None, atoms));
         });
     }
     let metadata = &props.sstable.metadata.0;
@@ -150,7 +184,7 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
         .as_ref()
         .map(|t| t.partition_key.clone())
         .unwrap_or_default();
-    let legacy_page = browse.page.as_ref().filter(|p| p.legacy_note.is_some());
+    let legacy_page = browse.page.as_deref().filter(|p| p.legacy_note.is_some());
     // A 2.x page has no serialization header: its clustering width and columns are the rows'.
     let clustering_count = match legacy_page {
         Some(p) => p
@@ -170,7 +204,7 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
                 .unwrap_or_else(|| format!("clustering {i}"))
         })
         .collect();
-    let columns: Vec<String> = match legacy_page {
+    let columns: Rc<Vec<String>> = Rc::new(match legacy_page {
         Some(p) => {
             let mut names: Vec<String> = Vec::new();
             for c in p
@@ -195,30 +229,41 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
                     .collect()
             })
             .unwrap_or_default(),
-    };
+    });
+    // The atoms are decoded on demand: the page shown is asked for again with them.
     let on_atoms = {
         let show_atoms = show_atoms.clone();
-        Callback::from(move |_| show_atoms.set(!*show_atoms))
+        let load = load.clone();
+        let shown = browse.shown.clone();
+        Callback::from(move |_| {
+            let atoms = !*show_atoms;
+            show_atoms.set(atoms);
+            if let (true, Some((start, key))) = (atoms, shown.clone()) {
+                load.emit((start, key, true));
+            }
+        })
     };
 
     let on_next = {
         let load = load.clone();
         let next = browse.page.as_ref().and_then(|p| p.next_position);
+        let atoms = *show_atoms;
         Callback::from(move |_| {
             if let Some(n) = next {
-                load.emit((n, None));
+                load.emit((n, None, atoms));
             }
         })
     };
     let on_prev = {
         let load = load.clone();
         let browse = browse.clone();
+        let atoms = *show_atoms;
         Callback::from(move |_| {
             let mut b = (*browse).clone();
             b.starts.pop();
             let start = b.starts.pop().unwrap_or(0);
             browse.set(b);
-            load.emit((start, None));
+            load.emit((start, None, atoms));
         })
     };
     let on_key_input = {
@@ -234,10 +279,11 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
         let key_text = key_text.clone();
         let browse = browse.clone();
         let m = props.sstable.metadata.clone();
+        let atoms = *show_atoms;
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
             match m.0.parse_key(&key_text) {
-                Ok(k) => load.emit((0, Some(k))),
+                Ok(k) => load.emit((0, Some(k), atoms)),
                 Err(err) => {
                     let mut b = (*browse).clone();
                     b.error = Some(format!("key: {err}"));
@@ -279,6 +325,10 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
                 <textarea rows="4" oninput={on_schema} data-testid="data-schema" spellcheck="false"
                           placeholder="CREATE TABLE ks.t (pk text, ck text, val text, PRIMARY KEY (pk, ck))" />
                 { for mismatches.iter().map(|m| html! { <p class="warning" data-testid="schema-mismatch">{ m }</p> }) }
+                if let Some(inferred) = legacy_page.and_then(|p| p.legacy_schema.as_ref()) {
+                    <p class="muted">{ "What this 2.x SSTable tells of its table (from the cell names of the page shown):" }</p>
+                    <pre class="value" data-testid="legacy-schema">{ inferred }</pre>
+                }
             </details>
             if let Some(e) = &browse.error { <p class="error" role="alert" data-testid="data-error">{ e }</p> }
             if !browse.lookup_steps.is_empty() {
@@ -289,35 +339,75 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
             }
             if let Some(page) = &browse.page {
                 <button class="tab" data-testid="export-dump" onclick={{
-                    // Serialised when clicked, not on every render.
-                    let browse = browse.clone();
+                    // The worker decodes the page again, every row, and answers with its JSON.
+                    let view = props.sstable.clone();
+                    let shown = browse.shown.clone();
                     let name = format!("{}-dump.json", props.sstable.prefix.rsplit('/').next().unwrap_or("sstable"));
                     Callback::from(move |_| {
-                        if let Some(page) = &browse.page {
-                            let json = serde_json::to_string_pretty(&page.partitions).unwrap_or_default();
-                            let _ = loader::download_json(&name, &json);
-                        }
+                        let Some((start, key)) = shown.clone() else { return };
+                        let name = name.clone();
+                        let handler: pool::Handler = Rc::new(move |reply: Reply| {
+                            if let Reply::DataPage { page, .. } = reply {
+                                if let Some(json) = &page.page.export_json {
+                                    let _ = loader::download_json(&name, json);
+                                }
+                            }
+                        });
+                        let request = Request::DataPage {
+                            job: 0,
+                            sstable: view.prefix.clone(),
+                            files: file_refs(&view),
+                            page: PageRequest {
+                                start,
+                                max_partitions: PAGE_PARTITIONS,
+                                wanted_key: key,
+                                atoms: false,
+                                now_seconds: (js_sys::Date::now() / 1000.0) as i64,
+                                max_rows_per_partition: None,
+                                export: true,
+                            },
+                        };
+                        pool::submit(request, handler);
                     })
                 }}>{ "Export this page as JSON" }</button>
-                <p class="timing" data-testid="data-timing">{ format!("{} partitions decoded from {} bytes read (read + decompress + decode) in {:.1} ms, {:.1} MB/s", page.partitions.len(), page.bytes_read, page.millis, page.bytes_read as f64 / 1e3 / page.millis.max(0.001)) }</p>
+                <p class="timing" data-testid="data-timing">{ format!("{} partitions decoded in a worker from {} bytes read (read + decompress + decode) in {:.1} ms, {:.1} MB/s; read back on the page in {:.1} ms", page.partitions.len(), page.bytes_read, page.millis, page.bytes_read as f64 / 1e3 / page.millis.max(0.001), browse.parse_millis) }</p>
                 if let Some(note) = &page.legacy_note { <p class="muted" data-testid="legacy-note">{ note }</p> }
                 { for page.findings.iter().map(|f| html! { <p class="warning">{ f }</p> }) }
-                if page.legacy_note.is_some() && *show_atoms {
-                    { for page.atoms.iter().map(atom_partition) }
+                if let (Some(atoms), true) = (page.atoms.as_ref(), page.legacy_note.is_some() && *show_atoms) {
+                    { for (0..atoms.len()).map(|i| atom_partition(page, i)) }
                 } else {
-                    { for page.partitions.iter().map(|p| partition(p, &key_names, &ck_names, &columns)) }
+                    { for (0..page.partitions.len()).map(|i| partition(page, i, &key_names, &ck_names, &columns)) }
                 }
             }
         </section>
     }
 }
 
+/// The SSTable's files as a worker takes them.
+fn file_refs(view: &SSTableView) -> Vec<FileRef> {
+    view.files
+        .iter()
+        .map(|(_, f)| FileRef {
+            path: f.name(),
+            file: f.clone(),
+        })
+        .collect()
+}
+
+/// Partition `index` of `page`: its rows are laid out by [`RowsTable`] as they are scrolled to,
+/// so a render builds the few rows shown, not every row of the page.
 fn partition(
-    p: &PartitionJson,
+    page: &Rc<DataPage>,
+    index: usize,
     key_names: &[String],
     ck_names: &[String],
-    columns: &[String],
+    columns: &Rc<Vec<String>>,
 ) -> Html {
+    let Some(p) = page.partitions.get(index) else {
+        return Html::default();
+    };
+    // The worker sends at most MAX_ROWS_SHOWN rows of a partition, and how many it has.
+    let total_rows = page.row_totals.get(index).copied().unwrap_or(p.rows.len());
     let key = p
         .partition
         .key
@@ -334,7 +424,7 @@ fn partition(
         <article class="partition" data-testid="partition" data-key={p.partition.key.join(":")}>
             <h3>
                 <span data-testid="partition-key">{ key }</span>
-                <span class="muted">{ format!("  at {} · {} rows", p.partition.position, p.rows.len()) }</span>
+                <span class="muted">{ format!("  at {} · {} rows", p.partition.position, total_rows) }</span>
             </h3>
             if let Some(d) = &p.partition.deletion_info {
                 <p class="tombstone">{ format!("partition deleted at {} (local {}{})", d.marked_deleted, d.local_delete_time, if d.invalid_local_delete_time { ", invalid" } else { "" }) }</p>
@@ -348,18 +438,35 @@ fn partition(
                         { for columns.iter().map(|n| html! { <th>{ n }</th> }) }
                         <th>{ "written" }</th>
                     </tr> }}
-                    rows={p.rows.iter().take(shown).map(|r| row(r, ck_names.len(), columns)).collect::<Vec<Html>>()} />
+                    total={shown}
+                    render_row={{
+                        let page = page.clone();
+                        let columns = columns.clone();
+                        let clustering_count = ck_names.len();
+                        Callback::from(move |i: usize| {
+                            page.partitions
+                                .get(index)
+                                .and_then(|p| p.rows.get(i))
+                                .map(|r| row(r, clustering_count, &columns))
+                                .unwrap_or_default()
+                        })
+                    }} />
             }
-            if p.rows.len() > shown {
-                <p class="muted">{ format!("… {} more rows not shown (dump the partition with the CLI or export it)", p.rows.len() - shown) }</p>
+            if total_rows > shown {
+                <p class="muted">{ format!("… {} more rows not shown (dump the partition with the CLI or export it)", total_rows - shown) }</p>
             }
         </article>
     }
 }
 
 /// A 2.x partition's raw atoms (`AtomsBuilder`'s view, 2.x sstable2json's shape).
-fn atom_partition(p: &AtomPartitionJson) -> Html {
+fn atom_partition(page: &Rc<DataPage>, index: usize) -> Html {
+    let Some(p) = page.atoms.as_ref().and_then(|a| a.get(index)) else {
+        return Html::default();
+    };
     let shown = p.atoms.len().min(MAX_ROWS_SHOWN);
+    // The worker sends at most MAX_ROWS_SHOWN atoms of a partition; the counts are all of them.
+    let total_atoms = p.atom_counts.total();
     let c = &p.atom_counts;
     let counts = format!(
         "{} cell, {} deleted, {} expiring, {} counter, {} counter_update, {} range_tombstone",
@@ -369,7 +476,7 @@ fn atom_partition(p: &AtomPartitionJson) -> Html {
         <article class="partition" data-testid="atom-partition" data-key={p.partition.key.clone()}>
             <h3>
                 <span data-testid="partition-key">{ &p.partition.key }</span>
-                <span class="muted">{ format!("  (0x{}) at {} · {} atoms: {counts}", p.partition.key_hex, p.partition.position, p.atoms.len()) }</span>
+                <span class="muted">{ format!("  (0x{}) at {} · {} atoms: {counts}", p.partition.key_hex, p.partition.position, total_atoms) }</span>
             </h3>
             if let Some(d) = &p.partition.deletion_info {
                 <p class="tombstone">{ format!("partition deleted at {} (local {})", d.marked_deleted, d.local_delete_time) }</p>
@@ -380,7 +487,29 @@ fn atom_partition(p: &AtomPartitionJson) -> Html {
                         <th>{ "type" }</th><th>{ "name" }</th><th>{ "value" }</th><th>{ "timestamp (µs)" }</th>
                         <th>{ "ttl / expires" }</th><th>{ "local deletion time" }</th><th>{ "range tombstone end" }</th><th class="num">{ "at" }</th>
                     </tr> }}
-                    rows={p.atoms.iter().take(shown).map(|a| html! {
+                    total={shown}
+                    render_row={{
+                        let page = page.clone();
+                        Callback::from(move |i: usize| {
+                            page.atoms
+                                .as_ref()
+                                .and_then(|a| a.get(index))
+                                .and_then(|p| p.atoms.get(i))
+                                .map(atom_row)
+                                .unwrap_or_default()
+                        })
+                    }} />
+            }
+            if total_atoms > shown as u64 {
+                <p class="muted">{ format!("… {} more atoms not shown (`sstable-inspect dump --atoms` lists them all)", total_atoms.saturating_sub(shown as u64)) }</p>
+            }
+        </article>
+    }
+}
+
+/// One raw atom's table row.
+fn atom_row(a: &AtomJson) -> Html {
+    html! {
                         <tr data-testid="atom" class={classes!(matches!(a.r#type, "deleted" | "range_tombstone").then_some("tombstone"))}>
                             <td data-testid="atom-type">{ a.r#type }</td>
                             <td class="value" data-testid="atom-name">{ format!("[{}]", a.name.join(", ")) }</td>
@@ -391,12 +520,6 @@ fn atom_partition(p: &AtomPartitionJson) -> Html {
                             <td class="value">{ a.end.as_ref().map(|e| format!("[{}]", e.join(", "))).unwrap_or_default() }</td>
                             <td class="num">{ a.position }</td>
                         </tr>
-                    }).collect::<Vec<Html>>()} />
-            }
-            if p.atoms.len() > shown {
-                <p class="muted">{ format!("… {} more atoms not shown (`sstable-inspect dump --atoms` lists them all)", p.atoms.len() - shown) }</p>
-            }
-        </article>
     }
 }
 
@@ -492,7 +615,10 @@ fn row(r: &UnfilteredJson, clustering_count: usize, columns: &[String]) -> Html 
 #[derive(Properties, PartialEq)]
 struct RowsTableProps {
     header: Html,
-    rows: Vec<Html>,
+    /// Rows in the table.
+    total: usize,
+    /// Builds row `i` (only the rows shown are built).
+    render_row: Callback<usize, Html>,
 }
 
 /// A partition's rows in their scroll box, [`ROWS_PER_STEP`] more each time it is scrolled near
@@ -500,7 +626,7 @@ struct RowsTableProps {
 #[function_component(RowsTable)]
 fn rows_table(props: &RowsTableProps) -> Html {
     let shown = use_state(|| ROWS_PER_STEP);
-    let total = props.rows.len();
+    let total = props.total;
     let onscroll = {
         let shown = shown.clone();
         Callback::from(move |e: Event| {
@@ -518,7 +644,7 @@ fn rows_table(props: &RowsTableProps) -> Html {
              data-rows-shown={(*shown).min(total).to_string()} data-rows={total.to_string()}>
             <table class="rows">
                 <thead>{ props.header.clone() }</thead>
-                <tbody>{ for props.rows.iter().take(*shown).cloned() }</tbody>
+                <tbody>{ for (0..(*shown).min(total)).map(|i| props.render_row.emit(i)) }</tbody>
             </table>
         </div>
     }

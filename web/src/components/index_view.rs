@@ -5,7 +5,7 @@
 use serde::Serialize;
 use sstable_engine::component::bti::partitions;
 use sstable_engine::component::index::{self, IndexFile, IndexName};
-use sstable_engine::component::legacy_data::CellName;
+use sstable_engine::component::legacy_data::{untyped, CellName};
 use sstable_engine::component::ComponentType;
 use sstable_engine::types::value::format_value;
 use sstable_engine::types::AbstractType;
@@ -93,7 +93,13 @@ async fn list(view: &SSTableView) -> Listing {
             }
         }
     };
-    let key_type = m.key_type().unwrap_or(AbstractType::Bytes);
+    // Before 3.0 no key type is recorded: a key is text when valid UTF-8, else hex, as in the
+    // data view.
+    let key_type = m.key_type();
+    let key_text = |bytes: &[u8]| match &key_type {
+        Some(t) => format_value(t, bytes).text,
+        None => untyped(bytes).0,
+    };
     let partitioner = m.partitioner();
     let mut listing = Listing {
         loaded: true,
@@ -106,7 +112,7 @@ async fn list(view: &SSTableView) -> Listing {
                     .entries
                     .iter()
                     .map(|e| IndexRow {
-                        key: format_value(&key_type, &e.key.value).text,
+                        key: key_text(&e.key.value),
                         key_hex: hex(&e.key.value),
                         token: partitioner.token(&e.key.value).to_string(),
                         position: e.position.value.to_string(),

@@ -9,7 +9,7 @@
 //!
 //! Src: cassandra-2.1 `tools/SSTableExport.java` (`serializeAtom`, `serializeColumn`).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::atom::{Atom, AtomBody, AtomKind};
 use super::layout::LegacyLayout;
@@ -22,14 +22,14 @@ use crate::span::hex;
 use crate::types::value::format_value;
 
 /// One partition of the raw view.
-#[derive(Serialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct AtomPartitionJson {
     pub partition: AtomPartitionHeaderJson,
     pub atoms: Vec<AtomJson>,
     pub atom_counts: AtomCounts,
 }
 
-#[derive(Serialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct AtomPartitionHeaderJson {
     /// The key: typed with a schema, else text or hex.
     pub key: String,
@@ -41,10 +41,11 @@ pub struct AtomPartitionHeaderJson {
 }
 
 /// One atom.
-#[derive(Serialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct AtomJson {
     /// `cell`, `deleted`, `expiring`, `counter`, `counter_update` or `range_tombstone`.
-    pub r#type: &'static str,
+    #[serde(deserialize_with = "crate::dump::json_name")]
+    pub r#type: crate::dump::JsonName,
     /// Uncompressed Data.db position of the atom.
     pub position: u64,
     /// The name's components (one for a non-composite name); a static name starts with
@@ -67,7 +68,7 @@ pub struct AtomJson {
     /// Counter cells: timestampOfLastDelete (µs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timestamp_of_last_delete: Option<i64>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<String>,
 }
 

@@ -57,6 +57,7 @@ mod json;
 mod layout;
 mod name;
 mod rows;
+mod schema;
 mod stream;
 
 pub use atom::{Atom, AtomBody, AtomKind, LegacyCell, LegacyRangeTombstone};
@@ -64,7 +65,8 @@ pub use file::LegacyDataFileReader;
 pub use json::{AtomJson, AtomPartitionHeaderJson, AtomPartitionJson, AtomsBuilder};
 pub use layout::{cql_type, says_compact_storage, LegacyLayout};
 pub use name::{CellName, NameComponent, STATIC_MARKER};
-pub use rows::RowGrouper;
+pub use rows::{untyped, RowGrouper};
+pub use schema::{InferredColumn, InferredTable, INFERRED_SCHEMA_NOTE};
 pub use stream::{AtomCounts, LegacyDataDecoder, LegacyItem, LegacyPartitionEnd, LegacyStep};
 
 /// Mask bit: a deleted cell (tombstone); the value is its local deletion time.

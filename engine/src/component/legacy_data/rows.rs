@@ -487,8 +487,8 @@ fn tombstone_bound(
 }
 
 /// A value without a type: text when valid UTF-8 without control characters, else `0x…` hex
-/// with a note saying so.
-pub(super) fn untyped(bytes: &[u8]) -> (String, Option<String>) {
+/// with a note saying so (2.x keys and values, and keys of any SSTable without a key type).
+pub fn untyped(bytes: &[u8]) -> (String, Option<String>) {
     match core::str::from_utf8(bytes) {
         Ok(s) if !s.chars().any(char::is_control) => (s.to_owned(), None),
         _ => (

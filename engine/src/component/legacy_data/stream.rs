@@ -13,7 +13,7 @@
 //! Src: `db/OnDiskAtom.java` (`Serializer.deserializeFromSSTable`), `db/ColumnIndex.java`
 //! (`Builder`: key, DeletionTime, atoms, `endOfRowMarker`), `io/sstable/SSTableIdentityIterator.java`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::atom::{read_atom_body, Atom, AtomKind};
 use crate::component::data::{
@@ -27,7 +27,7 @@ use crate::span::Span;
 use crate::version::{Format, Version};
 
 /// Atoms of a partition by kind.
-#[derive(Serialize, Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct AtomCounts {
     pub cell: u64,
     pub deleted: u64,

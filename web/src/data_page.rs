@@ -1,0 +1,411 @@
+//! One page of the data browser, decoded in a worker ([`crate::worker`]): Data.db partitions from
+//! a position — 3.0+ rows through `DataFileReader` and `PartitionBuilder`, 2.x (`jb`, `ka`, `la`)
+//! rows and atoms through `LegacyDataFileReader`, `RowGrouper` and `AtomsBuilder` — and "Find"
+//! through the engine's `lookup` read path first. The engine's `SyncDriver` reads the ranges the
+//! readers ask for from the worker's `RangeSource` (`FileReaderSync`); nothing here does I/O or
+//! touches the DOM. The UI thread only renders the [`DataPage`] that comes back.
+
+use serde::{Deserialize, Serialize};
+use sstable_engine::component::data::{DataFileReader, DataItem, DecodeOptions, DecodeStep};
+use sstable_engine::component::legacy_data::{
+    AtomPartitionJson, AtomsBuilder, InferredTable, LegacyDataFileReader, LegacyItem, LegacyLayout,
+    LegacyStep, RowGrouper,
+};
+use sstable_engine::dump::{PartitionBuilder, PartitionJson};
+use sstable_engine::info::SSTableMetadata;
+use sstable_engine::lookup::Lookup;
+use sstable_engine::range::{RangeSource, SyncDriver};
+
+use crate::loader;
+
+/// A data page ends after the partition that brings it to this many rows (or, for 2.x, atoms):
+/// it holds every row of its partitions, so a page of wide partitions is fewer partitions.
+pub const MAX_PAGE_ROWS: usize = 2000;
+
+/// Said on every 2.x page: a 2.x Statistics.db has no schema (the CLI's `dump` note).
+pub const LEGACY_NOTE: &str = "pre-3.0 cell layout, no schema: names are split by their shape \
+     and values shown as text when valid UTF-8, else as hex";
+
+/// The error of a cancelled page (the pool's `CANCELLED`).
+const CANCELLED: &str = "cancelled";
+
+/// Decode at most this long before yielding to the worker's event loop (a cancel can arrive).
+const SLICE_MILLIS: f64 = 50.0;
+
+/// What page to decode.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageRequest {
+    /// Uncompressed Data.db position of the first partition (0: the start).
+    pub start: u64,
+    pub max_partitions: usize,
+    /// Find this partition key through the read path and decode only its partition.
+    pub wanted_key: Option<Vec<u8>>,
+    /// 2.x: also list the page's raw atoms (the "atoms" toggle).
+    pub atoms: bool,
+    /// "Now" for TTL expiry, in seconds (the page's clock; the engine has none).
+    pub now_seconds: i64,
+    /// Rows (and 2.x atoms) sent per partition: the page shows no more, and a wide partition's
+    /// thousands of rows would only cost the UI thread reading them back. `None`: all.
+    pub max_rows_per_partition: Option<usize>,
+    /// Answer with the page's partitions, every row, as the export's pretty JSON
+    /// ([`DataPage::export_json`]) in place of the partitions.
+    pub export: bool,
+}
+
+/// One page of decoded partitions.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct DataPage {
+    pub partitions: Vec<PartitionJson>,
+    /// Where the page started (a found key's partition position for "Find").
+    pub start: u64,
+    /// Where the next page starts (`None` at the end of Data.db).
+    pub next_position: Option<u64>,
+    pub bytes_read: u64,
+    /// Read, decompress and decode in the worker.
+    pub millis: f64,
+    pub findings: Vec<String>,
+    /// A 2.x page asked with `atoms`: the same partitions' raw on-disk atoms, decoded in the
+    /// same pass as the rows.
+    pub atoms: Option<Vec<AtomPartitionJson>>,
+    /// How a 2.x page's names and values are rendered (it has no schema), as the CLI says it.
+    pub legacy_note: Option<String>,
+    /// A 2.x page: the `CREATE TABLE` its cell names show (`InferredTable`).
+    pub legacy_schema: Option<String>,
+    /// "Find": the read path, step by step.
+    pub lookup_steps: Vec<String>,
+    /// "Find": why the key is not in this SSTable.
+    pub not_found: Option<String>,
+    /// Rows of each partition before `max_rows_per_partition` cut them.
+    pub row_totals: Vec<usize>,
+    /// A page asked with `export`: its partitions as `sstabledump` JSON (pretty).
+    pub export_json: Option<String>,
+}
+
+/// Decodes the page `request` asks for from `source` (the worker's files). `is_cancelled` is
+/// asked between slices of about [`SLICE_MILLIS`], after a yield to the event loop; a cancelled
+/// page is an error.
+pub async fn decode_page<S: RangeSource>(
+    metadata: &SSTableMetadata,
+    names: (Option<String>, Option<String>),
+    source: S,
+    request: &PageRequest,
+    is_cancelled: &dyn Fn() -> bool,
+) -> Result<DataPage, String> {
+    let started = loader::now_millis();
+    let clock = loader::PerformanceClock;
+    let mut driver = SyncDriver::new(source);
+    let mut page = DataPage {
+        start: request.start,
+        ..DataPage::default()
+    };
+    if let Some(key) = &request.wanted_key {
+        // A key is found through the SSTable's read path (bloom filter, Summary → Index.db or
+        // the BTI trie, then Data.db), then its partition decoded.
+        let mut lookup = Lookup::new(metadata, key.clone(), &clock);
+        // An error ends the lookup and is in its result.
+        let _ = driver.run(&mut lookup, &clock);
+        let r = lookup.into_result();
+        page.lookup_steps = r
+            .steps
+            .iter()
+            .map(|s| {
+                format!(
+                    "{} bytes {}..{} ({:.2} ms): {}",
+                    s.component,
+                    s.offset,
+                    s.offset.saturating_add(s.length),
+                    s.nanos as f64 / 1e6,
+                    s.note
+                )
+            })
+            .collect();
+        match r.partition_position {
+            Some(p) => page.start = p,
+            None => {
+                page.not_found = Some(format!(
+                    "not in this SSTable: {}",
+                    r.stopped_at.map(|s| s.describe()).unwrap_or_default()
+                ));
+                page.millis = loader::now_millis() - started;
+                return Ok(page);
+            }
+        }
+    }
+    let mut slices = Slices {
+        started: loader::now_millis(),
+        is_cancelled,
+    };
+    if metadata.descriptor.version.has_row_format() {
+        rows_page(metadata, &mut driver, request, &mut page, &mut slices).await?;
+    } else {
+        legacy_page(metadata, &mut driver, request, &mut page, &mut slices).await?;
+        let (keyspace, table) = names;
+        page.legacy_schema = Some(
+            InferredTable::from_partitions(&page.partitions)
+                .create_table(keyspace.as_deref(), table.as_deref()),
+        );
+    }
+    page.bytes_read = driver.stats().bytes;
+    page.row_totals = page.partitions.iter().map(|p| p.rows.len()).collect();
+    if request.export {
+        let json = serde_json::to_string_pretty(&page.partitions).map_err(|e| e.to_string())?;
+        page.export_json = Some(json);
+        page.partitions.clear();
+    } else if let Some(max) = request.max_rows_per_partition {
+        for p in &mut page.partitions {
+            p.rows.truncate(max);
+        }
+        for p in page.atoms.iter_mut().flatten() {
+            p.atoms.truncate(max);
+        }
+    }
+    page.millis = loader::now_millis() - started;
+    Ok(page)
+}
+
+/// Yields between slices of work and stops a cancelled job.
+struct Slices<'a> {
+    started: f64,
+    is_cancelled: &'a dyn Fn() -> bool,
+}
+
+impl Slices<'_> {
+    async fn checkpoint(&mut self) -> Result<(), String> {
+        if loader::now_millis() - self.started < SLICE_MILLIS {
+            return Ok(());
+        }
+        loader::yield_to_event_loop().await;
+        if (self.is_cancelled)() {
+            return Err(CANCELLED.to_owned());
+        }
+        self.started = loader::now_millis();
+        Ok(())
+    }
+}
+
+/// Whether a page holding `partitions` partitions and `rows` rows (or atoms) is full, given the
+/// partition just added was the one asked for.
+fn page_full(partitions: usize, rows: usize, max_partitions: usize, found: bool) -> bool {
+    partitions >= max_partitions || rows >= MAX_PAGE_ROWS || found
+}
+
+fn options(request: &PageRequest) -> DecodeOptions {
+    DecodeOptions {
+        now_seconds: Some(request.now_seconds),
+        ..DecodeOptions::default()
+    }
+}
+
+/// Items checked between two looks at the clock.
+const ITEMS_PER_CHECK: u32 = 256;
+
+/// A 3.0+ page: owned items from the driver, one partition at a time through
+/// `PartitionBuilder`.
+async fn rows_page<S: RangeSource>(
+    metadata: &SSTableMetadata,
+    driver: &mut SyncDriver<S>,
+    request: &PageRequest,
+    page: &mut DataPage,
+    slices: &mut Slices<'_>,
+) -> Result<(), String> {
+    let clock = loader::PerformanceClock;
+    let mut reader =
+        DataFileReader::for_sstable(metadata, options(request)).map_err(|e| e.to_string())?;
+    let data_len_bytes = reader.data_len_bytes();
+    let schema = reader.decoder().schema().clone();
+    if page.start > 0 {
+        reader
+            .seek_to_partition(page.start)
+            .map_err(|e| e.to_string())?;
+    }
+    let mut builder = PartitionBuilder::new(Some(request.now_seconds));
+    let mut rows = 0usize;
+    let mut items = 0u32;
+    loop {
+        items = items.wrapping_add(1);
+        if items.is_multiple_of(ITEMS_PER_CHECK) {
+            slices.checkpoint().await?;
+        }
+        let step = driver
+            .next_item(&mut reader, &clock)
+            .map_err(|e| e.to_string())?;
+        let item = match step {
+            DecodeStep::Finished | DecodeStep::NeedMoreData => break,
+            DecodeStep::Item(item) => item,
+        };
+        let end = match &item {
+            DataItem::PartitionEnd(e) => Some(e.partition_span.end),
+            _ => None,
+        };
+        let Some(p) = builder.push(&schema, &item) else {
+            continue;
+        };
+        let found = request.wanted_key.is_some();
+        rows = rows.saturating_add(p.rows.len());
+        page.partitions.push(p);
+        if page_full(page.partitions.len(), rows, request.max_partitions, found) {
+            page.next_position = end.filter(|&e| e < data_len_bytes);
+            break;
+        }
+    }
+    page.findings = reader
+        .take_findings()
+        .into_iter()
+        .map(|f| f.message)
+        .collect();
+    Ok(())
+}
+
+/// A 2.x page: the engine's driver hands each step of the `LegacyDataFileReader` (atoms borrow
+/// its window) to `RowGrouper` and, when asked, `AtomsBuilder`, in one pass.
+async fn legacy_page<S: RangeSource>(
+    metadata: &SSTableMetadata,
+    driver: &mut SyncDriver<S>,
+    request: &PageRequest,
+    page: &mut DataPage,
+    slices: &mut Slices<'_>,
+) -> Result<(), String> {
+    let clock = loader::PerformanceClock;
+    let mut reader =
+        LegacyDataFileReader::for_sstable(metadata, options(request)).map_err(|e| e.to_string())?;
+    let data_len_bytes = reader.data_len_bytes();
+    if page.start > 0 {
+        reader
+            .seek_to_partition(page.start)
+            .map_err(|e| e.to_string())?;
+    }
+    let layout = LegacyLayout::inferred();
+    let mut grouper = RowGrouper::new(layout.clone(), Some(request.now_seconds));
+    let mut atoms = request.atoms.then(|| AtomsBuilder::new(layout));
+    let mut listed = Vec::new();
+    page.legacy_note = Some(LEGACY_NOTE.to_owned());
+    let mut rows = 0usize;
+    let mut atom_count = 0usize;
+    let mut items = 0u32;
+    loop {
+        items = items.wrapping_add(1);
+        if items.is_multiple_of(ITEMS_PER_CHECK) {
+            slices.checkpoint().await?;
+        }
+        let done = driver
+            .with_next_step(&mut reader, &clock, |step| match step {
+                LegacyStep::Finished | LegacyStep::NeedMoreData => Partition::End,
+                LegacyStep::Item(item) => {
+                    let end = match &item {
+                        LegacyItem::PartitionEnd(e) => Some(e),
+                        _ => None,
+                    };
+                    let listed = atoms.as_mut().and_then(|a| a.push(&item));
+                    match (grouper.push(&item), end) {
+                        (Some(p), Some(e)) => Partition::Done {
+                            rows: p,
+                            atoms: listed,
+                            end: e.partition_span.end,
+                            atom_count: usize::try_from(e.atom_counts.total())
+                                .unwrap_or(usize::MAX),
+                        },
+                        _ => Partition::Open,
+                    }
+                }
+            })
+            .map_err(|e| e.to_string())?;
+        match done {
+            Partition::End => break,
+            Partition::Open => {}
+            Partition::Done {
+                rows: p,
+                atoms: a,
+                end,
+                atom_count: n,
+            } => {
+                rows = rows.saturating_add(p.rows.len());
+                atom_count = atom_count.saturating_add(n);
+                page.partitions.push(p);
+                listed.extend(a);
+                let found = request.wanted_key.is_some();
+                if page_full(
+                    page.partitions.len(),
+                    rows.max(atom_count),
+                    request.max_partitions,
+                    found,
+                ) {
+                    page.next_position = Some(end).filter(|&e| e < data_len_bytes);
+                    break;
+                }
+            }
+        }
+    }
+    page.atoms = request.atoms.then_some(listed);
+    page.findings = reader
+        .take_findings()
+        .into_iter()
+        .map(|f| f.message)
+        .collect();
+    Ok(())
+}
+
+/// What one step of a 2.x page did.
+// Made once per item and matched at once: boxing the partition would not save anything.
+#[allow(clippy::large_enum_variant)]
+enum Partition {
+    /// The end of Data.db.
+    End,
+    /// Inside a partition.
+    Open,
+    /// A partition ended: its rows, its atoms (when listed), its end and atom count.
+    Done {
+        rows: PartitionJson,
+        atoms: Option<AtomPartitionJson>,
+        end: u64,
+        atom_count: usize,
+    },
+}
+
+/// The keyspace and table a 2.x SSTable's `CREATE TABLE` is named by: its file name's (`ka` and
+/// before), else the directories it was found in (`<keyspace>/<table>[-<id>]/la-1-big-…`).
+pub fn table_names(metadata: &SSTableMetadata, path: &str) -> (Option<String>, Option<String>) {
+    let d = &metadata.descriptor;
+    if let (Some(k), Some(t)) = (&d.keyspace, &d.table) {
+        return (Some(k.clone()), Some(t.clone()));
+    }
+    let mut dirs = path.rsplit('/').skip(1);
+    let table = dirs.next().map(|t| {
+        // 2.2+ table directories end with `-` and the table id's 32 hex digits.
+        match t.rsplit_once('-') {
+            Some((name, id)) if id.len() == 32 && id.chars().all(|c| c.is_ascii_hexdigit()) => {
+                name.to_owned()
+            }
+            _ => t.to_owned(),
+        }
+    });
+    let keyspace = table.as_ref().and_then(|_| dirs.next()).map(str::to_owned);
+    (keyspace, table)
+}
+
+/// A page as it crosses from the worker to the UI thread: one JSON string (serde_json) inside the
+/// serde-wasm-bindgen message, not thousands of JavaScript objects that the UI thread would read
+/// back one property at a time; `parse_millis` is what reading it back took on the UI thread.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageMessage {
+    pub page: DataPage,
+    pub parse_millis: f64,
+}
+
+impl Serialize for PageMessage {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let json = serde_json::to_string(&self.page).map_err(serde::ser::Error::custom)?;
+        s.serialize_str(&json)
+    }
+}
+
+impl<'de> Deserialize<'de> for PageMessage {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<PageMessage, D::Error> {
+        let json = String::deserialize(d)?;
+        let started = loader::now_millis();
+        let page = serde_json::from_str(&json).map_err(serde::de::Error::custom)?;
+        Ok(PageMessage {
+            page,
+            parse_millis: loader::now_millis() - started,
+        })
+    }
+}
