@@ -276,6 +276,7 @@ impl DataVisitor for PartitionScan {
         }
     }
 
+    #[inline]
     fn cell(&mut self, _column: &ColumnSchema, cell: &CellView<'_>) {
         if let Some((_, s)) = &mut self.current {
             s.cells += 1;
@@ -327,6 +328,7 @@ fn add_cell(s: &mut PartitionStats, cell: &Cell, now_secs: i64) {
 }
 
 /// Tombstone and TTL counts of one cell.
+#[inline]
 fn count_cell(
     s: &mut PartitionStats,
     kind: CellKind,

@@ -14,11 +14,8 @@ use super::CodecError;
 /// Bytes of the little-endian length before the block.
 const LENGTH_BYTES: usize = 4;
 
-pub(super) fn decompress(
-    stored: &[u8],
-    expected_bytes: usize,
-    out: &mut Vec<u8>,
-) -> Result<(), CodecError> {
+/// The claimed uncompressed length (at most `expected_bytes`) and the LZ4 block.
+fn split_header(stored: &[u8], expected_bytes: usize) -> Result<(usize, &[u8]), CodecError> {
     let Some((header, block)) = stored.split_first_chunk::<LENGTH_BYTES>() else {
         return Err(CodecError::Corrupt(format!(
             "{} bytes cannot hold the 4-byte LZ4 length",
@@ -36,16 +33,35 @@ pub(super) fn decompress(
             limit_bytes: expected_bytes as u64,
         });
     }
-    // Appends after what `out` holds (the Data.db reader decompresses into its decode window).
-    let base = out.len();
-    out.resize(base.saturating_add(claimed_bytes), 0);
-    let written = match out.get_mut(base..) {
-        Some(tail) => lz4_flex::block::decompress_into(block, tail)
-            .map_err(|e| CodecError::Corrupt(e.to_string()))?,
-        None => 0,
-    };
-    out.truncate(base.saturating_add(written));
+    Ok((claimed_bytes, block))
+}
+
+/// Decompresses into `out` (cleared first), at most `expected_bytes`.
+pub(super) fn decompress(
+    stored: &[u8],
+    expected_bytes: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), CodecError> {
+    let (claimed_bytes, block) = split_header(stored, expected_bytes)?;
+    out.clear();
+    out.resize(claimed_bytes, 0);
+    let written = decompress_block(block, out)?;
+    out.truncate(written);
     Ok(())
+}
+
+/// Decompresses into `out` (its length is the expected uncompressed length; nothing is zeroed
+/// first), returning the bytes written: at most the length the chunk claims.
+pub(super) fn decompress_into(stored: &[u8], out: &mut [u8]) -> Result<usize, CodecError> {
+    let (claimed_bytes, block) = split_header(stored, out.len())?;
+    match out.get_mut(..claimed_bytes) {
+        Some(o) => decompress_block(block, o),
+        None => Ok(0),
+    }
+}
+
+fn decompress_block(block: &[u8], out: &mut [u8]) -> Result<usize, CodecError> {
+    lz4_flex::block::decompress_into(block, out).map_err(|e| CodecError::Corrupt(e.to_string()))
 }
 
 pub(super) fn compress(data: &[u8], out: &mut Vec<u8>) -> Result<(), CodecError> {

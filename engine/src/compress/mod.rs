@@ -162,40 +162,41 @@ pub fn decompress_chunk(
     Ok(())
 }
 
-/// [`decompress_chunk`], appending to `out` instead of replacing its content: the Data.db
-/// reader decompresses a chunk straight into its decode window (LZ4 and uncompressed chunks
-/// in place; the other codecs through a temporary buffer).
-pub fn decompress_chunk_append(
+/// [`decompress_chunk`] into `out`, which is exactly `expected_bytes` long and must be filled
+/// entirely: the Data.db reader decompresses a chunk straight into its decode window, whose
+/// buffer is only grown, never re-zeroed (LZ4 and uncompressed chunks in place; the other
+/// codecs through a temporary buffer). `out` holds garbage after an error.
+pub fn decompress_chunk_into(
     compressor: &Compressor,
     stored: &[u8],
-    expected_bytes: usize,
-    out: &mut Vec<u8>,
+    out: &mut [u8],
 ) -> Result<(), CodecError> {
-    let base = out.len();
-    let result = match compressor {
-        Compressor::Lz4 => lz4::decompress(stored, expected_bytes, out),
+    let expected_bytes = out.len();
+    let actual = match compressor {
+        Compressor::Lz4 => lz4::decompress_into(stored, out)?,
         Compressor::Noop => {
-            out.extend_from_slice(
-                stored
-                    .get(..expected_bytes.min(stored.len()))
-                    .unwrap_or(stored),
-            );
-            Ok(())
+            let part = stored.get(..expected_bytes).unwrap_or(stored);
+            match out.get_mut(..part.len()) {
+                Some(o) => o.copy_from_slice(part),
+                None => {
+                    return Err(CodecError::Corrupt(
+                        "noop chunk longer than expected".into(),
+                    ))
+                }
+            }
+            part.len()
         }
         _ => {
             let mut tmp = Vec::new();
-            decompress_chunk(compressor, stored, expected_bytes, &mut tmp).map(|()| {
-                out.extend_from_slice(&tmp);
-            })
+            decompress_chunk(compressor, stored, expected_bytes, &mut tmp)?;
+            match out.get_mut(..tmp.len()) {
+                Some(o) => o.copy_from_slice(&tmp),
+                None => return Err(CodecError::Corrupt("chunk longer than expected".into())),
+            }
+            tmp.len()
         }
     };
-    let actual = out.len().saturating_sub(base);
-    if let Err(e) = result {
-        out.truncate(base);
-        return Err(e);
-    }
     if actual != expected_bytes {
-        out.truncate(base);
         return Err(CodecError::WrongLength {
             expected_bytes: expected_bytes as u64,
             actual_bytes: actual as u64,

@@ -16,6 +16,7 @@ use super::{
 use crate::component::data::{
     CellKind, CellView, ClusteringValueState, ColumnSchema, ComplexColumnHead, DataSchema,
     DataVisitor, DeletionTime, PartitionEnd, PartitionStart, RangeTombstoneMarker, RowEnd, RowView,
+    USE_ROW_TIMESTAMP,
 };
 use crate::cql_schema::CqlTable;
 use crate::datetime::{civil_from_days, iso8601_micros, iso8601_secs};
@@ -223,7 +224,7 @@ impl<'s> DumpWriter<'s> {
             push_i64(&mut self.scratch, counter.total);
             return (true, None);
         }
-        let value_type = column.cell_value_type(cell.path.map(|(p, _)| p));
+        let value_type = column.cell_value_type(cell.path);
         if value_type.is_none() && cell.value.is_empty() {
             // A set element: the path is the value.
             return (false, None);
@@ -640,7 +641,7 @@ impl DataVisitor for DumpWriter<'_> {
         let rows = &mut self.rows;
         // The value is in `scratch`; the path goes after it.
         let value_end = self.scratch.len();
-        if let Some((p, _)) = cell.path {
+        if let Some(p) = cell.path {
             render_path(&mut self.scratch, &column.column_type, p);
         }
         let (value, path) = self.scratch.split_at(value_end);
@@ -717,7 +718,7 @@ impl DataVisitor for DumpWriter<'_> {
             rows.push(b'"');
             j.end_object(rows);
         }
-        if cell.timestamp_span.is_some() {
+        if cell.flags & USE_ROW_TIMESTAMP == 0 {
             j.key(rows, "tstamp");
             rows.push(b'"');
             push_iso_micros(rows, cell.timestamp_micros);

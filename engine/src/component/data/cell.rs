@@ -32,10 +32,10 @@ use serde::Serialize;
 
 use super::deletion::{
     check_deletion, check_expiration, deletion_is_suspicious, expiration_is_suspicious,
-    read_delta_deletion_time, read_local_deletion_time, read_timestamp, read_ttl, DeletionTime,
-    LivenessInfo, LocalDeletionTime,
+    read_delta_deletion_time, DeletionTime, LivenessInfo, LocalDeletionTime,
 };
 use super::schema::{ColumnSchema, DeltaBase};
+use super::visit::DataVisitor;
 use super::{DecodeOptions, Finding, FindingKind, SpannedBytes};
 use crate::component::common::read_value;
 use crate::error::Result;
@@ -103,31 +103,44 @@ impl Cell {
     }
 }
 
-/// One cell decoded in place: its path and value borrow the decode window. Built into a
+/// One cell decoded in place: its path and value borrow the decode window. Lean: the decoded
+/// values, the flags, and where each stored part ends (relative to the flags byte); the spans
+/// are computed on request ([`CellView::span`], [`CellView::timestamp_span`], …). Built into a
 /// [`Cell`] only by callers that keep it ([`CellView::to_cell`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CellView<'a> {
-    pub span: Span,
+    /// Absolute uncompressed Data.db offset of the flags byte.
+    pub position: u64,
     /// Index into `DataSchema::columns(is_static)` of the row.
     pub column_index: usize,
-    pub flags: Spanned<u8>,
+    pub flags: u8,
     pub kind: CellKind,
+    /// The cell's timestamp, or the row's (USE_ROW_TIMESTAMP).
     pub timestamp_micros: i64,
-    /// `None` when taken from the row (USE_ROW_TIMESTAMP).
-    pub timestamp_span: Option<Span>,
+    /// Tombstones: when deleted; expiring cells: when they expire (the cell's or the row's).
     pub local_deletion_time: Option<LocalDeletionTime>,
-    pub local_deletion_time_span: Option<Span>,
+    /// Expiring cells only (the cell's or the row's).
     pub ttl_secs: Option<i32>,
-    pub ttl_span: Option<Span>,
-    /// Cells of complex columns: the path bytes (without length) and the span with its length.
-    pub path: Option<(&'a [u8], Span)>,
+    /// Cells of complex columns: the path bytes (without their length).
+    pub path: Option<&'a [u8]>,
     /// The value bytes (empty with HAS_EMPTY_VALUE).
     pub value: &'a [u8],
-    /// The value with its length prefix.
-    pub value_span: Span,
+    ends: CellEnds,
     /// Live cells of counter columns: the decoded CounterContext (boxed: the view stays small
     /// for the cells that are not counters).
     pub counter: Option<Box<CounterContext>>,
+}
+
+/// Where each stored part of a cell ends, in bytes after its flags byte (the parts that are not
+/// stored end where the previous one does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct CellEnds {
+    timestamp: u32,
+    local_deletion_time: u32,
+    ttl: u32,
+    path: u32,
+    /// The end of the value: the cell's length.
+    value: u32,
 }
 
 impl<'a> CellView<'a> {
@@ -139,36 +152,238 @@ impl<'a> CellView<'a> {
         matches!(self.kind, CellKind::Expiring | CellKind::Expired)
     }
 
+    fn at(&self, relative: u32) -> u64 {
+        self.position.saturating_add(u64::from(relative))
+    }
+
+    /// The whole cell.
+    pub fn span(&self) -> Span {
+        Span::new(self.position, self.at(self.ends.value))
+    }
+
+    /// The flags byte.
+    pub fn flags_span(&self) -> Span {
+        Span::new(self.position, self.at(1))
+    }
+
+    /// `None` when the timestamp is the row's (USE_ROW_TIMESTAMP).
+    pub fn timestamp_span(&self) -> Option<Span> {
+        (self.flags & USE_ROW_TIMESTAMP == 0)
+            .then(|| Span::new(self.at(1), self.at(self.ends.timestamp)))
+    }
+
+    /// `None` when absent or taken from the row (USE_ROW_TTL).
+    pub fn local_deletion_time_span(&self) -> Option<Span> {
+        (self.flags & USE_ROW_TTL == 0 && self.flags & (IS_DELETED | IS_EXPIRING) != 0).then(|| {
+            Span::new(
+                self.at(self.ends.timestamp),
+                self.at(self.ends.local_deletion_time),
+            )
+        })
+    }
+
+    /// `None` when absent or taken from the row (USE_ROW_TTL).
+    pub fn ttl_span(&self) -> Option<Span> {
+        (self.flags & USE_ROW_TTL == 0 && self.flags & IS_EXPIRING != 0).then(|| {
+            Span::new(
+                self.at(self.ends.local_deletion_time),
+                self.at(self.ends.ttl),
+            )
+        })
+    }
+
+    /// The path with its length prefix (cells of complex columns).
+    pub fn path_span(&self) -> Option<Span> {
+        self.path
+            .map(|_| Span::new(self.at(self.ends.ttl), self.at(self.ends.path)))
+    }
+
+    /// The value with its length prefix.
+    pub fn value_span(&self) -> Span {
+        Span::new(self.at(self.ends.path), self.at(self.ends.value))
+    }
+
     /// The owned cell.
     pub fn to_cell(&self) -> Cell {
         Cell {
-            span: self.span,
+            span: self.span(),
             column_index: self.column_index,
-            flags: self.flags.clone(),
+            flags: Spanned {
+                value: self.flags,
+                span: self.flags_span(),
+            },
             kind: self.kind,
             timestamp_micros: self.timestamp_micros,
-            timestamp_span: self.timestamp_span,
+            timestamp_span: self.timestamp_span(),
             local_deletion_time: self.local_deletion_time,
-            local_deletion_time_span: self.local_deletion_time_span,
+            local_deletion_time_span: self.local_deletion_time_span(),
             ttl_secs: self.ttl_secs,
-            ttl_span: self.ttl_span,
-            path: self.path.map(|(bytes, span)| SpannedBytes {
-                bytes: bytes.to_vec(),
-                span,
-            }),
+            ttl_span: self.ttl_span(),
+            path: self
+                .path
+                .zip(self.path_span())
+                .map(|(bytes, span)| SpannedBytes {
+                    bytes: bytes.to_vec(),
+                    span,
+                }),
             value: SpannedBytes {
                 bytes: self.value.to_vec(),
-                span: self.value_span,
+                span: self.value_span(),
             },
             counter: self.counter.as_deref().cloned(),
         }
     }
 
-    /// Decodes one cell of `column` in place (`Cell.Serializer.deserialize`); allocates nothing
-    /// unless it has a finding or is a counter.
+    /// Decodes one cell of `column` in place (`Cell.Serializer.deserialize`): flags, the
+    /// timestamp, deletion time and TTL vints the flags announce, the path of a complex
+    /// column's cell, the value (fixed length or vint length, resolved once per column in
+    /// [`ColumnSchema::fixed_value_length_bytes`]). Allocates nothing unless it has a finding or
+    /// is a counter; the checks of deleted and expiring cells run out of line. The view goes to `v` (built once, in place).
     #[allow(clippy::too_many_arguments)]
-    #[inline]
-    pub(crate) fn read(
+    #[inline(always)]
+    pub(crate) fn visit<V: DataVisitor + ?Sized>(
+        r: &mut Reader<'a>,
+        column: &ColumnSchema,
+        column_index: usize,
+        row_liveness: Option<&LivenessInfo>,
+        base: &DeltaBase,
+        options: &DecodeOptions,
+        findings: &mut Vec<Finding>,
+        v: &mut V,
+    ) -> Result<()> {
+        let fast = Self::visit_fast(
+            r.rest(),
+            r.offset(),
+            column,
+            column_index,
+            row_liveness,
+            base,
+            options,
+            findings,
+            v,
+        );
+        if let Some(used) = fast {
+            return r.skip(used, "cell");
+        }
+        let cell = Self::read_checked(
+            r,
+            column,
+            column_index,
+            row_liveness,
+            base,
+            options,
+            findings,
+        )?;
+        v.cell(column, &cell);
+        Ok(())
+    }
+
+    /// Decodes the cell at the start of `bytes` (whose first byte is at `position`) by plain
+    /// slice reads, hands it to `v` and returns its length; `None` when it does not decode
+    /// (nothing was visited: [`CellView::read_checked`] reads it again for the error and its
+    /// offset).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn visit_fast<V: DataVisitor + ?Sized>(
+        bytes: &'a [u8],
+        position: u64,
+        column: &ColumnSchema,
+        column_index: usize,
+        row_liveness: Option<&LivenessInfo>,
+        base: &DeltaBase,
+        options: &DecodeOptions,
+        findings: &mut Vec<Finding>,
+        v: &mut V,
+    ) -> Option<usize> {
+        // Offsets inside the cell fit in u32 below 4 GiB (larger rows take the checked path).
+        if u32::try_from(bytes.len()).is_err() {
+            return None;
+        }
+        let rel = |at: usize| at as u32;
+        let f = *bytes.first()?;
+        let mut at = 1usize;
+        let timestamp_micros = if f & USE_ROW_TIMESTAMP != 0 {
+            row_liveness.map_or(i64::MIN, |l| l.timestamp_micros.value)
+        } else {
+            base.min_timestamp_micros
+                .wrapping_add(vint_at(bytes, &mut at)? as i64)
+        };
+        let timestamp_end = rel(at);
+        let (mut ldt, mut ttl) = (None, None);
+        if f & USE_ROW_TTL != 0 {
+            if let Some(l) = row_liveness {
+                ldt = l.local_expiration_time.as_ref().map(|t| t.value);
+                ttl = l.ttl_secs.as_ref().map(|t| t.value);
+            }
+        } else if f & (IS_DELETED | IS_EXPIRING) != 0 {
+            let raw = base
+                .min_local_deletion_time_raw
+                .wrapping_add(vint_at(bytes, &mut at)? as u32);
+            ldt = Some(LocalDeletionTime::new(raw, base.unsigned_deletion_time));
+        }
+        let ldt_end = rel(at);
+        if f & (USE_ROW_TTL | IS_EXPIRING) == IS_EXPIRING {
+            ttl = Some(
+                base.min_ttl_secs
+                    .wrapping_add(vint_at(bytes, &mut at)? as u32 as i32),
+            );
+        }
+        let ttl_end = rel(at);
+        let path = if column.is_complex() {
+            let len = usize::try_from(vint_at(bytes, &mut at)?).ok()?;
+            Some(take_at(bytes, &mut at, len)?)
+        } else {
+            None
+        };
+        let path_end = rel(at);
+        let value: &'a [u8] = if f & HAS_EMPTY_VALUE != 0 {
+            &[]
+        } else {
+            let len = match column.fixed_value_length_bytes {
+                Some(n) => usize::try_from(n).ok()?,
+                None => {
+                    let len = vint_at(bytes, &mut at)?;
+                    if len > options.max_value_bytes {
+                        return None;
+                    }
+                    usize::try_from(len).ok()?
+                }
+            };
+            take_at(bytes, &mut at, len)?
+        };
+        let kind = cell_kind(f, ldt, ttl, options);
+        let mut cell = CellView {
+            position,
+            column_index,
+            flags: f,
+            kind,
+            timestamp_micros,
+            local_deletion_time: ldt,
+            ttl_secs: ttl,
+            path,
+            value,
+            ends: CellEnds {
+                timestamp: timestamp_end,
+                local_deletion_time: ldt_end,
+                ttl: ttl_end,
+                path: path_end,
+                value: rel(at),
+            },
+            counter: None,
+        };
+        if f & !0x1f != 0 || ldt.is_some() || column.is_counter {
+            cell.check(column, findings);
+        }
+        v.cell(column, &cell);
+        Some(at)
+    }
+
+    /// [`CellView::visit`]'s cell through the checked [`Reader`]: the same cell, or the error (with its
+    /// offset) of one that does not decode.
+    #[allow(clippy::too_many_arguments)]
+    #[cold]
+    #[inline(never)]
+    fn read_checked(
         r: &mut Reader<'a>,
         column: &ColumnSchema,
         column_index: usize,
@@ -177,58 +392,44 @@ impl<'a> CellView<'a> {
         options: &DecodeOptions,
         findings: &mut Vec<Finding>,
     ) -> Result<CellView<'a>> {
-        const WHAT: &str = "cell";
-        let start = r.offset();
-        let flags = r.u8("cell flags")?;
-        let flags = Spanned {
-            value: flags,
-            span: r.span_from(start),
-        };
-        let f = flags.value;
-        if f & !0x1f != 0 {
-            findings.push(Finding::new(
-                FindingKind::UnexpectedFlags,
-                flags.span,
-                format!("cell flags {f:#04x} set unknown bits"),
-            ));
-        }
-        let deleted = f & IS_DELETED != 0;
-        let expiring = f & IS_EXPIRING != 0;
-        let (timestamp_micros, timestamp_span) = if f & USE_ROW_TIMESTAMP != 0 {
+        let position = r.offset();
+        let start = r.position();
+        // A cell is far shorter than 4 GiB (a row is capped by `max_unfiltered_bytes`); the
+        // offsets saturate rather than wrap.
+        let rel =
+            |r: &Reader<'a>| u32::try_from(r.position().wrapping_sub(start)).unwrap_or(u32::MAX);
+        let f = r.u8("cell flags")?;
+        let timestamp_micros = if f & USE_ROW_TIMESTAMP != 0 {
             // LivenessInfo.EMPTY has NO_TIMESTAMP (Long.MIN_VALUE).
-            (
-                row_liveness.map_or(i64::MIN, |l| l.timestamp_micros.value),
-                None,
-            )
+            row_liveness.map_or(i64::MIN, |l| l.timestamp_micros.value)
         } else {
-            let ts = read_timestamp(r, base, "cell timestamp")?;
-            (ts.value, Some(ts.span))
+            let delta = r.unsigned_vint("cell timestamp")?;
+            base.min_timestamp_micros.wrapping_add(delta as i64)
         };
-        let use_row_ttl = f & USE_ROW_TTL != 0;
+        let timestamp_end = rel(r);
         let (mut ldt, mut ttl) = (None, None);
-        if use_row_ttl {
+        if f & USE_ROW_TTL != 0 {
             if let Some(l) = row_liveness {
-                ldt = l.local_expiration_time.as_ref().map(|t| (t.value, None));
-                ttl = l.ttl_secs.as_ref().map(|t| (t.value, None));
+                ldt = l.local_expiration_time.as_ref().map(|t| t.value);
+                ttl = l.ttl_secs.as_ref().map(|t| t.value);
             }
-        } else {
-            if deleted || expiring {
-                let t = read_local_deletion_time(r, base, "cell local deletion time")?;
-                ldt = Some((t.value, Some(t.span)));
-            }
-            if expiring {
-                let t = read_ttl(r, base, "cell ttl")?;
-                ttl = Some((t.value, Some(t.span)));
-            }
+        } else if f & (IS_DELETED | IS_EXPIRING) != 0 {
+            let delta = r.unsigned_vint("cell local deletion time")?;
+            let raw = base.min_local_deletion_time_raw.wrapping_add(delta as u32);
+            ldt = Some(LocalDeletionTime::new(raw, base.unsigned_deletion_time));
         }
+        let ldt_end = rel(r);
+        if f & (USE_ROW_TTL | IS_EXPIRING) == IS_EXPIRING {
+            let delta = r.unsigned_vint("cell ttl")?;
+            ttl = Some(base.min_ttl_secs.wrapping_add(delta as u32 as i32));
+        }
+        let ttl_end = rel(r);
         let path = if column.is_complex() {
-            let p_start = r.offset();
-            let bytes = r.vint_length_bytes("cell path")?;
-            Some((bytes, r.span_from(p_start)))
+            Some(r.vint_length_bytes("cell path")?)
         } else {
             None
         };
-        let v_start = r.offset();
+        let path_end = rel(r);
         let value: &'a [u8] = if f & HAS_EMPTY_VALUE != 0 {
             &[]
         } else {
@@ -236,41 +437,61 @@ impl<'a> CellView<'a> {
                 r,
                 column.fixed_value_length_bytes,
                 options.max_value_bytes,
-                WHAT,
+                "cell",
             )?
         };
-        let value_span = r.span_from(v_start);
-        let span = r.span_from(start);
-
-        let has_ttl = ttl.is_some_and(|(t, _)| t != 0);
-        let kind = if deleted {
-            CellKind::Tombstone
-        } else if has_ttl {
-            let expired = match (options.now_seconds, ldt) {
-                (Some(now), Some((t, _))) => t.expiry_secs() <= now,
-                _ => false,
-            };
-            if expired {
-                CellKind::Expired
-            } else {
-                CellKind::Expiring
-            }
-        } else {
-            CellKind::Live
+        let kind = cell_kind(f, ldt, ttl, options);
+        let mut cell = CellView {
+            position,
+            column_index,
+            flags: f,
+            kind,
+            timestamp_micros,
+            local_deletion_time: ldt,
+            ttl_secs: ttl,
+            path,
+            value,
+            ends: CellEnds {
+                timestamp: timestamp_end,
+                local_deletion_time: ldt_end,
+                ttl: ttl_end,
+                path: path_end,
+                value: rel(r),
+            },
+            counter: None,
         };
-        if deleted && expiring {
+        if f & !0x1f != 0 || ldt.is_some() || column.is_counter {
+            cell.check(column, findings);
+        }
+        Ok(cell)
+    }
+
+    /// The findings of an unusual cell (unknown flags, both deleted and expiring, a bad
+    /// deletion time or TTL) and a counter's context.
+    #[inline(never)]
+    fn check(&mut self, column: &ColumnSchema, findings: &mut Vec<Finding>) {
+        let f = self.flags;
+        if f & !0x1f != 0 {
             findings.push(Finding::new(
                 FindingKind::UnexpectedFlags,
-                flags.span,
+                self.flags_span(),
+                format!("cell flags {f:#04x} set unknown bits"),
+            ));
+        }
+        if f & IS_DELETED != 0 && f & IS_EXPIRING != 0 {
+            findings.push(Finding::new(
+                FindingKind::UnexpectedFlags,
+                self.flags_span(),
                 "cell is flagged both deleted and expiring".to_owned(),
             ));
         }
+        let span = self.span();
         let what = || format!("cell of column {}", column.name);
-        match (kind, ldt, ttl) {
-            (CellKind::Tombstone, Some((t, t_span)), _) if t.is_invalid() => {
+        match (self.kind, self.local_deletion_time, self.ttl_secs) {
+            (CellKind::Tombstone, Some(t), _) if t.is_invalid() => {
                 findings.push(Finding::new(
                     FindingKind::InvalidLocalDeletionTime,
-                    t_span.unwrap_or(span),
+                    self.local_deletion_time_span().unwrap_or(span),
                     format!(
                         "tombstone {} has the invalid local deletion time {} (raw {:#010x})",
                         what(),
@@ -279,59 +500,105 @@ impl<'a> CellView<'a> {
                     ),
                 ));
             }
-            (
-                CellKind::Expiring | CellKind::Expired,
-                Some((t, t_span)),
-                Some((ttl_v, ttl_span)),
-            ) if expiration_is_suspicious(ttl_v, &t) => {
+            (CellKind::Expiring | CellKind::Expired, Some(t), Some(ttl_v))
+                if expiration_is_suspicious(ttl_v, &t) =>
+            {
                 check_expiration(
                     &what(),
                     &Spanned {
                         value: ttl_v,
-                        span: ttl_span.unwrap_or(span),
+                        span: self.ttl_span().unwrap_or(span),
                     },
                     &Spanned {
                         value: t,
-                        span: t_span.unwrap_or(span),
+                        span: self.local_deletion_time_span().unwrap_or(span),
                     },
                     findings,
                 );
             }
             _ => {}
         }
-        let counter = if column.is_counter && kind != CellKind::Tombstone && !value.is_empty() {
-            let value_start = value_span.end - value.len() as u64;
-            match CounterContext::decode(value, value_start) {
-                Ok(c) => Some(Box::new(c)),
+        if column.is_counter && self.kind != CellKind::Tombstone && !self.value.is_empty() {
+            let value_span = self.value_span();
+            let value_start = value_span.end.saturating_sub(self.value.len() as u64);
+            match CounterContext::decode(self.value, value_start) {
+                Ok(c) => self.counter = Some(Box::new(c)),
                 Err(msg) => {
                     findings.push(Finding::new(
                         FindingKind::BadCounterContext,
                         value_span,
                         format!("counter {}: {msg}", what()),
                     ));
-                    None
                 }
             }
-        } else {
-            None
-        };
-        Ok(CellView {
-            span,
-            column_index,
-            flags,
-            kind,
-            timestamp_micros,
-            timestamp_span,
-            local_deletion_time: ldt.map(|(t, _)| t),
-            local_deletion_time_span: ldt.and_then(|(_, s)| s),
-            ttl_secs: ttl.map(|(t, _)| t),
-            ttl_span: ttl.and_then(|(_, s)| s),
-            path,
-            value,
-            value_span,
-            counter,
-        })
+        }
     }
+}
+
+/// What a cell with flags `f`, deletion time and TTL is (`Cell.isTombstone`, `isExpiring`,
+/// expired at the caller's `now_seconds`).
+#[inline(always)]
+fn cell_kind(
+    f: u8,
+    ldt: Option<LocalDeletionTime>,
+    ttl: Option<i32>,
+    options: &DecodeOptions,
+) -> CellKind {
+    if f & IS_DELETED != 0 {
+        CellKind::Tombstone
+    } else if ttl.is_some_and(|t| t != 0) {
+        let expired = match (options.now_seconds, ldt) {
+            (Some(now), Some(t)) => t.expiry_secs() <= now,
+            _ => false,
+        };
+        if expired {
+            CellKind::Expired
+        } else {
+            CellKind::Expiring
+        }
+    } else {
+        CellKind::Live
+    }
+}
+
+/// Cassandra's unsigned vint (`VIntCoding.readUnsignedVInt`) at `bytes[*at..]`, moving `at`
+/// past it; `None` past the end. One byte (values below 128) is the common case.
+#[inline(always)]
+fn vint_at(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let first = *bytes.get(*at)?;
+    if first < 0x80 {
+        *at = at.saturating_add(1);
+        return Some(u64::from(first));
+    }
+    vint_long_at(bytes, at, first)
+}
+
+/// [`vint_at`] of two or more bytes.
+#[inline(never)]
+fn vint_long_at(bytes: &[u8], at: &mut usize, first: u8) -> Option<u64> {
+    let extra = first.leading_ones() as usize;
+    let start = at.checked_add(1)?;
+    let end = start.checked_add(extra)?;
+    let rest = bytes.get(start..end)?;
+    let mut value = if extra >= 8 {
+        0
+    } else {
+        u64::from(first & (0xffu8 >> extra))
+    };
+    for &b in rest {
+        value = (value << 8) | u64::from(b);
+    }
+    *at = end;
+    Some(value)
+}
+
+/// The `len` bytes at `bytes[*at..]`, moving `at` past them; `None` past the end.
+#[inline(always)]
+fn take_at<'a>(bytes: &'a [u8], at: &mut usize, len: usize) -> Option<&'a [u8]> {
+    let end = at.checked_add(len)?;
+    let taken = bytes.get(*at..end)?;
+    *at = end;
+    Some(taken)
 }
 
 /// The head of a complex column: its deletion and cell count, before its cells.

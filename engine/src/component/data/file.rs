@@ -30,7 +30,7 @@ use super::visit::DataVisitor;
 use super::{DataItem, DecodeOptions, Finding, FindingKind};
 use crate::component::compression_info::CompressionInfo;
 use crate::component::ComponentType;
-use crate::compress::{decompress_chunk, decompress_chunk_append, CodecError, Compressor};
+use crate::compress::{decompress_chunk, decompress_chunk_into, CodecError, Compressor};
 use crate::error::{Error, ErrorKind, Result};
 use crate::span::Span;
 use crate::version::Version;
@@ -317,15 +317,24 @@ impl<D: PushDecoder> ChunkedDataReader<D> {
         };
         // The chunk goes straight into the decoder's window (no copy of it), unless it is
         // entered in its middle while the window still holds bytes.
-        let direct = self.decoder.window_mut().fill_with(skip, |window| {
-            if raw {
-                window.extend_from_slice(raw_part()?);
-                Ok(())
-            } else {
-                decompress_chunk_append(&c.compressor, stored, expected_usize, window)
-                    .map_err(corrupt)
-            }
-        })?;
+        let direct = self
+            .decoder
+            .window_mut()
+            .fill_with(skip, expected_usize, |window| {
+                if raw {
+                    let part = raw_part()?;
+                    if part.len() != window.len() {
+                        return Err(corrupt(CodecError::WrongLength {
+                            expected_bytes: expected,
+                            actual_bytes: part.len() as u64,
+                        }));
+                    }
+                    window.copy_from_slice(part);
+                    Ok(())
+                } else {
+                    decompress_chunk_into(&c.compressor, stored, window).map_err(corrupt)
+                }
+            })?;
         if !direct {
             if raw {
                 self.chunk.clear();

@@ -478,7 +478,7 @@ impl<'a> UnfilteredHead<Option<ClusteringView<'a>>> {
             };
             match column.kind {
                 ColumnKind::Simple => {
-                    let cell = CellView::read(
+                    CellView::visit(
                         r,
                         column,
                         index,
@@ -486,8 +486,8 @@ impl<'a> UnfilteredHead<Option<ClusteringView<'a>>> {
                         base,
                         options,
                         findings,
+                        v,
                     )?;
-                    v.cell(column, &cell);
                 }
                 ColumnKind::Complex => {
                     let (head, n) = ComplexColumnHead::read(
@@ -500,7 +500,7 @@ impl<'a> UnfilteredHead<Option<ClusteringView<'a>>> {
                     )?;
                     v.complex_column_start(column, &head);
                     for _ in 0..n {
-                        let cell = CellView::read(
+                        CellView::visit(
                             r,
                             column,
                             index,
@@ -508,8 +508,8 @@ impl<'a> UnfilteredHead<Option<ClusteringView<'a>>> {
                             base,
                             options,
                             findings,
+                            v,
                         )?;
-                        v.cell(column, &cell);
                     }
                     v.complex_column_end(r.offset());
                 }

@@ -486,14 +486,18 @@ pub(crate) fn waits_for_more(e: &Error, input_finished: bool) -> bool {
 /// The window of a push decoder over uncompressed Data.db: the bytes pushed in order, of which
 /// the first `consumed` are decoded. Consumed bytes are released by the next push (only the
 /// undecoded tail, less than one item, moves); a chunk can be decompressed straight into it
-/// ([`Window::fill_with`]). Shared by [`DataDecoder`] and
-/// [`LegacyDataDecoder`](crate::component::legacy_data::LegacyDataDecoder).
+/// ([`Window::fill_with`]). The buffer is only ever grown: bytes past `filled` are stale and
+/// never read, so a chunk is decompressed over them without zero-filling it first. Shared by
+/// [`DataDecoder`] and [`LegacyDataDecoder`](crate::component::legacy_data::LegacyDataDecoder).
 #[derive(Debug, Clone, Default)]
 pub struct Window {
+    /// `buf[..filled]` is the window; the rest is spare room (stale bytes).
     buf: Vec<u8>,
+    /// Bytes of `buf` pushed (at most `buf.len()`).
+    filled: usize,
     /// Absolute position of `buf[0]`.
     start: u64,
-    /// Bytes of `buf` already decoded (at most `buf.len()`).
+    /// Bytes of `buf` already decoded (at most `filled`).
     consumed: usize,
     input_finished: bool,
 }
@@ -519,17 +523,17 @@ impl Window {
 
     /// Absolute uncompressed position the next pushed byte must have.
     pub fn input_position(&self) -> u64 {
-        self.start.saturating_add(self.buf.len() as u64)
+        self.start.saturating_add(self.filled as u64)
     }
 
     /// Bytes pushed but not yet decoded.
     pub fn buffered_bytes(&self) -> usize {
-        self.buf.len().saturating_sub(self.consumed)
+        self.filled.saturating_sub(self.consumed)
     }
 
     /// Bytes held (decoded or not): the memory the decoder keeps.
     pub fn window_bytes(&self) -> usize {
-        self.buf.len()
+        self.filled
     }
 
     /// Whether [`Window::finish`] was called.
@@ -540,7 +544,9 @@ impl Window {
     /// Appends the next uncompressed bytes (they start at [`Window::input_position`]).
     pub fn push(&mut self, bytes: &[u8]) {
         self.compact();
+        self.buf.truncate(self.filled);
         self.buf.extend_from_slice(bytes);
+        self.filled = self.buf.len();
     }
 
     /// No more input: the data ends at [`Window::input_position`].
@@ -550,7 +556,7 @@ impl Window {
 
     /// Empties the window and restarts it at `position`, input not finished.
     pub(crate) fn reset(&mut self, position: u64) {
-        self.buf.clear();
+        self.filled = 0;
         self.start = position;
         self.consumed = 0;
         self.input_finished = false;
@@ -558,10 +564,15 @@ impl Window {
 
     /// The undecoded bytes, and the handle that marks them decoded.
     pub(crate) fn split_unread(&mut self) -> (&[u8], Consumed<'_>) {
-        let Window { buf, consumed, .. } = self;
-        let len = buf.len();
+        let Window {
+            buf,
+            filled,
+            consumed,
+            ..
+        } = self;
+        let len = *filled;
         (
-            buf.get(*consumed..).unwrap_or(&[]),
+            buf.get(*consumed..len).unwrap_or(&[]),
             Consumed { consumed, len },
         )
     }
@@ -574,7 +585,7 @@ impl Window {
         between_partitions: bool,
         end_marker_bytes: u64,
     ) -> Option<Result<VisitStep>> {
-        if self.consumed < self.buf.len() {
+        if self.consumed < self.filled {
             return None;
         }
         Some(if !self.input_finished {
@@ -599,43 +610,48 @@ impl Window {
         if self.consumed == 0 {
             return;
         }
-        let n = self.consumed.min(self.buf.len());
-        self.buf.copy_within(n.., 0);
-        self.buf.truncate(self.buf.len().saturating_sub(n));
+        let n = self.consumed.min(self.filled);
+        if self.filled <= self.buf.len() {
+            self.buf.copy_within(n..self.filled, 0);
+        }
+        self.filled = self.filled.saturating_sub(n);
         self.start = self.start.saturating_add(n as u64);
         self.consumed = 0;
     }
 
-    /// Lets `fill` append the next bytes straight into the window (a chunk decompressed where
-    /// it will be decoded). With `skip > 0` the appended bytes start `skip` bytes before
-    /// [`Window::input_position`] (a chunk entered after a seek); that needs an empty window,
-    /// else `Ok(false)` and nothing is appended. When `fill` fails, the window is as before.
+    /// Lets `fill` write the next `len` bytes straight into the window (a chunk decompressed
+    /// where it will be decoded; it must fill all of them, over stale bytes). With `skip > 0`
+    /// the written bytes start `skip` bytes before [`Window::input_position`] (a chunk entered
+    /// after a seek); that needs an empty window and `len >= skip`, else `Ok(false)` and nothing
+    /// is written. When `fill` fails, the window is as before.
     pub(crate) fn fill_with<E>(
         &mut self,
         skip: usize,
-        fill: impl FnOnce(&mut Vec<u8>) -> core::result::Result<(), E>,
+        len: usize,
+        fill: impl FnOnce(&mut [u8]) -> core::result::Result<(), E>,
     ) -> core::result::Result<bool, E> {
         self.compact();
-        if skip > 0 && !self.buf.is_empty() {
+        if skip > 0 && (self.filled > 0 || len < skip) {
             return Ok(false);
         }
-        let before = self.buf.len();
-        let skip_u64 = skip as u64;
+        let before = self.filled;
+        let Some(end) = before.checked_add(len) else {
+            return Ok(false);
+        };
+        if self.buf.len() < end {
+            // Grown once to the largest window; never zeroed again.
+            self.buf.resize(end, 0);
+        }
+        let Some(target) = self.buf.get_mut(before..end) else {
+            return Ok(false);
+        };
+        fill(target)?;
         if skip > 0 {
-            self.start = self.start.saturating_sub(skip_u64);
+            self.start = self.start.saturating_sub(skip as u64);
             self.consumed = skip;
         }
-        let result = fill(&mut self.buf);
-        let complete = result.is_ok() && self.buf.len().saturating_sub(before) >= skip;
-        if !complete {
-            // A failed fill, or fewer bytes than skipped: nothing of them is input.
-            self.buf.truncate(before);
-            if skip > 0 {
-                self.start = self.start.saturating_add(skip_u64);
-                self.consumed = 0;
-            }
-        }
-        result.map(|()| true)
+        self.filled = end;
+        Ok(true)
     }
 }
 

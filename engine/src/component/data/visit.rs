@@ -183,6 +183,7 @@ impl DataVisitor for ScanCounts {
         );
     }
 
+    #[inline]
     fn cell(&mut self, _column: &ColumnSchema, cell: &CellView<'_>) {
         self.cells += 1;
         self.value_bytes += cell.value.len() as u64;
