@@ -352,7 +352,7 @@ impl<'a> CellView<'a> {
             take_at(bytes, &mut at, len)?
         };
         let kind = cell_kind(f, ldt, ttl, options);
-        let mut cell = CellView {
+        let cell = || CellView {
             position,
             column_index,
             flags: f,
@@ -372,9 +372,13 @@ impl<'a> CellView<'a> {
             counter: None,
         };
         if f & !0x1f != 0 || ldt.is_some() || column.is_counter {
+            let mut cell = cell();
             cell.check(column, findings);
+            v.cell(column, &cell);
+        } else {
+            // Built where the visitor reads it: fields it does not read are never stored.
+            v.cell(column, &cell());
         }
-        v.cell(column, &cell);
         Some(at)
     }
 

@@ -105,7 +105,14 @@ impl ColumnSubset {
                     WHAT,
                 ));
             }
-            present.extend((0..superset_count).filter(|i| encoded & (1u64 << i) == 0));
+            // The present columns are the clear bits below `superset_count` (< 64): walked by
+            // their trailing zeros, not column by column.
+            let mut bits = !encoded & 1u64.checked_shl(n as u32).map_or(u64::MAX, |b| b - 1);
+            present.reserve(bits.count_ones() as usize);
+            while bits != 0 {
+                present.push(bits.trailing_zeros() as usize);
+                bits &= bits - 1;
+            }
             ColumnsEncoding::MissingBitmap(encoded)
         } else {
             let missing = encoded;
