@@ -107,6 +107,12 @@ pub fn test_all() -> Result<(), String> {
     // `SSTABLE_FIXTURES` changes, and a build without it would compile the engine again.
     // (Set before the pipelines' threads start.)
     std::env::set_var("SSTABLE_SKIP_LOG", &log);
+    if ci {
+        // A CI run compiles everything once from scratch: incremental state and line tables
+        // would only be written, never read again (a panic still names its file and line).
+        std::env::set_var("CARGO_INCREMENTAL", "0");
+        std::env::set_var("CARGO_PROFILE_DEV_DEBUG", "false");
+    }
     if let Some(dir) = fixtures_dir() {
         std::env::set_var("SSTABLE_FIXTURES", dir);
     }
