@@ -10,6 +10,7 @@ use std::future::Future;
 use std::path::Path;
 
 use sstable_engine::clock::{Clock, NoClock};
+use sstable_engine::component::crc::ChecksumType;
 use sstable_engine::component::statistics::{ChecksumPart, MetadataType};
 use sstable_engine::component::{compression_info, digest, ComponentType, DigestAlgorithm};
 use sstable_engine::compress::{compress_chunk, compress_lz4, Compressor};
@@ -17,8 +18,8 @@ use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTable
 use sstable_engine::range::{AsyncDriver, ByteRange, RangeReader, SliceSource, SyncDriver};
 use sstable_engine::sstable_set::{group_files, SSTableFiles};
 use sstable_engine::verify::{
-    CheckKind, FindingKind, PartitionRange, Phase, Verdict, Verifier, VerifyInput, VerifyOptions,
-    VerifyReport, VerifyRun,
+    CheckKind, FindingKind, PartitionRange, Phase, SplitOutcome, Verdict, Verifier, VerifyInput,
+    VerifyOptions, VerifyReport, VerifyRun,
 };
 use sstable_engine::{ErrorKind, Format, Version};
 
@@ -1389,4 +1390,222 @@ fn a_data_db_read_that_fails_while_naming_bti_partitions_leaves_keys_unread() {
             "{k}"
         );
     }
+}
+
+/// Verifies `v`'s SSTable in the parts `splits` gives (each by a fresh verifier, supplied exactly
+/// what it asks for), then combines them into `whole`: the report and each part's outcome.
+fn verify_in_parts(
+    make: &dyn Fn() -> Verifier,
+    parts: usize,
+    data: &[u8],
+    name: &str,
+) -> (VerifyReport, Vec<SplitOutcome>) {
+    let splits = make().splits(parts, 1);
+    if splits.len() < 2 {
+        // Not split: front ends verify in one pass.
+        return (drive(make(), data, name), Vec::new());
+    }
+    let outcomes: Vec<SplitOutcome> = splits
+        .iter()
+        .map(|s| {
+            let mut v = make().for_split(*s).unwrap();
+            while let Some(r) = v.next_read() {
+                assert!(
+                    r.offset >= s.start && r.end() <= s.end,
+                    "{r:?} outside {s:?}"
+                );
+                let bytes = &data[r.offset as usize..r.end() as usize];
+                supply_at(&mut v, r.offset, bytes, &NoClock).unwrap();
+            }
+            assert_eq!(v.progress().done_bytes, s.end - s.start);
+            v.split_outcome()
+        })
+        .collect();
+    let mut whole = make();
+    // Any order: the coordinator sorts them.
+    let mut shuffled = outcomes.clone();
+    shuffled.reverse();
+    whole.absorb_splits(&shuffled).unwrap();
+    (whole.finish(name), outcomes)
+}
+
+/// The CRC32 of the whole of Data.db from the parts' CRC32s (`crc32_combine`), no second pass.
+fn combined_crc32(outcomes: &[SplitOutcome]) -> u32 {
+    outcomes.iter().fold(0, |acc, o| {
+        let d = o
+            .digest
+            .unwrap_or_else(|| panic!("no digest in {:?}", o.split));
+        sstable_engine::checksum::combine(acc, d.value, d.len_bytes)
+    })
+}
+
+/// Split at every chunk boundary (and in 2 and 3 parts), every fixture gives the one-pass report;
+/// the parts' CRC32s combine into the CRC32 of the whole file.
+#[test]
+fn every_fixture_split_at_every_chunk_boundary_equals_one_pass() {
+    let Some(fx) = common::cassandra_fixtures("verify::split_every_chunk") else {
+        return;
+    };
+    let (mut split, mut combined_digests) = (0, 0);
+    for t in load_all(&fx) {
+        if !t.files.contains_key(&ComponentType::Data) {
+            continue;
+        }
+        let m = t.metadata();
+        let make = || Verifier::for_sstable(&m, decompressing()).unwrap();
+        let one_pass = drive(make(), t.data(), &t.prefix);
+        let chunks = make().splits(usize::MAX, 1).len();
+        for parts in [usize::MAX, 2, 3] {
+            let (r, outcomes) = verify_in_parts(&make, parts, t.data(), &t.prefix);
+            assert_eq!(r, one_pass, "{} in {parts} parts", t.prefix);
+            if outcomes.len() < 2 {
+                continue;
+            }
+            if parts == usize::MAX {
+                split += 1;
+                assert_eq!(outcomes.len(), chunks);
+                for o in &outcomes {
+                    assert_eq!(o.split.end_chunk, o.split.first_chunk + 1, "{}", t.prefix);
+                }
+            }
+            if m.digest.as_ref().and_then(|d| d.checksum_type()) == Some(ChecksumType::Crc32) {
+                combined_digests += 1;
+                assert_eq!(combined_crc32(&outcomes), crc32fast::hash(t.data()));
+            }
+        }
+    }
+    // MANIFEST: the 3.0+ compressed fixtures with more than one chunk, CRC32 digests.
+    assert!(split >= 5, "{split} fixtures split");
+    assert!(combined_digests >= 5, "{combined_digests} digests combined");
+}
+
+/// A flipped byte is reported by exactly the part (and chunk) that holds it, and the combined
+/// report is the one-pass report of the flipped file.
+#[test]
+fn a_flipped_byte_is_reported_by_exactly_the_part_that_holds_it() {
+    let Some(fx) = common::cassandra_fixtures("verify::split_flip") else {
+        return;
+    };
+    let t = legacy(&fx, "nb", "legacy_nb_clust", "nb-1");
+    // MANIFEST §7: chunk 1 is Data.db [424, 836).
+    for at in [424usize, 600, 835] {
+        let flipped = t.with_flip(&ComponentType::Data, at, 0x40);
+        let m = flipped.metadata();
+        let make = || Verifier::for_sstable(&m, VerifyOptions::default()).unwrap();
+        let one_pass = drive(make(), flipped.data(), "flip");
+        let (r, outcomes) = verify_in_parts(&make, usize::MAX, flipped.data(), "flip");
+        assert_eq!(r, one_pass);
+        assert_eq!(outcomes.len(), 21);
+        let failing: Vec<(u64, Vec<Option<u64>>)> = outcomes
+            .iter()
+            .filter(|o| !o.chunk.as_ref().unwrap().ok)
+            .map(|o| {
+                let c = o.chunk.as_ref().unwrap();
+                (o.split.index, c.failures.iter().map(|f| f.chunk).collect())
+            })
+            .collect();
+        assert_eq!(failing, [(1, vec![Some(1)])], "flip at {at}");
+        assert_eq!((outcomes[1].split.start, outcomes[1].split.end), (424, 836));
+        let digest = r.check(CheckKind::Digest).unwrap();
+        assert_eq!(digest.failures[0].expected, "2568411107");
+        assert_eq!(
+            digest.failures[0].actual,
+            crc32fast::hash(flipped.data()).to_string()
+        );
+        assert_eq!(combined_crc32(&outcomes), crc32fast::hash(flipped.data()));
+        // In 2 parts: the first holds chunk 1.
+        let (r2, two) = verify_in_parts(&make, 2, flipped.data(), "flip");
+        assert_eq!(r2, one_pass);
+        assert_eq!(two.len(), 2);
+        assert!(!two[0].chunk.as_ref().unwrap().ok && two[1].chunk.as_ref().unwrap().ok);
+    }
+}
+
+/// An uncompressed Data.db is split by CRC.db slices; a flipped byte fails the slice (and only the
+/// part) that holds it; a part that stops early leaves the whole not verifiable.
+#[test]
+fn uncompressed_data_splits_by_crc_db_slices() {
+    let data = sample_data(100_000);
+    let slice = 4096u32;
+    let mut crc = slice.to_be_bytes().to_vec();
+    for s in data.chunks(slice as usize) {
+        crc.extend_from_slice(&crc32fast::hash(s).to_be_bytes());
+    }
+    let crc = sstable_engine::component::crc::decode(&crc, &nb()).unwrap();
+    let digest_text = crc32fast::hash(&data).to_string();
+    let d = digest::decode(digest_text.as_bytes(), DigestAlgorithm::Crc32, &nb()).unwrap();
+    let input = VerifyInput {
+        version: nb(),
+        data_file_len_bytes: data.len() as u64,
+        compression: None,
+        crc: Some(&crc),
+        digest: Some(&d),
+        statistics: None,
+    };
+    let make = || Verifier::new(input, VerifyOptions::default());
+    let splits = make().splits(4, 1);
+    assert_eq!(
+        splits
+            .iter()
+            .map(|s| (s.start, s.end, s.first_chunk, s.end_chunk))
+            .collect::<Vec<_>>(),
+        [
+            (0, 28_672, 0, 7),
+            (28_672, 53_248, 7, 13),
+            (53_248, 77_824, 13, 19),
+            (77_824, 100_000, 19, 25)
+        ]
+    );
+    // Too small for parts of 64 KiB: one part.
+    assert_eq!(make().splits(4, 64 << 10).len(), 1);
+    let (r, outcomes) = verify_in_parts(&make, 4, &data, "crc");
+    assert!(r.valid, "{r:#?}");
+    assert_eq!(r, drive(make(), &data, "crc"));
+    assert_eq!(r.check(CheckKind::CrcDb).unwrap().checked, 25);
+    assert_eq!(combined_crc32(&outcomes), crc32fast::hash(&data));
+    let mut flipped = data.clone();
+    flipped[60_000] ^= 1; // slice 14, part 2
+    let (r, outcomes) = verify_in_parts(&make, 4, &flipped, "crc");
+    assert_eq!(r, drive(make(), &flipped, "crc"));
+    assert_eq!(
+        failures(&r),
+        [
+            (CheckKind::CrcDb, FindingKind::CrcDb, Some(14), 57_344, 4096),
+            (CheckKind::Digest, FindingKind::Digest, None, 0, 100_000)
+        ]
+    );
+    let failing: Vec<u64> = outcomes
+        .iter()
+        .filter(|o| !o.crc_db.as_ref().unwrap().ok)
+        .map(|o| o.split.index)
+        .collect();
+    assert_eq!(failing, [2]);
+    // A part not at a slice boundary is refused; a part that stopped early ends the verification.
+    let mut bad = splits[1];
+    bad.start += 1;
+    assert!(make().for_split(bad).is_err());
+    let mut first = make().for_split(splits[0]).unwrap();
+    supply_at(&mut first, 0, &data[..4096], &NoClock).unwrap();
+    let mut whole = make();
+    whole.absorb_splits(&[first.split_outcome()]).unwrap();
+    let r = whole.finish("stopped");
+    assert_eq!(
+        (r.verdict, r.verified_bytes, r.complete),
+        (Verdict::NotVerifiable, 4096, false)
+    );
+    // A SHA-1 digest cannot be appended: one part.
+    let jb = load(
+        &common::cassandra_fixtures("verify::split_sha1")
+            .unwrap_or_default()
+            .join("legacy-sstables/jb/Keyspace1"),
+        "Keyspace1-Standard1-jb-0",
+    );
+    let m = jb.metadata();
+    assert_eq!(
+        Verifier::for_sstable(&m, VerifyOptions::default())
+            .unwrap()
+            .splits(4, 1)
+            .len(),
+        1
+    );
 }

@@ -67,7 +67,6 @@ pub struct Crc32 {
     #[cfg(target_arch = "wasm32")]
     value: u32,
     /// Bytes seen so far.
-    #[cfg(target_arch = "wasm32")]
     len_bytes: u64,
 }
 
@@ -85,9 +84,25 @@ impl Crc32 {
             inner: crc32fast::Hasher::new(),
             #[cfg(target_arch = "wasm32")]
             value: 0,
-            #[cfg(target_arch = "wasm32")]
             len_bytes: 0,
         }
+    }
+
+    /// The state after `len_bytes` bytes whose CRC32 is `value` (what [`Crc32::finalize`] and
+    /// [`Crc32::len_bytes`] gave): a CRC32 sent elsewhere and combined there.
+    pub fn from_parts(value: u32, len_bytes: u64) -> Crc32 {
+        Crc32 {
+            #[cfg(not(target_arch = "wasm32"))]
+            inner: crc32fast::Hasher::new_with_initial_len(value, len_bytes),
+            #[cfg(target_arch = "wasm32")]
+            value,
+            len_bytes,
+        }
+    }
+
+    /// Bytes seen so far (appended with [`Crc32::update`] or [`Crc32::combine`]).
+    pub fn len_bytes(&self) -> u64 {
+        self.len_bytes
     }
 
     /// Appends `bytes`.
@@ -97,8 +112,8 @@ impl Crc32 {
         #[cfg(target_arch = "wasm32")]
         {
             self.value = !update_raw(!self.value, bytes);
-            self.len_bytes = self.len_bytes.wrapping_add(bytes.len() as u64);
         }
+        self.len_bytes = self.len_bytes.wrapping_add(bytes.len() as u64);
     }
 
     /// The CRC32 of every byte appended.
@@ -121,8 +136,8 @@ impl Crc32 {
         #[cfg(target_arch = "wasm32")]
         {
             self.value = combine(self.value, other.value, other.len_bytes);
-            self.len_bytes = self.len_bytes.wrapping_add(other.len_bytes);
         }
+        self.len_bytes = self.len_bytes.wrapping_add(other.len_bytes);
     }
 }
 
@@ -248,6 +263,19 @@ mod tests {
             h.combine(&h2);
             assert_eq!(h.finalize(), want, "split {split}");
         }
+    }
+
+    #[test]
+    fn from_parts_continues_and_combines() {
+        let data = noise(10_000, 5);
+        let (a, b) = data.split_at(3_333);
+        let mut h = Crc32::from_parts(crc32(a), a.len() as u64);
+        h.update(b);
+        assert_eq!(h.len_bytes(), 10_000);
+        assert_eq!(h.finalize(), crc32fast::hash(&data));
+        let mut first = Crc32::from_parts(crc32(a), a.len() as u64);
+        first.combine(&Crc32::from_parts(crc32(b), b.len() as u64));
+        assert_eq!(first.finalize(), crc32fast::hash(&data));
     }
 
     #[test]

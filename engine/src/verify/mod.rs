@@ -61,12 +61,14 @@
 mod report;
 mod run;
 mod running;
+mod split;
 
 pub use report::{
     Check, CheckKind, Failure, FindingKind, Phase, PhaseTiming, Verdict, VerifyReport,
     MAX_LISTED_FAILURES,
 };
 pub use run::{unverifiable_reasons, VerifyRun};
+pub use split::{DataSplit, RangeChecksum, SplitOutcome};
 
 use serde::Serialize;
 
@@ -281,6 +283,10 @@ impl Timer {
 pub struct Verifier {
     file_len: u64,
     pos: u64,
+    /// Where the bytes this verifier reads end: the file's end, or its [`DataSplit`]'s.
+    range_end: u64,
+    /// The part of Data.db this verifier reads, when it reads one part ([`Verifier::for_split`]).
+    split: Option<DataSplit>,
     layout: Layout,
     /// Next compressed chunk to start, or next CRC.db slice.
     next_chunk: usize,
@@ -390,6 +396,8 @@ impl Verifier {
         Verifier {
             file_len,
             pos: 0,
+            range_end: file_len,
+            split: None,
             layout,
             next_chunk: 0,
             partial: None,
@@ -436,11 +444,11 @@ impl Verifier {
     /// The next Data.db byte range to supply, as `(offset, length)`; `None` when all of Data.db
     /// has been supplied.
     fn next_data_read(&self) -> Option<(u64, u64)> {
-        if self.pos >= self.file_len {
+        if self.pos >= self.range_end {
             return None;
         }
         let budget = self.options.read_size_bytes.max(1);
-        let limit = self.pos.saturating_add(budget).min(self.file_len);
+        let limit = self.pos.saturating_add(budget).min(self.range_end);
         let end = match &self.layout {
             Layout::Compressed(p) => {
                 // The last chunk boundary in (pos, limit], so that chunks arrive whole; when the
@@ -454,7 +462,7 @@ impl Verifier {
                     .iter()
                     .skip(first)
                     .copied()
-                    .chain(core::iter::once(self.file_len))
+                    .chain(core::iter::once(self.range_end))
                     .skip_while(|&off| off <= self.pos);
                 let mut best = None;
                 let mut next_boundary = None;
@@ -466,7 +474,7 @@ impl Verifier {
                     best = Some(off);
                 }
                 let whole_chunk = next_boundary.filter(|&b| {
-                    b <= self.file_len
+                    b <= self.range_end
                         && b.saturating_sub(self.pos)
                             <= p.stored_limit_bytes.saturating_add(CHUNK_CHECKSUM_BYTES)
                 });
@@ -476,7 +484,7 @@ impl Verifier {
                 let aligned = limit
                     .checked_div(p.chunk_size)
                     .map_or(limit, |n| n.saturating_mul(p.chunk_size));
-                if limit == self.file_len || aligned <= self.pos {
+                if limit == self.range_end || aligned <= self.pos {
                     limit
                 } else {
                     aligned
@@ -494,7 +502,7 @@ impl Verifier {
         let len = bytes.len() as u64;
         let fits = offset
             .checked_add(len)
-            .is_some_and(|end| end <= self.file_len);
+            .is_some_and(|end| end <= self.range_end);
         if offset != self.pos || len == 0 || !fits {
             let (start, want) = self.next_data_read().unwrap_or((self.pos, 0));
             return Err(Error::new(
@@ -533,15 +541,16 @@ impl Verifier {
 
     /// Bytes done and total.
     pub fn progress(&self) -> Progress {
+        let start = self.split.map_or(0, |s| s.start);
         Progress {
-            done_bytes: self.pos,
-            total_bytes: self.file_len,
+            done_bytes: self.pos.saturating_sub(start),
+            total_bytes: self.range_end.saturating_sub(start),
         }
     }
 
-    /// Whether all of Data.db has been supplied.
+    /// Whether all of Data.db (or of its [`DataSplit`]) has been supplied.
     pub fn is_done(&self) -> bool {
-        self.pos >= self.file_len
+        self.pos >= self.range_end
     }
 
     /// Bytes the verifier holds now: a split chunk kept for decompression and the decompression
@@ -997,7 +1006,8 @@ impl Verifier {
 
     /// End-of-file checks: chunks the file is too short for, CRC.db entries past the end.
     fn finalize(&mut self) {
-        if self.finalized || !self.is_done() {
+        // A split's end-of-file checks are made where the splits are combined.
+        if self.finalized || !self.is_done() || self.split.is_some() {
             return;
         }
         self.finalized = true;

@@ -34,7 +34,7 @@
 //! hex. `chunk` is null for failures that are not about one chunk.
 #![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::info::ErrorReport;
 
@@ -42,7 +42,7 @@ use crate::info::ErrorReport;
 pub const MAX_LISTED_FAILURES: usize = 1000;
 
 /// What a check compares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CheckKind {
     Chunk,
@@ -53,7 +53,7 @@ pub enum CheckKind {
 }
 
 /// What a single failure is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FindingKind {
     Chunk,
@@ -65,7 +65,7 @@ pub enum FindingKind {
 }
 
 /// One failed comparison.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Failure {
     pub kind: FindingKind,
     /// The chunk index (compressed chunk or CRC.db entry); `None` for digest and metadata failures.
@@ -84,7 +84,7 @@ pub struct Failure {
 }
 
 /// One kind of check over one component.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Check {
     /// The file that stores the expected values.
     pub component: String,

@@ -20,7 +20,7 @@ use crate::range::{ByteRange, PartitionFinder, PartitionRange, RangeReader, Trie
 use crate::token::Partitioner;
 use crate::version::Format;
 
-use super::{Progress, Verifier, VerifyOptions, VerifyReport};
+use super::{DataSplit, Progress, SplitOutcome, Verifier, VerifyOptions, VerifyReport};
 
 /// Why a check of this SSTable cannot run, in words: a component the checks read (Data.db,
 /// CompressionInfo.db, CRC.db, Digest, Statistics.db) listed in TOC.txt but missing, one of them that does not decode, a chunk table Cassandra would refuse to
@@ -257,6 +257,37 @@ impl VerifyRun {
 
     pub fn verifier(&self) -> Option<&Verifier> {
         self.verifier.as_ref()
+    }
+
+    /// Up to `parts` parts of Data.db of at least `min_bytes`, for workers to verify
+    /// ([`Verifier::splits`]); one part when it cannot or need not be split, none without Data.db.
+    pub fn splits(&self, parts: usize, min_bytes: u64) -> Vec<DataSplit> {
+        self.verifier
+            .as_ref()
+            .map_or_else(Vec::new, |v| v.splits(parts, min_bytes))
+    }
+
+    /// Takes in the parts' outcomes ([`Verifier::absorb_splits`]) instead of reading Data.db;
+    /// driven on, the run then names the partitions of failing chunks (windowed Index.db or
+    /// Partitions.db reads), and [`VerifyRun::finish`] gives the whole file's report. A part
+    /// that stopped early leaves the run incomplete (nothing more is read).
+    pub fn absorb_splits(&mut self, outcomes: &[SplitOutcome]) -> Result<()> {
+        let Some(v) = self.verifier.as_mut() else {
+            return Ok(());
+        };
+        if self.stage != Stage::Data {
+            return Err(Error::invalid(
+                "parts combined into a run past its Data.db stage",
+                0,
+            ));
+        }
+        v.absorb_splits(outcomes)?;
+        if v.is_done() {
+            self.after_data();
+        } else {
+            self.stage = Stage::Done;
+        }
+        Ok(())
     }
 
     /// After Data.db: the failing uncompressed ranges, and a finder for their partitions.

@@ -45,6 +45,31 @@ impl Running {
         }
     }
 
+    /// The checksum and the number of bytes it covers.
+    pub(crate) fn len_bytes(&self) -> u64 {
+        match self {
+            Running::Crc32(h) => h.len_bytes(),
+            Running::Adler32 { len_bytes, .. } => *len_bytes,
+        }
+    }
+
+    /// The state after `len_bytes` bytes whose checksum is `value`.
+    pub(crate) fn from_parts(kind: ChecksumType, value: u32, len_bytes: u64) -> Running {
+        match kind {
+            ChecksumType::Crc32 => {
+                Running::Crc32(crate::checksum::Crc32::from_parts(value, len_bytes))
+            }
+            ChecksumType::Adler32 => Running::Adler32 { value, len_bytes },
+        }
+    }
+
+    pub(crate) fn kind(&self) -> ChecksumType {
+        match self {
+            Running::Crc32(_) => ChecksumType::Crc32,
+            Running::Adler32 { .. } => ChecksumType::Adler32,
+        }
+    }
+
     pub(crate) fn value(&self) -> u32 {
         match self {
             Running::Crc32(h) => h.clone().finalize(),
