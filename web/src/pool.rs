@@ -41,6 +41,8 @@ struct Pool {
     next_job: u64,
     queue: VecDeque<(u64, Request)>,
     handlers: HashMap<u64, Handler>,
+    /// Jobs cancelled with another (the parts of one split verification, by its first part).
+    linked: HashMap<u64, Vec<u64>>,
 }
 
 thread_local! {
@@ -149,9 +151,27 @@ pub fn submit(request: Request, handler: Handler) -> u64 {
     job
 }
 
-/// Cancels a job: dropped if still queued (its handler hears `Failed` with [`CANCELLED`]),
-/// else its worker stops at its next slice.
+/// Makes [`cancel`]`(job)` also cancel `other` (until [`unlink`]).
+pub fn link(job: u64, other: u64) {
+    POOL.with(|p| p.borrow_mut().linked.entry(job).or_default().push(other));
+}
+
+/// Forgets the jobs linked to `job`.
+pub fn unlink(job: u64) {
+    POOL.with(|p| p.borrow_mut().linked.remove(&job));
+}
+
+/// Cancels a job and the jobs [`link`]ed to it: each is dropped if still queued (its handler
+/// hears `Failed` with [`CANCELLED`]), else its worker stops at its next slice.
 pub fn cancel(job: u64) {
+    let linked = POOL.with(|p| p.borrow_mut().linked.remove(&job).unwrap_or_default());
+    for other in linked {
+        cancel_one(other);
+    }
+    cancel_one(job);
+}
+
+fn cancel_one(job: u64) {
     let dropped = POOL.with(|p| {
         let mut p = p.borrow_mut();
         let before = p.queue.len();
@@ -192,6 +212,16 @@ fn dispatch() {
             }
             request.set_job(job);
             if let Request::Verify {
+                worker,
+                read_size_bytes,
+                ..
+            }
+            | Request::VerifySplit {
+                worker,
+                read_size_bytes,
+                ..
+            }
+            | Request::VerifyCombine {
                 worker,
                 read_size_bytes,
                 ..

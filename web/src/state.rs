@@ -217,6 +217,10 @@ pub struct WorkerTiming {
     pub millis: f64,
     /// The worker's WebAssembly memory at the end (it only grows: its peak).
     pub wasm_memory_bytes: f64,
+    /// The part of Data.db it verified (bytes `start..end`), when Data.db was split.
+    pub range: Option<(u64, u64)>,
+    /// That part's compressed chunks (or CRC.db slices) `first..end`.
+    pub chunks: Option<(u64, u64)>,
 }
 
 /// A finished verification of one SSTable, made in a worker, with what it measured.
@@ -238,6 +242,8 @@ pub struct VerifyRun {
     pub raw_crc32_millis: Option<f64>,
     pub total_millis: f64,
     pub workers: Vec<WorkerTiming>,
+    /// The worker that combined the parts (and named failing chunks' partitions), when split.
+    pub combine: Option<WorkerTiming>,
     /// Which CRC32 code ran (`sstable_engine::checksum::implementation`).
     pub crc32_implementation: String,
     /// The engine's report as JSON (the `verify --json` shape), for the export.
@@ -326,6 +332,7 @@ impl VerifyRun {
             raw_crc32_millis: None,
             total_millis: 0.0,
             workers: Vec::new(),
+            combine: None,
             crc32_implementation: sstable_engine::checksum::implementation().to_owned(),
             report_json: serde_json::to_string(r).unwrap_or_default(),
         }

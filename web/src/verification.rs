@@ -9,8 +9,13 @@ use yew::UseReducerHandle;
 
 use crate::loader::now_millis;
 use crate::pool;
-use crate::state::{Action, SSTableView, State, Verdict, VerifyProgress, VerifyRun};
+use crate::state::{Action, SSTableView, State, Verdict, VerifyProgress, VerifyRun, WorkerTiming};
 use crate::worker::{FileRef, Reply, Request};
+use sstable_engine::verify::{DataSplit, SplitOutcome, Verifier, VerifyOptions};
+
+/// A Data.db is split into parts of at least this many bytes (one `FileReaderSync` read of the
+/// default size): smaller SSTables stay one job.
+pub const MIN_SPLIT_BYTES: u64 = crate::worker::DEFAULT_READ_BYTES;
 
 /// Worker replies are applied at most this often (one render for all that arrived meanwhile).
 const APPLY_EVERY_MILLIS: i32 = 100;
@@ -50,7 +55,9 @@ fn apply_soon(state: &UseReducerHandle<State>, action: Action) {
     }
 }
 
-/// Verifies one SSTable in the pool; returns the job id.
+/// Verifies one SSTable in the pool; returns the job id ([`pool::cancel`] with it cancels every
+/// part). A Data.db of at least two [`MIN_SPLIT_BYTES`] parts is split across the pool's workers
+/// ([`start_split`]).
 pub fn start(
     state: &UseReducerHandle<State>,
     view: &SSTableView,
@@ -67,12 +74,24 @@ pub fn start(
             file: f.clone(),
         })
         .collect();
+    let options = VerifyOptions {
+        decompress,
+        ..VerifyOptions::default()
+    };
+    let splits = Verifier::for_sstable(&view.metadata, options)
+        .map(|v| v.splits(pool::size(), MIN_SPLIT_BYTES))
+        .unwrap_or_default();
+    if splits.len() > 1 {
+        let job = start_split(state, &prefix, files, splits, decompress, baseline);
+        apply_soon(state, Action::VerifyStarted { tag, prefix, job });
+        return job;
+    }
     let handler: pool::Handler = {
         let state = state.clone();
         let prefix = prefix.clone();
         Rc::new(move |reply: Reply| match reply {
             // Not replies to a verification.
-            Reply::Ready | Reply::DataPage { .. } => {}
+            Reply::Ready | Reply::DataPage { .. } | Reply::SplitVerified { .. } => {}
             Reply::Progress {
                 job,
                 done_bytes,
@@ -127,6 +146,211 @@ pub fn start(
     let job = pool::submit(request, handler);
     apply_soon(state, Action::VerifyStarted { tag, prefix, job });
     job
+}
+
+/// One split verification in progress: the parts' outcomes and timings as they arrive.
+struct Split {
+    started_millis: f64,
+    parts: Vec<Option<(SplitOutcome, WorkerTiming)>>,
+    done_bytes: Vec<u64>,
+    read_millis: f64,
+    read_bytes: u64,
+    raw_crc32_millis: Option<f64>,
+    /// Failed or cancelled: later replies are ignored.
+    over: bool,
+}
+
+/// Verifies `splits` of one Data.db, one job a part, then one job that combines them (and names
+/// the partitions of failing chunks); returns the first part's job id, which cancels them all.
+fn start_split(
+    state: &UseReducerHandle<State>,
+    prefix: &str,
+    files: Vec<FileRef>,
+    splits: Vec<DataSplit>,
+    decompress: bool,
+    baseline: bool,
+) -> u64 {
+    let tag = state.load_tag;
+    let total_bytes = splits.last().map_or(0, |s| s.end);
+    let progress = Rc::new(RefCell::new(Split {
+        started_millis: now_millis(),
+        parts: vec![None; splits.len()],
+        done_bytes: vec![0; splits.len()],
+        read_millis: 0.0,
+        read_bytes: 0,
+        raw_crc32_millis: baseline.then_some(0.0),
+        over: false,
+    }));
+    let parent = Rc::new(std::cell::Cell::new(0u64));
+    let finish = {
+        let state = state.clone();
+        let prefix = prefix.to_owned();
+        let parent = parent.clone();
+        move |run: VerifyRun| {
+            pool::unlink(parent.get());
+            apply_soon(
+                &state,
+                Action::Verified {
+                    tag,
+                    prefix: prefix.clone(),
+                    run: Rc::new(run),
+                    at_millis: now_millis(),
+                },
+            );
+        }
+    };
+    let finish: Rc<dyn Fn(VerifyRun)> = Rc::new(finish);
+    let fail: Rc<dyn Fn(String)> = {
+        let finish = finish.clone();
+        let prefix = prefix.to_owned();
+        let progress = progress.clone();
+        let parent = parent.clone();
+        Rc::new(move |message: String| {
+            if std::mem::replace(&mut progress.borrow_mut().over, true) {
+                return;
+            }
+            // The other parts stop too.
+            pool::cancel(parent.get());
+            let mut run = VerifyRun::not_verifiable(&prefix, &message);
+            if message == pool::CANCELLED {
+                run.verdict = Verdict::Cancelled;
+            }
+            finish(run);
+        })
+    };
+    for (i, split) in splits.iter().enumerate() {
+        let handler: pool::Handler = {
+            let state = state.clone();
+            let prefix = prefix.to_owned();
+            let progress = progress.clone();
+            let parent = parent.clone();
+            let fail = fail.clone();
+            let finish = finish.clone();
+            let files = files.clone();
+            Rc::new(move |reply: Reply| match reply {
+                Reply::Ready | Reply::DataPage { .. } | Reply::Verified { .. } => {}
+                Reply::Progress { done_bytes, .. } => {
+                    let done = {
+                        let mut p = progress.borrow_mut();
+                        if let Some(d) = p.done_bytes.get_mut(i) {
+                            *d = done_bytes;
+                        }
+                        p.done_bytes.iter().sum()
+                    };
+                    apply_soon(
+                        &state,
+                        Action::VerifyProgress {
+                            tag,
+                            prefix: prefix.clone(),
+                            progress: VerifyProgress {
+                                job: parent.get(),
+                                done_bytes: done,
+                                total_bytes,
+                            },
+                        },
+                    );
+                }
+                Reply::Failed { message, .. } => fail(message),
+                Reply::SplitVerified {
+                    outcome,
+                    timing,
+                    read_millis,
+                    read_bytes,
+                    raw_crc32_millis,
+                    ..
+                } => {
+                    let all = {
+                        let mut p = progress.borrow_mut();
+                        if p.over {
+                            return;
+                        }
+                        p.read_millis += read_millis;
+                        p.read_bytes += read_bytes;
+                        if let (Some(sum), Some(ms)) =
+                            (p.raw_crc32_millis.as_mut(), raw_crc32_millis)
+                        {
+                            *sum += ms;
+                        }
+                        if let Some(slot) = p.parts.get_mut(i) {
+                            *slot = Some((*outcome, timing));
+                        }
+                        p.parts.iter().all(Option::is_some)
+                    };
+                    if all {
+                        combine(
+                            &progress, &prefix, &files, decompress, &parent, &fail, &finish,
+                        );
+                    }
+                }
+            })
+        };
+        let request = Request::VerifySplit {
+            job: 0,
+            worker: 0,
+            sstable: prefix.to_owned(),
+            files: files.clone(),
+            decompress,
+            baseline,
+            read_size_bytes: 0,
+            split: *split,
+        };
+        let job = pool::submit(request, handler);
+        if i == 0 {
+            parent.set(job);
+        } else {
+            pool::link(parent.get(), job);
+        }
+    }
+    parent.get()
+}
+
+/// Every part is in: one more job combines them; the run gets the parts' timings.
+fn combine(
+    progress: &Rc<RefCell<Split>>,
+    prefix: &str,
+    files: &[FileRef],
+    decompress: bool,
+    parent: &Rc<std::cell::Cell<u64>>,
+    fail: &Rc<dyn Fn(String)>,
+    finish: &Rc<dyn Fn(VerifyRun)>,
+) {
+    let (outcomes, workers): (Vec<SplitOutcome>, Vec<WorkerTiming>) =
+        progress.borrow().parts.iter().flatten().cloned().unzip();
+    let handler: pool::Handler = {
+        let progress = progress.clone();
+        let fail = fail.clone();
+        let finish = finish.clone();
+        Rc::new(move |reply: Reply| match reply {
+            Reply::Verified { run, .. } => {
+                let p = progress.borrow();
+                if p.over {
+                    return;
+                }
+                let mut run = *run;
+                run.read_millis = p.read_millis;
+                run.read_bytes = p.read_bytes;
+                run.raw_crc32_millis = p.raw_crc32_millis;
+                run.total_millis = now_millis() - p.started_millis;
+                run.workers = workers.clone();
+                drop(p);
+                progress.borrow_mut().over = true;
+                finish(run);
+            }
+            Reply::Failed { message, .. } => fail(message),
+            _ => {}
+        })
+    };
+    let request = Request::VerifyCombine {
+        job: 0,
+        worker: 0,
+        sstable: prefix.to_owned(),
+        files: files.to_vec(),
+        decompress,
+        outcomes,
+        read_size_bytes: 0,
+    };
+    let job = pool::submit(request, handler);
+    pool::link(parent.get(), job);
 }
 
 /// "Verify all": every SSTable loaded, queued in the pool.

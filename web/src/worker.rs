@@ -19,7 +19,9 @@ use sstable_engine::info::SSTableMetadata;
 use sstable_engine::load::MetadataLoader;
 use sstable_engine::range::{ByteRange, RangeReader, RangeSource, SyncDriver};
 use sstable_engine::sstable_set::group_files;
-use sstable_engine::verify::{VerifyOptions, VerifyRun as EngineRun};
+use sstable_engine::verify::{
+    DataSplit, SplitOutcome, Verifier, VerifyOptions, VerifyRun as EngineRun,
+};
 use wasm_bindgen::JsValue;
 
 use crate::data_page::{decode_page, table_names, DataPage, PageMessage, PageRequest};
@@ -72,6 +74,29 @@ pub enum Request {
         baseline: bool,
         read_size_bytes: u64,
     },
+    /// Verify one part of the SSTable's Data.db ([`DataSplit`]): its chunks' checksums and the
+    /// part's digest checksum, for [`Request::VerifyCombine`].
+    VerifySplit {
+        job: u64,
+        worker: usize,
+        sstable: String,
+        files: Vec<FileRef>,
+        decompress: bool,
+        baseline: bool,
+        read_size_bytes: u64,
+        split: DataSplit,
+    },
+    /// Combine the parts' outcomes into the whole file's report (digest appended from the parts'
+    /// checksums, no second pass), naming the partitions of failing chunks by windowed index reads.
+    VerifyCombine {
+        job: u64,
+        worker: usize,
+        sstable: String,
+        files: Vec<FileRef>,
+        decompress: bool,
+        outcomes: Vec<SplitOutcome>,
+        read_size_bytes: u64,
+    },
     /// Decode one page of the data browser (and for "Find", the key's read path first).
     DataPage {
         job: u64,
@@ -89,6 +114,8 @@ impl Request {
     pub fn set_job(&mut self, id: u64) {
         match self {
             Request::Verify { job, .. }
+            | Request::VerifySplit { job, .. }
+            | Request::VerifyCombine { job, .. }
             | Request::DataPage { job, .. }
             | Request::Cancel { job } => *job = id,
         }
@@ -109,6 +136,15 @@ pub enum Reply {
         job: u64,
         run: Box<VerifyRun>,
     },
+    /// One part verified: what it found, and what reading and checking it took.
+    SplitVerified {
+        job: u64,
+        outcome: Box<SplitOutcome>,
+        timing: WorkerTiming,
+        read_millis: f64,
+        read_bytes: u64,
+        raw_crc32_millis: Option<f64>,
+    },
     DataPage {
         job: u64,
         page: Box<PageMessage>,
@@ -124,6 +160,7 @@ impl Reply {
         match self {
             Reply::Progress { job, .. }
             | Reply::Verified { job, .. }
+            | Reply::SplitVerified { job, .. }
             | Reply::DataPage { job, .. }
             | Reply::Failed { job, .. } => *job,
             Reply::Ready => 0,
@@ -231,6 +268,64 @@ impl Worker for EngineWorker {
                     cancelled.borrow_mut().remove(&job);
                     respond(reply);
                 });
+            }
+            Request::VerifySplit {
+                job,
+                worker,
+                sstable,
+                files,
+                decompress,
+                baseline,
+                read_size_bytes,
+                split,
+            } => {
+                let scope = scope.clone();
+                let cancelled = self.cancelled.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    let respond = |reply: Reply| scope.respond(id, reply);
+                    let is_cancelled = || cancelled.borrow().contains(&job);
+                    let job_args = VerifyJob {
+                        job,
+                        worker,
+                        sstable,
+                        decompress,
+                        baseline,
+                        read_size_bytes,
+                    };
+                    let reply =
+                        match verify_split(&job_args, &files, split, &respond, &is_cancelled).await
+                        {
+                            Ok(reply) => reply,
+                            Err(message) => Reply::Failed { job, message },
+                        };
+                    cancelled.borrow_mut().remove(&job);
+                    respond(reply);
+                });
+            }
+            Request::VerifyCombine {
+                job,
+                worker,
+                sstable,
+                files,
+                decompress,
+                outcomes,
+                read_size_bytes,
+            } => {
+                let reply = match combine(
+                    &sstable,
+                    &files,
+                    decompress,
+                    read_size_bytes,
+                    &outcomes,
+                    worker,
+                ) {
+                    Ok(run) => Reply::Verified {
+                        job,
+                        run: Box::new(run),
+                    },
+                    Err(message) => Reply::Failed { job, message },
+                };
+                scope.respond(id, reply);
             }
         }
     }
@@ -372,8 +467,111 @@ async fn verify(
         bytes: stats.bytes,
         millis: total_millis,
         wasm_memory_bytes: crate::wasm_memory_bytes(),
+        range: None,
+        chunks: None,
     }];
     Ok(run)
+}
+
+/// Verifies one part of Data.db through the engine's [`Verifier::for_split`], in slices as
+/// [`verify`] does.
+async fn verify_split(
+    args: &VerifyJob,
+    files: &[FileRef],
+    split: DataSplit,
+    respond: &dyn Fn(Reply),
+    is_cancelled: &dyn Fn() -> bool,
+) -> Result<Reply, String> {
+    let started = loader::now_millis();
+    let (m, handles) = load_metadata(files)?;
+    let options = VerifyOptions {
+        decompress: args.decompress,
+        read_size_bytes: args.read_size_bytes.max(1),
+    };
+    let mut v = Verifier::for_sstable(&m, options)
+        .ok_or("there is no Data.db")?
+        .for_split(split)
+        .map_err(|e| e.to_string())?;
+    let clock = loader::PerformanceClock;
+    let mut driver = SyncDriver::new(FileSource {
+        files: &handles,
+        raw_crc32_millis: args.baseline.then_some(0.0),
+    });
+    while v.next_read().is_some() {
+        if is_cancelled() {
+            return Err(crate::pool::CANCELLED.to_owned());
+        }
+        let slice_started = loader::now_millis();
+        driver
+            .run_while(&mut v, &clock, |v| {
+                let p = v.progress();
+                respond(Reply::Progress {
+                    job: args.job,
+                    done_bytes: p.done_bytes,
+                    total_bytes: p.total_bytes,
+                });
+                loader::now_millis() - slice_started < SLICE_MILLIS
+            })
+            .map_err(|e| e.to_string())?;
+        if v.next_read().is_some() {
+            loader::yield_to_event_loop().await;
+        }
+    }
+    let stats = driver.stats();
+    let raw_crc32_millis = driver.into_source().raw_crc32_millis;
+    Ok(Reply::SplitVerified {
+        job: args.job,
+        outcome: Box::new(v.split_outcome()),
+        timing: WorkerTiming {
+            worker: args.worker,
+            bytes: stats.bytes,
+            millis: loader::now_millis() - started,
+            wasm_memory_bytes: crate::wasm_memory_bytes(),
+            range: Some((split.start, split.end)),
+            chunks: Some((split.first_chunk, split.end_chunk)),
+        },
+        read_millis: stats.nanos as f64 / 1e6,
+        read_bytes: stats.bytes,
+        raw_crc32_millis,
+    })
+}
+
+/// The whole file's report from its parts' outcomes ([`EngineRun::absorb_splits`]); the
+/// partitions of failing chunks are then named here, from the index in windows.
+fn combine(
+    sstable: &str,
+    files: &[FileRef],
+    decompress: bool,
+    read_size_bytes: u64,
+    outcomes: &[SplitOutcome],
+    worker: usize,
+) -> Result<VerifyRun, String> {
+    let started = loader::now_millis();
+    let (m, handles) = load_metadata(files)?;
+    let options = VerifyOptions {
+        decompress,
+        read_size_bytes: read_size_bytes.max(1),
+    };
+    let mut run = EngineRun::new(&m, options);
+    run.absorb_splits(outcomes).map_err(|e| e.to_string())?;
+    let mut driver = SyncDriver::new(FileSource {
+        files: &handles,
+        raw_crc32_millis: None,
+    });
+    // Only the partition stage is left: Index.db (or the trie) in windows, for failing chunks.
+    let error = driver.run(&mut run, &loader::PerformanceClock).err();
+    let stats = driver.stats();
+    let report = run.finish(sstable, error);
+    let mut out = VerifyRun::from_report(&report, false);
+    out.combine = Some(WorkerTiming {
+        worker,
+        bytes: stats.bytes,
+        millis: loader::now_millis() - started,
+        wasm_memory_bytes: crate::wasm_memory_bytes(),
+        range: None,
+        chunks: None,
+    });
+    Ok(out)
 }
 
 /// What identifies a set of files: paths, sizes and modification times.

@@ -251,16 +251,25 @@ fn timings(run: &VerifyRun) -> Html {
                     <td>{ ratio(total_rate, read_rate, "read limit") }</td></tr>
             </tbody>
         </table>
-        <table class="timings" data-testid="worker-timings">
-            <thead><tr><th>{ "worker" }</th><th class="num">{ "bytes" }</th><th class="num">{ "time" }</th><th class="num">{ "speed" }</th><th class="num">{ "wasm memory" }</th></tr></thead>
+        <table class="timings" data-testid="worker-timings" data-parts={run.workers.len().to_string()}>
+            <thead><tr><th>{ "worker" }</th><th>{ "part of Data.db" }</th><th class="num">{ "bytes" }</th><th class="num">{ "time" }</th><th class="num">{ "speed" }</th><th class="num">{ "wasm memory" }</th></tr></thead>
             <tbody>
-                { for run.workers.iter().map(|w| html! {
-                    <tr data-testid="worker-timing" data-worker={w.worker.to_string()} data-memory={format!("{:.0}", w.wasm_memory_bytes)}>
-                        <td>{ format!("#{}", w.worker) }</td><td class="num">{ human_bytes(w.bytes) }</td>
+                { for run.workers.iter().chain(run.combine.iter()).map(|w| {
+                    let combining = w.range.is_none() && run.combine.as_ref() == Some(w);
+                    let part = match (w.range, w.chunks) {
+                        (Some((start, end)), Some((first, last))) => format!("bytes {start}..{end}, chunks {first}..{last}"),
+                        _ if combining => "combine the parts' checksums, name failing chunks' partitions".to_owned(),
+                        _ => "all".to_owned(),
+                    };
+                    html! {
+                    <tr data-testid={if combining { "worker-combine" } else { "worker-timing" }} data-worker={w.worker.to_string()}
+                        data-memory={format!("{:.0}", w.wasm_memory_bytes)}
+                        data-start={w.range.map(|r| r.0.to_string())} data-end={w.range.map(|r| r.1.to_string())}>
+                        <td>{ format!("#{}", w.worker) }</td><td>{ part }</td><td class="num">{ human_bytes(w.bytes) }</td>
                         <td class="num">{ format!("{:.1} ms", w.millis) }</td><td class="num">{ rate(w.bytes, w.millis) }</td>
                         <td class="num">{ human_bytes(w.wasm_memory_bytes as u64) }</td>
                     </tr>
-                }) }
+                }}) }
             </tbody>
         </table>
         </>
