@@ -5,6 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import {
   launch, inputFiles, filesIn, fixturesOrSkip, OUT, LONG_TASK_LIMIT_MS, openObserved as openObservedIn, longTasksDuring, expectNoLongTasks,
 } from './helpers.mjs';
@@ -194,4 +195,85 @@ test('the generated large SSTable: verified in a worker, paged in the data view 
   // Pages decode in the workers, the UI thread only reads them back and renders (#12).
   await expectNoLongTasks(t, longPaging, 'while paging data');
   assert.deepEqual(errors, []);
+});
+
+/** The CLI built by cargo (`SSTABLE_INSPECT`, else target/{release,debug}). */
+function cli() {
+  const candidates = [process.env.SSTABLE_INSPECT, '../target/release/sstable-inspect', '../target/debug/sstable-inspect'];
+  return candidates.find((c) => c && fs.existsSync(c));
+}
+
+/** Verifies the SSTable loaded with a pool of `workers`; the verify view's facts. */
+async function verifySplit(page, workers) {
+  await page.locator('[data-testid=tab-sstables]').click();
+  await page.locator('[data-testid=pool-size]').fill(String(workers));
+  await page.locator('[data-testid=pool-size]').dispatchEvent('change');
+  await page.locator('[data-testid=tab-verify]').click();
+  await page.locator('[data-testid=verify-start]').click();
+  await page.locator('[data-testid=verify-badge]').waitFor({ timeout: 180000 });
+  return {
+    verdict: await page.locator('[data-testid=verify-badge]').getAttribute('data-verdict'),
+    checks: await page.locator('[data-testid=verify-check]').evaluateAll((rs) => rs.map((r) => ({
+      kind: r.dataset.kind, checked: Number(r.dataset.checked), failed: Number(r.dataset.failed), result: r.lastElementChild.textContent.trim(),
+    }))),
+    parts: await page.locator('[data-testid=worker-timing]').evaluateAll((rs) => rs.map((r) => ({
+      worker: Number(r.dataset.worker), start: Number(r.dataset.start), end: Number(r.dataset.end),
+    }))),
+  };
+}
+
+test('one large Data.db split across a pool of 2: ≥ 2 parts, the CLI\'s verdict and digest; a flipped byte is red in exactly its chunk', async (t) => {
+  const large = process.env.E2E_LARGE_SSTABLE;
+  if (!large) { t.skip('E2E_LARGE_SSTABLE not set'); return; }
+  const bin = cli();
+  if (!bin) { t.skip('sstable-inspect not built (set SSTABLE_INSPECT)'); return; }
+  const cliReport = (dir) => {
+    let out;
+    try { out = execFileSync(bin, ['verify', '--json', dir]); } catch (e) { out = e.stdout; }
+    return JSON.parse(out.toString())[0];
+  };
+  const checksOf = (r) => r.checks.filter((c) => c.kind !== 'crc_db').map((c) => ({ kind: c.kind, checked: c.checked, failed: c.failed }));
+  const dataBytes = fs.statSync(filesIn(large).find((f) => f.endsWith('Data.db'))).size;
+
+  const { page, errors } = await openObserved();
+  await inputFiles(page, 'file-input', filesIn(large));
+  let whole;
+  const long = await longTasksDuring(page, async () => { whole = await verifySplit(page, 2); });
+  const expected = cliReport(large);
+  assert.equal(expected.verdict, 'valid');
+  assert.equal(whole.verdict, expected.verdict);
+  assert.deepEqual(whole.checks.map(({ kind, checked, failed }) => ({ kind, checked, failed })), checksOf(expected));
+  // Two parts, each in its own worker, covering Data.db end to end.
+  assert.equal(whole.parts.length, 2, JSON.stringify(whole.parts));
+  assert.deepEqual(new Set(whole.parts.map((p) => p.worker)).size, 2, JSON.stringify(whole.parts));
+  const sorted = [...whole.parts].sort((a, b) => a.start - b.start);
+  assert.equal(sorted[0].start, 0);
+  assert.equal(sorted[0].end, sorted[1].start);
+  assert.equal(sorted[1].end, dataBytes);
+  await expectNoLongTasks(t, long, 'while verifying in parts');
+
+  // A flipped byte in the second part: the CLI names its chunk; the page shows exactly that chunk
+  // red, and the digest combined from the parts is the CLI's (one pass) digest of the flipped file.
+  const flipAt = Math.floor(dataBytes * 0.75);
+  const copy = copyTree(large, { file: 'Data.db', offset: flipAt });
+  const bad = cliReport(copy);
+  assert.equal(bad.verdict, 'invalid');
+  const chunkFailures = bad.checks.find((c) => c.kind === 'chunk').failures;
+  assert.equal(chunkFailures.length, 1);
+  const badChunk = chunkFailures[0].chunk;
+  const digestFailure = bad.checks.find((c) => c.kind === 'digest').failures[0];
+  const { page: page2, errors: errors2 } = await openObserved();
+  await inputFiles(page2, 'file-input', filesIn(copy));
+  const flipped = await verifySplit(page2, 2);
+  assert.equal(flipped.verdict, 'invalid');
+  assert.deepEqual(flipped.checks.map(({ kind, checked, failed }) => ({ kind, checked, failed })), checksOf(bad));
+  const digestRow = flipped.checks.find((c) => c.kind === 'digest');
+  assert.equal(digestRow.result, `expected ${digestFailure.expected} actual ${digestFailure.actual}`);
+  assert.ok(flipped.parts.length >= 2 && flipped.parts.some((p) => p.start <= flipAt && flipAt < p.end));
+  const red = page2.locator('[data-testid=chunk][data-ok=false]');
+  assert.equal(await red.count(), 1);
+  await red.click();
+  assert.match(await page2.locator('[data-testid=chunk-detail]').textContent(), new RegExp(`^chunk ${badChunk} `));
+  assert.deepEqual(errors, []);
+  assert.deepEqual(errors2, []);
 });

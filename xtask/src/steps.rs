@@ -527,10 +527,22 @@ pub fn bench() -> Result<(), String> {
             .join("legacy_ka_indexed")
     });
     match legacy.filter(|p| p.is_dir()) {
-        Some(dir) => run(Command::new(bin).arg("bench").arg(dir)),
+        Some(dir) => run(Command::new(&bin).arg("bench").arg(dir))?,
         None => {
             println!("skipped: the 2.x atoms bench needs the fixtures (legacy_ka_indexed)");
-            Ok(())
         }
     }
+    // Headless Chromium on the same large SSTable: read limit, raw crc32fast, our CRC32, verify
+    // end to end with 1 worker and N (one Data.db split across them), with decompression, wasm
+    // memory per worker (e2e/bench/verify.mjs).
+    tools::ensure_chromium()?;
+    tools::ensure_npm_packages()?;
+    build_web()?;
+    announce("browser bench (headless Chromium): verify of the large SSTable, 1 worker and N");
+    run(Command::new("node")
+        .arg(Path::new("bench").join("verify.mjs"))
+        .arg(repo_root().join("dist"))
+        .arg(&large)
+        .current_dir(repo_root().join("e2e"))
+        .env("CHROMIUM", tools::CHROMIUM))
 }

@@ -160,7 +160,8 @@ fn report_view(
                 <thead><tr><th>{ "component" }</th><th>{ "check" }</th><th>{ "algorithm" }</th><th class="num">{ "checked" }</th><th>{ "result" }</th></tr></thead>
                 <tbody>
                     { for r.checks.iter().map(|c| html! {
-                        <tr data-testid="verify-check" data-ok={c.ok.to_string()}>
+                        <tr data-testid="verify-check" data-ok={c.ok.to_string()} data-kind={c.kind.clone()}
+                            data-checked={c.checked.to_string()} data-failed={c.failed.to_string()}>
                             <td>{ &c.component }</td><td>{ &c.kind }</td><td>{ &c.algorithm }</td>
                             <td class="num">{ c.checked }</td>
                             <td class={if c.ok { "ok" } else { "tombstone" }}>{
