@@ -273,7 +273,11 @@ test('one large Data.db split across a pool of 2: ≥ 2 parts, the CLI\'s verdic
   const red = page2.locator('[data-testid=chunk][data-ok=false]');
   assert.equal(await red.count(), 1);
   await red.click();
-  assert.match(await page2.locator('[data-testid=chunk-detail]').textContent(), new RegExp(`^chunk ${badChunk} `));
+  const detail = await page2.locator('[data-testid=chunk-detail]').textContent();
+  assert.match(detail, new RegExp(`^chunk ${badChunk} `));
+  // Its partitions, named in the combining worker from Index.db in windows, are the CLI's.
+  assert.ok(chunkFailures[0].partitions.length > 0);
+  assert.ok(detail.includes(`overlapping partitions: ${chunkFailures[0].partitions.join(', ')}`), detail.slice(0, 500));
   assert.deepEqual(errors, []);
   assert.deepEqual(errors2, []);
 });
