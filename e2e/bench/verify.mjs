@@ -11,8 +11,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 
-const [dist, sstable] = process.argv.slice(2);
-if (!dist || !sstable) {
+const [distArg, sstable] = process.argv.slice(2);
+const dist = distArg && path.resolve(distArg);
+if (!distArg || !sstable) {
   console.error('usage: node bench/verify.mjs DIST_DIR SSTABLE_DIR');
   process.exit(2);
 }
@@ -40,6 +41,7 @@ const dataBytes = fs.statSync(files.find((f) => f.endsWith('Data.db'))).size;
 await page.setInputFiles('[data-testid=file-input]', files);
 await page.waitForSelector('[data-testid=summary][data-loads="2"]');
 const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+const loadBefore = os.loadavg();
 
 async function run({ workers, decompress }) {
   await page.locator('[data-testid=tab-sstables]').click();
@@ -69,7 +71,7 @@ const dec = await run({ workers: 1, decompress: true });
 const read = mbs(one.rows.read);
 const raw = mbs(one.rows['raw-crc32']);
 const ours = mbs(one.rows.checksum);
-console.log(`browser bench: Data.db ${dataBytes} bytes, Chromium, ${cores} cores (load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}), CRC32 path ${one.crc}`);
+console.log(`browser bench: Data.db ${dataBytes} bytes, Chromium, ${cores} cores (load average before the runs ${loadBefore.map((l) => l.toFixed(2)).join(' ')}), CRC32 path ${one.crc}`);
 console.log(`  read limit (FileReaderSync)   ${read.toFixed(0)} MB/s`);
 console.log(`  raw crc32fast                 ${raw.toFixed(0)} MB/s`);
 console.log(`  our CRC32 (checksum phase)    ${ours.toFixed(0)} MB/s = ${(ours / raw).toFixed(2)} x raw crc32fast`);
