@@ -79,14 +79,14 @@ fn test_env(cmd: &mut Command) -> &mut Command {
     cmd
 }
 
-/// `cargo xtask test`: everything CI runs. Tools and fmt first; then two pipelines side by side,
-/// each in its own target dir (Cargo locks a target dir per build, and the wasm32 steps share no
-/// artifact with the native ones): native (build `sstable-inspect`, write the e2e SSTable with
-/// it, then the tests) and wasm32 (browser tests, Trunk, then the e2e test once the native
-/// pipeline has written its SSTable). On 2 cores neither pipeline alone keeps both busy (links,
-/// test runs, the browser), so together they take about the longer of the two, not the sum.
-/// Each step's output is kept in a log and printed whole when the step ends, so the two
-/// pipelines' output never interleaves.
+/// `cargo xtask test`: everything CI runs. Tools and fmt first; then three pipelines side by
+/// side: native (in `target/`: build `sstable-inspect`, write the e2e SSTable with it, then the
+/// tests), wasm32 (in `target/wasm/`, since Cargo locks a target dir per build: Trunk's build of
+/// the web app, then the browser tests from the same artifacts) and e2e (the Playwright test,
+/// once the web app is built and the e2e SSTable written). On 2 cores no pipeline alone keeps
+/// both busy (links, test runs, the browser waiting on the page), so together they take little
+/// more than the longest, not the sum. Each step's output is kept in a log and printed whole
+/// when the step ends, so the pipelines' output never interleaves.
 pub fn test_all() -> Result<(), String> {
     let started = Instant::now();
     let cpu_before = children_cpu_secs();
@@ -153,37 +153,51 @@ pub fn test_all() -> Result<(), String> {
             },
         ],
     };
+    // Trunk first: it compiles the wasm32 graph (engine, Yew, web-sys) once, and the e2e test
+    // can start on its build while the browser tests compile their two small test binaries.
+    let (dist_tx, dist_rx) = std::sync::mpsc::channel::<()>();
     let wasm = Pipeline {
         name: "wasm32",
         steps: vec![
             PipelineStep {
-                name: "clippy -D warnings while building engine and web, their tests in headless Chromium (wasm-bindgen-test-runner, profile ci-wasm)",
-                run: Box::new(browser_tests),
-            },
-            PipelineStep {
-                name: "the web app from the same artifacts, clippy -D warnings on its binaries (trunk build --cargo-profile ci-wasm)",
-                run: Box::new(|log| build_dist(WebProfile::Ci, Some(log))),
-            },
-            PipelineStep {
-                name: "end-to-end test (Playwright, Chromium) against that build",
+                name: "the web app, clippy -D warnings while building engine and web (trunk build --cargo-profile ci-wasm)",
                 run: Box::new(move |log| {
-                    let large = e2e_file_rx
-                        .recv()
-                        .map_err(|_| "the native pipeline ended before writing the e2e SSTable".to_owned())??;
-                    e2e_with(&large, Some(log))
+                    build_dist(WebProfile::Ci, Some(log))?;
+                    let _ = dist_tx.send(());
+                    Ok(())
                 }),
+            },
+            PipelineStep {
+                name: "the wasm-bindgen tests of engine and web in headless Chromium, from the same artifacts (profile ci-wasm)",
+                run: Box::new(browser_tests),
             },
         ],
     };
+    let e2e = Pipeline {
+        name: "e2e",
+        steps: vec![PipelineStep {
+            name: "end-to-end test (Playwright, Chromium) against the web app the wasm32 pipeline built",
+            run: Box::new(move |log| {
+                dist_rx
+                    .recv()
+                    .map_err(|_| "the wasm32 pipeline ended before building the web app".to_owned())?;
+                let large = e2e_file_rx
+                    .recv()
+                    .map_err(|_| "the native pipeline ended before writing the e2e SSTable".to_owned())??;
+                e2e_with(&large, Some(log))
+            }),
+        }],
+    };
     let results = std::thread::scope(|s| {
-        let n = s.spawn(|| native.run());
-        let w = s.spawn(|| wasm.run());
-        [
-            n.join()
-                .unwrap_or_else(|_| Err("the native pipeline panicked".into())),
-            w.join()
-                .unwrap_or_else(|_| Err("the wasm32 pipeline panicked".into())),
-        ]
+        let pipelines = [native, wasm, e2e].map(|p| {
+            let name = p.name;
+            (name, s.spawn(move || p.run()))
+        });
+        pipelines.map(|(name, handle)| {
+            handle
+                .join()
+                .unwrap_or_else(|_| Err(format!("the {name} pipeline panicked")))
+        })
     });
     for r in &results {
         r.clone()?;
