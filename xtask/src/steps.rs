@@ -143,7 +143,7 @@ pub fn test_all() -> Result<(), String> {
         name: "native",
         steps: vec![
             PipelineStep {
-                name: "build sstable-inspect (dev, clippy -D warnings) and write the e2e SSTable with it",
+                name: "build sstable-inspect and the engine's unit tests (dev, clippy -D warnings), write the e2e SSTable with it",
                 run: Box::new(move |log| {
                     let made = e2e_sstable(Some(log));
                     let _ = e2e_file_tx.send(made.clone());
@@ -466,13 +466,27 @@ fn generated_sstable(
         Some(log) => std::fs::write(log, format!("{what}\n")).map_err(|e| e.to_string())?,
         None => announce(&what),
     }
-    // Linted like the test step's build, so the test step reuses this dev build.
-    run_maybe_logged(
-        linted(&mut cargo())
-            .args(["build", "-p", "sstable-inspect"])
-            .args(flag),
-        log,
-    )?;
+    // Linted like the test step's build, so the test step reuses this dev build. The dev build
+    // comes from `cargo test --no-run` of the CLI's integration tests (which build the binary)
+    // and of the engine's unit tests: that test binary needs no engine library, so it compiles
+    // beside it instead of after it.
+    let mut compile = cargo();
+    linted(&mut compile);
+    match build {
+        Build::Dev => compile.args([
+            "test",
+            "--no-run",
+            "-p",
+            "sstable-engine",
+            "--lib",
+            "-p",
+            "sstable-inspect",
+            "--test",
+            "integration",
+        ]),
+        Build::Release => compile.args(["build", "-p", "sstable-inspect"]).args(flag),
+    };
+    run_maybe_logged(&mut compile, log)?;
     let _ = std::fs::remove_dir_all(&dir);
     let bin = repo_root()
         .join("target")
