@@ -108,29 +108,9 @@ pub fn start(
                     },
                 },
             ),
-            Reply::Verified { run, .. } => apply_soon(
-                &state,
-                Action::Verified {
-                    tag,
-                    prefix: prefix.clone(),
-                    run: Rc::new(*run),
-                    at_millis: now_millis(),
-                },
-            ),
+            Reply::Verified { run, .. } => verified(&state, tag, &prefix, *run),
             Reply::Failed { message, .. } => {
-                let mut run = VerifyRun::not_verifiable(&prefix, &message);
-                if message == pool::CANCELLED {
-                    run.verdict = Verdict::Cancelled;
-                }
-                apply_soon(
-                    &state,
-                    Action::Verified {
-                        tag,
-                        prefix: prefix.clone(),
-                        run: Rc::new(run),
-                        at_millis: now_millis(),
-                    },
-                )
+                verified(&state, tag, &prefix, failed_run(&prefix, &message))
             }
         })
     };
@@ -188,15 +168,7 @@ fn start_split(
         let parent = parent.clone();
         move |run: VerifyRun| {
             pool::unlink(parent.get());
-            apply_soon(
-                &state,
-                Action::Verified {
-                    tag,
-                    prefix: prefix.clone(),
-                    run: Rc::new(run),
-                    at_millis: now_millis(),
-                },
-            );
+            verified(&state, tag, &prefix, run);
         }
     };
     let finish: Rc<dyn Fn(VerifyRun)> = Rc::new(finish);
@@ -211,11 +183,7 @@ fn start_split(
             }
             // The other parts stop too.
             pool::cancel(parent.get());
-            let mut run = VerifyRun::not_verifiable(&prefix, &message);
-            if message == pool::CANCELLED {
-                run.verdict = Verdict::Cancelled;
-            }
-            finish(run);
+            finish(failed_run(&prefix, &message));
         })
     };
     for (i, split) in splits.iter().enumerate() {
@@ -394,4 +362,26 @@ pub fn export_all_json(state: &State) -> String {
         .map(|(_, run)| run.report_json.as_str())
         .collect();
     format!("[{}]", reports.join(",\n"))
+}
+
+/// Hands `run` to the state as `prefix`'s verification (of the load tagged `tag`).
+fn verified(state: &UseReducerHandle<State>, tag: u64, prefix: &str, run: VerifyRun) {
+    apply_soon(
+        state,
+        Action::Verified {
+            tag,
+            prefix: prefix.to_owned(),
+            run: Rc::new(run),
+            at_millis: now_millis(),
+        },
+    );
+}
+
+/// The run a worker's failure (or a cancel) leaves: not verifiable, or cancelled.
+fn failed_run(prefix: &str, message: &str) -> VerifyRun {
+    let mut run = VerifyRun::not_verifiable(prefix, message);
+    if message == pool::CANCELLED {
+        run.verdict = Verdict::Cancelled;
+    }
+    run
 }

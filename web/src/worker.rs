@@ -187,6 +187,50 @@ struct Loaded {
     handles: Vec<(ComponentType, web_sys::File)>,
 }
 
+/// What a running job sees: where its progress goes and whether it was cancelled.
+#[derive(Clone)]
+struct JobContext {
+    scope: WorkerScope<EngineWorker>,
+    id: HandlerId,
+    job: u64,
+    cancelled: Rc<RefCell<HashSet<u64>>>,
+}
+
+impl JobContext {
+    fn respond(&self, reply: Reply) {
+        self.scope.respond(self.id, reply);
+    }
+
+    fn is_cancelled(&self) -> bool {
+        self.cancelled.borrow().contains(&self.job)
+    }
+}
+
+impl EngineWorker {
+    /// Runs job `job` on the worker's event loop: `work` gets the job's [`JobContext`]; its
+    /// reply (or its error as [`Reply::Failed`]) is sent when it ends, and the job's cancel
+    /// mark is dropped.
+    fn spawn_job<F, Fut>(&self, scope: &WorkerScope<Self>, id: HandlerId, job: u64, work: F)
+    where
+        F: FnOnce(JobContext) -> Fut + 'static,
+        Fut: std::future::Future<Output = Result<Reply, String>> + 'static,
+    {
+        let ctx = JobContext {
+            scope: scope.clone(),
+            id,
+            job,
+            cancelled: self.cancelled.clone(),
+        };
+        wasm_bindgen_futures::spawn_local(async move {
+            let reply = work(ctx.clone())
+                .await
+                .unwrap_or_else(|message| Reply::Failed { job, message });
+            ctx.cancelled.borrow_mut().remove(&job);
+            ctx.respond(reply);
+        });
+    }
+}
+
 impl Worker for EngineWorker {
     type Message = ();
     type Input = Request;
@@ -216,24 +260,17 @@ impl Worker for EngineWorker {
                 files,
                 page,
             } => {
-                let scope = scope.clone();
-                let cancelled = self.cancelled.clone();
                 let cache = self.last_metadata.clone();
-                wasm_bindgen_futures::spawn_local(async move {
-                    let is_cancelled = || cancelled.borrow().contains(&job);
-                    let reply =
-                        match data_page(&cache, &sstable, &files, &page, &is_cancelled).await {
-                            Ok(page) => Reply::DataPage {
-                                job,
-                                page: Box::new(PageMessage {
-                                    page,
-                                    parse_millis: 0.0,
-                                }),
-                            },
-                            Err(message) => Reply::Failed { job, message },
-                        };
-                    cancelled.borrow_mut().remove(&job);
-                    scope.respond(id, reply);
+                self.spawn_job(scope, id, job, move |ctx| async move {
+                    let page =
+                        data_page(&cache, &sstable, &files, &page, &|| ctx.is_cancelled()).await?;
+                    Ok(Reply::DataPage {
+                        job,
+                        page: Box::new(PageMessage {
+                            page,
+                            parse_millis: 0.0,
+                        }),
+                    })
                 });
             }
             Request::Verify {
@@ -245,28 +282,23 @@ impl Worker for EngineWorker {
                 baseline,
                 read_size_bytes,
             } => {
-                let scope = scope.clone();
-                let cancelled = self.cancelled.clone();
-                wasm_bindgen_futures::spawn_local(async move {
-                    let respond = |reply: Reply| scope.respond(id, reply);
-                    let is_cancelled = || cancelled.borrow().contains(&job);
-                    let job_args = VerifyJob {
+                let job_args = VerifyJob {
+                    job,
+                    worker,
+                    sstable,
+                    decompress,
+                    baseline,
+                    read_size_bytes,
+                };
+                self.spawn_job(scope, id, job, move |ctx| async move {
+                    let run = verify(&job_args, &files, &|reply| ctx.respond(reply), &|| {
+                        ctx.is_cancelled()
+                    })
+                    .await?;
+                    Ok(Reply::Verified {
                         job,
-                        worker,
-                        sstable,
-                        decompress,
-                        baseline,
-                        read_size_bytes,
-                    };
-                    let reply = match verify(&job_args, &files, &respond, &is_cancelled).await {
-                        Ok(run) => Reply::Verified {
-                            job,
-                            run: Box::new(run),
-                        },
-                        Err(message) => Reply::Failed { job, message },
-                    };
-                    cancelled.borrow_mut().remove(&job);
-                    respond(reply);
+                        run: Box::new(run),
+                    })
                 });
             }
             Request::VerifySplit {
@@ -279,27 +311,23 @@ impl Worker for EngineWorker {
                 read_size_bytes,
                 split,
             } => {
-                let scope = scope.clone();
-                let cancelled = self.cancelled.clone();
-                wasm_bindgen_futures::spawn_local(async move {
-                    let respond = |reply: Reply| scope.respond(id, reply);
-                    let is_cancelled = || cancelled.borrow().contains(&job);
-                    let job_args = VerifyJob {
-                        job,
-                        worker,
-                        sstable,
-                        decompress,
-                        baseline,
-                        read_size_bytes,
-                    };
-                    let reply =
-                        match verify_split(&job_args, &files, split, &respond, &is_cancelled).await
-                        {
-                            Ok(reply) => reply,
-                            Err(message) => Reply::Failed { job, message },
-                        };
-                    cancelled.borrow_mut().remove(&job);
-                    respond(reply);
+                let job_args = VerifyJob {
+                    job,
+                    worker,
+                    sstable,
+                    decompress,
+                    baseline,
+                    read_size_bytes,
+                };
+                self.spawn_job(scope, id, job, move |ctx| async move {
+                    verify_split(
+                        &job_args,
+                        &files,
+                        split,
+                        &|reply| ctx.respond(reply),
+                        &|| ctx.is_cancelled(),
+                    )
+                    .await
                 });
             }
             Request::VerifyCombine {

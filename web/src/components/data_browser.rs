@@ -80,20 +80,15 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
             next.loading = true;
             next.error = None;
             browse.set(next.clone());
-            let request = Request::DataPage {
-                job: 0,
-                sstable: view.prefix.clone(),
-                files: file_refs(&view),
-                page: PageRequest {
-                    start,
-                    max_partitions: PAGE_PARTITIONS,
+            let request = page_request(
+                &view,
+                PageRequest {
                     wanted_key: key.clone(),
                     atoms,
-                    now_seconds: (js_sys::Date::now() / 1000.0) as i64,
                     max_rows_per_partition: Some(MAX_ROWS_SHOWN),
-                    export: false,
+                    ..page_from(start)
                 },
-            };
+            );
             let mine = Rc::new(Cell::new(0u64));
             let handler: pool::Handler = {
                 let browse = browse.clone();
@@ -353,20 +348,14 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
                                 }
                             }
                         });
-                        let request = Request::DataPage {
-                            job: 0,
-                            sstable: view.prefix.clone(),
-                            files: file_refs(&view),
-                            page: PageRequest {
-                                start,
-                                max_partitions: PAGE_PARTITIONS,
+                        let request = page_request(
+                            &view,
+                            PageRequest {
                                 wanted_key: key,
-                                atoms: false,
-                                now_seconds: (js_sys::Date::now() / 1000.0) as i64,
-                                max_rows_per_partition: None,
                                 export: true,
+                                ..page_from(start)
                             },
-                        };
+                        );
                         pool::submit(request, handler);
                     })
                 }}>{ "Export this page as JSON" }</button>
@@ -647,5 +636,29 @@ fn rows_table(props: &RowsTableProps) -> Html {
                 <tbody>{ for (0..(*shown).min(total)).map(|i| props.render_row.emit(i)) }</tbody>
             </table>
         </div>
+    }
+}
+
+/// [`PAGE_PARTITIONS`] partitions from `start`, every row, no atoms, no export, "now" from the
+/// page's clock.
+fn page_from(start: u64) -> PageRequest {
+    PageRequest {
+        start,
+        max_partitions: PAGE_PARTITIONS,
+        wanted_key: None,
+        atoms: false,
+        now_seconds: (js_sys::Date::now() / 1000.0) as i64,
+        max_rows_per_partition: None,
+        export: false,
+    }
+}
+
+/// The worker request for `page` of `view`'s Data.db.
+fn page_request(view: &SSTableView, page: PageRequest) -> Request {
+    Request::DataPage {
+        job: 0,
+        sstable: view.prefix.clone(),
+        files: file_refs(view),
+        page,
     }
 }
