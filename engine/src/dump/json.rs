@@ -23,8 +23,11 @@ impl Json {
     #[inline]
     fn newline(&self, out: &mut Vec<u8>) {
         out.push(b'\n');
-        for _ in 0..self.depth {
-            out.extend_from_slice(b"  ");
+        let mut indent = self.depth.saturating_mul(2);
+        while indent > 0 {
+            let n = indent.min(INDENT.len());
+            out.extend_from_slice(INDENT.get(..n).unwrap_or(&[]));
+            indent -= n;
         }
     }
 
@@ -41,17 +44,24 @@ impl Json {
     }
 
     /// `"key": ` (or `"key":` compact) as the next member. Keys are the dump format's own
-    /// names, which need no escape.
-    #[inline]
+    /// names, which need no escape. Inlined, so the key's length is a constant at each call.
+    #[inline(always)]
     pub fn key(&mut self, out: &mut Vec<u8>, key: &'static str) {
-        self.elem(out);
+        if self.pretty {
+            self.elem(out);
+            out.push(b'"');
+            out.extend_from_slice(key.as_bytes());
+            out.extend_from_slice(b"\": ");
+            return;
+        }
+        out.reserve(key.len() + 4);
+        if !self.first {
+            out.push(b',');
+        }
+        self.first = false;
         out.push(b'"');
         out.extend_from_slice(key.as_bytes());
-        out.push(b'"');
-        out.push(b':');
-        if self.pretty {
-            out.push(b' ');
-        }
+        out.extend_from_slice(b"\":");
     }
 
     #[inline]
@@ -128,6 +138,9 @@ impl Json {
     }
 }
 
+/// Spaces for pretty indents (two per level).
+const INDENT: &[u8; 64] = &[b' '; 64];
+
 /// `serde_json`'s escape of a byte: 0 = as is, else the character after the backslash
 /// (`u` = `\u00XX`).
 fn escape_of(b: u8) -> u8 {
@@ -148,7 +161,7 @@ fn escape_of(b: u8) -> u8 {
 /// at a time (SWAR: a byte is below 0x20, or equal to `"` or `\\` after an xor, exactly when its
 /// high bit survives `(x - 0x01…) & !x & 0x80…`), then byte by byte.
 #[inline]
-fn needs_escape(bytes: &[u8]) -> bool {
+pub(crate) fn needs_escape(bytes: &[u8]) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let below = |x: u64, n: u64| x.wrapping_sub(ONES.wrapping_mul(n)) & !x & HIGH;
@@ -204,18 +217,22 @@ pub(crate) fn string_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
 const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
 
 /// The lowercase hex digit of a nibble, by table lookup.
-fn hex_digit(nibble: u8) -> u8 {
+pub(crate) fn hex_digit(nibble: u8) -> u8 {
     HEX_DIGITS
         .get(usize::from(nibble & 0xf))
         .copied()
         .unwrap_or(b'0')
 }
 
-/// Lowercase hex of `bytes`, by table lookup.
+/// Lowercase hex of `bytes`, by table lookup, 32 bytes at a time through a stack buffer.
 pub(crate) fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
-    out.reserve(bytes.len() * 2);
-    for &b in bytes {
-        out.extend_from_slice(&[hex_digit(b >> 4), hex_digit(b)]);
+    out.reserve(bytes.len().saturating_mul(2));
+    let mut buf = [0u8; 64];
+    for chunk in bytes.chunks(32) {
+        for (pair, &b) in buf.chunks_exact_mut(2).zip(chunk) {
+            pair.copy_from_slice(&[hex_digit(b >> 4), hex_digit(b)]);
+        }
+        out.extend_from_slice(buf.get(..chunk.len() * 2).unwrap_or(&[]));
     }
 }
 
@@ -229,7 +246,7 @@ pub(crate) fn push_i64(out: &mut Vec<u8>, v: i64) {
 }
 
 /// The two digits of 0–99, for [`push_u64`] (two digits per division, as `itoa` does).
-const DIGIT_PAIRS: &[u8; 200] = b"\
+pub(crate) const DIGIT_PAIRS: &[u8; 200] = b"\
 0001020304050607080910111213141516171819\
 2021222324252627282930313233343536373839\
 4041424344454647484950515253545556575859\
@@ -267,17 +284,26 @@ pub(crate) fn push_u64(out: &mut Vec<u8>, mut v: u64) {
     out.extend_from_slice(digits.get(n..).unwrap_or(&[]));
 }
 
-/// `v` in exactly `width` digits (zero-padded; `v` < 10^width).
+/// `v` in exactly `width` digits (zero-padded; `v` < 10^width), two digits at a time.
 pub(crate) fn push_padded(out: &mut Vec<u8>, v: u64, width: usize) {
+    let width = width.min(20);
     let mut digits = [b'0'; 20];
     let mut v = v;
-    for i in (0..width.min(20)).rev() {
-        if let Some(d) = digits.get_mut(i) {
+    let mut n = width;
+    while n >= 2 {
+        let pair = (v % 100) as usize * 2;
+        v /= 100;
+        n -= 2;
+        if let (Some(d), Some(p)) = (digits.get_mut(n..n + 2), DIGIT_PAIRS.get(pair..pair + 2)) {
+            d.copy_from_slice(p);
+        }
+    }
+    if n == 1 {
+        if let Some(d) = digits.get_mut(0) {
             *d = b'0' + (v % 10) as u8;
         }
-        v /= 10;
     }
-    out.extend_from_slice(digits.get(..width.min(20)).unwrap_or(&[]));
+    out.extend_from_slice(digits.get(..width).unwrap_or(&[]));
 }
 
 #[cfg(test)]

@@ -9,7 +9,10 @@
 //! A partition is rendered when its end arrives (its findings include the end byte's), so a
 //! partition cut short by an error is never printed, and memory holds one partition.
 
-use super::json::{push_hex, push_i64, push_padded, string, string_bytes, Json};
+use super::json::{
+    hex_digit, needs_escape, push_hex, push_i64, push_padded, string, string_bytes, Json,
+    DIGIT_PAIRS,
+};
 use super::{
     header_json, marker_json, BoundJson, DeletionInfoJson, PartitionHeaderJson, UnfilteredJson,
 };
@@ -20,7 +23,7 @@ use crate::component::data::{
 };
 use crate::cql_schema::CqlTable;
 use crate::datetime::{civil_from_days, iso8601_micros, iso8601_secs};
-use crate::types::value::{format_cell_path, format_value};
+use crate::types::value::{format_cell_path, format_value, push_double, push_float};
 use crate::types::AbstractType;
 
 /// What [`DumpWriter`] writes.
@@ -62,7 +65,12 @@ pub struct DumpWriter<'s> {
     // The current row.
     cells_open: bool,
     row_json: Json,
+    /// Whether the current row is the static row.
+    row_is_static: bool,
     scratch: Vec<u8>,
+    /// JSON: each column's name as a quoted, escaped JSON string, rendered once per SSTable
+    /// (regular columns, then static columns, by column index).
+    names_json: [Vec<Vec<u8>>; 2],
 }
 
 impl<'s> DumpWriter<'s> {
@@ -98,7 +106,19 @@ impl<'s> DumpWriter<'s> {
             rows_json: Json::new(pretty, 2),
             cells_open: false,
             row_json: Json::new(pretty, 3),
+            row_is_static: false,
             scratch: Vec::new(),
+            names_json: [false, true].map(|is_static| {
+                schema
+                    .columns(is_static)
+                    .iter()
+                    .map(|c| {
+                        let mut name = Vec::new();
+                        string(&mut name, &c.name);
+                        name
+                    })
+                    .collect()
+            }),
         }
     }
 
@@ -217,20 +237,157 @@ impl<'s> DumpWriter<'s> {
     /// The cell's rendered value (into `scratch`) and note; `false` when it shows no value.
     fn cell_value(&mut self, column: &ColumnSchema, cell: &CellView<'_>) -> (bool, Option<String>) {
         self.scratch.clear();
-        if cell.kind == CellKind::Tombstone {
-            return (false, None);
+        match shown_value(column, cell) {
+            ShownValue::None => (false, None),
+            ShownValue::Counter(total) => {
+                push_i64(&mut self.scratch, total);
+                (true, None)
+            }
+            ShownValue::Typed(t, bytes) => (true, render(&mut self.scratch, t, bytes)),
         }
-        if let Some(counter) = &cell.counter {
-            push_i64(&mut self.scratch, counter.total);
-            return (true, None);
-        }
-        let value_type = column.cell_value_type(cell.path);
-        if value_type.is_none() && cell.value.is_empty() {
-            // A set element: the path is the value.
-            return (false, None);
-        }
-        (true, render(&mut self.scratch, value_type, cell.value))
     }
+
+    /// A cell as sstabledump's JSON object: the column's name from the per-SSTable cache, the
+    /// value rendered straight into the output.
+    fn cell_json(&mut self, column: &ColumnSchema, cell: &CellView<'_>) {
+        let expiring = cell.is_expiring();
+        let tombstone = cell.kind == CellKind::Tombstone;
+        let rows = &mut self.rows;
+        let scratch = &mut self.scratch;
+        let j = &mut self.row_json;
+        if !self.cells_open {
+            j.key(rows, "cells");
+            j.begin_array(rows);
+            self.cells_open = true;
+        }
+        j.elem(rows);
+        j.begin_object(rows);
+        j.key(rows, "name");
+        match self
+            .names_json
+            .get(usize::from(self.row_is_static))
+            .and_then(|names| names.get(cell.column_index))
+        {
+            Some(name) => rows.extend_from_slice(name),
+            None => string(rows, &column.name),
+        }
+        if let Some(p) = cell.path {
+            j.key(rows, "path");
+            j.begin_array(rows);
+            j.elem(rows);
+            json_string_with(rows, scratch, |out| {
+                render_path(out, &column.column_type, p)
+            });
+            j.end_array(rows);
+        }
+        let note = match shown_value(column, cell) {
+            ShownValue::None => None,
+            ShownValue::Counter(total) => {
+                j.key(rows, "value");
+                rows.push(b'"');
+                push_i64(rows, total);
+                rows.push(b'"');
+                None
+            }
+            ShownValue::Typed(t, bytes) => {
+                j.key(rows, "value");
+                json_string_with(rows, scratch, |out| render(out, t, bytes))
+            }
+        };
+        if let Some(n) = &note {
+            j.str_member(rows, "value_note", n);
+        }
+        if tombstone {
+            j.key(rows, "deletion_info");
+            j.begin_object(rows);
+            j.key(rows, "local_delete_time");
+            rows.push(b'"');
+            if let Some(l) = cell.local_deletion_time {
+                push_iso_secs(rows, l.secs);
+            }
+            rows.push(b'"');
+            j.end_object(rows);
+        }
+        if cell.flags & USE_ROW_TIMESTAMP == 0 {
+            j.key(rows, "tstamp");
+            rows.push(b'"');
+            push_iso_micros(rows, cell.timestamp_micros);
+            rows.push(b'"');
+        }
+        if expiring {
+            if let Some(ttl) = cell.ttl_secs {
+                j.int_member(rows, "ttl", i64::from(ttl));
+            }
+            if let Some(l) = cell.local_deletion_time {
+                j.key(rows, "expires_at");
+                rows.push(b'"');
+                push_iso_secs(rows, l.expiry_secs());
+                rows.push(b'"');
+            }
+            j.bool_member(rows, "expired", cell.kind == CellKind::Expired);
+        }
+        if let Some(c) = &cell.counter {
+            if !c.shards.is_empty() {
+                j.key(rows, "shards");
+                j.begin_array(rows);
+                for s in &c.shards {
+                    j.elem(rows);
+                    let text = format!(
+                        "{:?} {} clock {} count {}",
+                        s.kind, s.counter_id, s.clock, s.count
+                    );
+                    string(rows, &text);
+                }
+                j.end_array(rows);
+            }
+        }
+        j.end_object(rows);
+    }
+}
+
+/// What a cell shows as its value.
+enum ShownValue<'a> {
+    /// Nothing: a tombstone, or a set element (its path is the value).
+    None,
+    /// A counter's total.
+    Counter(i64),
+    /// The bytes, of this type (`None`: unknown).
+    Typed(Option<&'a AbstractType>, &'a [u8]),
+}
+
+fn shown_value<'a>(column: &'a ColumnSchema, cell: &'a CellView<'_>) -> ShownValue<'a> {
+    if cell.kind == CellKind::Tombstone {
+        return ShownValue::None;
+    }
+    if let Some(counter) = &cell.counter {
+        return ShownValue::Counter(counter.total);
+    }
+    let value_type = column.cell_value_type(cell.path);
+    if value_type.is_none() && cell.value.is_empty() {
+        return ShownValue::None;
+    }
+    ShownValue::Typed(value_type, cell.value)
+}
+
+/// A JSON string whose text `f` writes straight into `out` (escaped afterwards only when it
+/// needs it, through `scratch`); returns what `f` returns.
+fn json_string_with<R>(
+    out: &mut Vec<u8>,
+    scratch: &mut Vec<u8>,
+    f: impl FnOnce(&mut Vec<u8>) -> R,
+) -> R {
+    out.push(b'"');
+    let start = out.len();
+    let r = f(out);
+    if let Some(text) = out.get(start..).filter(|t| needs_escape(t)) {
+        scratch.clear();
+        scratch.extend_from_slice(text);
+        out.truncate(start.saturating_sub(1));
+        string_bytes(out, scratch);
+    } else {
+        out.push(b'"');
+    }
+    r
 }
 
 /// Writes `bytes` of type `t` like cqlsh into `out`; returns the note, if any.
@@ -311,6 +468,14 @@ fn fast_value(out: &mut Vec<u8>, t: &AbstractType, bytes: &[u8], nested: bool) -
             push_i64(out, i64::from(i8::from_be_bytes(b)));
             true
         }),
+        AbstractType::Double => fixed(bytes).is_some_and(|b: [u8; 8]| {
+            push_double(out, f64::from_be_bytes(b));
+            true
+        }),
+        AbstractType::Float => fixed(bytes).is_some_and(|b: [u8; 4]| {
+            push_float(out, f32::from_be_bytes(b));
+            true
+        }),
         AbstractType::Boolean => match bytes {
             [0] => {
                 out.extend_from_slice(b"False");
@@ -366,31 +531,53 @@ fn fixed<const N: usize>(bytes: &[u8]) -> Option<[u8; N]> {
 }
 
 fn push_uuid(out: &mut Vec<u8>, b: &[u8; 16]) {
-    for (i, part) in [0..4, 4..6, 6..8, 8..10, 10..16].into_iter().enumerate() {
-        if i > 0 {
-            out.push(b'-');
+    // 8-4-4-4-12 hex digits: a dash before bytes 4, 6, 8 and 10.
+    let mut text = [b'-'; 36];
+    let mut at = 0usize;
+    for (i, &byte) in b.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            at += 1;
         }
-        push_hex(out, b.get(part).unwrap_or(&[]));
+        if let Some(pair) = text.get_mut(at..at + 2) {
+            pair.copy_from_slice(&[hex_digit(byte >> 4), hex_digit(byte)]);
+        }
+        at += 2;
     }
+    out.extend_from_slice(&text);
+}
+
+/// `YYYY-MM-DDTHH:MM:SS` (19 bytes) of a date in years 0–9999 and seconds into the day, written
+/// two digits at a time into a stack buffer.
+fn iso_date_time(y: i64, m: u32, d: u32, secs_of_day: i64) -> [u8; 19] {
+    let two = |v: u64| -> [u8; 2] {
+        let i = (v % 100) as usize * 2;
+        match DIGIT_PAIRS.get(i..i + 2) {
+            Some(&[a, b]) => [a, b],
+            _ => *b"00",
+        }
+    };
+    let y = y.unsigned_abs();
+    let s = secs_of_day.unsigned_abs();
+    let [y0, y1] = two(y / 100);
+    let [y2, y3] = two(y);
+    let [m0, m1] = two(u64::from(m));
+    let [d0, d1] = two(u64::from(d));
+    let [h0, h1] = two(s / 3600);
+    let [n0, n1] = two(s % 3600 / 60);
+    let [s0, s1] = two(s % 60);
+    [
+        y0, y1, y2, y3, b'-', m0, m1, b'-', d0, d1, b'T', h0, h1, b':', n0, n1, b':', s0, s1,
+    ]
 }
 
 /// `YYYY-MM-DD` for years 0–9999.
 fn push_date(out: &mut Vec<u8>, y: i64, m: u32, d: u32) {
-    push_padded(out, y.unsigned_abs(), 4);
-    out.push(b'-');
-    push_padded(out, u64::from(m), 2);
-    out.push(b'-');
-    push_padded(out, u64::from(d), 2);
+    out.extend_from_slice(iso_date_time(y, m, d, 0).get(..10).unwrap_or(&[]));
 }
 
 /// `HH:MM:SS` of seconds into the day.
 fn push_time(out: &mut Vec<u8>, secs_of_day: i64) {
-    let s = secs_of_day.unsigned_abs();
-    push_padded(out, s / 3600, 2);
-    out.push(b':');
-    push_padded(out, s % 3600 / 60, 2);
-    out.push(b':');
-    push_padded(out, s % 60, 2);
+    out.extend_from_slice(iso_date_time(0, 1, 1, secs_of_day).get(11..).unwrap_or(&[]));
 }
 
 /// [`iso8601_secs`] into `out`.
@@ -400,22 +587,19 @@ fn push_iso_secs(out: &mut Vec<u8>, secs: i64) {
         out.extend_from_slice(iso8601_secs(secs).as_bytes());
         return;
     }
-    push_date(out, y, m, d);
-    out.push(b'T');
-    push_time(out, secs.rem_euclid(86_400));
+    out.extend_from_slice(&iso_date_time(y, m, d, secs.rem_euclid(86_400)));
     out.push(b'Z');
 }
 
 /// [`iso8601_micros`] into `out`.
 fn push_iso_micros(out: &mut Vec<u8>, micros: i64) {
     let secs = micros.div_euclid(1_000_000);
-    let (y, _, _) = civil_from_days(secs.div_euclid(86_400));
+    let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
     if !(0..=9999).contains(&y) {
         out.extend_from_slice(iso8601_micros(micros).as_bytes());
         return;
     }
-    push_iso_secs(out, secs);
-    out.pop();
+    out.extend_from_slice(&iso_date_time(y, m, d, secs.rem_euclid(86_400)));
     out.push(b'.');
     push_padded(out, micros.rem_euclid(1_000_000).unsigned_abs(), 6);
     out.push(b'Z');
@@ -520,6 +704,7 @@ impl DataVisitor for DumpWriter<'_> {
             return;
         }
         self.cells_open = false;
+        self.row_is_static = row.is_static;
         let schema = self.schema;
         let kind = if row.is_static { "static_block" } else { "row" };
         let json = self.json();
@@ -634,10 +819,13 @@ impl DataVisitor for DumpWriter<'_> {
         if self.skipping {
             return;
         }
+        if self.json() {
+            self.cell_json(column, cell);
+            return;
+        }
         let (has_value, note) = self.cell_value(column, cell);
         let expiring = cell.is_expiring();
         let tombstone = cell.kind == CellKind::Tombstone;
-        let json = self.json();
         let rows = &mut self.rows;
         // The value is in `scratch`; the path goes after it.
         let value_end = self.scratch.len();
@@ -645,113 +833,42 @@ impl DataVisitor for DumpWriter<'_> {
             render_path(&mut self.scratch, &column.column_type, p);
         }
         let (value, path) = self.scratch.split_at(value_end);
-        if !json {
-            rows.extend_from_slice(b"    ");
-            rows.extend_from_slice(column.name.as_bytes());
-            if cell.path.is_some() {
-                rows.push(b'[');
-                rows.extend_from_slice(path);
-                rows.push(b']');
-            }
-            if tombstone {
-                rows.extend_from_slice(b" = <tombstone, deleted ");
-                if let Some(l) = cell.local_deletion_time {
-                    push_iso_secs(rows, l.secs);
-                }
-                rows.push(b'>');
-            } else if has_value {
-                rows.extend_from_slice(b" = ");
-                rows.extend_from_slice(value);
-            }
-            if let Some(ttl) = cell.ttl_secs.filter(|_| expiring) {
-                rows.extend_from_slice(b" (ttl ");
-                push_i64(rows, i64::from(ttl));
-                rows.extend_from_slice(b", expires ");
-                match cell.local_deletion_time {
-                    Some(l) => push_iso_secs(rows, l.expiry_secs()),
-                    None => rows.push(b'?'),
-                }
-                rows.push(b')');
-            }
-            if expiring && cell.kind == CellKind::Expired {
-                rows.extend_from_slice(b" EXPIRED");
-            }
-            if let Some(n) = &note {
-                rows.extend_from_slice(b" [");
-                rows.extend_from_slice(n.as_bytes());
-                rows.push(b']');
-            }
-            rows.push(b'\n');
-            return;
-        }
-        let j = &mut self.row_json;
-        if !self.cells_open {
-            j.key(rows, "cells");
-            j.begin_array(rows);
-            self.cells_open = true;
-        }
-        j.elem(rows);
-        j.begin_object(rows);
-        j.str_member(rows, "name", &column.name);
+        rows.extend_from_slice(b"    ");
+        rows.extend_from_slice(column.name.as_bytes());
         if cell.path.is_some() {
-            j.key(rows, "path");
-            j.begin_array(rows);
-            j.elem(rows);
-            string_bytes(rows, path);
-            j.end_array(rows);
-        }
-        if has_value {
-            j.key(rows, "value");
-            string_bytes(rows, value);
-        }
-        if let Some(n) = &note {
-            j.str_member(rows, "value_note", n);
+            rows.push(b'[');
+            rows.extend_from_slice(path);
+            rows.push(b']');
         }
         if tombstone {
-            j.key(rows, "deletion_info");
-            j.begin_object(rows);
-            j.key(rows, "local_delete_time");
-            rows.push(b'"');
+            rows.extend_from_slice(b" = <tombstone, deleted ");
             if let Some(l) = cell.local_deletion_time {
                 push_iso_secs(rows, l.secs);
             }
-            rows.push(b'"');
-            j.end_object(rows);
+            rows.push(b'>');
+        } else if has_value {
+            rows.extend_from_slice(b" = ");
+            rows.extend_from_slice(value);
         }
-        if cell.flags & USE_ROW_TIMESTAMP == 0 {
-            j.key(rows, "tstamp");
-            rows.push(b'"');
-            push_iso_micros(rows, cell.timestamp_micros);
-            rows.push(b'"');
-        }
-        if expiring {
-            if let Some(ttl) = cell.ttl_secs {
-                j.int_member(rows, "ttl", i64::from(ttl));
+        if let Some(ttl) = cell.ttl_secs.filter(|_| expiring) {
+            rows.extend_from_slice(b" (ttl ");
+            push_i64(rows, i64::from(ttl));
+            rows.extend_from_slice(b", expires ");
+            match cell.local_deletion_time {
+                Some(l) => push_iso_secs(rows, l.expiry_secs()),
+                None => rows.push(b'?'),
             }
-            if let Some(l) = cell.local_deletion_time {
-                j.key(rows, "expires_at");
-                rows.push(b'"');
-                push_iso_secs(rows, l.expiry_secs());
-                rows.push(b'"');
-            }
-            j.bool_member(rows, "expired", cell.kind == CellKind::Expired);
+            rows.push(b')');
         }
-        if let Some(c) = &cell.counter {
-            if !c.shards.is_empty() {
-                j.key(rows, "shards");
-                j.begin_array(rows);
-                for s in &c.shards {
-                    j.elem(rows);
-                    let text = format!(
-                        "{:?} {} clock {} count {}",
-                        s.kind, s.counter_id, s.clock, s.count
-                    );
-                    string(rows, &text);
-                }
-                j.end_array(rows);
-            }
+        if expiring && cell.kind == CellKind::Expired {
+            rows.extend_from_slice(b" EXPIRED");
         }
-        j.end_object(rows);
+        if let Some(n) = &note {
+            rows.extend_from_slice(b" [");
+            rows.extend_from_slice(n.as_bytes());
+            rows.push(b']');
+        }
+        rows.push(b'\n');
     }
 
     fn complex_column_end(&mut self, _end: u64) {}

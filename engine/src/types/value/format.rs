@@ -5,7 +5,7 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 
 use serde::Serialize;
 
-use super::num::{big_decimal_string, layout_float, twos_complement_to_decimal};
+use super::num::{big_decimal_string, push_double, push_float, twos_complement_to_decimal};
 use super::temporal::{format_date, format_duration, format_time, format_timestamp};
 use super::text::{composite_escape, escape_text, hex};
 use super::{FormattedValue, MAX_BIGNUM_BYTES};
@@ -348,23 +348,15 @@ fn boolean(bytes: &[u8]) -> FormattedValue {
 }
 
 fn double_text(v: f64) -> String {
-    if v.is_nan() {
-        "NaN".into()
-    } else if v.is_infinite() {
-        if v > 0.0 { "Infinity" } else { "-Infinity" }.into()
-    } else {
-        layout_float(&format!("{v:e}"))
-    }
+    let mut out = Vec::with_capacity(24);
+    push_double(&mut out, v);
+    String::from_utf8(out).unwrap_or_default()
 }
 
 fn float_text(v: f32) -> String {
-    if v.is_nan() {
-        "NaN".into()
-    } else if v.is_infinite() {
-        if v > 0.0 { "Infinity" } else { "-Infinity" }.into()
-    } else {
-        layout_float(&format!("{v:e}"))
-    }
+    let mut out = Vec::with_capacity(24);
+    push_float(&mut out, v);
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// A counter: a bare 8-byte value, or a `CounterContext` whose shards are summed.

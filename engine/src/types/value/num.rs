@@ -238,63 +238,256 @@ pub(super) fn parse_big_decimal(s: &str) -> Result<(bool, String, i32), String> 
     Ok((negative, digits, scale))
 }
 
-/// Lays out a float the way cqlsh's `%g` does, but with the shortest digits that read back to
-/// the same value. `sci` is Rust's `{:e}` rendering of a finite value (`-1.5e-7`, `1e20`,
-/// `0e0`): plain notation for exponents -4…15, else `d.ddde±XX` (at least two exponent digits).
-pub(super) fn layout_float(sci: &str) -> String {
-    let (negative, rest) = match sci.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, sci),
-    };
-    let (mantissa, exp) = rest.split_once('e').unwrap_or((rest, "0"));
-    let exp: i64 = exp.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let mut out = String::with_capacity(digits.len().saturating_add(24));
-    if negative {
-        out.push('-');
-    }
-    if (-4..16).contains(&exp) {
-        if exp >= 0 {
-            // 0 <= exp < 16 here.
-            let int_len = (exp as usize).saturating_add(1);
-            if digits.len() <= int_len {
-                out.push_str(&digits);
-                out.extend(core::iter::repeat_n(
-                    '0',
-                    int_len.saturating_sub(digits.len()),
-                ));
+/// The shortest decimal digits that read back to a finite float: sign, significant digits
+/// (no leading or trailing zeros; `0` for zero) and the decimal exponent of the first digit.
+/// `text` is Rust's `{:e}` rendering (`1.5e-7`, `0e0`) or `ryu`'s (`126336.01712674214`,
+/// `1e-7`, `0.0001`, `0.0`).
+struct ShortestDigits {
+    negative: bool,
+    digits: [u8; 24],
+    len: usize,
+    exp: i64,
+}
+
+impl ShortestDigits {
+    fn parse(text: &str) -> ShortestDigits {
+        let bytes = text.as_bytes();
+        let (negative, rest) = match bytes.split_first() {
+            Some((b'-', r)) => (true, r),
+            _ => (false, bytes),
+        };
+        let (mantissa, e) = match rest.iter().position(|&b| b == b'e' || b == b'E') {
+            Some(i) => (
+                rest.get(..i).unwrap_or(&[]),
+                rest.get(i.saturating_add(1)..).unwrap_or(&[]),
+            ),
+            None => (rest, &[][..]),
+        };
+        let e = {
+            let (neg, digits) = match e.split_first() {
+                Some((b'-', d)) => (true, d),
+                Some((b'+', d)) => (false, d),
+                _ => (false, e),
+            };
+            let v = digits.iter().fold(0i64, |v, &b| {
+                v.saturating_mul(10)
+                    .saturating_add(i64::from(b.wrapping_sub(b'0')))
+            });
+            if neg {
+                v.saturating_neg()
             } else {
-                let (int, frac) = digits.split_at(int_len);
-                out.push_str(int);
-                out.push('.');
-                out.push_str(frac);
+                v
+            }
+        };
+        let mut digits = [b'0'; 24];
+        let mut len = 0usize;
+        // Digits before the point (or all, without one), and zeros before the first significant
+        // digit.
+        let int_len = mantissa
+            .iter()
+            .position(|&b| b == b'.')
+            .unwrap_or(mantissa.len()) as i64;
+        let mut leading_zeros = 0i64;
+        for &b in mantissa {
+            if !b.is_ascii_digit() {
+                continue;
+            }
+            if len == 0 && b == b'0' {
+                leading_zeros = leading_zeros.saturating_add(1);
+                continue;
+            }
+            if let Some(slot) = digits.get_mut(len) {
+                *slot = b;
+                len = len.saturating_add(1);
+            }
+        }
+        while len > 1 && digits.get(len.saturating_sub(1)) == Some(&b'0') {
+            len = len.saturating_sub(1);
+        }
+        if len == 0 {
+            return ShortestDigits {
+                negative,
+                digits,
+                len: 1,
+                exp: 0,
+            };
+        }
+        ShortestDigits {
+            negative,
+            digits,
+            len,
+            exp: int_len
+                .saturating_sub(1)
+                .saturating_sub(leading_zeros)
+                .saturating_add(e),
+        }
+    }
+
+    fn digits(&self) -> &[u8] {
+        self.digits.get(..self.len).unwrap_or(&[])
+    }
+
+    /// Lays the digits out the way cqlsh's `%g` does, but with the shortest digits: plain
+    /// notation for exponents -4…15, else `d.ddde±XX` (at least two exponent digits).
+    fn layout(&self, out: &mut Vec<u8>) {
+        let digits = self.digits();
+        let exp = self.exp;
+        if self.negative {
+            out.push(b'-');
+        }
+        if (-4..16).contains(&exp) {
+            if exp >= 0 {
+                // 0 <= exp < 16 here.
+                let int_len = (exp as usize).saturating_add(1);
+                if digits.len() <= int_len {
+                    out.extend_from_slice(digits);
+                    out.extend(core::iter::repeat_n(
+                        b'0',
+                        int_len.saturating_sub(digits.len()),
+                    ));
+                } else {
+                    let (int, frac) = digits.split_at(int_len);
+                    out.extend_from_slice(int);
+                    out.push(b'.');
+                    out.extend_from_slice(frac);
+                }
+            } else {
+                out.extend_from_slice(b"0.");
+                out.extend(core::iter::repeat_n(
+                    b'0',
+                    exp.unsigned_abs().saturating_sub(1) as usize,
+                ));
+                out.extend_from_slice(digits);
             }
         } else {
-            out.push_str("0.");
-            out.extend(core::iter::repeat_n(
-                '0',
-                exp.unsigned_abs().saturating_sub(1) as usize,
-            ));
-            out.push_str(&digits);
+            if let Some((first, frac)) = digits.split_first() {
+                out.push(*first);
+                if !frac.is_empty() {
+                    out.push(b'.');
+                    out.extend_from_slice(frac);
+                }
+            }
+            out.push(b'e');
+            out.push(if exp < 0 { b'-' } else { b'+' });
+            // A float's decimal exponent has at most three digits; at least two are written.
+            let e = exp.unsigned_abs().min(999);
+            if e >= 100 {
+                out.push(b'0'.saturating_add((e / 100) as u8));
+            }
+            out.push(b'0'.saturating_add((e / 10 % 10) as u8));
+            out.push(b'0'.saturating_add((e % 10) as u8));
         }
-    } else {
-        let mut chars = digits.chars();
-        if let Some(c) = chars.next() {
-            out.push(c);
-        }
-        let frac = chars.as_str();
-        if !frac.is_empty() {
-            out.push('.');
-            out.push_str(frac);
-        }
-        let _ = write!(
-            out,
-            "e{}{:02}",
-            if exp < 0 { '-' } else { '+' },
-            exp.unsigned_abs()
-        );
     }
-    out
+}
+
+/// Rust's `{:e}` rendering of a float, on the stack (at most 32 bytes: `-d.dddddddddddddddde-ddd`).
+struct SciText {
+    buf: [u8; 32],
+    len: usize,
+}
+
+impl Write for SciText {
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        let end = self.len.checked_add(s.len()).ok_or(core::fmt::Error)?;
+        let slot = self.buf.get_mut(self.len..end).ok_or(core::fmt::Error)?;
+        slot.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
+/// The digits of a finite float by Rust's shortest round-trip formatting (`{:e}`: the digits
+/// closest to the value; an exact tie rounds up), without allocating.
+fn shortest_digits(v: impl core::fmt::LowerExp) -> ShortestDigits {
+    let mut sci = SciText {
+        buf: [0; 32],
+        len: 0,
+    };
+    let _ = write!(sci, "{v:e}");
+    let text = sci
+        .buf
+        .get(..sci.len)
+        .and_then(|b| core::str::from_utf8(b).ok())
+        .unwrap_or("0e0");
+    ShortestDigits::parse(text)
+}
+
+/// Whether the shortest digits of the finite float `m · 2^e` (`m` the integer significand)
+/// might be an exact tie between two candidates — the one case where `ryu` (ties to even) and
+/// Rust's `{:e}` (ties up) differ. A tie at digit unit 10^k needs the value to be an odd
+/// multiple of 5·10^(k-1) — a lowest set bit of 2^(k-1), so k = 1 - f for a value with f ≥ 2
+/// fractional bits — and two candidates but no multiple of 10^(k+1) within half the float
+/// spacing 2^e: 10^k ≤ 2^e < 10^(k+1), k = ⌊e·log10 2⌋. Integers never tie. Conservative (one
+/// unit of margin each way): a "maybe" only takes the slower exact path.
+fn may_tie(m: u64, e: i32) -> bool {
+    if m == 0 {
+        return false;
+    }
+    let lowest_bit = i64::from(e).saturating_add(i64::from(m.trailing_zeros()));
+    if lowest_bit >= -1 {
+        return false;
+    }
+    let k_needed = lowest_bit.saturating_add(2);
+    let k_spacing = i64::from(e).saturating_mul(30_103).div_euclid(100_000);
+    k_needed.abs_diff(k_spacing) <= 1
+}
+
+/// `m` and `e` with |v| = m · 2^e for a finite `f64`.
+fn f64_parts(v: f64) -> (u64, i32) {
+    let bits = v.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    if exp == 0 {
+        (frac, -1074)
+    } else {
+        (frac | (1u64 << 52), exp.saturating_sub(1075))
+    }
+}
+
+/// `m` and `e` with |v| = m · 2^e for a finite `f32`.
+fn f32_parts(v: f32) -> (u64, i32) {
+    let bits = v.to_bits();
+    let exp = ((bits >> 23) & 0xff) as i32;
+    let frac = u64::from(bits & ((1u32 << 23) - 1));
+    if exp == 0 {
+        (frac, -149)
+    } else {
+        (frac | (1u64 << 23), exp.saturating_sub(150))
+    }
+}
+
+/// A finite or special `f64` as cqlsh shows it (`NaN`, `Infinity`, shortest digits laid out
+/// like `%g`), into `out`, without allocating. The digits are Rust's `{:e}` digits (closest to
+/// the value, an exact tie rounded up), found by `ryu` except where a tie is possible.
+pub(crate) fn push_double(out: &mut Vec<u8>, v: f64) {
+    if v.is_nan() {
+        out.extend_from_slice(b"NaN");
+    } else if v.is_infinite() {
+        out.extend_from_slice(if v > 0.0 { b"Infinity" } else { b"-Infinity" });
+    } else {
+        let (m, e) = f64_parts(v);
+        if may_tie(m, e) {
+            shortest_digits(v).layout(out);
+        } else {
+            ShortestDigits::parse(ryu::Buffer::new().format_finite(v)).layout(out);
+        }
+    }
+}
+
+/// [`push_double`] of an `f32` (its own shortest digits, not the widened `f64`'s).
+pub(crate) fn push_float(out: &mut Vec<u8>, v: f32) {
+    if v.is_nan() {
+        out.extend_from_slice(b"NaN");
+    } else if v.is_infinite() {
+        out.extend_from_slice(if v > 0.0 { b"Infinity" } else { b"-Infinity" });
+    } else {
+        let (m, e) = f32_parts(v);
+        if may_tie(m, e) {
+            shortest_digits(v).layout(out);
+        } else {
+            ShortestDigits::parse(ryu::Buffer::new().format_finite(v)).layout(out);
+        }
+    }
 }
 
 /// Cassandra's unsigned vint (`VIntCoding.writeUnsignedVInt`): the count of extra bytes as
@@ -482,13 +675,84 @@ mod tests {
             (5e-324, "5e-324"),
             (0.1 + 0.2, "0.30000000000000004"),
         ];
+        let text = |f: &dyn Fn(&mut Vec<u8>)| {
+            let mut out = Vec::new();
+            f(&mut out);
+            String::from_utf8(out).unwrap()
+        };
         for (v, want) in cases {
-            assert_eq!(layout_float(&format!("{v:e}")), want, "{v}");
+            assert_eq!(text(&|o| push_double(o, v)), want, "{v}");
         }
-        assert_eq!(layout_float(&format!("{:e}", 1.1f32)), "1.1");
-        assert_eq!(
-            layout_float(&format!("{:e}", 3.4028235e38f32)),
-            "3.4028235e+38"
-        );
+        assert_eq!(text(&|o| push_float(o, 1.1f32)), "1.1");
+        assert_eq!(text(&|o| push_float(o, 3.4028235e38f32)), "3.4028235e+38");
+        assert_eq!(text(&|o| push_double(o, f64::NAN)), "NaN");
+        assert_eq!(text(&|o| push_double(o, f64::NEG_INFINITY)), "-Infinity");
+    }
+
+    /// The stack rendering gives what the allocating `format!("{v:e}")` gives, over many bit
+    /// patterns of every magnitude; plain renderings parse to the same digits.
+    #[test]
+    fn ryu_and_stack_renderings_equal_the_allocating_one() {
+        let via = |sci: &str| {
+            let mut out = Vec::new();
+            ShortestDigits::parse(sci).layout(&mut out);
+            out
+        };
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for i in 0..100_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let d = f64::from_bits(if i % 4 == 0 { x >> 12 } else { x });
+            if d.is_finite() {
+                let mut ours = Vec::new();
+                push_double(&mut ours, d);
+                assert_eq!(ours, via(&format!("{d:e}")), "{d:e}");
+            }
+            let f = f32::from_bits(x as u32);
+            if f.is_finite() {
+                let mut ours = Vec::new();
+                push_float(&mut ours, f);
+                assert_eq!(ours, via(&format!("{f:e}")), "{f:e}");
+            }
+        }
+        // Tie-prone values: short binary fractions at the top of the precision.
+        for i in 0..20_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let shift = (x % 60) as i32;
+            let d = (x >> 11) as f64 / f64::from(2u32).powi(shift) / 4.0;
+            let f = ((x >> 40) as f32) / 2f32.powi((i % 30) as i32);
+            for d in [d, -d] {
+                let mut ours = Vec::new();
+                push_double(&mut ours, d);
+                assert_eq!(ours, via(&format!("{d:e}")), "{d:e}");
+            }
+            let mut ours = Vec::new();
+            push_float(&mut ours, f);
+            assert_eq!(ours, via(&format!("{f:e}")), "{f:e}");
+        }
+        for (d, want) in [
+            (2f64.powi(49) + 0.25, "562949953421312.3"),
+            (2f64.powi(49) + 0.75, "562949953421312.8"),
+        ] {
+            let mut ours = Vec::new();
+            push_double(&mut ours, d);
+            assert_eq!(String::from_utf8(ours).unwrap(), want);
+        }
+        let mut ours = Vec::new();
+        // An exact tie: 312985.125 is halfway between 312985.12 and 312985.13.
+        push_float(&mut ours, 312_985.0f32 + 0.125);
+        assert_eq!(String::from_utf8(ours).unwrap(), "312985.13");
+        for (plain, sci) in [
+            ("126336.01712674214", "1.2633601712674214e5"),
+            ("0.0001", "1e-4"),
+            ("100.0", "1e2"),
+            ("-0.0", "-0e0"),
+            ("0.0", "0e0"),
+        ] {
+            assert_eq!(via(plain), via(sci), "{plain}");
+        }
     }
 }
