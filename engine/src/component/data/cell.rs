@@ -263,6 +263,8 @@ impl<'a> CellView<'a> {
             v,
         );
         if let Some(used) = fast {
+            #[cfg(debug_assertions)]
+            Self::check_fast_path(r, used, column, column_index, row_liveness, base, options);
             return r.skip(used, "cell");
         }
         let cell = Self::read_checked(
@@ -276,6 +278,69 @@ impl<'a> CellView<'a> {
         )?;
         v.cell(column, &cell);
         Ok(())
+    }
+
+    /// Debug builds (every test run): the fast path's cell equals the checked path's, field by
+    /// field (spans included), with the same length and the same findings — the two decode the
+    /// same layout and must be kept in step.
+    #[cfg(debug_assertions)]
+    #[allow(clippy::too_many_arguments)]
+    fn check_fast_path(
+        r: &Reader<'a>,
+        used: usize,
+        column: &ColumnSchema,
+        column_index: usize,
+        row_liveness: Option<&LivenessInfo>,
+        base: &DeltaBase,
+        options: &DecodeOptions,
+    ) {
+        /// Keeps the owned form of the one cell it is given.
+        #[derive(Default)]
+        struct Keep(Option<Cell>);
+        impl DataVisitor for Keep {
+            fn cell(&mut self, _column: &ColumnSchema, cell: &CellView<'_>) {
+                self.0 = Some(cell.to_cell());
+            }
+        }
+        let mut fast = Keep::default();
+        let mut fast_findings = Vec::new();
+        let fast_used = Self::visit_fast(
+            r.rest(),
+            r.offset(),
+            column,
+            column_index,
+            row_liveness,
+            base,
+            options,
+            &mut fast_findings,
+            &mut fast,
+        );
+        let mut checked_reader = r.clone();
+        let mut checked_findings = Vec::new();
+        let checked = Self::read_checked(
+            &mut checked_reader,
+            column,
+            column_index,
+            row_liveness,
+            base,
+            options,
+            &mut checked_findings,
+        );
+        let checked_used = checked_reader.position().checked_sub(r.position());
+        debug_assert_eq!(fast_used, Some(used));
+        debug_assert_eq!(
+            checked_used,
+            Some(used),
+            "cell lengths differ at {}",
+            r.offset()
+        );
+        debug_assert_eq!(
+            checked.ok().map(|c| c.to_cell()),
+            fast.0,
+            "fast and checked cells differ at {}",
+            r.offset()
+        );
+        debug_assert_eq!(checked_findings, fast_findings);
     }
 
     /// Decodes the cell at the start of `bytes` (whose first byte is at `position`) by plain
