@@ -171,6 +171,7 @@ test('the generated large SSTable: verified in a worker, paged in the data view 
     firstPage.keys = await pageKeys();
     const first = page.locator('[data-testid=partition]').first();
     firstPage.heading = await first.locator('h3').textContent();
+    firstPage.text = await first.textContent();
     firstPage.rows = await first.locator('[data-testid=row]').evaluateAll((trs) => trs.slice(0, 2).map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
     for (let i = 0; i < 3; i++) {
       const before = await page.locator('[data-testid=data-timing]').textContent();
@@ -185,6 +186,9 @@ test('the generated large SSTable: verified in a worker, paged in the data view 
   });
   assert.deepEqual(firstPage.keys, keysByPage[0]);
   assert.match(firstPage.heading, /at 0 · 1001 rows/);
+  // The worker built 200 rows of the partition (#12: a page caps what it materialises) and
+  // counted the other 801.
+  assert.match(firstPage.text, /… 801 more rows not shown/);
   // The static row (s = 'eocuiyegxz'), then the first row: clustering (0, 'k245'), v_text.
   const [staticRow, firstRow] = firstPage.rows;
   assert.equal(staticRow[0], 'static');

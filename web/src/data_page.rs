@@ -1,12 +1,16 @@
 //! One page of the data browser, decoded in a worker ([`crate::worker`]): Data.db partitions from
-//! a position — 3.0+ rows through `DataFileReader` and `PartitionBuilder`, 2.x (`jb`, `ka`, `la`)
-//! rows and atoms through `LegacyDataFileReader`, `RowGrouper` and `AtomsBuilder` — and "Find"
-//! through the engine's `lookup` read path first. The engine's `SyncDriver` reads the ranges the
+//! a position — 3.0+ rows through `DataFileReader` and `PartitionBuilder` (at most
+//! `max_rows_per_partition` rows of a partition built; the rest only counted, by a borrowing
+//! [`DataVisitor`]), 2.x (`jb`, `ka`, `la`) rows and atoms through `LegacyDataFileReader`,
+//! `RowGrouper` and `AtomsBuilder` — and "Find" through the engine's `lookup` read path first. The engine's `SyncDriver` reads the ranges the
 //! readers ask for from the worker's `RangeSource` (`FileReaderSync`); nothing here does I/O or
 //! touches the DOM. The UI thread only renders the [`DataPage`] that comes back.
 
 use serde::{Deserialize, Serialize};
-use sstable_engine::component::data::{DataFileReader, DataItem, DecodeOptions, DecodeStep};
+use sstable_engine::component::data::{
+    DataFileReader, DataItem, DataVisitor, DecodeOptions, DecodeStep, PartitionEnd,
+    RangeTombstoneMarker, RowView, VisitStep,
+};
 use sstable_engine::component::legacy_data::{
     AtomPartitionJson, AtomsBuilder, InferredTable, LegacyDataFileReader, LegacyItem, LegacyLayout,
     LegacyStep, RowGrouper,
@@ -45,7 +49,9 @@ pub struct PageRequest {
     /// "Now" for TTL expiry, in seconds (the page's clock; the engine has none).
     pub now_seconds: i64,
     /// Rows (and 2.x atoms) sent per partition: the page shows no more, and a wide partition's
-    /// thousands of rows would only cost the UI thread reading them back. `None`: all.
+    /// thousands of rows would only cost the UI thread reading them back. A 3.0+ page does not
+    /// even build the rows past it (they are counted: [`DataPage::row_totals`]), so a worker's
+    /// memory is bounded by the cap, not by the widest partition. `None`: all.
     pub max_rows_per_partition: Option<usize>,
     /// Answer with the page's partitions, every row, as the export's pretty JSON
     /// ([`DataPage::export_json`]) in place of the partitions.
@@ -75,7 +81,8 @@ pub struct DataPage {
     pub lookup_steps: Vec<String>,
     /// "Find": why the key is not in this SSTable.
     pub not_found: Option<String>,
-    /// Rows of each partition before `max_rows_per_partition` cut them.
+    /// Rows of each partition (static row and range tombstone markers included), the ones
+    /// past `max_rows_per_partition` too.
     pub row_totals: Vec<usize>,
     /// A page asked with `export`: its partitions as `sstabledump` JSON (pretty).
     pub export_json: Option<String>,
@@ -146,7 +153,6 @@ pub async fn decode_page<S: RangeSource>(
         );
     }
     page.bytes_read = driver.stats().bytes;
-    page.row_totals = page.partitions.iter().map(|p| p.rows.len()).collect();
     if request.export {
         let json = serde_json::to_string_pretty(&page.partitions).map_err(|e| e.to_string())?;
         page.export_json = Some(json);
@@ -199,8 +205,33 @@ fn options(request: &PageRequest) -> DecodeOptions {
 /// Items checked between two looks at the clock.
 const ITEMS_PER_CHECK: u32 = 256;
 
+/// Counts what is left of a partition once its row cap is reached, building nothing: rows (the
+/// static row comes first, so it is never past a cap) and range tombstone markers, each one a
+/// line of the page as `PartitionBuilder` would make it; and the partition's end.
+#[derive(Default)]
+struct RowCounter {
+    rows: usize,
+    end: Option<PartitionEnd>,
+}
+
+impl DataVisitor for RowCounter {
+    fn row_start(&mut self, _row: &RowView<'_>) {
+        self.rows = self.rows.saturating_add(1);
+    }
+
+    fn range_tombstone_marker(&mut self, _marker: &RangeTombstoneMarker) {
+        self.rows = self.rows.saturating_add(1);
+    }
+
+    fn partition_end(&mut self, end: &PartitionEnd) {
+        self.end = Some(end.clone());
+    }
+}
+
 /// A 3.0+ page: owned items from the driver, one partition at a time through
-/// `PartitionBuilder`.
+/// `PartitionBuilder` — up to the request's row cap (none for an export); past it the rest of the
+/// partition goes to a [`RowCounter`] (the borrowing decoder: no row or cell is materialised) and
+/// only its end to the builder.
 async fn rows_page<S: RangeSource>(
     metadata: &SSTableMetadata,
     driver: &mut SyncDriver<S>,
@@ -219,29 +250,64 @@ async fn rows_page<S: RangeSource>(
             .map_err(|e| e.to_string())?;
     }
     let mut builder = PartitionBuilder::new(Some(request.now_seconds));
+    let cap = request
+        .max_rows_per_partition
+        .filter(|_| !request.export)
+        .unwrap_or(usize::MAX);
     let mut rows = 0usize;
     let mut items = 0u32;
+    // Inside a partition: lines built, and lines counted past the cap.
+    let mut open = false;
+    let mut built = 0usize;
+    let mut counted = 0usize;
     loop {
         items = items.wrapping_add(1);
         if items.is_multiple_of(ITEMS_PER_CHECK) {
             slices.checkpoint().await?;
         }
-        let step = driver
-            .next_item(&mut reader, &clock)
-            .map_err(|e| e.to_string())?;
-        let item = match step {
-            DecodeStep::Finished | DecodeStep::NeedMoreData => break,
-            DecodeStep::Item(item) => item,
+        let item = if open && built >= cap {
+            let mut counter = RowCounter::default();
+            let step = driver
+                .visit_next(&mut reader, &mut counter, &clock)
+                .map_err(|e| e.to_string())?;
+            if !matches!(step, VisitStep::Visited) {
+                break;
+            }
+            counted = counted.saturating_add(counter.rows);
+            match counter.end {
+                Some(end) => DataItem::PartitionEnd(end),
+                None => continue,
+            }
+        } else {
+            match driver
+                .next_item(&mut reader, &clock)
+                .map_err(|e| e.to_string())?
+            {
+                DecodeStep::Finished | DecodeStep::NeedMoreData => break,
+                DecodeStep::Item(item) => item,
+            }
         };
         let end = match &item {
-            DataItem::PartitionEnd(e) => Some(e.partition_span.end),
-            _ => None,
+            DataItem::PartitionStart(_) => {
+                (open, built, counted) = (true, 0, 0);
+                None
+            }
+            DataItem::StaticRow(_) | DataItem::Row(_) | DataItem::RangeTombstoneMarker(_) => {
+                built = built.saturating_add(1);
+                None
+            }
+            DataItem::PartitionEnd(e) => {
+                open = false;
+                Some(e.partition_span.end)
+            }
         };
         let Some(p) = builder.push(&schema, &item) else {
             continue;
         };
         let found = request.wanted_key.is_some();
-        rows = rows.saturating_add(p.rows.len());
+        let total = p.rows.len().saturating_add(counted);
+        rows = rows.saturating_add(total);
+        page.row_totals.push(total);
         page.partitions.push(p);
         if page_full(page.partitions.len(), rows, request.max_partitions, found) {
             page.next_position = end.filter(|&e| e < data_len_bytes);
@@ -320,6 +386,7 @@ async fn legacy_page<S: RangeSource>(
             } => {
                 rows = rows.saturating_add(p.rows.len());
                 atom_count = atom_count.saturating_add(n);
+                page.row_totals.push(p.rows.len());
                 page.partitions.push(p);
                 listed.extend(a);
                 let found = request.wanted_key.is_some();

@@ -126,3 +126,106 @@ async fn an_older_load_finishing_late_does_not_replace_a_newer_one() {
     assert_eq!(state.load_count, 1);
     assert!(!state.loading);
 }
+
+/// A generated `oa` SSTable in memory: 3 partitions of a static row and 1,000 rows each (the
+/// generator's table), and its metadata read through the engine's loader.
+fn generated_wide() -> (
+    Vec<(sstable_engine::component::ComponentType, Vec<u8>)>,
+    sstable_engine::info::SSTableMetadata,
+) {
+    use sstable_engine::descriptor::parse_file_name;
+    use sstable_engine::load::MetadataLoader;
+    use sstable_engine::range::{SliceSource, SyncDriver};
+    use sstable_engine::write::{generate, GenerateOptions, MemorySink};
+    use sstable_engine::{Format, Version};
+    let mut o = GenerateOptions::new(Version::parse(Format::Big, "oa").unwrap(), 3, 1000);
+    o.seed = 5;
+    let files: Vec<_> = generate(&o, MemorySink::default())
+        .unwrap()
+        .sink
+        .files
+        .into_iter()
+        .collect();
+    let (descriptor, _) = parse_file_name("oa-1-big-Data.db").unwrap();
+    let sizes = files
+        .iter()
+        .map(|(c, b)| (c.clone(), b.len() as u64))
+        .collect();
+    let mut loader = MetadataLoader::new(&descriptor, sizes);
+    let slices: Vec<_> = files
+        .iter()
+        .map(|(c, b)| (c.clone(), b.as_slice()))
+        .collect();
+    SyncDriver::new(SliceSource { files: &slices })
+        .run(&mut loader, &sstable_engine::clock::NoClock)
+        .unwrap();
+    let metadata = loader.finish();
+    assert!(metadata.errors.is_empty(), "{:?}", metadata.errors);
+    (files, metadata)
+}
+
+/// A data page with a row cap holds the first rows of each partition exactly as an uncapped page
+/// does, builds no more, and counts every row (#12: a page caps what it materialises).
+#[wasm_bindgen_test]
+async fn a_data_page_builds_at_most_its_row_cap_and_counts_the_rest() {
+    use sstable_engine::range::SliceSource;
+    use sstable_web::data_page::{decode_page, PageRequest};
+    let (files, metadata) = generated_wide();
+    let slices: Vec<_> = files
+        .iter()
+        .map(|(c, b)| (c.clone(), b.as_slice()))
+        .collect();
+    let page = |cap: Option<usize>| {
+        let request = PageRequest {
+            start: 0,
+            max_partitions: 10,
+            wanted_key: None,
+            atoms: false,
+            now_seconds: 1_700_000_000,
+            max_rows_per_partition: cap,
+            export: false,
+        };
+        let source = SliceSource { files: &slices };
+        let metadata = &metadata;
+        async move {
+            decode_page(metadata, (None, None), source, &request, &|| false)
+                .await
+                .unwrap()
+        }
+    };
+    let (capped, whole) = (page(Some(200)).await, page(None).await);
+    // A page ends after the partition that brings it to 2,000 rows: two of 1,001.
+    assert_eq!(whole.partitions.len(), 2);
+    assert_eq!(capped.partitions.len(), 2);
+    assert_eq!(whole.row_totals, vec![1001, 1001]);
+    assert_eq!(capped.row_totals, vec![1001, 1001]);
+    assert_eq!(capped.next_position, whole.next_position);
+    for (c, w) in capped.partitions.iter().zip(&whole.partitions) {
+        assert_eq!(w.rows.len(), 1001);
+        assert_eq!(c.rows.len(), 200);
+        assert_eq!(c.partition, w.partition);
+        assert_eq!(c.rows[..], w.rows[..200]);
+    }
+    // The next page starts where the capped one said, at the third partition.
+    let next = decode_page(
+        &metadata,
+        (None, None),
+        SliceSource { files: &slices },
+        &PageRequest {
+            start: capped.next_position.unwrap(),
+            max_partitions: 10,
+            wanted_key: None,
+            atoms: false,
+            now_seconds: 1_700_000_000,
+            max_rows_per_partition: Some(3),
+            export: false,
+        },
+        &|| false,
+    )
+    .await
+    .unwrap();
+    assert_eq!(next.partitions.len(), 1);
+    assert_eq!(next.row_totals, vec![1001]);
+    assert_eq!(next.partitions[0].rows.len(), 3);
+    assert_eq!(next.next_position, None);
+}
