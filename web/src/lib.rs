@@ -6,7 +6,8 @@
 //! turns their replies into state actions.
 //!
 //! Module dependencies (no cycle): `components` → `verification` → `pool` → `worker` →
-//! `data_page` → `loader` → `state`. [`data_page`] decodes the data browser's pages (in a worker).
+//! `data_page` → `loader` → `state`. [`data_page`] decodes the data browser's pages and
+//! [`analytics_scan`] counts the Analytics tab's partitions and tombstones (both in a worker).
 
 #![cfg_attr(
     not(test),
@@ -18,6 +19,7 @@
     )
 )]
 
+pub mod analytics_scan;
 pub mod components;
 pub mod data_page;
 pub mod loader;

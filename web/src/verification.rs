@@ -91,7 +91,10 @@ pub fn start(
         let prefix = prefix.clone();
         Rc::new(move |reply: Reply| match reply {
             // Not replies to a verification.
-            Reply::Ready | Reply::DataPage { .. } | Reply::SplitVerified { .. } => {}
+            Reply::Ready
+            | Reply::DataPage { .. }
+            | Reply::Analytics { .. }
+            | Reply::SplitVerified { .. } => {}
             Reply::Progress {
                 job,
                 done_bytes,
@@ -196,7 +199,10 @@ fn start_split(
             let finish = finish.clone();
             let files = files.clone();
             Rc::new(move |reply: Reply| match reply {
-                Reply::Ready | Reply::DataPage { .. } | Reply::Verified { .. } => {}
+                Reply::Ready
+                | Reply::DataPage { .. }
+                | Reply::Analytics { .. }
+                | Reply::Verified { .. } => {}
                 Reply::Progress { done_bytes, .. } => {
                     let done = {
                         let mut p = progress.borrow_mut();

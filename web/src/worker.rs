@@ -1,4 +1,5 @@
-//! The engine worker: the page's long engine work (verification, data pages and "Find") runs here, in a pool of
+//! The engine worker: the page's long engine work (verification, data pages and "Find", the
+//! Analytics tab's partitions scan) runs here, in a pool of
 //! dedicated workers ([`crate::pool`]), never on the UI thread. It is a `gloo-worker` [`Worker`]
 //! built by Trunk as its own bin (`sstable-worker`, `data-type="worker"`).
 //!
@@ -24,9 +25,10 @@ use sstable_engine::verify::{
 };
 use wasm_bindgen::JsValue;
 
+use crate::analytics_scan::{self, AnalyticsScan, ScanState};
 use crate::data_page::{decode_page, table_names, DataPage, PageMessage, PageRequest};
 use crate::loader;
-use crate::state::{VerifyRun, WorkerTiming};
+use crate::state::{SSTableView, VerifyRun, WorkerTiming};
 
 /// Default bytes per `FileReaderSync` read.
 pub const DEFAULT_READ_BYTES: u64 = 16 << 20;
@@ -57,6 +59,19 @@ pub struct FileRef {
     pub path: String,
     #[serde(with = "serde_wasm_bindgen::preserve")]
     pub file: web_sys::File,
+}
+
+impl FileRef {
+    /// Every file of a loaded SSTable.
+    pub fn of_view(view: &SSTableView) -> Vec<FileRef> {
+        view.files
+            .iter()
+            .map(|(_, f)| FileRef {
+                path: f.name(),
+                file: f.clone(),
+            })
+            .collect()
+    }
 }
 
 /// What the UI asks a worker.
@@ -105,6 +120,14 @@ pub enum Request {
         files: Vec<FileRef>,
         page: PageRequest,
     },
+    /// The Analytics tab's partitions and tombstones scan of Data.db, its tombstone report at
+    /// `gc_grace_secs` (a scan of the same files that this worker kept answers at once).
+    Analytics {
+        job: u64,
+        sstable: String,
+        files: Vec<FileRef>,
+        gc_grace_secs: i64,
+    },
     /// Stop job `job` at its next slice.
     Cancel { job: u64 },
 }
@@ -117,6 +140,7 @@ impl Request {
             | Request::VerifySplit { job, .. }
             | Request::VerifyCombine { job, .. }
             | Request::DataPage { job, .. }
+            | Request::Analytics { job, .. }
             | Request::Cancel { job } => *job = id,
         }
     }
@@ -149,6 +173,10 @@ pub enum Reply {
         job: u64,
         page: Box<PageMessage>,
     },
+    Analytics {
+        job: u64,
+        scan: Box<AnalyticsScan>,
+    },
     Failed {
         job: u64,
         message: String,
@@ -162,6 +190,7 @@ impl Reply {
             | Reply::Verified { job, .. }
             | Reply::SplitVerified { job, .. }
             | Reply::DataPage { job, .. }
+            | Reply::Analytics { job, .. }
             | Reply::Failed { job, .. } => *job,
             Reply::Ready => 0,
         }
@@ -176,8 +205,11 @@ impl Reply {
 /// The worker.
 pub struct EngineWorker {
     cancelled: Rc<RefCell<HashSet<u64>>>,
-    /// The metadata of the SSTable paged last: the next page of the same files needs no reload.
+    /// The metadata of the SSTable paged or scanned last: the next job on the same files needs
+    /// no reload.
     last_metadata: Rc<RefCell<Option<Rc<Loaded>>>>,
+    /// The last finished analytics scan, by the identity of its files.
+    last_scan: Rc<RefCell<Option<(String, Rc<ScanState>)>>>,
 }
 
 /// An SSTable's decoded metadata with its files' handles, and what identifies those files.
@@ -240,6 +272,7 @@ impl Worker for EngineWorker {
         EngineWorker {
             cancelled: Rc::default(),
             last_metadata: Rc::default(),
+            last_scan: Rc::default(),
         }
     }
 
@@ -270,6 +303,37 @@ impl Worker for EngineWorker {
                             page,
                             parse_millis: 0.0,
                         }),
+                    })
+                });
+            }
+            Request::Analytics {
+                job,
+                sstable,
+                files,
+                gc_grace_secs,
+            } => {
+                let cache = self.last_metadata.clone();
+                let scans = self.last_scan.clone();
+                self.spawn_job(scope, id, job, move |ctx| async move {
+                    let scan = analytics(
+                        &cache,
+                        &scans,
+                        &sstable,
+                        &files,
+                        gc_grace_secs,
+                        &|done_bytes, total_bytes| {
+                            ctx.respond(Reply::Progress {
+                                job,
+                                done_bytes,
+                                total_bytes,
+                            })
+                        },
+                        &|| ctx.is_cancelled(),
+                    )
+                    .await?;
+                    Ok(Reply::Analytics {
+                        job,
+                        scan: Box::new(scan),
                     })
                 });
             }
@@ -618,6 +682,28 @@ fn identity(files: &[FileRef]) -> String {
         .join("\u{1}")
 }
 
+/// The metadata of the SSTable made of `files`, loaded once per set of files.
+fn cached_metadata(
+    cache: &RefCell<Option<Rc<Loaded>>>,
+    files: &[FileRef],
+) -> Result<Rc<Loaded>, String> {
+    let id = identity(files);
+    let cached = cache.borrow().clone().filter(|l| l.identity == id);
+    match cached {
+        Some(l) => Ok(l),
+        None => {
+            let (metadata, handles) = load_metadata(files)?;
+            let l = Rc::new(Loaded {
+                identity: id,
+                metadata,
+                handles,
+            });
+            *cache.borrow_mut() = Some(l.clone());
+            Ok(l)
+        }
+    }
+}
+
 /// Decodes one data page of the SSTable made of `files` through [`decode_page`], reading with
 /// `FileReaderSync`; the metadata is loaded once per set of files.
 async fn data_page(
@@ -627,25 +713,49 @@ async fn data_page(
     request: &PageRequest,
     is_cancelled: &dyn Fn() -> bool,
 ) -> Result<DataPage, String> {
-    let id = identity(files);
-    let cached = cache.borrow().clone().filter(|l| l.identity == id);
-    let loaded = match cached {
-        Some(l) => l,
-        None => {
-            let (metadata, handles) = load_metadata(files)?;
-            let l = Rc::new(Loaded {
-                identity: id,
-                metadata,
-                handles,
-            });
-            *cache.borrow_mut() = Some(l.clone());
-            l
-        }
-    };
+    let loaded = cached_metadata(cache, files)?;
     let source = FileSource {
         files: &loaded.handles,
         raw_crc32_millis: None,
     };
     let names = table_names(&loaded.metadata, sstable);
     decode_page(&loaded.metadata, names, source, request, is_cancelled).await
+}
+
+/// The analytics scan of the SSTable made of `files` ([`analytics_scan::scan`], Data.db read
+/// with `FileReaderSync`), answered at `gc_grace_secs`; the finished scan is kept, so the same
+/// files at another gc grace are answered without reading Data.db again.
+async fn analytics(
+    cache: &RefCell<Option<Rc<Loaded>>>,
+    scans: &RefCell<Option<(String, Rc<ScanState>)>>,
+    sstable: &str,
+    files: &[FileRef],
+    gc_grace_secs: i64,
+    progress: &dyn Fn(u64, u64),
+    is_cancelled: &dyn Fn() -> bool,
+) -> Result<AnalyticsScan, String> {
+    let loaded = cached_metadata(cache, files)?;
+    let kept = scans
+        .borrow()
+        .as_ref()
+        .filter(|(id, _)| *id == loaded.identity)
+        .map(|(_, s)| s.clone());
+    if let Some(kept) = kept {
+        return Ok(kept.answer(sstable, &loaded.metadata, gc_grace_secs, true));
+    }
+    let data_bytes = loaded
+        .handles
+        .iter()
+        .find(|(c, _)| *c == ComponentType::Data)
+        .map(|(_, f)| f.size() as u64)
+        .ok_or("no Data.db was given")?;
+    let source = FileSource {
+        files: &loaded.handles,
+        raw_crc32_millis: None,
+    };
+    let state = Rc::new(
+        analytics_scan::scan(&loaded.metadata, source, data_bytes, progress, is_cancelled).await?,
+    );
+    *scans.borrow_mut() = Some((loaded.identity.clone(), state.clone()));
+    Ok(state.answer(sstable, &loaded.metadata, gc_grace_secs, false))
 }

@@ -4,107 +4,106 @@
 //! expired SSTables and their blockers (`sstable_engine::analytics`, as `sstable-inspect
 //! partitions | tombstones | table`).
 //!
-//! The scan reads Data.db by `Blob.slice` ranges through the engine's `AsyncDriver` and awaits
-//! each read, so the page paints, the progress bar moves and Cancel is honoured between reads;
-//! memory stays at one partition.
+//! The scan runs in the worker pool ([`crate::analytics_scan`], a `Request::Analytics` job):
+//! Data.db is read there with `FileReaderSync`, the progress bar follows the worker's reports, and
+//! Cancel, leaving the tab or starting another scan cancels the job. What comes back is a few
+//! hundred numbers; a new gc grace is answered by the worker's kept scan. The table view is
+//! computed from the metadata already loaded, once per set of SSTables and gc grace.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::rc::Rc;
 
-use sstable_engine::analytics::{
-    self, table_report, PartitionColumn, PartitionFilter, PartitionScan, PartitionStats,
-    PartitionsCollector, PartitionsSummary, TombstoneScan,
-};
-use sstable_engine::component::data::DecodeStep;
-use sstable_engine::component::ComponentType;
+use sstable_engine::analytics::table_report;
 use sstable_engine::datetime::iso8601_secs;
-use sstable_engine::range::AsyncDriver;
 use sstable_engine::token::Token;
 use yew::prelude::*;
 
 use super::charts::{Bar, BarChart, TimeAxis, TimelineChart, TimelineRow};
-use crate::loader;
+use crate::analytics_scan::AnalyticsScan;
+use crate::pool;
 use crate::state::{SSTableView, Shared};
+use crate::worker::{FileRef, Reply, Request};
 
 #[derive(Properties, PartialEq)]
 pub struct AnalyticsViewProps {
     pub sstable: SSTableView,
-    /// Every SSTable loaded (the table view).
-    /// Every SSTable loaded (shared with the state, not copied).
+    /// Every SSTable loaded (the table view), shared with the state, not copied.
     pub all: Shared<Vec<SSTableView>>,
-}
-
-/// What a finished scan keeps.
-#[derive(Clone)]
-struct ScanResult {
-    top: Vec<PartitionStats>,
-    summary: PartitionsSummary,
-    tombstones: Rc<TombstoneScan>,
-    millis: f64,
-}
-
-impl PartialEq for ScanResult {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.tombstones, &other.tombstones)
-    }
 }
 
 /// Cassandra's default gc_grace_seconds.
 const DEFAULT_GC_GRACE_SECS: i64 = 864_000;
 
-async fn scan(
+/// What the scan shows: its progress while it runs, then its answer or its error.
+#[derive(Clone, PartialEq, Default)]
+struct ScanView {
+    progress: Option<(u64, u64)>,
+    result: Option<Result<Rc<AnalyticsScan>, String>>,
+}
+
+/// Submits the scan of `view` at `gc_grace_secs` to the pool (cancelling the one in `job`); its
+/// replies go to `scan` while it is still the current job.
+fn submit_scan(
     view: &SSTableView,
-    progress: impl Fn(u64, u64),
-    cancel: Rc<Cell<bool>>,
-) -> Result<ScanResult, String> {
-    let started = loader::now_millis();
-    let m = &view.metadata.0;
-    let (mut reader, key_type) = analytics::data_reader(m).map_err(|e| e.to_string())?;
-    let file = view
-        .file(&ComponentType::Data)
-        .ok_or("no Data.db was given")?;
-    let total = file.size() as u64;
-    let (now, _) = analytics::default_now(m);
-    let mut partitions = PartitionScan::new(key_type, m.partitioner(), now);
-    let mut collector = PartitionsCollector::new(
-        PartitionFilter::default(),
-        Some((10, PartitionColumn::Bytes)),
-    );
-    let mut tombstones = TombstoneScan::new();
-    // Data.db through the engine's async driver: each read is awaited, so the page paints and
-    // the cancel flag is seen between reads.
-    let mut driver = AsyncDriver::new(|r| loader::read_component(&view.files, r));
-    let mut reported = 0u64;
-    loop {
-        if cancel.get() {
-            return Err("cancelled".to_owned());
-        }
-        let step = driver
-            .next_item(&mut reader, &loader::PerformanceClock)
-            .await
-            .map_err(|e| e.to_string())?;
-        let read = driver.stats().bytes;
-        if read != reported {
-            reported = read;
-            progress(read, total);
-        }
-        match step {
-            DecodeStep::Finished | DecodeStep::NeedMoreData => break,
-            DecodeStep::Item(item) => {
-                tombstones.push(&item);
-                if let Some((key, p)) = partitions.push(&item) {
-                    collector.add(&key, p);
-                }
-            }
-        }
+    gc_grace_secs: i64,
+    job: &Rc<std::cell::RefCell<Option<u64>>>,
+    scan: &UseStateHandle<ScanView>,
+) {
+    let previous = job.borrow_mut().take();
+    if let Some(previous) = previous {
+        pool::cancel(previous);
     }
-    let (top, summary) = collector.finish();
-    Ok(ScanResult {
-        top,
-        summary,
-        tombstones: Rc::new(tombstones),
-        millis: loader::now_millis() - started,
-    })
+    let kept = (*scan).result.clone();
+    scan.set(ScanView {
+        progress: Some((0, 1)),
+        result: kept.clone(),
+    });
+    let mine = Rc::new(Cell::new(0u64));
+    let handler: pool::Handler = {
+        let scan = scan.clone();
+        let job = job.clone();
+        let mine = mine.clone();
+        Rc::new(move |reply: Reply| {
+            if *job.borrow() != Some(mine.get()) {
+                return;
+            }
+            match reply {
+                Reply::Progress {
+                    done_bytes,
+                    total_bytes,
+                    ..
+                } => scan.set(ScanView {
+                    progress: Some((done_bytes, total_bytes)),
+                    result: kept.clone(),
+                }),
+                Reply::Analytics { scan: answer, .. } => {
+                    *job.borrow_mut() = None;
+                    scan.set(ScanView {
+                        progress: None,
+                        result: Some(Ok(Rc::new(*answer))),
+                    });
+                }
+                Reply::Failed { message, .. } => {
+                    *job.borrow_mut() = None;
+                    scan.set(ScanView {
+                        progress: None,
+                        result: Some(Err(message)),
+                    });
+                }
+                _ => {}
+            }
+        })
+    };
+    mine.set(pool::submit(
+        Request::Analytics {
+            job: 0,
+            sstable: view.prefix.clone(),
+            files: FileRef::of_view(view),
+            gc_grace_secs,
+        },
+        handler,
+    ));
+    *job.borrow_mut() = Some(mine.get());
 }
 
 fn histogram_bars(offsets: &[i64], counts: &[i64], unit: &str) -> Vec<Bar> {
@@ -137,55 +136,61 @@ fn token_f64(t: &Token) -> Option<f64> {
 
 #[function_component(AnalyticsView)]
 pub fn analytics_view(p: &AnalyticsViewProps) -> Html {
-    let progress = use_state(|| None::<(u64, u64)>);
-    let result = use_state(|| None::<Result<ScanResult, String>>);
-    let cancel = use_mut_ref(|| Rc::new(Cell::new(false)));
+    let scan = use_state(ScanView::default);
+    // The scan job running in the pool (replaced and cancelled by the next; cancelled when the
+    // tab is left).
+    let job = use_mut_ref(|| None::<u64>);
     let gc_grace = use_state(|| DEFAULT_GC_GRACE_SECS);
-    let running = use_mut_ref(|| false);
 
     let m = &p.sstable.metadata.0;
     let stats = m.statistics.as_ref().and_then(|s| s.stats.as_ref());
 
     let on_scan = {
         let view = p.sstable.clone();
-        let progress = progress.clone();
-        let result = result.clone();
-        let cancel = cancel.clone();
-        let running: Rc<RefCell<bool>> = running.clone();
-        Callback::from(move |_| {
-            if *running.borrow() {
-                return;
-            }
-            *running.borrow_mut() = true;
-            let flag = Rc::new(Cell::new(false));
-            *cancel.borrow_mut() = flag.clone();
-            let view = view.clone();
-            let progress = progress.clone();
-            let result = result.clone();
-            let running = running.clone();
-            progress.set(Some((0, 1)));
-            wasm_bindgen_futures::spawn_local(async move {
-                let p2 = progress.clone();
-                let r = scan(&view, move |d, t| p2.set(Some((d, t))), flag).await;
-                progress.set(None);
-                result.set(Some(r));
-                *running.borrow_mut() = false;
-            });
-        })
+        let scan = scan.clone();
+        let job = job.clone();
+        let gc_grace = gc_grace.clone();
+        Callback::from(move |_| submit_scan(&view, *gc_grace, &job, &scan))
     };
     let on_cancel = {
-        let cancel = cancel.clone();
-        Callback::from(move |_| cancel.borrow().set(true))
+        let job = job.clone();
+        Callback::from(move |_| {
+            // The worker answers `Failed("cancelled")` at its next slice.
+            let running = *job.borrow();
+            if let Some(running) = running {
+                pool::cancel(running);
+            }
+        })
     };
     let on_gc = {
         let gc_grace = gc_grace.clone();
+        let view = p.sstable.clone();
+        let scan = scan.clone();
+        let job = job.clone();
         Callback::from(move |e: Event| {
             let input: web_sys::HtmlInputElement = e.target_unchecked_into();
             if let Ok(v) = input.value().parse::<i64>() {
-                gc_grace.set(v.max(0));
+                let v = v.max(0);
+                gc_grace.set(v);
+                // A scan shown is redone at the new gc grace (the worker's kept scan answers).
+                if matches!(scan.result, Some(Ok(_))) {
+                    submit_scan(&view, v, &job, &scan);
+                }
             }
         })
     };
+    // Leaving the tab cancels the scan.
+    {
+        let job = job.clone();
+        use_effect_with((), move |_| {
+            move || {
+                let running = job.borrow_mut().take();
+                if let Some(running) = running {
+                    pool::cancel(running);
+                }
+            }
+        });
+    }
 
     // Statistics.db histograms.
     let stats_charts = match stats {
@@ -224,12 +229,11 @@ pub fn analytics_view(p: &AnalyticsViewProps) -> Html {
     };
 
     // The scan.
-    let scan_html = match &*result {
+    let scan_html = match &scan.result {
         None => html! {},
         Some(Err(e)) => html! { <p class="error" role="alert" data-testid="scan-error">{ e }</p> },
         Some(Ok(r)) => {
             let size_bars: Vec<Bar> = r
-                .summary
                 .size_histogram
                 .iter()
                 .map(|(upper, count)| Bar {
@@ -238,9 +242,7 @@ pub fn analytics_view(p: &AnalyticsViewProps) -> Html {
                     detail: format!("{count} partitions of at most {upper} bytes"),
                 })
                 .collect();
-            let t = r
-                .tombstones
-                .report(&p.sstable.prefix, *gc_grace, None, stats);
+            let t = &r.tombstone_report;
             let timeline: Vec<Bar> = t
                 .timeline
                 .iter()
@@ -256,13 +258,12 @@ pub fn analytics_view(p: &AnalyticsViewProps) -> Html {
                     ),
                 })
                 .collect();
-            let s = &r.summary;
+            let [partition, row, range, complex, cell] = r.tombstones_by_kind;
             html! { <>
-                <p data-testid="scan-summary">{ format!(
-                    "{} partitions scanned in {:.0} ms: {} rows, {} cells, {} tombstones ({} partition, {} row, {} range, {} complex, {} cell), {} live TTL cells",
-                    s.partitions, r.millis, s.rows.total, s.cells.total, s.tombstones.total,
-                    s.tombstones_by_kind.partition, s.tombstones_by_kind.row, s.tombstones_by_kind.range,
-                    s.tombstones_by_kind.complex, s.tombstones_by_kind.cell, s.ttl_cells) }</p>
+                <p data-testid="scan-summary" data-reused={r.reused.to_string()}>{ format!(
+                    "{} partitions scanned in {:.0} ms (in a worker, {} bytes of Data.db read): {} rows, {} cells, {} tombstones ({} partition, {} row, {} range, {} complex, {} cell), {} live TTL cells",
+                    r.partitions, r.millis, r.bytes_read, r.rows, r.cells, r.tombstones,
+                    partition, row, range, complex, cell, r.ttl_cells) }</p>
                 <BarChart id="scan-partition-size" title="Partition sizes (scan of Data.db)"
                           x_label="partition size (bytes, bucket upper bound)" y_label="partitions" bars={size_bars} />
                 <h4>{ "Largest partitions" }</h4>
@@ -270,18 +271,18 @@ pub fn analytics_view(p: &AnalyticsViewProps) -> Html {
                     <thead><tr><th>{ "key" }</th><th>{ "token" }</th><th>{ "bytes" }</th><th>{ "rows" }</th><th>{ "cells" }</th><th>{ "tombstones" }</th><th>{ "TTL cells" }</th></tr></thead>
                     <tbody>
                         { for r.top.iter().map(|p| html! {
-                            <tr><td><code>{ &p.key }</code></td><td>{ p.token.to_string() }</td><td>{ p.bytes }</td><td>{ p.rows }</td>
-                                <td>{ p.cells }</td><td>{ p.tombstones.total() }</td><td>{ p.ttl_cells }</td></tr>
+                            <tr><td><code>{ &p.key }</code></td><td>{ &p.token }</td><td>{ p.bytes }</td><td>{ p.rows }</td>
+                                <td>{ p.cells }</td><td>{ p.tombstones }</td><td>{ p.ttl_cells }</td></tr>
                         }) }
                     </tbody>
                 </table>
                 <h4>{ "Tombstones and TTLs" }</h4>
                 <p data-testid="tombstone-summary">{ format!(
-                    "now {} ({:?}), gcBefore {}: {} of {} tombstones droppable ({} invalid local deletion times); {} of {} TTL cells expired; Statistics.db estimates a droppable ratio of {:.4}, counted {:.4}",
-                    iso8601_secs(t.now_secs), t.now_source, iso8601_secs(t.gc_before_secs), t.tombstones.droppable, t.tombstones.total,
-                    t.tombstones.invalid_local_deletion_time, t.ttl_cells.expired, t.ttl_cells.total,
-                    t.statistics.as_ref().map_or(0.0, |s| s.estimated_droppable_ratio),
-                    t.statistics.as_ref().map_or(0.0, |s| s.counted_droppable_ratio)) }</p>
+                    "now {} ({}), gcBefore {}: {} of {} tombstones droppable ({} invalid local deletion times); {} of {} TTL cells expired; Statistics.db estimates a droppable ratio of {:.4}, counted {:.4}",
+                    iso8601_secs(t.now_secs), t.now_source, iso8601_secs(t.gc_before_secs), t.droppable, t.total,
+                    t.invalid_local_deletion_time, t.ttl_expired, t.ttl_total,
+                    t.estimated_droppable_ratio.unwrap_or(0.0),
+                    t.counted_droppable_ratio.unwrap_or(0.0)) }</p>
                 if !timeline.is_empty() {
                     <BarChart id="scan-drop-timeline" title="What becomes droppable or expires, and when"
                               x_label="time after now (UTC)" y_label="tombstones + TTL cells" bars={timeline} />
@@ -290,13 +291,15 @@ pub fn analytics_view(p: &AnalyticsViewProps) -> Html {
         }
     };
 
-    // The table: every SSTable loaded.
-    let list: Vec<(String, &sstable_engine::info::SSTableMetadata)> = p
-        .all
-        .iter()
-        .map(|s| (s.prefix.clone(), &*s.metadata.0))
-        .collect();
-    let table = table_report(&list, *gc_grace, None);
+    // The table: every SSTable loaded, computed once per set of SSTables and gc grace (not on
+    // every progress report of the scan).
+    let table = use_memo((p.all.clone(), *gc_grace), |(all, gc_grace)| {
+        let list: Vec<(String, &sstable_engine::info::SSTableMetadata)> = all
+            .iter()
+            .map(|s| (s.prefix.clone(), &*s.metadata.0))
+            .collect();
+        table_report(&list, *gc_grace, None)
+    });
     let kind = |s: &sstable_engine::analytics::TableSSTable| {
         if s.fully_expired {
             "expired"
@@ -357,8 +360,8 @@ pub fn analytics_view(p: &AnalyticsViewProps) -> Html {
                     <input type="number" min="0" value={gc_grace.to_string()} onchange={on_gc} data-testid="gc-grace" />
                 </label>
                 { " " }
-                <button onclick={on_scan} data-testid="scan-partitions" disabled={progress.is_some()}>{ "Scan partitions" }</button>
-                if let Some((done, total)) = *progress {
+                <button onclick={on_scan} data-testid="scan-partitions" disabled={scan.progress.is_some()}>{ "Scan partitions" }</button>
+                if let Some((done, total)) = scan.progress {
                     <progress data-testid="scan-progress" max={total.max(1).to_string()} value={done.to_string()} />
                     <button onclick={on_cancel} data-testid="scan-cancel">{ "Cancel" }</button>
                 }

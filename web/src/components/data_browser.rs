@@ -372,17 +372,6 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
     }
 }
 
-/// The SSTable's files as a worker takes them.
-fn file_refs(view: &SSTableView) -> Vec<FileRef> {
-    view.files
-        .iter()
-        .map(|(_, f)| FileRef {
-            path: f.name(),
-            file: f.clone(),
-        })
-        .collect()
-}
-
 /// Partition `index` of `page`: its rows are laid out by [`RowsTable`] as they are scrolled to,
 /// so a render builds the few rows shown, not every row of the page.
 fn partition(
@@ -658,7 +647,7 @@ fn page_request(view: &SSTableView, page: PageRequest) -> Request {
     Request::DataPage {
         job: 0,
         sstable: view.prefix.clone(),
-        files: file_refs(view),
+        files: FileRef::of_view(view),
         page,
     }
 }
