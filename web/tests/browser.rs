@@ -71,6 +71,7 @@ async fn card_renders_version_format_generation_and_components() {
         root.clone(),
         SSTableCardProps {
             sstable: views[0].clone(),
+            index: 0,
             on_inspect: yew::Callback::noop(),
             verified: None,
             verifying: false,

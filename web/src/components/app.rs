@@ -58,15 +58,21 @@ pub fn app() -> Html {
         let state = state.clone();
         Callback::from(move |message: String| state.dispatch(Action::Failed(message)))
     };
+    // The same callback on every render, so the overview table re-renders only when its
+    // SSTables, selection or rows shown change (not on every verification progress batch).
     let on_select = {
-        let state = state.clone();
-        Callback::from(move |i: usize| state.dispatch(Action::Select(i)))
+        let dispatcher = state.dispatcher();
+        use_callback((), move |i: usize, _| {
+            dispatcher.dispatch(Action::Select(i))
+        })
     };
+    // One callback for every card, the same on every render (cards re-render only when their
+    // own props change).
     let on_inspect = {
-        let state = state.clone();
-        Callback::from(move |i: usize| {
-            state.dispatch(Action::Select(i));
-            state.dispatch(Action::ShowTab(Tab::Components));
+        let dispatcher = state.dispatcher();
+        use_callback((), move |i: usize, _| {
+            dispatcher.dispatch(Action::Select(i));
+            dispatcher.dispatch(Action::ShowTab(Tab::Components));
         })
     };
     let on_component = {
@@ -150,14 +156,13 @@ pub fn app() -> Html {
                     <VerifyAllPanel state={state.clone()} />
                 }
                 if state.sstables.len() > 1 {
-                    <OverviewTable sstables={state.sstables.clone()} selected={state.selected} on_select={on_select.clone()} shown={*shown} />
+                    <OverviewTable sstables={state.sstables.clone()} selected={state.selected} on_select={on_select.clone()} />
                 }
                 <section class="sstables" data-testid="cards" data-complete={cards_complete.to_string()}>
                     { for state.sstables.iter().take(*shown).enumerate().map(|(i, s)| {
-                        let on_inspect = on_inspect.clone();
                         let verified = state.verified.iter().find(|(p, _)| *p == s.prefix).map(|(_, r)| r.verdict.clone());
                         let verifying = state.verifying.iter().any(|(p, _)| *p == s.prefix);
-                        html! { <SSTableCard key={s.prefix.clone()} sstable={s.clone()} {verified} {verifying} on_inspect={Callback::from(move |_| on_inspect.emit(i))} /> }
+                        html! { <SSTableCard key={s.prefix.clone()} sstable={s.clone()} index={i} {verified} {verifying} on_inspect={on_inspect.clone()} /> }
                     }) }
                 </section>
             } else if let Some(sstable) = selected {

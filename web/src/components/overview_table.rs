@@ -1,4 +1,9 @@
 //! Several SSTables side by side, sortable by any column; a row selects its SSTable.
+//!
+//! The table scrolls in a box of fixed-height rows and renders only the rows in and near view
+//! (spacer rows stand for the others): a tree of hundreds of SSTables is laid out as a few dozen
+//! rows. Adding rows to one table of every SSTable made each step of the page's card rendering
+//! a layout of the whole table, the long tasks of loading 106 SSTables (issue #12).
 
 use sstable_engine::component::ComponentType;
 use sstable_engine::datetime::iso8601_micros;
@@ -12,9 +17,14 @@ pub struct OverviewTableProps {
     pub sstables: crate::state::Shared<Vec<SSTableView>>,
     pub selected: Option<usize>,
     pub on_select: Callback<usize>,
-    /// Rows rendered so far (the page adds them a step per task, with the cards).
-    pub shown: usize,
 }
+
+/// The height of a row (`table.overview tbody tr` in style.css).
+const ROW_PX: i32 = 28;
+/// Rows rendered: the ones in view and some around them.
+const WINDOW_ROWS: usize = 48;
+/// Rows rendered above the first one in view.
+const ROWS_BEFORE: usize = 12;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Column {
@@ -52,6 +62,22 @@ fn key(s: &SSTableView, c: Column) -> (i128, String) {
 #[function_component(OverviewTable)]
 pub fn overview_table(props: &OverviewTableProps) -> Html {
     let sort = use_state(|| (Column::Name, true));
+    // The first row rendered (from the box's scroll position).
+    let first = use_state(|| 0usize);
+    let onscroll = {
+        let first = first.clone();
+        Callback::from(move |e: Event| {
+            let Some(el) = e.target_dyn_into::<web_sys::Element>() else {
+                return;
+            };
+            let in_view = usize::try_from(el.scroll_top() / ROW_PX).unwrap_or(0);
+            let next = in_view.saturating_sub(ROWS_BEFORE);
+            // Re-rendered only when the window moves by a quarter of itself.
+            if next.abs_diff(*first) >= WINDOW_ROWS / 4 || (next == 0 && *first != 0) {
+                first.set(next);
+            }
+        })
+    };
     let mut order: Vec<(usize, &SSTableView)> = props.sstables.iter().enumerate().collect();
     let (column, ascending) = *sort;
     order.sort_by(|&(_, a), &(_, b)| {
@@ -79,7 +105,17 @@ pub fn overview_table(props: &OverviewTableProps) -> Html {
         });
         html! { <th><button class="sort" {onclick}>{ format!("{label}{arrow}") }</button></th> }
     };
+    let total = order.len();
+    let start = (*first).min(total);
+    let end = start.saturating_add(WINDOW_ROWS).min(total);
+    let spacer = |rows: usize| {
+        let px = i64::try_from(rows)
+            .unwrap_or(0)
+            .saturating_mul(i64::from(ROW_PX));
+        html! { <tr class="spacer" aria-hidden="true" style={format!("height: {px}px")}><td colspan="8"></td></tr> }
+    };
     html! {
+        <div class="overview-scroll" {onscroll} data-testid="overview-scroll" data-rows={total.to_string()}>
         <table class="overview" data-testid="overview-table">
             <thead><tr>
                 { header("SSTable", Column::Name) }
@@ -92,7 +128,8 @@ pub fn overview_table(props: &OverviewTableProps) -> Html {
                 <th>{ "Status" }</th>
             </tr></thead>
             <tbody>
-                { for order.into_iter().take(props.shown).map(|(i, s)| {
+                if start > 0 { { spacer(start) } }
+                { for order.into_iter().skip(start).take(end - start).map(|(i, s)| {
                     let info = s.info.as_ref();
                     let stats = info.and_then(|r| r.stats.as_ref());
                     let on_select = props.on_select.clone();
@@ -117,7 +154,9 @@ pub fn overview_table(props: &OverviewTableProps) -> Html {
                         </tr>
                     }
                 }) }
+                if end < total { { spacer(total - end) } }
             </tbody>
         </table>
+        </div>
     }
 }

@@ -5,13 +5,19 @@ use sstable_engine::datetime::{human_seconds, iso8601_micros};
 use sstable_engine::info::InfoReport;
 use yew::prelude::*;
 
-use crate::state::{SSTableView, Verdict};
+use crate::state::{SSTableView, Shared, Verdict};
 
+/// A card's props compare cheaply and stay equal while nothing about its SSTable changes (the
+/// same `on_inspect` for every card, told apart by `index`), so a render of the page re-renders
+/// only the cards whose verdict changed.
 #[derive(Properties, PartialEq)]
 pub struct SSTableCardProps {
     pub sstable: SSTableView,
+    /// Its place in the list (what `on_inspect` hears).
     #[prop_or_default]
-    pub on_inspect: Callback<()>,
+    pub index: usize,
+    #[prop_or_default]
+    pub on_inspect: Callback<usize>,
     /// The verdict of the last verification (`None`: not verified yet).
     #[prop_or_default]
     pub verified: Option<crate::state::Verdict>,
@@ -63,7 +69,7 @@ pub fn sstable_card(props: &SSTableCardProps) -> Html {
                     } } }
                 </span>
             </h2>
-            <button class="button small" data-testid="inspect" onclick={props.on_inspect.reform(|_| ())}>{ "Inspect components →" }</button>
+            <button class="button small" data-testid="inspect" onclick={{ let i = props.index; props.on_inspect.reform(move |_| i) }}>{ "Inspect components →" }</button>
             if let Some(info) = &s.info {
                 <button class="button small" data-testid="export-info" onclick={export_info(info, &s.prefix)}>{ "Export info JSON" }</button>
             }
@@ -220,15 +226,15 @@ fn serde_name(a: &sstable_engine::component::DigestAlgorithm) -> &'static str {
 }
 
 /// Downloads the `sstable-inspect info --json` report of this SSTable.
-/// Serialised when clicked, not on every render.
-fn export_info(info: &InfoReport, prefix: &str) -> Callback<MouseEvent> {
+/// Serialised when clicked, not on every render (which only shares the report).
+fn export_info(info: &Shared<InfoReport>, prefix: &str) -> Callback<MouseEvent> {
     let info = info.clone();
     let name = format!(
         "{}-info.json",
         prefix.rsplit('/').next().unwrap_or("sstable")
     );
     Callback::from(move |_| {
-        let json = serde_json::to_string_pretty(&[&info]).unwrap_or_default();
+        let json = serde_json::to_string_pretty(&[&*info]).unwrap_or_default();
         let _ = crate::loader::download_json(&name, &json);
     })
 }
