@@ -209,8 +209,11 @@ pub struct EngineWorker {
     /// no reload.
     last_metadata: Rc<RefCell<Option<Rc<Loaded>>>>,
     /// The last finished analytics scan, by the identity of its files.
-    last_scan: Rc<RefCell<Option<(String, Rc<ScanState>)>>>,
+    last_scan: Rc<RefCell<KeptScan>>,
 }
+
+/// A finished analytics scan and the identity of the files it read.
+type KeptScan = Option<(String, Rc<ScanState>)>;
 
 /// An SSTable's decoded metadata with its files' handles, and what identifies those files.
 struct Loaded {
@@ -727,7 +730,7 @@ async fn data_page(
 /// files at another gc grace are answered without reading Data.db again.
 async fn analytics(
     cache: &RefCell<Option<Rc<Loaded>>>,
-    scans: &RefCell<Option<(String, Rc<ScanState>)>>,
+    scans: &RefCell<KeptScan>,
     sstable: &str,
     files: &[FileRef],
     gc_grace_secs: i64,

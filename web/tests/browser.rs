@@ -230,3 +230,82 @@ async fn a_data_page_builds_at_most_its_row_cap_and_counts_the_rest() {
     assert_eq!(next.partitions[0].rows.len(), 3);
     assert_eq!(next.next_position, None);
 }
+
+/// What the cap saves: one partition of 50,000 rows, paged with a cap of 200, grows the wasm
+/// memory by far less than its rows would take built (the rows past the cap are only counted).
+#[wasm_bindgen_test]
+async fn a_capped_page_of_a_wide_partition_stays_small_in_memory() {
+    use sstable_engine::descriptor::parse_file_name;
+    use sstable_engine::load::MetadataLoader;
+    use sstable_engine::range::{SliceSource, SyncDriver};
+    use sstable_engine::write::{generate, GenerateOptions, MemorySink};
+    use sstable_engine::{Format, Version};
+    use sstable_web::data_page::{decode_page, PageRequest};
+    let rows = 50_000u64;
+    let mut o = GenerateOptions::new(Version::parse(Format::Big, "oa").unwrap(), 1, rows);
+    o.seed = 9;
+    let files: Vec<_> = generate(&o, MemorySink::default())
+        .unwrap()
+        .sink
+        .files
+        .into_iter()
+        .collect();
+    let slices: Vec<_> = files
+        .iter()
+        .map(|(c, b)| (c.clone(), b.as_slice()))
+        .collect();
+    let (descriptor, _) = parse_file_name("oa-1-big-Data.db").unwrap();
+    let sizes = files
+        .iter()
+        .map(|(c, b)| (c.clone(), b.len() as u64))
+        .collect();
+    let mut loader = MetadataLoader::new(&descriptor, sizes);
+    SyncDriver::new(SliceSource { files: &slices })
+        .run(&mut loader, &sstable_engine::clock::NoClock)
+        .unwrap();
+    let metadata = loader.finish();
+    let request = PageRequest {
+        start: 0,
+        max_partitions: 10,
+        wanted_key: None,
+        atoms: false,
+        now_seconds: 1_700_000_000,
+        max_rows_per_partition: Some(200),
+        export: false,
+    };
+    let before = sstable_web::wasm_memory_bytes();
+    let page = decode_page(
+        &metadata,
+        (None, None),
+        SliceSource { files: &slices },
+        &request,
+        &|| false,
+    )
+    .await
+    .unwrap();
+    let grown_capped = sstable_web::wasm_memory_bytes() - before;
+    assert_eq!(page.row_totals, vec![rows as usize + 1]);
+    assert_eq!(page.partitions[0].rows.len(), 200);
+    drop(page);
+    // The same page with every row built (what each page did before the cap was applied while
+    // decoding): memory grows past what the capped page ever held.
+    let before = sstable_web::wasm_memory_bytes();
+    let whole = decode_page(
+        &metadata,
+        (None, None),
+        SliceSource { files: &slices },
+        &PageRequest {
+            max_rows_per_partition: None,
+            ..request
+        },
+        &|| false,
+    )
+    .await
+    .unwrap();
+    let grown_whole = sstable_web::wasm_memory_bytes() - before;
+    assert_eq!(whole.partitions[0].rows.len(), rows as usize + 1);
+    assert!(
+        grown_capped < f64::from(8u32 << 20) && grown_whole > 4.0 * grown_capped.max(1.0),
+        "wasm memory grew by {grown_capped} bytes capped, {grown_whole} bytes with every row"
+    );
+}

@@ -53,7 +53,7 @@ fn submit_scan(
     if let Some(previous) = previous {
         pool::cancel(previous);
     }
-    let kept = (*scan).result.clone();
+    let kept = scan.result.clone();
     scan.set(ScanView {
         progress: Some((0, 1)),
         result: kept.clone(),
