@@ -14,8 +14,9 @@ use crate::loader;
 use crate::state::{FailureRun, SSTableView, Verdict, VerifyProgress, VerifyRun};
 
 /// At most this many cells in the chunk strip; beyond, each cell stands for several chunks (a
-/// report's first render lays out every cell in one task: 2,048 made it 120 ms, issue #12).
-const MAX_STRIP_CELLS: u64 = 512;
+/// report's first render lays out every cell in one task: 2,048 made it 120–220 ms on the 2-core
+/// machine, issue #12).
+const MAX_STRIP_CELLS: u64 = 256;
 
 #[derive(Properties, PartialEq)]
 pub struct VerifyViewProps {
