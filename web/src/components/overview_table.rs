@@ -22,9 +22,9 @@ pub struct OverviewTableProps {
 /// The height of a row (`table.overview tbody tr` in style.css).
 const ROW_PX: i32 = 28;
 /// Rows rendered: the ones in view and some around them.
-const WINDOW_ROWS: usize = 48;
+const WINDOW_ROWS: usize = 24;
 /// Rows rendered above the first one in view.
-const ROWS_BEFORE: usize = 12;
+const ROWS_BEFORE: usize = 6;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Column {
