@@ -139,14 +139,28 @@ export async function longTasksDuring(page, work) {
 }
 
 /**
- * The page's rule: no UI-thread task over LONG_TASK_LIMIT_MS. On the shared 2-core CI machine a
- * task of 100–110 ms shows up now and then (KNOWN GAP #12, not yet traced): the strict check is a
- * subtest that turns into a todo naming the tasks when one appears; a task over twice the limit
- * fails the test.
+ * The page's rule: no UI-thread task over LONG_TASK_LIMIT_MS, asserted. Where a known gap is
+ * named (`knownGap`: what the tasks are, as traced), the strict check is a subtest that turns into
+ * a todo naming the tasks when one appears, and only a task over twice the limit fails the test.
+ * #12 traced the long tasks of loading 106 SSTables, of verifying and of a large file's report to
+ * the page's own layout (a growing overview table and card grid, a 2,048-cell chunk strip); with
+ * those fixed, loading, every verification and the analytics scans passed the strict check in
+ * three consecutive `cargo xtask e2e` runs on the busy 2-core machine, and are asserted.
  */
-export async function expectNoLongTasks(t, tasks, what) {
+export async function expectNoLongTasks(t, tasks, what, knownGap) {
+  if (!knownGap) {
+    assert.deepEqual(tasks, [], `UI-thread tasks over ${LONG_TASK_LIMIT_MS} ms ${what}: ${JSON.stringify(tasks)}`);
+    return;
+  }
   await t.test(`no UI-thread task over ${LONG_TASK_LIMIT_MS} ms ${what}`, {
-    todo: tasks.length ? `KNOWN GAP #12: ${JSON.stringify(tasks)}` : false,
+    todo: tasks.length ? `KNOWN GAP #12 (${knownGap}): ${JSON.stringify(tasks)}` : false,
   }, () => assert.deepEqual(tasks, []));
   assert.ok(tasks.every((task) => task.ms < 2 * LONG_TASK_LIMIT_MS), `UI-thread tasks ${what}: ${JSON.stringify(tasks)}`);
 }
+
+/**
+ * Paging data: the page's layout of a new page of rows (a 16-column table of 40 rows and more)
+ * took 113–173 ms in each of three runs on the busy 2-core machine (Chromium tracing: Layout of
+ * ~1,850 objects and Paint), and 2.x pages 109 ms in one run of five.
+ */
+export const PAGE_LAYOUT_GAP = 'layout of a new data page';
