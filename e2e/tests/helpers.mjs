@@ -144,8 +144,8 @@ export async function longTasksDuring(page, work) {
  * a todo naming the tasks when one appears, and only a task over twice the limit fails the test.
  * #12 traced the long tasks of loading 106 SSTables, of verifying and of a large file's report to
  * the page's own layout (a growing overview table and card grid, a 2,048-cell chunk strip); with
- * those fixed, loading, every verification and the analytics scans passed the strict check in
- * three consecutive `cargo xtask e2e` runs on the busy 2-core machine, and are asserted.
+ * those fixed, loading, every verification and the small analytics scan passed the strict check
+ * in three consecutive `cargo xtask e2e` runs on the busy 2-core machine, and are asserted.
  */
 export async function expectNoLongTasks(t, tasks, what, knownGap) {
   if (!knownGap) {
