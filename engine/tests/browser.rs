@@ -233,9 +233,9 @@ fn noise(len: usize, seed: u64) -> Vec<u8> {
 
 #[wasm_bindgen_test]
 fn crc32_runs_simd128_and_equals_crc32fast_at_every_length_and_alignment() {
-    use sstable_engine::checksum::{self, scalar};
+    use sstable_engine::checksum::{self, chorba, scalar};
     // The web build enables simd128 (.cargo/config.toml): the vector path is the one tested.
-    assert_eq!(checksum::implementation(), "wasm simd128");
+    assert_eq!(checksum::implementation(), "wasm simd128 chorba");
     let data = noise(4096 + 16, 5);
     for align in 0..16 {
         for len in 0..=4096 {
@@ -247,11 +247,24 @@ fn crc32_runs_simd128_and_equals_crc32fast_at_every_length_and_alignment() {
                 want,
                 "scalar, len {len} align {align}"
             );
+            assert_eq!(
+                chorba::crc32(bytes),
+                want,
+                "portable chorba, len {len} align {align}"
+            );
         }
     }
-    // Long inputs take the 16-stream path with a tail.
+    // Long inputs: the fold over many pairs, at every tail length.
     let big = noise(1 << 20, 9);
-    for len in [(1 << 20) - 1, 300_001, 65_536, 65_537] {
+    for len in [
+        (1 << 20) - 1,
+        300_001,
+        65_536,
+        65_537,
+        65_538,
+        65_539,
+        65_551,
+    ] {
         assert_eq!(
             checksum::crc32(&big[..len]),
             crc32fast::hash(&big[..len]),
@@ -262,6 +275,98 @@ fn crc32_runs_simd128_and_equals_crc32fast_at_every_length_and_alignment() {
     assert_eq!(
         checksum::combine(checksum::crc32(a), checksum::crc32(b), b.len() as u64),
         crc32fast::hash(&big)
+    );
+}
+
+/// `performance.now()` in milliseconds (window or worker), or 0 where there is none.
+fn now_millis() -> f64 {
+    use wasm_bindgen::JsCast;
+    let performance = js_sys::Reflect::get(&js_sys::global(), &"performance".into()).ok();
+    let now = performance
+        .as_ref()
+        .and_then(|p| js_sys::Reflect::get(p, &"now".into()).ok())
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    match (performance, now) {
+        (Some(p), Some(f)) => f.call0(&p).ok().and_then(|v| v.as_f64()).unwrap_or(0.0),
+        _ => 0.0,
+    }
+}
+
+/// A checksum path timed by the speed test: its name and the function.
+type NamedHash = (&'static str, fn(&[u8]) -> u32);
+
+/// Our CRC32 as verify runs it on an LZ4 Data.db: one [`Crc32`] per 14,336-byte chunk (the
+/// large bench file's mean stored chunk), each appended to the whole-file digest.
+///
+/// [`Crc32`]: sstable_engine::checksum::Crc32
+fn crc32_by_chunks(bytes: &[u8]) -> u32 {
+    use sstable_engine::checksum::Crc32;
+    let mut digest = Crc32::new();
+    for chunk in bytes.chunks(14_336) {
+        let mut sum = Crc32::new();
+        sum.update(chunk);
+        digest.combine(&sum);
+    }
+    digest.finalize()
+}
+
+/// [`crc32_by_chunks`] without the digest: the chunks' CRCs XORed (a per-call cost apart from
+/// `combine`).
+fn crc32_of_chunks_xored(bytes: &[u8]) -> u32 {
+    bytes
+        .chunks(14_336)
+        .fold(0, |x, chunk| x ^ sstable_engine::checksum::crc32(chunk))
+}
+
+/// The CRC32 paths and Adler32 in this browser, on the same 16 MiB: our CRC32 (simd128 fold), the
+/// portable fold, slicing-by-16, crc32fast, and the `adler32` crate the 2.x digests use. Each is
+/// timed once per round, the rounds interleave them (so a busy machine slows all alike), the best
+/// round counts. Printed, not asserted: `-- --nocapture` shows it.
+#[wasm_bindgen_test]
+fn crc32_and_adler32_speed_in_this_browser() {
+    use sstable_engine::checksum::{self, chorba, scalar};
+    let bytes = noise(16 << 20, 21);
+    let paths: [NamedHash; 7] = [
+        (checksum::implementation(), checksum::crc32),
+        ("ours by 14 KiB chunks + combine", crc32_by_chunks),
+        ("ours by 14 KiB chunks, no combine", crc32_of_chunks_xored),
+        ("portable chorba", chorba::crc32),
+        ("slicing-by-16", scalar::crc32),
+        ("crc32fast", crc32fast::hash),
+        ("adler32 crate", |b| {
+            let mut h = adler32::RollingAdler32::new();
+            h.update_buffer(b);
+            h.hash()
+        }),
+    ];
+    let mut best_millis = [f64::INFINITY; 7];
+    let mut values = [0u32; 7];
+    for _round in 0..7 {
+        for ((_, hash), (best, value)) in paths
+            .iter()
+            .zip(best_millis.iter_mut().zip(values.iter_mut()))
+        {
+            let start = now_millis();
+            *value = std::hint::black_box(hash(std::hint::black_box(&bytes)));
+            *best = best.min(now_millis() - start);
+        }
+    }
+    let [ours, chunked, _xored, portable, table, fast, _adler] = values;
+    assert!(
+        [ours, chunked, portable, table].iter().all(|&v| v == fast),
+        "the CRC32 paths disagree"
+    );
+    let mbs = best_millis.map(|ms| bytes.len() as f64 / 1e3 / ms);
+    let line: Vec<String> = paths
+        .iter()
+        .zip(mbs)
+        .map(|((name, _), mbs)| format!("{name} {mbs:.0} MB/s"))
+        .collect();
+    let [ours_mbs, _, _, _, _, crc32fast_mbs, _] = mbs;
+    console_log!(
+        "16 MiB in this browser: {}; ours = {:.2} x crc32fast",
+        line.join(", "),
+        ours_mbs / crc32fast_mbs
     );
 }
 

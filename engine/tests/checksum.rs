@@ -1,10 +1,11 @@
 //! `sstable_engine::checksum`: the CRC32 of every fixture's Data.db, as stored, equals
-//! crc32fast's — by the portable slicing-by-16 path, the build's default path, and split in two
-//! and combined. (The wasm simd128 path runs the same checks in `tests/browser.rs`.)
+//! crc32fast's — by the portable slicing-by-16 path, the portable Chorba fold (the wasm paths'
+//! algorithm on `u64` lanes), the build's default path, and split in two and combined. (The wasm
+//! simd128 path runs the same checks in `tests/browser.rs`.)
 
 use crate::common;
 
-use sstable_engine::checksum::{self, scalar, Crc32};
+use sstable_engine::checksum::{self, chorba, scalar, Crc32};
 
 #[test]
 fn every_fixture_data_db_equals_crc32fast() {
@@ -23,6 +24,7 @@ fn every_fixture_data_db_equals_crc32fast() {
         let want = crc32fast::hash(&bytes);
         assert_eq!(checksum::crc32(&bytes), want, "{path}");
         assert_eq!(scalar::crc32(&bytes), want, "{path} (scalar)");
+        assert_eq!(chorba::crc32(&bytes), want, "{path} (chorba)");
         let (a, b) = bytes.split_at(bytes.len() / 3);
         assert_eq!(
             checksum::combine(scalar::crc32(a), scalar::crc32(b), b.len() as u64),

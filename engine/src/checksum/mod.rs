@@ -4,8 +4,11 @@
 //! | target | path | why |
 //! |---|---|---|
 //! | native | `crc32fast` (PCLMULQDQ / ARMv8 CRC where the CPU has them) | it measures fastest |
-//! | `wasm32` + `simd128` | [`simd128`]: 16 interleaved streams, 4-bit table lookups with `i8x16.swizzle`, combined with [`combine`] | wasm has no carry-less multiply; `swizzle` does 16 table lookups at once |
-//! | `wasm32` without `simd128` | [`scalar`]: slicing-by-16 | the best table method |
+//! | `wasm32` + `simd128` | [`simd128`]: the [`chorba`] fold, two 64-bit words per `v128` | wasm has no carry-less multiply; the fold needs only shifts and XORs |
+//! | `wasm32` without `simd128` | [`chorba`] on `u64` pairs | the same fold, scalar |
+//!
+//! Inputs under [`chorba::MIN_BYTES`] and the last 40 bytes of each half the fold leaves go through [`scalar`]
+//! (slicing-by-16, the table method).
 //!
 //! Every path returns what `crc32fast::hash` returns, on every input and alignment (tests below,
 //! and in the browser in `tests/browser.rs`). [`implementation`] names the path this build runs.
@@ -13,6 +16,7 @@
 //! Src: `src/java/org/apache/cassandra/utils/ChecksumType.java` (CRC32 is `java.util.zip.CRC32`);
 //! the combination is zlib's `crc32_combine` (multiplication modulo the polynomial by x^(8n)).
 
+pub mod chorba;
 pub mod scalar;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 pub mod simd128;
@@ -20,8 +24,8 @@ pub mod simd128;
 /// The reflected CRC32 polynomial.
 pub(crate) const POLY: u32 = 0xEDB8_8320;
 
-/// Which CRC32 code this build runs: `"crc32fast"` (native), `"wasm simd128"` or
-/// `"wasm scalar slicing-by-16"`.
+/// Which CRC32 code this build runs: `"crc32fast"` (native), `"wasm simd128 chorba"` or
+/// `"wasm scalar chorba"`.
 pub const fn implementation() -> &'static str {
     #[cfg(not(target_arch = "wasm32"))]
     {
@@ -29,11 +33,11 @@ pub const fn implementation() -> &'static str {
     }
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     {
-        "wasm simd128"
+        "wasm simd128 chorba"
     }
     #[cfg(all(target_arch = "wasm32", not(target_feature = "simd128")))]
     {
-        "wasm scalar slicing-by-16"
+        "wasm scalar chorba"
     }
 }
 
@@ -53,7 +57,7 @@ fn update_raw(state: u32, bytes: &[u8]) -> u32 {
     }
     #[cfg(not(target_feature = "simd128"))]
     {
-        scalar::update(state, bytes)
+        chorba::update(state, bytes)
     }
 }
 
@@ -147,16 +151,18 @@ pub fn combine(crc_a: u32, crc_b: u32, len_b_bytes: u64) -> u32 {
     multiply_mod_poly(x_pow_8n(len_b_bytes), crc_a) ^ crc_b
 }
 
-/// `a · b mod P` for polynomials in reflected order (bit 31 is x^0).
+/// `a · b mod P` for polynomials in reflected order (bit 31 is x^0). Branch-free: the bits of
+/// `a` select by masks, not by jumps (random bits would mispredict half the branches, and this
+/// runs twice per verified chunk: the fold's join and the digest's combine).
 pub(crate) fn multiply_mod_poly(a: u32, mut b: u32) -> u32 {
     let mut product = 0u32;
-    let mut bit = 1u32 << 31;
-    while bit != 0 {
-        if a & bit != 0 {
-            product ^= b;
-        }
-        bit >>= 1;
-        b = if b & 1 != 0 { (b >> 1) ^ POLY } else { b >> 1 };
+    let mut rest = a;
+    while rest != 0 {
+        // All ones when the current coefficient of `a` (bit 31 of `rest`) is 1.
+        let take = 0u32.wrapping_sub(rest >> 31);
+        product ^= b & take;
+        rest <<= 1;
+        b = (b >> 1) ^ (POLY & 0u32.wrapping_sub(b & 1));
     }
     product
 }
@@ -240,6 +246,11 @@ mod tests {
                     want,
                     "scalar, len {len} align {align}"
                 );
+                assert_eq!(
+                    chorba::crc32(bytes),
+                    want,
+                    "chorba, len {len} align {align}"
+                );
                 assert_eq!(crc32(bytes), want, "len {len} align {align}");
             }
         }
@@ -283,11 +294,14 @@ mod tests {
         let data = noise(100_003, 11);
         let mut h = Crc32::new();
         let mut raw = !0u32;
+        let mut folded = !0u32;
         for piece in data.chunks(777) {
             h.update(piece);
             raw = scalar::update(raw, piece);
+            folded = chorba::update(folded, piece);
         }
         assert_eq!(h.finalize(), crc32fast::hash(&data));
         assert_eq!(!raw, crc32fast::hash(&data));
+        assert_eq!(!folded, crc32fast::hash(&data));
     }
 }
