@@ -216,11 +216,16 @@ pub async fn load(files: &[PickedFile]) -> (Vec<SSTableView>, Vec<IgnoredFile>) 
 
 /// Milliseconds from `performance.now()` of this page or worker (0 where unavailable).
 pub fn now_millis() -> f64 {
-    Reflect::get(&js_sys::global(), &JsValue::from_str("performance"))
-        .ok()
-        .and_then(|p| p.dyn_into::<web_sys::Performance>().ok())
-        .map(|p| p.now())
-        .unwrap_or(0.0)
+    thread_local! {
+        // Looked up once: the verifier reads the clock around every chunk's checksum, and the
+        // lookup (a JS string, `Reflect.get`, an `instanceof`: several calls into JS) fell
+        // inside each timed checksum.
+        static PERFORMANCE: Option<web_sys::Performance> =
+            Reflect::get(&js_sys::global(), &JsValue::from_str("performance"))
+                .ok()
+                .and_then(|p| p.dyn_into::<web_sys::Performance>().ok());
+    }
+    PERFORMANCE.with(|p| p.as_ref().map_or(0.0, |p| p.now()))
 }
 
 /// Reads bytes `[start, end)` of a file with `FileReaderSync` (in a worker only), into `buffer`
