@@ -406,18 +406,84 @@ fn build_dist(profile: WebProfile, log: Option<&Path>) -> Result<(), String> {
     run_maybe_logged(linted(&mut trunk), log)
 }
 
+/// `cargo xtask build`: the web app users get, which must stay within [`BUNDLE_LIMIT_BYTES`].
 pub fn build_web() -> Result<(), String> {
+    build_release_dist(true)
+}
+
+/// The download budget of the page: all wasm + JS in `dist/`, gzip-compressed (issue #12).
+const BUNDLE_LIMIT_BYTES: u64 = 800_000;
+
+/// `trunk build --release` (Cargo profile `web-release`, then binaryen's wasm-opt: index.html),
+/// then the gzip size of dist's wasm + JS; over [`BUNDLE_LIMIT_BYTES`] it fails if
+/// `enforce_limit`, else (`serve`, `bench`) it warns.
+fn build_release_dist(enforce_limit: bool) -> Result<(), String> {
     tools::ensure_wasm_target()?;
     tools::ensure_wasm_bindgen()?;
     tools::ensure_trunk()?;
+    // binaryen's wasm-opt, which Trunk runs on release builds, is an npm package.
+    tools::ensure_npm_packages()?;
     announce("building the web app (trunk build --release)");
     build_dist(WebProfile::Release, None)?;
-    println!("built {}", repo_root().join("dist").display());
-    Ok(())
+    let dist = repo_root().join("dist");
+    println!("built {}", dist.display());
+    let total_bytes = print_bundle_size(&dist)?;
+    if total_bytes <= BUNDLE_LIMIT_BYTES {
+        return Ok(());
+    }
+    let over = format!(
+        "the page's wasm + JS is {} KB gzip-compressed, over the {} KB budget",
+        total_bytes / 1000,
+        BUNDLE_LIMIT_BYTES / 1000
+    );
+    if enforce_limit {
+        Err(over)
+    } else {
+        println!("warning: {over}");
+        Ok(())
+    }
+}
+
+/// Prints each wasm and JS file of `dist` with its size and its `gzip -9` size, and the gzip
+/// total, which it returns.
+fn print_bundle_size(dist: &Path) -> Result<u64, String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dist)
+        .map_err(|e| format!("{}: {e}", dist.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|ext| ext == "wasm" || ext == "js")
+        })
+        .collect();
+    files.sort();
+    let mut total_bytes = 0u64;
+    for file in &files {
+        let raw_bytes = std::fs::metadata(file)
+            .map_err(|e| format!("{}: {e}", file.display()))?
+            .len();
+        let out = Command::new("gzip")
+            .args(["-9", "-c"])
+            .arg(file)
+            .output()
+            .map_err(|e| format!("could not run gzip: {e}"))?;
+        if !out.status.success() {
+            return Err(format!("gzip {} failed ({})", file.display(), out.status));
+        }
+        let gzip_bytes = out.stdout.len() as u64;
+        total_bytes += gzip_bytes;
+        let name = file.file_name().unwrap_or_default().to_string_lossy();
+        println!("  {name:<44} {raw_bytes:>10} bytes, gzip {gzip_bytes:>9}");
+    }
+    println!(
+        "  wasm + JS, gzip -9: {total_bytes} bytes ({} KB; budget {} KB)",
+        total_bytes / 1000,
+        BUNDLE_LIMIT_BYTES / 1000
+    );
+    Ok(total_bytes)
 }
 
 pub fn serve(port: u16) -> Result<(), String> {
-    build_web()?;
+    build_release_dist(false)?;
     let port = server::spawn(repo_root().join("dist"), port)?;
     announce(&format!(
         "serving the inspector on http://127.0.0.1:{port}/  (Ctrl-C to stop)"
@@ -588,7 +654,7 @@ pub fn bench() -> Result<(), String> {
     // memory per worker (e2e/bench/verify.mjs).
     tools::ensure_chromium()?;
     tools::ensure_npm_packages()?;
-    build_web()?;
+    build_release_dist(false)?;
     announce("browser bench (headless Chromium): verify of the large SSTable, 1 worker and N");
     run(Command::new("node")
         .arg(Path::new("bench").join("verify.mjs"))

@@ -20,9 +20,19 @@ pub fn cargo_bin_dir() -> PathBuf {
     home.join("bin")
 }
 
-/// PATH with Cargo's bin directory first, for every child process.
+/// The npm packages' executables (`e2e/node_modules/.bin`): binaryen's `wasm-opt`, which Trunk
+/// finds on PATH for the release build.
+pub fn npm_bin_dir() -> PathBuf {
+    crate::repo_root()
+        .join("e2e")
+        .join("node_modules")
+        .join(".bin")
+}
+
+/// PATH with Cargo's bin directory first, then the npm packages' executables, for every child
+/// process.
 pub fn path_env() -> std::ffi::OsString {
-    let mut paths = vec![cargo_bin_dir()];
+    let mut paths = vec![cargo_bin_dir(), npm_bin_dir()];
     if let Some(p) = std::env::var_os("PATH") {
         paths.extend(std::env::split_paths(&p));
     }
