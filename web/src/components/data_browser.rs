@@ -31,6 +31,11 @@ const MAX_ROWS_SHOWN: usize = 200;
 /// Rows of a partition laid out at first, and added each time its table is scrolled near its
 /// end: a page of partitions then costs one short layout, not one of hundreds of rows.
 const ROWS_PER_STEP: usize = 20;
+/// Rows of a partition in a new page's first render; [`ROWS_PER_FRAME`] more each animation frame
+/// up to [`ROWS_PER_STEP`]: building and laying out a page's 16-column tables in one task took
+/// 113–173 ms on the busy 2-core machine (issue #12), a few rows per frame stay short.
+const FIRST_ROWS: usize = 4;
+const ROWS_PER_FRAME: usize = 2;
 
 #[derive(Properties, PartialEq)]
 pub struct DataBrowserProps {
@@ -417,18 +422,9 @@ fn partition(
                         <th>{ "written" }</th>
                     </tr> }}
                     total={shown}
-                    render_row={{
-                        let page = page.clone();
-                        let columns = columns.clone();
-                        let clustering_count = ck_names.len();
-                        Callback::from(move |i: usize| {
-                            page.partitions
-                                .get(index)
-                                .and_then(|p| p.rows.get(i))
-                                .map(|r| row(r, clustering_count, &columns))
-                                .unwrap_or_default()
-                        })
-                    }} />
+                    page={PageRef(page.clone())}
+                    {index}
+                    kind={RowsOf::Rows { clustering_count: ck_names.len(), columns: columns.clone() }} />
             }
             if total_rows > shown {
                 <p class="muted">{ format!("… {} more rows not shown (dump the partition with the CLI or export it)", total_rows - shown) }</p>
@@ -466,17 +462,9 @@ fn atom_partition(page: &Rc<DataPage>, index: usize) -> Html {
                         <th>{ "ttl / expires" }</th><th>{ "local deletion time" }</th><th>{ "range tombstone end" }</th><th class="num">{ "at" }</th>
                     </tr> }}
                     total={shown}
-                    render_row={{
-                        let page = page.clone();
-                        Callback::from(move |i: usize| {
-                            page.atoms
-                                .as_ref()
-                                .and_then(|a| a.get(index))
-                                .and_then(|p| p.atoms.get(i))
-                                .map(atom_row)
-                                .unwrap_or_default()
-                        })
-                    }} />
+                    page={PageRef(page.clone())}
+                    {index}
+                    kind={RowsOf::Atoms} />
             }
             if total_atoms > shown as u64 {
                 <p class="muted">{ format!("… {} more atoms not shown (`sstable-inspect dump --atoms` lists them all)", total_atoms.saturating_sub(shown as u64)) }</p>
@@ -590,21 +578,62 @@ fn row(r: &UnfilteredJson, clustering_count: usize, columns: &[String]) -> Html 
     }
 }
 
+/// The page a [`RowsTable`] shows rows of: equal when it is the same page (not compared row by
+/// row), so re-rendering the browser (e.g. "decoding…" while the next page is asked for) does
+/// not rebuild the rows shown.
+#[derive(Clone)]
+struct PageRef(Rc<DataPage>);
+
+impl PartialEq for PageRef {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// What a [`RowsTable`] lists of its partition.
+#[derive(Clone, PartialEq)]
+enum RowsOf {
+    /// Its rows, with their clustering columns and the table's (or the page's) columns.
+    Rows {
+        clustering_count: usize,
+        columns: Rc<Vec<String>>,
+    },
+    /// Its 2.x atoms.
+    Atoms,
+}
+
 #[derive(Properties, PartialEq)]
 struct RowsTableProps {
     header: Html,
     /// Rows in the table.
     total: usize,
-    /// Builds row `i` (only the rows shown are built).
-    render_row: Callback<usize, Html>,
+    page: PageRef,
+    /// The partition's index in the page.
+    index: usize,
+    kind: RowsOf,
 }
 
-/// A partition's rows in their scroll box, [`ROWS_PER_STEP`] more each time it is scrolled near
-/// its end.
+/// A partition's rows in their scroll box: [`FIRST_ROWS`] at first, [`ROWS_PER_FRAME`] more
+/// each animation frame up to [`ROWS_PER_STEP`], then [`ROWS_PER_STEP`] more each time it is
+/// scrolled near its end. Only the rows shown are built.
 #[function_component(RowsTable)]
 fn rows_table(props: &RowsTableProps) -> Html {
-    let shown = use_state(|| ROWS_PER_STEP);
+    let shown = use_state(|| FIRST_ROWS);
     let total = props.total;
+    // The first rows of a new page grow a few a frame: no single task lays out a whole page.
+    {
+        let shown = shown.clone();
+        use_effect_with(*shown, move |&n| {
+            if n < ROWS_PER_STEP.min(total) {
+                let more = wasm_bindgen::closure::Closure::once_into_js(move || {
+                    shown.set(n.saturating_add(ROWS_PER_FRAME))
+                });
+                if let Some(w) = web_sys::window() {
+                    let _ = w.request_animation_frame(wasm_bindgen::JsCast::unchecked_ref(&more));
+                }
+            }
+        });
+    }
     let onscroll = {
         let shown = shown.clone();
         Callback::from(move |e: Event| {
@@ -612,20 +641,67 @@ fn rows_table(props: &RowsTableProps) -> Html {
                 return;
             };
             let near_end = el.scroll_top() + el.client_height() * 2 >= el.scroll_height();
-            if near_end && *shown < total {
+            // Not while the first rows still grow a frame at a time.
+            if near_end && *shown >= ROWS_PER_STEP && *shown < total {
                 shown.set(*shown + ROWS_PER_STEP);
             }
         })
     };
+    // Rows in chunks of ROWS_PER_FRAME, each a component of its own: a chunk already shown keeps
+    // equal props, so adding rows builds only the new ones.
+    let chunks = (0..(*shown).min(total)).step_by(ROWS_PER_FRAME).map(|from| {
+        html! {
+            <RowChunk key={from} page={props.page.clone()} index={props.index} kind={props.kind.clone()}
+                      {from} to={from.saturating_add(ROWS_PER_FRAME).min(*shown).min(total)} />
+        }
+    });
     html! {
         <div class="rows-scroll" {onscroll} data-testid="rows-scroll"
              data-rows-shown={(*shown).min(total).to_string()} data-rows={total.to_string()}>
             <table class="rows">
                 <thead>{ props.header.clone() }</thead>
-                <tbody>{ for (0..(*shown).min(total)).map(|i| props.render_row.emit(i)) }</tbody>
+                <tbody>{ for chunks }</tbody>
             </table>
         </div>
     }
+}
+
+#[derive(Properties, PartialEq)]
+struct RowChunkProps {
+    page: PageRef,
+    index: usize,
+    kind: RowsOf,
+    /// The rows `from..to` of the partition.
+    from: usize,
+    to: usize,
+}
+
+/// Rows `from..to` of a [`RowsTable`].
+#[function_component(RowChunk)]
+fn row_chunk(props: &RowChunkProps) -> Html {
+    let page = &props.page.0;
+    let index = props.index;
+    let render_row = |i: usize| -> Html {
+        match &props.kind {
+            RowsOf::Rows {
+                clustering_count,
+                columns,
+            } => page
+                .partitions
+                .get(index)
+                .and_then(|p| p.rows.get(i))
+                .map(|r| row(r, *clustering_count, columns))
+                .unwrap_or_default(),
+            RowsOf::Atoms => page
+                .atoms
+                .as_ref()
+                .and_then(|a| a.get(index))
+                .and_then(|p| p.atoms.get(i))
+                .map(atom_row)
+                .unwrap_or_default(),
+        }
+    };
+    html! { for (props.from..props.to).map(render_row) }
 }
 
 /// [`PAGE_PARTITIONS`] partitions from `start`, every row, no atoms, no export, "now" from the
