@@ -28,13 +28,16 @@ use crate::worker::{FileRef, Reply, Request};
 const PAGE_PARTITIONS: usize = 10;
 /// Rows shown per partition; the rest is summarised (the view never renders a whole huge partition).
 const MAX_ROWS_SHOWN: usize = 200;
-/// Rows of a partition laid out at first, and added each time its table is scrolled near its
-/// end: a page of partitions then costs one short layout, not one of hundreds of rows.
+/// Rows of a partition laid out once a new page has settled, and added each time its table is
+/// scrolled near its end: a page of partitions never lays out hundreds of rows at once.
 const ROWS_PER_STEP: usize = 20;
-/// Rows of a partition in a new page's first render; [`ROWS_PER_FRAME`] more each animation frame
-/// up to [`ROWS_PER_STEP`]: building and laying out a page's 16-column tables in one task took
-/// 113–173 ms on the busy 2-core machine (issue #12), a few rows per frame stay short.
+/// Rows of a page's first partition in the page's first render (the other partitions start with
+/// none); [`ROWS_PER_FRAME`] more each animation frame up to [`ROWS_PER_STEP`]: building and
+/// laying out a page's 16-column tables in one task took 113–173 ms on the busy 2-core machine
+/// (issue #12), a few rows per frame stay short.
 const FIRST_ROWS: usize = 4;
+/// Rows added to a partition's table each animation frame until it shows [`ROWS_PER_STEP`]; also
+/// the size of a [`RowChunk`] (the first rows and every step are multiples of it).
 const ROWS_PER_FRAME: usize = 2;
 
 #[derive(Properties, PartialEq)]
@@ -422,6 +425,7 @@ fn partition(
                         <th>{ "written" }</th>
                     </tr> }}
                     total={shown}
+                    first={if index == 0 { FIRST_ROWS } else { 0 }}
                     page={PageRef(page.clone())}
                     {index}
                     kind={RowsOf::Rows { clustering_count: ck_names.len(), columns: columns.clone() }} />
@@ -462,6 +466,7 @@ fn atom_partition(page: &Rc<DataPage>, index: usize) -> Html {
                         <th>{ "ttl / expires" }</th><th>{ "local deletion time" }</th><th>{ "range tombstone end" }</th><th class="num">{ "at" }</th>
                     </tr> }}
                     total={shown}
+                    first={if index == 0 { FIRST_ROWS } else { 0 }}
                     page={PageRef(page.clone())}
                     {index}
                     kind={RowsOf::Atoms} />
@@ -607,18 +612,20 @@ struct RowsTableProps {
     header: Html,
     /// Rows in the table.
     total: usize,
+    /// Rows in its first render (a multiple of [`ROWS_PER_FRAME`]).
+    first: usize,
     page: PageRef,
     /// The partition's index in the page.
     index: usize,
     kind: RowsOf,
 }
 
-/// A partition's rows in their scroll box: [`FIRST_ROWS`] at first, [`ROWS_PER_FRAME`] more
+/// A partition's rows in their scroll box: `first` at first, [`ROWS_PER_FRAME`] more
 /// each animation frame up to [`ROWS_PER_STEP`], then [`ROWS_PER_STEP`] more each time it is
 /// scrolled near its end. Only the rows shown are built.
 #[function_component(RowsTable)]
 fn rows_table(props: &RowsTableProps) -> Html {
-    let shown = use_state(|| FIRST_ROWS);
+    let shown = use_state(|| props.first);
     let total = props.total;
     // The first rows of a new page grow a few a frame: no single task lays out a whole page.
     {
