@@ -170,7 +170,8 @@ for (const [version, table, rowsPer, val] of [
     await page.locator('[data-testid=data-timing]').waitFor();
     assert.deepEqual(await page.locator('[data-testid=partition-key]').allTextContents(), ['0', '1', '2', '3', '4']);
     for (let i = 0; i < 5; i++) {
-      // Every row decoded; a partition's rows are laid out 20 at a time as its box is scrolled.
+      // Every row decoded; a partition's rows are laid out a few a frame up to 20, then 20 more
+      // each time its box is scrolled near its end.
       const box = partitions.nth(i).locator('[data-testid=rows-scroll]');
       assert.equal(Number(await box.getAttribute('data-rows')), rowsPer);
       for (let shown = 0; shown < rowsPer;) {

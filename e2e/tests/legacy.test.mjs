@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  launch, openPage, dropFiles, inputFiles, filesIn, fixturesOrSkip, legacyTable, openObserved, longTasksDuring, expectNoLongTasks, PAGE_LAYOUT_GAP,
+  launch, openPage, dropFiles, inputFiles, filesIn, fixturesOrSkip, legacyTable, openObserved, longTasksDuring, expectNoLongTasks,
 } from './helpers.mjs';
 
 let browser;
@@ -175,7 +175,7 @@ test('2.x pages in a worker: legacy_ka_indexed (p = 1, 5000 rows) rows, atoms, F
   assert.match(seen.steps, /Index\.db/, seen.steps);
   assert.match(seen.steps, /Data\.db/, seen.steps);
   console.log(`legacy_ka_indexed page: ${await page.locator('[data-testid=data-timing]').textContent()}; long tasks ${JSON.stringify(long)}`);
-  await expectNoLongTasks(t, long, 'while paging a 2.x table', PAGE_LAYOUT_GAP);
+  await expectNoLongTasks(t, long, 'while paging a 2.x table');
   assert.deepEqual(errors, []);
 });
 

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import {
-  launch, inputFiles, filesIn, fixturesOrSkip, OUT, LONG_TASK_LIMIT_MS, openObserved as openObservedIn, longTasksDuring, expectNoLongTasks, PAGE_LAYOUT_GAP,
+  launch, inputFiles, filesIn, fixturesOrSkip, OUT, LONG_TASK_LIMIT_MS, openObserved as openObservedIn, longTasksDuring, expectNoLongTasks,
 } from './helpers.mjs';
 
 let browser;
@@ -197,7 +197,7 @@ test('the generated large SSTable: verified in a worker, paged in the data view 
   assert.ok(firstRow.includes('fhnclayuqjwryiuktyjvclu'), JSON.stringify(firstRow));
   console.log(`data pages of the large SSTable: ${await page.locator('[data-testid=data-timing]').textContent()}; long tasks while paging ${JSON.stringify(longPaging)}`);
   // Pages decode in the workers, the UI thread only reads them back and renders (#12).
-  await expectNoLongTasks(t, longPaging, 'while paging data', PAGE_LAYOUT_GAP);
+  await expectNoLongTasks(t, longPaging, 'while paging data');
   assert.deepEqual(errors, []);
 });
 
