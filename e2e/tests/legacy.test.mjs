@@ -93,6 +93,8 @@ test('2.x data browser and index: legacy_ka_clust has 50 rows per key in UTF-8 o
   // The first rows laid out, in UTF-8 byte order of the whole value: "0"+LONG, then "10"+LONG
   // ("100…" < "101…"), then "1"+LONG; and the same 128-character lowercase val in every row.
   const rows = partitions.first().locator('[data-testid=row]');
+  // Rows grow a few per animation frame (data_browser.rs): wait for the first 20.
+  await rows.nth(19).waitFor();
   const clustering = await rows.evaluateAll((trs) => trs.map((tr) => tr.querySelectorAll('td')[1].textContent));
   const ck = (i) => `${i}${LONG}`;
   assert.ok(clustering.length >= 20, `${clustering.length} rows laid out`);
