@@ -151,6 +151,40 @@ pub fn submit(request: Request, handler: Handler) -> u64 {
     job
 }
 
+/// The one job a view runs at a time (its id while it runs).
+pub type JobSlot = Rc<RefCell<Option<u64>>>;
+
+/// Submits `request` as `slot`'s job: cancels the job the slot held, and hands `on_reply` this
+/// job's replies only while it is still the slot's (a final reply empties the slot first), so a
+/// replaced job's late replies are dropped.
+pub fn submit_in_slot(slot: &JobSlot, request: Request, on_reply: impl Fn(Reply) + 'static) {
+    cancel_slot(slot);
+    let mine = Rc::new(std::cell::Cell::new(0u64));
+    let handler: Handler = {
+        let slot = slot.clone();
+        let mine = mine.clone();
+        Rc::new(move |reply: Reply| {
+            if *slot.borrow() != Some(mine.get()) {
+                return;
+            }
+            if reply.is_final() {
+                *slot.borrow_mut() = None;
+            }
+            on_reply(reply);
+        })
+    };
+    mine.set(submit(request, handler));
+    *slot.borrow_mut() = Some(mine.get());
+}
+
+/// Cancels `slot`'s job, if one runs, and empties the slot.
+pub fn cancel_slot(slot: &JobSlot) {
+    let running = slot.borrow_mut().take();
+    if let Some(running) = running {
+        cancel(running);
+    }
+}
+
 /// Makes [`cancel`]`(job)` also cancel `other` (until [`unlink`]).
 pub fn link(job: u64, other: u64) {
     POOL.with(|p| p.borrow_mut().linked.entry(job).or_default().push(other));

@@ -10,7 +10,6 @@
 //! hundred numbers; a new gc grace is answered by the worker's kept scan. The table view is
 //! computed from the metadata already loaded, once per set of SSTables and gc grace.
 
-use std::cell::Cell;
 use std::rc::Rc;
 
 use sstable_engine::analytics::table_report;
@@ -46,64 +45,43 @@ struct ScanView {
 fn submit_scan(
     view: &SSTableView,
     gc_grace_secs: i64,
-    job: &Rc<std::cell::RefCell<Option<u64>>>,
+    job: &pool::JobSlot,
     scan: &UseStateHandle<ScanView>,
 ) {
-    let previous = job.borrow_mut().take();
-    if let Some(previous) = previous {
-        pool::cancel(previous);
-    }
     let kept = scan.result.clone();
     scan.set(ScanView {
         progress: Some((0, 1)),
         result: kept.clone(),
     });
-    let mine = Rc::new(Cell::new(0u64));
-    let handler: pool::Handler = {
-        let scan = scan.clone();
-        let job = job.clone();
-        let mine = mine.clone();
-        Rc::new(move |reply: Reply| {
-            if *job.borrow() != Some(mine.get()) {
-                return;
-            }
-            match reply {
-                Reply::Progress {
-                    done_bytes,
-                    total_bytes,
-                    ..
-                } => scan.set(ScanView {
-                    progress: Some((done_bytes, total_bytes)),
-                    result: kept.clone(),
-                }),
-                Reply::Analytics { scan: answer, .. } => {
-                    *job.borrow_mut() = None;
-                    scan.set(ScanView {
-                        progress: None,
-                        result: Some(Ok(Rc::new(*answer))),
-                    });
-                }
-                Reply::Failed { message, .. } => {
-                    *job.borrow_mut() = None;
-                    scan.set(ScanView {
-                        progress: None,
-                        result: Some(Err(message)),
-                    });
-                }
-                _ => {}
-            }
-        })
-    };
-    mine.set(pool::submit(
+    let scan = scan.clone();
+    pool::submit_in_slot(
+        job,
         Request::Analytics {
             job: 0,
             sstable: view.prefix.clone(),
             files: FileRef::of_view(view),
             gc_grace_secs,
         },
-        handler,
-    ));
-    *job.borrow_mut() = Some(mine.get());
+        move |reply: Reply| match reply {
+            Reply::Progress {
+                done_bytes,
+                total_bytes,
+                ..
+            } => scan.set(ScanView {
+                progress: Some((done_bytes, total_bytes)),
+                result: kept.clone(),
+            }),
+            Reply::Analytics { scan: answer, .. } => scan.set(ScanView {
+                progress: None,
+                result: Some(Ok(Rc::new(*answer))),
+            }),
+            Reply::Failed { message, .. } => scan.set(ScanView {
+                progress: None,
+                result: Some(Err(message)),
+            }),
+            _ => {}
+        },
+    );
 }
 
 fn histogram_bars(offsets: &[i64], counts: &[i64], unit: &str) -> Vec<Bar> {
@@ -184,10 +162,7 @@ pub fn analytics_view(p: &AnalyticsViewProps) -> Html {
         let job = job.clone();
         use_effect_with((), move |_| {
             move || {
-                let running = job.borrow_mut().take();
-                if let Some(running) = running {
-                    pool::cancel(running);
-                }
+                pool::cancel_slot(&job);
             }
         });
     }

@@ -16,7 +16,6 @@ use sstable_engine::dump::UnfilteredJson;
 use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
-use std::cell::Cell;
 use std::rc::Rc;
 
 use crate::data_page::{DataPage, PageMessage, PageRequest};
@@ -80,10 +79,6 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
         let view = props.sstable.clone();
         let job = job.clone();
         Callback::from(move |(start, key, atoms): Load| {
-            let previous = job.borrow_mut().take();
-            if let Some(previous) = previous {
-                pool::cancel(previous);
-            }
             let mut next = (*browse).clone();
             next.loading = true;
             next.error = None;
@@ -97,71 +92,55 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
                     ..page_from(start)
                 },
             );
-            let mine = Rc::new(Cell::new(0u64));
-            let handler: pool::Handler = {
-                let browse = browse.clone();
-                let job = job.clone();
-                let mine = mine.clone();
-                Rc::new(move |reply: Reply| {
-                    let current = *job.borrow() == Some(mine.get());
-                    if !current || !reply.is_final() {
-                        return;
-                    }
-                    *job.borrow_mut() = None;
-                    let mut done = next.clone();
-                    done.loading = false;
-                    match reply {
-                        Reply::DataPage { page, .. } => {
-                            let PageMessage { page, parse_millis } = *page;
-                            done.lookup_steps = page.lookup_steps.clone();
-                            if let Some(not_found) = &page.not_found {
-                                done.error = Some(not_found.clone());
-                            } else if key.is_some() && page.partitions.is_empty() {
-                                done.error =
-                                    Some("no partition with that key in Data.db".to_owned());
-                            } else {
-                                if key.is_none() {
-                                    if done.starts.last() != Some(&start) {
-                                        done.starts.push(start);
-                                    }
-                                } else {
-                                    done.starts.clear();
+            let browse = browse.clone();
+            let slot = job.clone();
+            pool::submit_in_slot(&job, request, move |reply: Reply| {
+                if !reply.is_final() {
+                    return;
+                }
+                let mut done = next.clone();
+                done.loading = false;
+                match reply {
+                    Reply::DataPage { page, .. } => {
+                        let PageMessage { page, parse_millis } = *page;
+                        done.lookup_steps = page.lookup_steps.clone();
+                        if let Some(not_found) = &page.not_found {
+                            done.error = Some(not_found.clone());
+                        } else if key.is_some() && page.partitions.is_empty() {
+                            done.error = Some("no partition with that key in Data.db".to_owned());
+                        } else {
+                            if key.is_none() {
+                                if done.starts.last() != Some(&start) {
+                                    done.starts.push(start);
                                 }
-                                done.shown = Some((start, key.clone()));
-                                done.parse_millis = parse_millis;
-                                done.page = Some(Rc::new(page));
+                            } else {
+                                done.starts.clear();
                             }
+                            done.shown = Some((start, key.clone()));
+                            done.parse_millis = parse_millis;
+                            done.page = Some(Rc::new(page));
                         }
-                        Reply::Failed { message, .. } => done.error = Some(message),
-                        _ => return,
                     }
-                    // Rendered in a task of its own, not in the one that read the reply back.
-                    let browse = browse.clone();
-                    let job = job.clone();
-                    wasm_bindgen_futures::spawn_local(async move {
-                        loader::yield_to_event_loop().await;
-                        // A page asked for meanwhile replaces this one.
-                        if job.borrow().is_none() {
-                            browse.set(done);
-                        }
-                    });
-                })
-            };
-            mine.set(pool::submit(request, handler));
-            *job.borrow_mut() = Some(mine.get());
+                    Reply::Failed { message, .. } => done.error = Some(message),
+                    _ => return,
+                }
+                // Rendered in a task of its own, not in the one that read the reply back.
+                let browse = browse.clone();
+                let job = slot.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    loader::yield_to_event_loop().await;
+                    // A page asked for meanwhile replaces this one.
+                    if job.borrow().is_none() {
+                        browse.set(done);
+                    }
+                });
+            });
         })
     };
     // Leaving the browser cancels its page job.
     {
         let job = job.clone();
-        use_effect_with((), move |_| {
-            move || {
-                let running = job.borrow_mut().take();
-                if let Some(running) = running {
-                    pool::cancel(running);
-                }
-            }
-        });
+        use_effect_with((), move |_| move || pool::cancel_slot(&job));
     }
     // The first page, once per SSTable.
     {
