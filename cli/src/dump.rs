@@ -198,7 +198,7 @@ pub fn run(a: Args) -> Result<Outcome, String> {
 
 /// "Now" for expiry: `$SSTABLE_INSPECT_NOW_SECONDS` when set (tests pin it so their output does
 /// not age), else the system clock.
-fn now_seconds() -> Option<i64> {
+pub(crate) fn now_seconds() -> Option<i64> {
     if let Some(s) = std::env::var_os("SSTABLE_INSPECT_NOW_SECONDS") {
         return s.to_str().and_then(|s| s.parse().ok());
     }

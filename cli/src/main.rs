@@ -28,6 +28,7 @@ mod atoms;
 mod bench;
 mod bench_legacy;
 mod dump;
+mod export;
 mod files;
 mod generate;
 mod index;
@@ -113,6 +114,9 @@ pub enum Command {
     /// Verify throughput next to memcpy, raw crc32fast and raw LZ4 over the same Data.db bytes,
     /// held in memory
     Bench(bench::Args),
+    /// Rows (or the partitions report) of 3.0+ SSTables as Parquet, Arrow IPC or CSV files, one
+    /// per SSTable
+    Export(export::Args),
 }
 
 /// Exit codes shared by every command.
@@ -154,6 +158,7 @@ fn main() -> ExitCode {
         Command::Tombstones(args) => tombstones::run(args),
         Command::Table(args) => table::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Export(args) => export::run(args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
@@ -181,6 +186,7 @@ fn subcommand_name(command: &Command) -> &'static str {
         Command::Verify(_) => "verify",
         Command::Generate(_) => "generate",
         Command::Bench(_) => "bench",
+        Command::Export(_) => "export",
         Command::Partitions(_) => "partitions",
         Command::Tombstones(_) => "tombstones",
         Command::Table(_) => "table",
