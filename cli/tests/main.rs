@@ -8,6 +8,7 @@ mod analytics;
 mod atoms;
 mod cli;
 mod dump;
+mod export;
 mod generate;
 mod info;
 mod lookup;

@@ -1,0 +1,212 @@
+//! `sstable-inspect export` over the real fixtures: one file per SSTable in each format, read
+//! back (Parquet with the parquet crate, Arrow IPC with arrow-ipc, CSV as text) and compared
+//! with `dump --json` of the same SSTables.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::UInt64Type;
+use arrow_array::RecordBatch;
+use serde_json::Value;
+
+fn run(args: &[&str]) -> (String, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_sstable-inspect"))
+        .args(args)
+        .env("SSTABLE_INSPECT_NOW_SECONDS", "1800000000")
+        .output()
+        .expect("run sstable-inspect");
+    (
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+fn out_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sstable-export-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// `dump --json` of `path`: (partition key, clustering, val) of every row.
+fn dumped_rows(path: &Path) -> Vec<(String, String, String)> {
+    let out = Command::new(env!("CARGO_BIN_EXE_sstable-inspect"))
+        .arg("dump")
+        .arg(path)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut rows = Vec::new();
+    for p in v.as_array().unwrap() {
+        let key = p["partition"]["key"][0].as_str().unwrap().to_owned();
+        for r in p["rows"].as_array().unwrap() {
+            let ck = r["clustering"][0].as_str().unwrap().to_owned();
+            let val = r["cells"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["name"] == "val")
+                .and_then(|c| c["value"].as_str())
+                .unwrap()
+                .to_owned();
+            rows.push((key.clone(), ck, val));
+        }
+    }
+    rows
+}
+
+fn rows_of(batches: &[RecordBatch]) -> Vec<(String, String, String)> {
+    let mut rows = Vec::new();
+    for b in batches {
+        let key = b
+            .column_by_name("partition_key")
+            .unwrap()
+            .as_string::<i32>();
+        let ck = b.column_by_name("clustering_0").unwrap().as_string::<i32>();
+        let val = b.column_by_name("val").unwrap().as_string::<i32>();
+        for i in 0..b.num_rows() {
+            rows.push((
+                key.value(i).to_owned(),
+                ck.value(i).to_owned(),
+                val.value(i).to_owned(),
+            ));
+        }
+    }
+    rows
+}
+
+#[test]
+fn exports_each_sstable_as_parquet_arrow_and_csv_with_dumps_values() {
+    let Some(fx) = common::cassandra_fixtures("cli::export::formats") else {
+        return;
+    };
+    let table = fx.join("legacy-sstables/nb/legacy_tables/legacy_nb_clust");
+    let expected = dumped_rows(&table);
+    assert_eq!(expected.len(), 250, "MANIFEST §3: 5 partitions × 50 rows");
+    for format in ["parquet", "arrow", "csv"] {
+        let dir = out_dir(format);
+        let (stderr, code) = run(&[
+            "export",
+            fx.join("legacy-sstables/nb").to_str().unwrap(),
+            "--format",
+            format,
+            "--out",
+            dir.to_str().unwrap(),
+            "--batch-rows",
+            "64",
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                "legacy_nb_clust",
+                "legacy_nb_clust_counter",
+                "legacy_nb_simple",
+                "legacy_nb_simple_counter"
+            ]
+            .map(|t| format!("{t}.nb-1-big.{format}")),
+        );
+        let file = dir.join(format!("legacy_nb_clust.nb-1-big.{format}"));
+        let got = match format {
+            "parquet" => {
+                let f = std::fs::File::open(&file).unwrap();
+                let batches: Vec<RecordBatch> =
+                    parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f)
+                        .unwrap()
+                        .build()
+                        .unwrap()
+                        .collect::<Result<_, _>>()
+                        .unwrap();
+                rows_of(&batches)
+            }
+            "arrow" => {
+                let f = std::fs::File::open(&file).unwrap();
+                let reader = arrow_ipc::reader::FileReader::try_new(f, None).unwrap();
+                let batches: Vec<RecordBatch> = reader.collect::<Result<_, _>>().unwrap();
+                assert_eq!(batches.len(), 4, "250 rows in batches of 64");
+                rows_of(&batches)
+            }
+            _ => {
+                let text = std::fs::read_to_string(&file).unwrap();
+                let mut lines = text.lines();
+                assert_eq!(
+                    lines.next(),
+                    Some("_kind,_position,partition_key,clustering_0,val")
+                );
+                lines
+                    .map(|l| {
+                        let f: Vec<&str> = l.split(',').collect();
+                        assert_eq!(f[0], "row");
+                        (f[2].to_owned(), f[3].to_owned(), f[4].to_owned())
+                    })
+                    .collect()
+            }
+        };
+        assert_eq!(got, expected, "{format}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn exports_the_partitions_report_and_refuses_pre_3_0_sstables() {
+    let Some(fx) = common::cassandra_fixtures("cli::export::partitions") else {
+        return;
+    };
+    let dir = out_dir("partitions");
+    let table = fx.join("legacy-sstables/oa/legacy_tables/legacy_oa_clust");
+    let (stderr, code) = run(&[
+        "export",
+        table.to_str().unwrap(),
+        "--table",
+        "partitions",
+        "--format",
+        "parquet",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let f = std::fs::File::open(dir.join("legacy_oa_clust.oa-1-big.parquet")).unwrap();
+    let batches: Vec<RecordBatch> =
+        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f)
+            .unwrap()
+            .build()
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+    let rows: Vec<u64> = batches
+        .iter()
+        .flat_map(|b| {
+            let r = b
+                .column_by_name("rows")
+                .unwrap()
+                .as_primitive::<UInt64Type>();
+            (0..b.num_rows()).map(|i| r.value(i)).collect::<Vec<_>>()
+        })
+        .collect();
+    // MANIFEST §3: 5 partitions of 50 rows.
+    assert_eq!(rows, vec![50; 5]);
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let dir = out_dir("legacy");
+    let ka = fx.join("legacy-sstables/ka/legacy_tables/legacy_ka_clust");
+    let (stderr, code) = run(&[
+        "export",
+        ka.to_str().unwrap(),
+        "--format",
+        "csv",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("predates the 3.0 row format"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
