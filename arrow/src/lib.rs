@@ -52,8 +52,9 @@ pub fn engine_error(e: sstable_engine::Error) -> ArrowError {
     ArrowError::ExternalError(Box::new(e))
 }
 
-/// The rows of one SSTable as record batches, read through `source` (see the crate docs).
-/// An iterator and a [`RecordBatchReader`].
+/// The rows of one 3.0+ SSTable as record batches, read through `source` (see the crate docs).
+/// An iterator and a [`RecordBatchReader`]. Earlier versions are refused (their cells are not
+/// decoded as rows).
 pub struct RowBatchReader<S: RangeSource> {
     reader: DataFileReader,
     driver: SyncDriver<S>,
@@ -70,6 +71,18 @@ impl<S: RangeSource> RowBatchReader<S> {
         options: RowOptions,
         now_seconds: Option<i64>,
     ) -> Result<Self, ArrowError> {
+        let version = metadata.descriptor.version;
+        if !version.has_row_format() {
+            return Err(engine_error(
+                sstable_engine::Error::invalid(
+                    format!(
+                        "version {version} predates the 3.0 row format: its rows are not exported"
+                    ),
+                    0,
+                )
+                .in_component(sstable_engine::ComponentType::Data),
+            ));
+        }
         let decode = DecodeOptions {
             now_seconds,
             ..DecodeOptions::default()

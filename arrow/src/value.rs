@@ -54,6 +54,8 @@ pub(crate) struct ValueBuilder {
     kind: Kind,
 }
 
+// One per column and nested type, never in bulk: the variants' sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 enum Kind {
     Boolean(BooleanBuilder),
     Int8(Int8Builder),

@@ -82,14 +82,11 @@ fn dump(metadata: &SSTableMetadata, files: &mut Files) -> Vec<PartitionJson> {
     let mut writer = DumpWriter::new(&schema, DumpFormat::JsonLines, Some(NOW_SECS), None);
     let mut driver = sstable_engine::range::SyncDriver::new(files);
     let mut out = Vec::new();
-    loop {
-        match driver
-            .visit_next(&mut reader, &mut writer, &sstable_engine::clock::NoClock)
-            .unwrap()
-        {
-            VisitStep::Visited => writer.drain_output(|b| out.extend_from_slice(b)),
-            _ => break,
-        }
+    while let VisitStep::Visited = driver
+        .visit_next(&mut reader, &mut writer, &sstable_engine::clock::NoClock)
+        .unwrap()
+    {
+        writer.drain_output(|b| out.extend_from_slice(b));
     }
     out.split(|b| *b == b'\n')
         .filter(|l| !l.is_empty())
