@@ -105,3 +105,151 @@ def test_errors_carry_component_and_offset(tmp_path):
     assert e.value.component == "Data.db"
     assert e.value.offset == 0
     assert "predates the 3.0 row format" in str(e.value)
+
+
+# --- Parquet of every 3.0+ fixture and of a generated table, read by pyarrow, against dump --json.
+
+import datetime as _dt
+import decimal as _decimal
+import uuid as _uuid
+
+VERSIONS_3_0 = ["ma", "mb", "mc", "md", "me", "na", "nb", "nc", "oa", "da"]
+
+
+def _float_text(x):
+    """dump's float rendering: shortest digits, plain for 1e-4 <= |x| < 1e16, else 1.5e-07."""
+    if x != x:
+        return "NaN"
+    if x in (float("inf"), float("-inf")):
+        return "Infinity" if x > 0 else "-Infinity"
+    r = repr(x)
+    if x == 0 or 1e-4 <= abs(x) < 1e16:
+        s = format(_decimal.Decimal(r), "f")
+        if "." in s:
+            s = s.rstrip("0").rstrip(".")
+        return "-0" if r.startswith("-") and s == "0" else s
+    mantissa, exp = f"{x:.17e}".split("e")
+    digits = _decimal.Decimal(r).normalize()
+    sign, ds, e = digits.as_tuple()
+    m = "".join(map(str, ds))
+    exponent = e + len(ds) - 1
+    m = m[0] + ("." + m[1:] if len(m) > 1 else "")
+    return ("-" if sign else "") + m + "e" + ("+" if exponent >= 0 else "-") + f"{abs(exponent):02d}"
+
+
+def render(value, arrow_type, nested=False):
+    """A pyarrow value as dump prints it (cqlsh style); `nested`: inside a collection."""
+    if value is None:
+        return None
+    t = arrow_type
+    if isinstance(value, _uuid.UUID):
+        # pyarrow reads the arrow.uuid extension type as uuid.UUID.
+        return str(value)
+    if pa.types.is_string(t):
+        return "'" + value.replace("'", "''") + "'" if nested else value
+    if pa.types.is_boolean(t):
+        return "True" if value else "False"
+    if pa.types.is_integer(t):
+        return str(value)
+    if pa.types.is_floating(t):
+        return _float_text(value)
+    if pa.types.is_timestamp(t):
+        ms = value.microsecond // 1000
+        s = value.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S") + f".{ms:03d}Z"
+        return "'" + s + "'" if nested else s
+    if pa.types.is_fixed_size_binary(t):
+        return str(_uuid.UUID(bytes=value))
+    if pa.types.is_binary(t):
+        return "0x" + value.hex()
+    raise AssertionError(f"no renderer for {t}")
+
+
+def complex_cells(value, field):
+    """A non-frozen collection as dump's (path, value) cells."""
+    if value is None:
+        return []
+    t = field.type
+    kind = field.metadata.get(b"cassandra.type", b"").decode()
+    if pa.types.is_map(t):
+        return [(render(k, t.key_type, True), render(v, t.item_type)) for k, v in value]
+    if kind.startswith("org.apache.cassandra.db.marshal.SetType"):
+        return [(render(v, t.value_type, True), None) for v in value]
+    return [(None, render(v, t.value_type)) for v in value]
+
+
+def compare_with_dump(parquet_path, sstable_dir):
+    table = pq.read_table(parquet_path)
+    dumped = cli_json("dump", str(sstable_dir), "--json")
+    expected = []
+    for p in dumped:
+        rows = [r for r in p["rows"] if r["type"] in ("row", "static_block")]
+        if not rows:
+            expected.append(("partition", p, None))
+        for r in rows:
+            expected.append(("row" if r["type"] == "row" else "static", p, r))
+    assert table.num_rows == len(expected), parquet_path
+    data = table.to_pylist()
+    key_cols = [n for n in table.schema.names if n.startswith("partition_key")]
+    ck_cols = [n for n in table.schema.names if n.startswith("clustering_")]
+    value_cols = [n for n in table.schema.names
+                  if not n.startswith(("_", "partition_key", "clustering_")) and "__" not in n]
+    compared = 0
+    for row, (kind, p, r) in zip(data, expected):
+        assert row["_kind"] == kind
+        for n, k in zip(key_cols, p["partition"]["key"]):
+            assert render(row[n], table.schema.field(n).type) == k
+        for i, n in enumerate(ck_cols):
+            clustering = r.get("clustering", []) if r else []
+            want = clustering[i] if i < len(clustering) else None
+            assert render(row[n], table.schema.field(n).type) == want, (parquet_path, n)
+        for n in value_cols:
+            field = table.schema.field(n)
+            cells = [c for c in (r.get("cells", []) if r else []) if c["name"] == n]
+            live = [c for c in cells if "deletion_info" not in c]
+            if pa.types.is_list(field.type) or pa.types.is_map(field.type):
+                want = [((c.get("path") or [None])[0]
+                         if not field.metadata[b"cassandra.type"].startswith(
+                             b"org.apache.cassandra.db.marshal.ListType") else None,
+                         c.get("value")) for c in live]
+                assert complex_cells(row[n], field) == want, (parquet_path, n, row)
+            else:
+                want = live[0].get("value") if live else None
+                assert render(row[n], field.type) == want, (parquet_path, n, row)
+            compared += 1
+    return compared
+
+
+def test_pyarrow_reads_every_fixture_export_as_dump_prints_it(tmp_path):
+    dirs = sorted((FIXTURES / "legacy-sstables").glob("*/legacy_tables/*"))
+    dirs = [d for d in dirs if d.parent.parent.name in VERSIONS_3_0]
+    assert len(dirs) >= 60
+    out = subprocess.run([CLI, "export", *map(str, dirs), "--format", "parquet",
+                          "--out", str(tmp_path)], capture_output=True)
+    assert out.returncode == 0, out.stderr
+    compared = 0
+    for d in dirs:
+        files = list(tmp_path.glob(f"{d.name}.*.parquet"))
+        assert len(files) == 1, d
+        compared += compare_with_dump(files[0], d)
+    assert compared > 5000
+
+
+def test_pyarrow_reads_a_generated_table_of_every_generator_type(tmp_path):
+    gen = tmp_path / "gen"
+    subprocess.run([CLI, "generate", "--out", str(gen), "--version", "oa", "--compression", "lz4",
+                    "--partitions", "30", "--rows-per-partition", "20", "--seed", "7",
+                    "--ttl-fraction", "0.3", "--tombstone-fraction", "0.2"],
+                   check=True, capture_output=True)
+    out = tmp_path / "out"
+    subprocess.run([CLI, "export", str(gen), "--format", "parquet", "--out", str(out)],
+                   check=True, capture_output=True)
+    [parquet] = list(out.glob("*.parquet"))
+    table = pq.read_table(parquet)
+    types = {str(f.type) for f in table.schema}
+    for t in ["int64", "binary", "bool", "double", "int32", "string",
+              "timestamp[ms, tz=UTC]", "extension<arrow.uuid>", "list<item: int32>",
+              "list<item: string>"]:
+        assert t in types, (t, types)
+    m = table.schema.field("v_map").type
+    assert pa.types.is_map(m) and m.key_type == pa.string() and m.item_type == pa.int32()
+    assert compare_with_dump(parquet, gen) > 3000
