@@ -1,7 +1,7 @@
 //! Record batches to a file: Parquet (Snappy-compressed pages), the Arrow IPC file format, or
 //! CSV (rows from [`TypeMapping::Text`](crate::TypeMapping::Text): every value as `dump`
 //! prints it, one header line, RFC 4180 quoting). Each writer takes batches one at a time, so
-//! memory stays at one batch (Parquet: one row group's buffered pages).
+//! memory stays at one batch (Parquet: a row group of at most [`PARQUET_ROW_GROUP_BYTES`] encoded bytes).
 
 use std::io::Write;
 
@@ -16,6 +16,9 @@ use parquet::file::properties::WriterProperties;
 use sstable_engine::datetime::{iso8601_micros, iso8601_secs};
 
 use crate::TypeMapping;
+
+/// Encoded bytes a Parquet row group may buffer before it is written out.
+pub const PARQUET_ROW_GROUP_BYTES: usize = 16 << 20;
 
 /// An output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,8 +74,17 @@ impl<W: Write + Send> BatchWriter<W> {
 
     pub fn write(&mut self, batch: &RecordBatch) -> Result<(), ArrowError> {
         match self {
+            // A row group is cut once its encoded pages reach PARQUET_ROW_GROUP_BYTES: the
+            // writer holds that much, never the file.
             BatchWriter::Parquet(w) => w
                 .write(batch)
+                .and_then(|()| {
+                    if w.in_progress_size() >= PARQUET_ROW_GROUP_BYTES {
+                        w.flush()
+                    } else {
+                        Ok(())
+                    }
+                })
                 .map_err(|e| ArrowError::ExternalError(Box::new(e))),
             BatchWriter::Arrow(w) => w.write(batch),
             BatchWriter::Csv(w) => w.write(batch),

@@ -37,7 +37,7 @@ pub struct Args {
     /// Add __writetime, __ttl and __local_deletion_time columns after each simple column
     #[arg(long)]
     cell_metadata: bool,
-    /// Rows per record batch (Parquet: per row group)
+    /// Rows per record batch (Parquet row groups are cut at 16 MiB of encoded pages)
     #[arg(long, value_name = "N", default_value_t = sstable_arrow::DEFAULT_BATCH_ROWS)]
     batch_rows: usize,
 }
