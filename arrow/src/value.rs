@@ -764,3 +764,124 @@ fn mismatch() -> ArrowError {
 fn be<const N: usize>(bytes: &[u8]) -> Option<[u8; N]> {
     <[u8; N]>::try_from(bytes).ok()
 }
+
+#[cfg(test)]
+mod tests {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Int32Type, Int64Type};
+    use arrow_array::Array;
+    use sstable_engine::types::parse_type;
+    use sstable_engine::types::value::parse_value;
+
+    use super::*;
+    use crate::TypeMapping;
+
+    fn builder(t: &str) -> (ValueBuilder, sstable_engine::types::AbstractType) {
+        let t = parse_type(t).unwrap();
+        (ValueBuilder::new(&Mapped::of(&t, TypeMapping::Nested)), t)
+    }
+
+    /// Appends each value; returns the array and the counts.
+    fn append_all(t: &str, values: &[&[u8]]) -> (ArrayRef, ValueCounts) {
+        let (mut b, _) = builder(t);
+        let mut counts = ValueCounts::default();
+        for v in values {
+            b.append_bytes(v, &mut counts);
+        }
+        (b.finish().unwrap(), counts)
+    }
+
+    #[test]
+    fn malformed_values_are_null_and_counted_never_a_panic() {
+        let list = parse_value(
+            &parse_type("FrozenType(ListType(Int32Type))").unwrap(),
+            "[1, 2]",
+        )
+        .unwrap();
+        let cases: Vec<(&str, Vec<u8>)> = vec![
+            ("Int32Type", vec![0, 0, 1]),
+            ("LongType", vec![1; 9]),
+            ("UTF8Type", vec![0xff, 0xfe]),
+            ("UUIDType", vec![0; 15]),
+            ("TimeType", (-1i64).to_be_bytes().to_vec()),
+            // Two vints, not three.
+            ("DurationType", vec![2, 4]),
+            // A month count beyond i32.
+            ("DurationType", vec![0xf8, 0xff, 0xff, 0xff, 0xfe, 0, 0]),
+            // A count far beyond the bytes, a truncated element, a trailing byte.
+            (
+                "FrozenType(ListType(Int32Type))",
+                vec![0x7f, 0xff, 0xff, 0xff],
+            ),
+            (
+                "FrozenType(ListType(Int32Type))",
+                list[..list.len() - 1].to_vec(),
+            ),
+            (
+                "FrozenType(ListType(Int32Type))",
+                [list.as_slice(), &[0]].concat(),
+            ),
+            (
+                "FrozenType(MapType(Int32Type,Int32Type))",
+                vec![0, 0, 0, 1, 0, 0, 0, 4],
+            ),
+            ("TupleType(Int32Type)", vec![0, 0, 0, 4, 0, 0, 0, 1, 9]),
+            ("VectorType(Int32Type , 2)", vec![0; 7]),
+        ];
+        for (t, bytes) in &cases {
+            let (array, counts) = append_all(t, &[bytes]);
+            assert_eq!(array.len(), 1, "{t}");
+            assert!(array.is_null(0), "{t}: {bytes:?}");
+            assert_eq!(counts.undecodable, 1, "{t}: {bytes:?}");
+        }
+        // Every truncation of a valid nested value: one row each, never a panic.
+        let t = "FrozenType(MapType(UTF8Type,FrozenType(ListType(TupleType(Int32Type,UTF8Type)))))";
+        let full = parse_value(
+            &parse_type(t).unwrap(),
+            "{'a': [(1, 'x'), (2, null)], 'b': []}",
+        )
+        .unwrap();
+        let prefixes: Vec<&[u8]> = (0..=full.len()).map(|n| &full[..n]).collect();
+        let (array, counts) = append_all(t, &prefixes);
+        assert_eq!(array.len(), prefixes.len());
+        assert_eq!(
+            array.null_count(),
+            prefixes.len() - 1,
+            "only the whole value decodes"
+        );
+        assert_eq!(counts.undecodable + counts.empty, prefixes.len() as u64 - 1);
+    }
+
+    #[test]
+    fn empty_values_are_null_except_for_text_and_blob() {
+        let (ints, counts) = append_all("Int32Type", &[&[], &[0, 0, 0, 5]]);
+        assert!(ints.is_null(0));
+        assert_eq!(ints.as_primitive::<Int32Type>().value(1), 5);
+        assert_eq!(counts.empty, 1);
+        let (text, counts) = append_all("UTF8Type", &[&[]]);
+        assert_eq!(text.as_string::<i32>().value(0), "");
+        assert_eq!(counts, ValueCounts::default());
+    }
+
+    #[test]
+    fn non_frozen_cells_gather_into_one_value() {
+        // A UDT whose field 1 is missing and field 2 is set: field 1 is null.
+        let (mut b, _) = builder("UserType(ks,75,61:Int32Type,62:Int32Type,63:LongType)");
+        let mut counts = ValueCounts::default();
+        b.begin_cells();
+        b.append_cell(&[0, 0], &7i32.to_be_bytes(), &mut counts);
+        b.append_cell(&[0, 2], &9i64.to_be_bytes(), &mut counts);
+        b.end_cells(true).unwrap();
+        // No live cell: null.
+        b.begin_cells();
+        b.end_cells(false).unwrap();
+        let array = b.finish().unwrap();
+        let s = array.as_struct();
+        assert_eq!(s.len(), 2);
+        assert_eq!(s.column(0).as_primitive::<Int32Type>().value(0), 7);
+        assert!(s.column(1).is_null(0));
+        assert_eq!(s.column(2).as_primitive::<Int64Type>().value(0), 9);
+        assert!(s.is_null(1));
+        assert_eq!(counts, ValueCounts::default());
+    }
+}
