@@ -28,6 +28,8 @@ async function openAnalytics(page, rowText) {
   await page.locator('[data-testid=overview-row]', { hasText: rowText }).first().click();
   await page.locator('[data-testid=tab-analytics]').click();
   await page.locator('[data-testid=analytics]').waitFor();
+  // The table view is computed in a worker.
+  await page.locator('[data-testid=table-summary][data-ready=true]').waitFor();
 }
 
 test('a version directory (oa) shows the timeline and the token overlaps of its four SSTables', async (t) => {

@@ -1,7 +1,7 @@
 //! Byte spans and the owned field tree that the UI, the CLI and golden files all render.
 #![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Bytes as lowercase hex without a prefix (`00ff`): how every report shows raw bytes.
 pub fn hex(bytes: &[u8]) -> String {
@@ -45,7 +45,7 @@ pub fn serialize_spanned_hex<S: serde::Serializer>(
 }
 
 /// A half-open absolute byte range `[start, end)` in one component file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Span {
     pub start: u64,
     pub end: u64,
@@ -72,14 +72,15 @@ pub struct Spanned<T> {
     pub span: Span,
 }
 
-/// One labelled field of a decoded component: the boundary type that every front end renders.
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+/// One labelled field of a decoded component: the boundary type that every front end renders
+/// (deserialisable too: the page's workers send decoded trees to its UI thread).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Node {
     pub label: String,
     pub value: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub span: Option<Span>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<Node>,
 }
 

@@ -42,8 +42,9 @@ pub struct PageRequest {
     /// Uncompressed Data.db position of the first partition (0: the start).
     pub start: u64,
     pub max_partitions: usize,
-    /// Find this partition key through the read path and decode only its partition.
-    pub wanted_key: Option<Vec<u8>>,
+    /// Find this partition key (as typed: parsed here by the header's key type, or `0x…` hex)
+    /// through the read path and decode only its partition.
+    pub wanted_key: Option<String>,
     /// 2.x: also list the page's raw atoms (the "atoms" toggle).
     pub atoms: bool,
     /// "Now" for TTL expiry, in seconds (the page's clock; the engine has none).
@@ -105,10 +106,11 @@ pub async fn decode_page<S: RangeSource>(
         start: request.start,
         ..DataPage::default()
     };
-    if let Some(key) = &request.wanted_key {
+    if let Some(text) = &request.wanted_key {
+        let key = metadata.parse_key(text).map_err(|e| format!("key: {e}"))?;
         // A key is found through the SSTable's read path (bloom filter, Summary → Index.db or
         // the BTI trie, then Data.db), then its partition decoded.
-        let mut lookup = Lookup::new(metadata, key.clone(), &clock);
+        let mut lookup = Lookup::new(metadata, key, &clock);
         // An error ends the lookup and is in its result.
         let _ = driver.run(&mut lookup, &clock);
         let r = lookup.into_result();
@@ -364,6 +366,7 @@ async fn legacy_page<S: RangeSource>(
                     let listed = atoms.as_mut().and_then(|a| a.push(&item));
                     match (grouper.push(&item), end) {
                         (Some(p), Some(e)) => Partition::Done {
+                            row_total: p.rows.len(),
                             rows: p,
                             atoms: listed,
                             end: e.partition_span.end,
@@ -380,13 +383,14 @@ async fn legacy_page<S: RangeSource>(
             Partition::Open => {}
             Partition::Done {
                 rows: p,
+                row_total,
                 atoms: a,
                 end,
                 atom_count: n,
             } => {
-                rows = rows.saturating_add(p.rows.len());
+                rows = rows.saturating_add(row_total);
                 atom_count = atom_count.saturating_add(n);
-                page.row_totals.push(p.rows.len());
+                page.row_totals.push(row_total);
                 page.partitions.push(p);
                 listed.extend(a);
                 let found = request.wanted_key.is_some();
@@ -419,9 +423,11 @@ enum Partition {
     End,
     /// Inside a partition.
     Open,
-    /// A partition ended: its rows, its atoms (when listed), its end and atom count.
+    /// A partition ended: its rows (at most the page's cap built), how many it has, its atoms
+    /// (when listed), its end and atom count.
     Done {
         rows: PartitionJson,
+        row_total: usize,
         atoms: Option<AtomPartitionJson>,
         end: u64,
         atom_count: usize,

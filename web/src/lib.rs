@@ -2,12 +2,16 @@
 //!
 //! Layout: [`state`] holds the one reducer, [`loader`] does all browser I/O (file inputs, drag
 //! and drop with directory walking, `Blob` and `FileReaderSync` reads), [`components`] renders,
-//! one component per file. Long engine work runs in [`worker`]s of a [`pool`]; [`verification`]
-//! turns their replies into state actions.
+//! one component per file. All engine decoding runs in [`worker`]s of a [`pool`] — metadata at
+//! load ([`loading`] asks, [`summary`] is what comes back), data pages, the index listing,
+//! lookups, verification, scans — so the UI's WebAssembly links no decoder; [`verification`]
+//! turns verification replies into state actions.
 //!
-//! Module dependencies (no cycle): `components` → `verification` → `pool` → `worker` →
-//! `data_page` → `loader` → `state`. [`data_page`] decodes the data browser's pages and
-//! [`analytics_scan`] counts the Analytics tab's partitions and tombstones (both in a worker).
+//! Module dependencies (callers first): `components` → `loading`, `verification` → `pool` → `worker`
+//! → `data_page`, `index_listing`, `answers`, `summary` → `loader` → `state`. [`data_page`]
+//! decodes the data browser's pages, [`index_listing`] the index view's, [`answers`] the bloom
+//! lab, `CREATE TABLE` check and table view, and [`analytics_scan`] counts the Analytics tab's
+//! partitions and tombstones (all in a worker).
 
 #![cfg_attr(
     not(test),
@@ -20,11 +24,15 @@
 )]
 
 pub mod analytics_scan;
+pub mod answers;
 pub mod components;
 pub mod data_page;
+pub mod index_listing;
 pub mod loader;
+pub mod loading;
 pub mod pool;
 pub mod state;
+pub mod summary;
 pub mod verification;
 pub mod worker;
 

@@ -2,18 +2,12 @@
 //! `webkitGetAsEntry`), and reads of `Blob` byte ranges. Nothing here decodes; the engine does.
 
 use js_sys::{Array, Function, Promise, Reflect, Uint8Array};
-use sstable_engine::component::ComponentType;
-use sstable_engine::load::MetadataLoader;
-use sstable_engine::range::{AsyncDriver, ByteRange};
-use sstable_engine::sstable_set::{group_files, IgnoredFile};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{
     DataTransfer, File, FileList, FileSystemDirectoryEntry, FileSystemEntry, FileSystemFileEntry,
 };
-
-use crate::state::{SSTableView, Shared};
 
 /// A file handle with the path it was found under (relative to what was dropped or picked).
 #[derive(Clone)]
@@ -127,26 +121,6 @@ pub async fn read_range(file: &File, start: u64, end: u64) -> Result<Vec<u8>, St
     Ok(Uint8Array::new(&buffer).to_vec())
 }
 
-/// Reads an engine range request from one of `files` by `Blob.slice` (fewer bytes only where the
-/// file ends).
-pub async fn read_component(
-    files: &[(ComponentType, File)],
-    range: ByteRange,
-) -> sstable_engine::Result<Vec<u8>> {
-    let fail = |m: String| {
-        sstable_engine::Error::invalid(m, range.offset).in_component(range.component.clone())
-    };
-    let file = files
-        .iter()
-        .find(|(c, _)| *c == range.component)
-        .map(|(_, f)| f)
-        .ok_or_else(|| fail(format!("{} was not given", range.component)))?;
-    let end = range.end().min(file.size() as u64);
-    read_range(file, range.offset.min(end), end)
-        .await
-        .map_err(fail)
-}
-
 /// Reads a whole (small) file.
 pub async fn read_all(file: &File) -> Result<Vec<u8>, String> {
     read_range(file, 0, file.size() as u64).await
@@ -157,61 +131,6 @@ pub fn js_error(v: JsValue) -> String {
         .map(|e| String::from(e.message()))
         .or_else(|| v.as_string())
         .unwrap_or_else(|| format!("{v:?}"))
-}
-
-/// Decode metadata at most this long before [`load`] yields to the event loop.
-const LOAD_SLICE_MILLIS: f64 = 25.0;
-
-/// Groups files into SSTables and checks each against its TOC.txt.
-pub async fn load(files: &[PickedFile]) -> (Vec<SSTableView>, Vec<IgnoredFile>) {
-    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
-    let grouping = group_files(&paths);
-    let mut views = Vec::new();
-    let mut slice_started = now_millis();
-    for sstable in &grouping.sstables {
-        // Small reads resolve in the same task as the decoding that follows them: without a
-        // yield, a tree of a hundred SSTables decodes in tasks of 70–90 ms (issue #12).
-        if now_millis() - slice_started >= LOAD_SLICE_MILLIS {
-            yield_to_event_loop().await;
-            slice_started = now_millis();
-        }
-        let errors = Vec::new();
-        let components: Vec<(ComponentType, u64)> = sstable
-            .files
-            .iter()
-            .filter_map(|(c, i)| files.get(*i).map(|f| (c.clone(), f.file.size() as u64)))
-            .collect();
-        let handles: Vec<(ComponentType, File)> = sstable
-            .files
-            .iter()
-            .filter_map(|(c, i)| files.get(*i).map(|f| (c.clone(), f.file.clone())))
-            .collect();
-        // Small metadata components are read whole (a failed read is an error of its component);
-        // Data.db and the indexes only by range, later.
-        let mut loader = MetadataLoader::new(&sstable.descriptor, components.clone());
-        let handles_ref = handles.as_slice();
-        let mut driver = AsyncDriver::new(|r| read_component(handles_ref, r));
-        let _ = driver.run(&mut loader, &PerformanceClock).await;
-        let metadata = loader.finish();
-        let info = metadata.report(&sstable.prefix);
-        let nodes = Shared(std::rc::Rc::new(metadata.component_nodes()));
-        let d = &sstable.descriptor;
-        views.push(SSTableView {
-            prefix: sstable.prefix.clone(),
-            version: d.version.to_string(),
-            release: d.version.cassandra_release().to_owned(),
-            format: d.format.to_string(),
-            generation: d.id.to_string(),
-            check: metadata.components.clone(),
-            components,
-            errors,
-            info: Some(Shared(std::rc::Rc::new(info))),
-            nodes,
-            metadata: Shared(std::rc::Rc::new(metadata)),
-            files: handles,
-        });
-    }
-    (views, grouping.ignored)
 }
 
 /// Milliseconds from `performance.now()` of this page or worker (0 where unavailable).

@@ -306,3 +306,31 @@ fn on_reply(index: usize, reply: Reply) {
     // Outside the bridge's own callback borrow.
     wasm_bindgen_futures::spawn_local(async { dispatch() });
 }
+
+/// Queues `request` now; the future resolves to the job's final reply (its progress reports
+/// are dropped): for the short jobs a view awaits (loading metadata, the table view).
+pub fn ask(request: Request) -> impl std::future::Future<Output = Reply> {
+    let answer: Rc<RefCell<Option<Reply>>> = Rc::default();
+    let mut resolve = None;
+    let promise = js_sys::Promise::new(&mut |ok, _| resolve = Some(ok));
+    let handler: Handler = {
+        let answer = answer.clone();
+        Rc::new(move |reply: Reply| {
+            if reply.is_final() {
+                *answer.borrow_mut() = Some(reply);
+                if let Some(ok) = &resolve {
+                    let _ = ok.call0(&wasm_bindgen::JsValue::NULL);
+                }
+            }
+        })
+    };
+    let job = submit(request, handler);
+    async move {
+        let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+        let reply = answer.borrow_mut().take();
+        reply.unwrap_or(Reply::Failed {
+            job,
+            message: "the worker did not answer".to_owned(),
+        })
+    }
+}

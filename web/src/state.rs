@@ -6,11 +6,11 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 use sstable_engine::component::ComponentType;
-use sstable_engine::info::{InfoReport, SSTableMetadata};
 use sstable_engine::span::{Node, Span};
 use sstable_engine::sstable_set::IgnoredFile;
-use sstable_engine::toc::ComponentCheck;
 use yew::Reducible;
+
+use crate::summary::SSTableSummary;
 
 /// One SSTable as shown in the list.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,15 +22,11 @@ pub struct SSTableView {
     pub generation: String,
     /// (component, size in bytes), sorted by component.
     pub components: Vec<(ComponentType, u64)>,
-    pub check: ComponentCheck,
     /// Problems reading this SSTable's files, in words.
     pub errors: Vec<String>,
-    /// Every metadata component decoded (the same report as `sstable-inspect info --json`).
-    pub info: Option<Shared<InfoReport>>,
-    /// Every metadata component, decoded (for the bloom lab and lookups).
-    pub metadata: Shared<SSTableMetadata>,
-    /// Decoded field trees, one per decoded component.
-    pub nodes: Shared<Vec<(ComponentType, Node)>>,
+    /// Its metadata as a worker decoded it (`Request::Load`): facts, field trees, the numbers
+    /// the views draw.
+    pub summary: Shared<SSTableSummary>,
     /// The browser file handles, by component (read by `Blob.slice` ranges).
     pub files: Vec<(ComponentType, web_sys::File)>,
 }
@@ -44,11 +40,7 @@ impl SSTableView {
     }
 
     pub fn node(&self, component: &ComponentType) -> Option<&Node> {
-        self.nodes
-            .0
-            .iter()
-            .find(|(c, _)| c == component)
-            .map(|(_, n)| n)
+        self.summary.node(component)
     }
 }
 

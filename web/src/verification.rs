@@ -11,7 +11,7 @@ use crate::loader::now_millis;
 use crate::pool;
 use crate::state::{Action, SSTableView, State, Verdict, VerifyProgress, VerifyRun, WorkerTiming};
 use crate::worker::{FileRef, Reply, Request};
-use sstable_engine::verify::{DataSplit, SplitOutcome, Verifier, VerifyOptions};
+use sstable_engine::verify::{DataSplit, SplitOutcome};
 
 /// A Data.db is split into parts of at least this many bytes (one `FileReaderSync` read of the
 /// default size): smaller SSTables stay one job.
@@ -74,12 +74,12 @@ pub fn start(
             file: f.clone(),
         })
         .collect();
-    let options = VerifyOptions {
-        decompress,
-        ..VerifyOptions::default()
-    };
-    let splits = Verifier::for_sstable(&view.metadata, options)
-        .map(|v| v.splits(pool::size(), MIN_SPLIT_BYTES))
+    // Cut by the worker that loaded the SSTable, for every pool size.
+    let splits = view
+        .summary
+        .splits
+        .get(pool::size().saturating_sub(1))
+        .cloned()
         .unwrap_or_default();
     if splits.len() > 1 {
         let job = start_split(state, &prefix, files, splits, decompress, baseline);
@@ -94,6 +94,12 @@ pub fn start(
             Reply::Ready
             | Reply::DataPage { .. }
             | Reply::Analytics { .. }
+            | Reply::Loaded { .. }
+            | Reply::Bloom { .. }
+            | Reply::Schema { .. }
+            | Reply::Table { .. }
+            | Reply::IndexPage { .. }
+            | Reply::IndexBlocks { .. }
             | Reply::SplitVerified { .. } => {}
             Reply::Progress {
                 job,
@@ -202,6 +208,12 @@ fn start_split(
                 Reply::Ready
                 | Reply::DataPage { .. }
                 | Reply::Analytics { .. }
+                | Reply::Loaded { .. }
+                | Reply::Bloom { .. }
+                | Reply::Schema { .. }
+                | Reply::Table { .. }
+                | Reply::IndexPage { .. }
+                | Reply::IndexBlocks { .. }
                 | Reply::Verified { .. } => {}
                 Reply::Progress { done_bytes, .. } => {
                     let done = {

@@ -26,6 +26,9 @@ use sstable_engine::verify::{
 use wasm_bindgen::JsValue;
 
 use crate::analytics_scan::{self, AnalyticsScan, ScanState};
+use crate::answers::{self, BloomAnswer, SchemaAnswer, TableView};
+use crate::index_listing::{self, BlockRow, IndexPage, Listing};
+use crate::summary::SSTableSummary;
 use crate::data_page::{decode_page, table_names, DataPage, PageMessage, PageRequest};
 use crate::loader;
 use crate::state::{SSTableView, VerifyRun, WorkerTiming};
@@ -128,6 +131,44 @@ pub enum Request {
         files: Vec<FileRef>,
         gc_grace_secs: i64,
     },
+    /// Decode the metadata of the SSTable made of `files` (every small component) for the UI.
+    Load {
+        job: u64,
+        sstable: String,
+        files: Vec<FileRef>,
+    },
+    /// The bloom lab: the filter's answer for a typed partition key.
+    Bloom {
+        job: u64,
+        files: Vec<FileRef>,
+        key: String,
+    },
+    /// A `CREATE TABLE` parsed and checked against the serialization header.
+    Schema {
+        job: u64,
+        files: Vec<FileRef>,
+        text: String,
+    },
+    /// The Analytics tab's table view of every SSTable loaded (name, files).
+    Table {
+        job: u64,
+        sstables: Vec<(String, Vec<FileRef>)>,
+        gc_grace_secs: i64,
+    },
+    /// Page `page` of the index listing ([`index_listing::PAGE_ROWS`] partitions), or with
+    /// `export` every partition as JSON.
+    IndexPage {
+        job: u64,
+        files: Vec<FileRef>,
+        page: usize,
+        export: bool,
+    },
+    /// The `IndexInfo` blocks of the Index.db entry at `offset`.
+    IndexBlocks {
+        job: u64,
+        files: Vec<FileRef>,
+        offset: u64,
+    },
     /// Stop job `job` at its next slice.
     Cancel { job: u64 },
 }
@@ -141,6 +182,12 @@ impl Request {
             | Request::VerifyCombine { job, .. }
             | Request::DataPage { job, .. }
             | Request::Analytics { job, .. }
+            | Request::Load { job, .. }
+            | Request::Bloom { job, .. }
+            | Request::Schema { job, .. }
+            | Request::Table { job, .. }
+            | Request::IndexPage { job, .. }
+            | Request::IndexBlocks { job, .. }
             | Request::Cancel { job } => *job = id,
         }
     }
@@ -177,6 +224,30 @@ pub enum Reply {
         job: u64,
         scan: Box<AnalyticsScan>,
     },
+    Loaded {
+        job: u64,
+        summary: Box<SSTableSummary>,
+    },
+    Bloom {
+        job: u64,
+        answer: Result<Option<BloomAnswer>, String>,
+    },
+    Schema {
+        job: u64,
+        answer: SchemaAnswer,
+    },
+    Table {
+        job: u64,
+        table: Box<TableView>,
+    },
+    IndexPage {
+        job: u64,
+        page: Box<IndexPage>,
+    },
+    IndexBlocks {
+        job: u64,
+        blocks: Result<Vec<BlockRow>, String>,
+    },
     Failed {
         job: u64,
         message: String,
@@ -191,6 +262,12 @@ impl Reply {
             | Reply::SplitVerified { job, .. }
             | Reply::DataPage { job, .. }
             | Reply::Analytics { job, .. }
+            | Reply::Loaded { job, .. }
+            | Reply::Bloom { job, .. }
+            | Reply::Schema { job, .. }
+            | Reply::Table { job, .. }
+            | Reply::IndexPage { job, .. }
+            | Reply::IndexBlocks { job, .. }
             | Reply::Failed { job, .. } => *job,
             Reply::Ready => 0,
         }
@@ -210,6 +287,8 @@ pub struct EngineWorker {
     last_metadata: Rc<RefCell<Option<Rc<Loaded>>>>,
     /// The last finished analytics scan, by the identity of its files.
     last_scan: Rc<RefCell<KeptScan>>,
+    /// The index listing paged last (page starts seen), by the identity of its files.
+    last_listing: RefCell<Option<(String, Listing)>>,
 }
 
 /// A finished analytics scan and the identity of the files it read.
@@ -276,6 +355,7 @@ impl Worker for EngineWorker {
             cancelled: Rc::default(),
             last_metadata: Rc::default(),
             last_scan: Rc::default(),
+            last_listing: RefCell::default(),
         }
     }
 
@@ -289,6 +369,122 @@ impl Worker for EngineWorker {
         match msg {
             Request::Cancel { job } => {
                 self.cancelled.borrow_mut().insert(job);
+            }
+            Request::Load {
+                job,
+                sstable,
+                files,
+            } => {
+                let reply = match load_metadata(&files) {
+                    Ok((m, _)) => Reply::Loaded {
+                        job,
+                        summary: Box::new(SSTableSummary::new(
+                            &sstable,
+                            &m,
+                            crate::verification::MIN_SPLIT_BYTES,
+                        )),
+                    },
+                    Err(message) => Reply::Failed { job, message },
+                };
+                scope.respond(id, reply);
+            }
+            Request::Bloom { job, files, key } => {
+                let reply = match cached_metadata(&self.last_metadata, &files) {
+                    Ok(l) => Reply::Bloom {
+                        job,
+                        answer: answers::bloom(&l.metadata, &key),
+                    },
+                    Err(message) => Reply::Failed { job, message },
+                };
+                scope.respond(id, reply);
+            }
+            Request::Schema { job, files, text } => {
+                let reply = match cached_metadata(&self.last_metadata, &files) {
+                    Ok(l) => Reply::Schema {
+                        job,
+                        answer: answers::schema(&l.metadata, &text),
+                    },
+                    Err(message) => Reply::Failed { job, message },
+                };
+                scope.respond(id, reply);
+            }
+            Request::Table {
+                job,
+                sstables,
+                gc_grace_secs,
+            } => {
+                let loaded: Vec<(String, SSTableMetadata)> = sstables
+                    .iter()
+                    .filter_map(|(name, files)| {
+                        load_metadata(files).ok().map(|(m, _)| (name.clone(), m))
+                    })
+                    .collect();
+                let list: Vec<(String, &SSTableMetadata)> =
+                    loaded.iter().map(|(n, m)| (n.clone(), m)).collect();
+                scope.respond(
+                    id,
+                    Reply::Table {
+                        job,
+                        table: Box::new(answers::table(&list, gc_grace_secs)),
+                    },
+                );
+            }
+            Request::IndexPage {
+                job,
+                files,
+                page,
+                export,
+            } => {
+                let reply = match cached_metadata(&self.last_metadata, &files) {
+                    Ok(l) => {
+                        let mut kept = self.last_listing.borrow_mut();
+                        if kept.as_ref().is_none_or(|(id, _)| *id != l.identity) {
+                            *kept = Some((l.identity.clone(), Listing::default()));
+                        }
+                        let listing = kept.as_mut().map(|(_, listing)| listing);
+                        let mut fresh = Listing::default();
+                        let listing = listing.unwrap_or(&mut fresh);
+                        let source = FileSource {
+                            files: &l.handles,
+                            raw_crc32_millis: None,
+                        };
+                        Reply::IndexPage {
+                            job,
+                            page: Box::new(index_listing::page(
+                                &l.metadata,
+                                listing,
+                                source,
+                                index_bytes(&l),
+                                page,
+                                index_listing::PAGE_ROWS,
+                                export,
+                            )),
+                        }
+                    }
+                    Err(message) => Reply::Failed { job, message },
+                };
+                scope.respond(id, reply);
+            }
+            Request::IndexBlocks { job, files, offset } => {
+                let reply = match cached_metadata(&self.last_metadata, &files) {
+                    Ok(l) => {
+                        let source = FileSource {
+                            files: &l.handles,
+                            raw_crc32_millis: None,
+                        };
+                        Reply::IndexBlocks {
+                            job,
+                            blocks: index_listing::blocks(
+                                &l.metadata,
+                                source,
+                                index_bytes(&l),
+                                offset,
+                            ),
+                        }
+                    }
+                    Err(message) => Reply::Failed { job, message },
+                };
+                scope.respond(id, reply);
             }
             Request::DataPage {
                 job,
@@ -667,6 +863,18 @@ fn combine(
         chunks: None,
     });
     Ok(out)
+}
+
+/// Bytes of the SSTable's partition index (Index.db, or Partitions.db for BTI), if given.
+fn index_bytes(l: &Loaded) -> Option<u64> {
+    let component = match l.metadata.descriptor.format {
+        sstable_engine::Format::Big => ComponentType::PrimaryIndex,
+        sstable_engine::Format::Bti => ComponentType::Partitions,
+    };
+    l.handles
+        .iter()
+        .find(|(c, _)| *c == component)
+        .map(|(_, f)| f.size() as u64)
 }
 
 /// What identifies a set of files: paths, sizes and modification times.

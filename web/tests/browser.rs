@@ -42,7 +42,7 @@ fn nb_files() -> Vec<PickedFile> {
 
 #[wasm_bindgen_test]
 async fn loader_groups_files_and_reads_the_toc_through_blob_slices() {
-    let (views, ignored) = loader::load(&nb_files()).await;
+    let (views, ignored) = sstable_web::loading::load_here(&nb_files()).await;
     assert_eq!(views.len(), 1);
     let v = &views[0];
     assert_eq!(
@@ -50,7 +50,7 @@ async fn loader_groups_files_and_reads_the_toc_through_blob_slices() {
         ("nb", "big", "1")
     );
     assert_eq!(v.components.len(), 8);
-    assert!(v.check.missing.is_empty() && v.check.unlisted.is_empty());
+    assert!(v.summary.check.missing.is_empty() && v.summary.check.unlisted.is_empty());
     assert_eq!(ignored.len(), 1);
     assert_eq!(ignored[0].path, "legacy_nb_clust/notes.txt");
     // A ranged read returns exactly the requested bytes.
@@ -63,7 +63,7 @@ async fn loader_groups_files_and_reads_the_toc_through_blob_slices() {
 
 #[wasm_bindgen_test]
 async fn card_renders_version_format_generation_and_components() {
-    let (views, _) = loader::load(&nb_files()).await;
+    let (views, _) = sstable_web::loading::load_here(&nb_files()).await;
     let document = web_sys::window().unwrap().document().unwrap();
     let root = document.create_element("div").unwrap();
     document.body().unwrap().append_child(&root).unwrap();
@@ -104,7 +104,7 @@ async fn card_renders_version_format_generation_and_components() {
 async fn an_older_load_finishing_late_does_not_replace_a_newer_one() {
     use sstable_web::state::{next_tag, Action, State};
     use yew::Reducible;
-    let (views, ignored) = loader::load(&nb_files()).await;
+    let (views, ignored) = sstable_web::loading::load_here(&nb_files()).await;
     let (older, newer) = (next_tag(), next_tag());
     let state = std::rc::Rc::new(State::default());
     let state = state.reduce(Action::LoadStarted(older));

@@ -8,17 +8,17 @@
 //! Data.db is read there with `FileReaderSync`, the progress bar follows the worker's reports, and
 //! Cancel, leaving the tab or starting another scan cancels the job. What comes back is a few
 //! hundred numbers; a new gc grace is answered by the worker's kept scan. The table view is
-//! computed from the metadata already loaded, once per set of SSTables and gc grace.
+//! computed in a worker too (`Request::Table`, from every SSTable's small components), once per
+//! set of SSTables and gc grace.
 
 use std::rc::Rc;
 
-use sstable_engine::analytics::table_report;
 use sstable_engine::datetime::iso8601_secs;
-use sstable_engine::token::Token;
 use yew::prelude::*;
 
 use super::charts::{Bar, BarChart, TimeAxis, TimelineChart, TimelineRow};
 use crate::analytics_scan::AnalyticsScan;
+use crate::answers::{TableRow, TableView};
 use crate::pool;
 use crate::state::{SSTableView, Shared};
 use crate::worker::{FileRef, Reply, Request};
@@ -84,10 +84,10 @@ fn submit_scan(
     );
 }
 
-fn histogram_bars(offsets: &[i64], counts: &[i64], unit: &str) -> Vec<Bar> {
-    offsets
+fn histogram_bars(buckets: &[(i64, i64)], unit: &str) -> Vec<Bar> {
+    buckets
         .iter()
-        .zip(counts)
+        .map(|(o, c)| (o, c))
         .filter(|(_, c)| **c > 0)
         .map(|(o, c)| Bar {
             label: format!("≤{}", super::charts::short(*o as f64)),
@@ -95,21 +95,6 @@ fn histogram_bars(offsets: &[i64], counts: &[i64], unit: &str) -> Vec<Bar> {
             detail: format!("{c} partitions of at most {o} {unit}"),
         })
         .collect()
-}
-
-fn token_f64(t: &Token) -> Option<f64> {
-    match t {
-        Token::Murmur3(v) => Some(*v as f64),
-        Token::Random(Some(v)) => Some(*v as f64),
-        Token::Bytes(b) | Token::Key(b) => Some(
-            b.iter()
-                .take(8)
-                .chain(std::iter::repeat(&0))
-                .take(8)
-                .fold(0.0, |a, x| a * 256.0 + f64::from(*x)),
-        ),
-        _ => None,
-    }
 }
 
 #[function_component(AnalyticsView)]
@@ -120,8 +105,7 @@ pub fn analytics_view(p: &AnalyticsViewProps) -> Html {
     let job = use_mut_ref(|| None::<u64>);
     let gc_grace = use_state(|| DEFAULT_GC_GRACE_SECS);
 
-    let m = &p.sstable.metadata.0;
-    let stats = m.statistics.as_ref().and_then(|s| s.stats.as_ref());
+    let stats = p.sstable.summary.histograms.clone();
 
     let on_scan = {
         let view = p.sstable.clone();
@@ -170,29 +154,26 @@ pub fn analytics_view(p: &AnalyticsViewProps) -> Html {
     // Statistics.db histograms.
     let stats_charts = match stats {
         Some(s) => {
-            let size = &s.estimated_partition_size;
-            let cells = &s.estimated_cell_per_partition_count;
             let drop_bars: Vec<Bar> = s
-                .estimated_tombstone_drop_time
-                .bins
+                .tombstone_drop
                 .iter()
-                .map(|b| Bar {
-                    label: iso8601_secs(b.point_secs).chars().take(10).collect(),
-                    value: b.count as f64,
+                .map(|&(point_secs, count)| Bar {
+                    label: iso8601_secs(point_secs).chars().take(10).collect(),
+                    value: count as f64,
                     detail: format!(
                         "{} tombstones / expiring cells droppable from about {}",
-                        b.count,
-                        iso8601_secs(b.point_secs)
+                        count,
+                        iso8601_secs(point_secs)
                     ),
                 })
                 .collect();
             html! { <>
                 <BarChart id="stats-partition-size" title="Statistics.db: estimated partition size"
                           x_label="partition size (bytes, bucket upper bound)" y_label="partitions"
-                          bars={histogram_bars(&size.bucket_offsets(), &size.counts(), "bytes")} />
+                          bars={histogram_bars(&s.partition_size, "bytes")} />
                 <BarChart id="stats-cell-count" title="Statistics.db: estimated cells per partition"
                           x_label="cells per partition (bucket upper bound)" y_label="partitions"
-                          bars={histogram_bars(&cells.bucket_offsets(), &cells.counts(), "cells")} />
+                          bars={histogram_bars(&s.cells_per_partition, "cells")} />
                 if !drop_bars.is_empty() {
                     <BarChart id="stats-tombstone-drop" title="Statistics.db: tombstone drop times"
                               x_label="local deletion / expiry time (UTC date)" y_label="tombstones + expiring cells"
@@ -266,16 +247,33 @@ pub fn analytics_view(p: &AnalyticsViewProps) -> Html {
         }
     };
 
-    // The table: every SSTable loaded, computed once per set of SSTables and gc grace (not on
-    // every progress report of the scan).
-    let table = use_memo((p.all.clone(), *gc_grace), |(all, gc_grace)| {
-        let list: Vec<(String, &sstable_engine::info::SSTableMetadata)> = all
-            .iter()
-            .map(|s| (s.prefix.clone(), &*s.metadata.0))
-            .collect();
-        table_report(&list, *gc_grace, None)
-    });
-    let kind = |s: &sstable_engine::analytics::TableSSTable| {
+    // The table: every SSTable loaded, computed in a worker once per set of SSTables and gc
+    // grace (not on every progress report of the scan).
+    let table_view = use_state(|| None::<Rc<TableView>>);
+    let table_job = use_mut_ref(|| None::<u64>);
+    {
+        let table_view = table_view.clone();
+        let table_job = table_job.clone();
+        use_effect_with((p.all.clone(), *gc_grace), move |(all, gc_grace)| {
+            let request = Request::Table {
+                job: 0,
+                sstables: all
+                    .iter()
+                    .map(|s| (s.prefix.clone(), FileRef::of_view(s)))
+                    .collect(),
+                gc_grace_secs: *gc_grace,
+            };
+            pool::submit_in_slot(&table_job, request, move |reply| {
+                if let Reply::Table { table, .. } = reply {
+                    table_view.set(Some(Rc::new(*table)));
+                }
+            });
+            move || pool::cancel_slot(&table_job)
+        });
+    }
+    let empty = Rc::new(TableView::default());
+    let table = (*table_view).clone().unwrap_or(empty);
+    let kind = |s: &TableRow| {
         if s.fully_expired {
             "expired"
         } else if !s.blocked_by.is_empty() {
@@ -283,7 +281,7 @@ pub fn analytics_view(p: &AnalyticsViewProps) -> Html {
         } else if table
             .sstables
             .iter()
-            .any(|o| o.blocked_by.iter().any(|b| b.sstable == s.sstable))
+            .any(|o| o.blocked_by.contains(&s.sstable))
         {
             "blocker"
         } else {
@@ -317,10 +315,10 @@ pub fn analytics_view(p: &AnalyticsViewProps) -> Html {
             let (a, b) = (s.first_token.as_ref()?, s.last_token.as_ref()?);
             Some(TimelineRow {
                 label: s.sstable.clone(),
-                start: token_f64(a)?,
-                end: token_f64(b)?,
+                start: a.at?,
+                end: b.at?,
                 kind: kind(s),
-                detail: format!("tokens {a} … {b}"),
+                detail: format!("tokens {} … {}", a.text, b.text),
             })
         })
         .collect();
@@ -343,10 +341,10 @@ pub fn analytics_view(p: &AnalyticsViewProps) -> Html {
             </p>
             { scan_html }
             <h3>{ format!("The table: {} SSTable{}", table.sstables.len(), if table.sstables.len() == 1 { "" } else { "s" }) }</h3>
-            <p data-testid="table-summary" data-overlaps={table.overlaps.len().to_string()}
+            <p data-testid="table-summary" data-ready={table_view.is_some().to_string()} data-overlaps={table.overlaps.to_string()}
                data-fully-expired={table.fully_expired.join(",")} data-blocked={table.blocked.join(",")}>
-                { format!("now {} ({:?}), gcBefore {}; {} token-range overlaps; fully expired: {}; expired but blocked: {}",
-                    iso8601_secs(table.now_secs), table.now_source, iso8601_secs(table.gc_before_secs), table.overlaps.len(),
+                { format!("now {} ({}), gcBefore {}; {} token-range overlaps; fully expired: {}; expired but blocked: {}",
+                    iso8601_secs(table.now_secs), table.now_source, iso8601_secs(table.gc_before_secs), table.overlaps,
                     if table.fully_expired.is_empty() { "none".to_owned() } else { table.fully_expired.join(", ") },
                     if table.blocked.is_empty() { "none".to_owned() } else { table.blocked.join(", ") }) }
             </p>
@@ -363,7 +361,7 @@ pub fn analytics_view(p: &AnalyticsViewProps) -> Html {
                             <td>{ s.repaired_at_millis.map(|l| l.to_string()).unwrap_or_default() }</td>
                             <td>{ s.pending_repair.clone().unwrap_or_default() }</td>
                             <td>{ s.originating_host_id.clone().unwrap_or_default() }</td>
-                            <td>{ s.blocked_by.iter().map(|b| b.sstable.clone()).collect::<Vec<_>>().join(", ") }</td></tr>
+                            <td>{ s.blocked_by.join(", ") }</td></tr>
                     }) }
                 </tbody>
             </table>

@@ -34,7 +34,7 @@ pub fn app() -> Html {
             state.dispatch(Action::LoadStarted(tag));
             wasm_bindgen_futures::spawn_local(async move {
                 let started = loader::now_millis();
-                let (sstables, ignored) = loader::load(&files).await;
+                let (sstables, ignored) = crate::loading::load(&files).await;
                 let millis = loader::now_millis() - started;
                 state.dispatch(Action::Loaded {
                     tag,

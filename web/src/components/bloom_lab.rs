@@ -1,14 +1,16 @@
 //! The bloom lab: type a partition key, see its token, the bit positions the filter probes and
 //! its answer, next to the filter's fill ratio and expected false-positive rate.
 
-use sstable_engine::info::BloomCheck;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
+use crate::answers::BloomAnswer;
+use crate::pool;
 use crate::state::SSTableView;
+use crate::worker::{FileRef, Reply, Request};
 
-/// A typed key's bytes and the filter's answer, or why the key did not parse.
-type KeyCheck = Result<(Vec<u8>, Option<BloomCheck>), String>;
+/// A typed key's answer from the worker (`Ok(None)`: no Filter.db), or why the key did not parse.
+type KeyCheck = Result<Option<BloomAnswer>, String>;
 
 #[derive(Properties, PartialEq)]
 pub struct BloomLabProps {
@@ -18,8 +20,38 @@ pub struct BloomLabProps {
 #[function_component(BloomLab)]
 pub fn bloom_lab(props: &BloomLabProps) -> Html {
     let text = use_state(String::new);
-    let m = &props.sstable.metadata.0;
-    let report = props.sstable.info.as_ref().and_then(|i| i.filter.clone());
+    // The answer for the text typed (the key is parsed and hashed in a worker).
+    let result = use_state(|| None::<(String, KeyCheck)>);
+    let job = use_mut_ref(|| None::<u64>);
+    let summary = &props.sstable.summary;
+    let report = summary.filter.clone();
+    {
+        let result = result.clone();
+        let job = job.clone();
+        let view = props.sstable.clone();
+        use_effect_with((*text).clone(), move |text| {
+            if text.is_empty() {
+                pool::cancel_slot(&job);
+                result.set(None);
+            } else {
+                // The last key's answer goes at once: only this key's answer is shown.
+                result.set(None);
+                let request = Request::Bloom {
+                    job: 0,
+                    files: FileRef::of_view(&view),
+                    key: text.clone(),
+                };
+                let asked = text.clone();
+                pool::submit_in_slot(&job, request, move |reply| match reply {
+                    Reply::Bloom { answer, .. } => result.set(Some((asked.clone(), answer))),
+                    Reply::Failed { message, .. } => {
+                        result.set(Some((asked.clone(), Err(message))))
+                    }
+                    _ => {}
+                });
+            }
+        });
+    }
     let oninput = {
         let text = text.clone();
         Callback::from(move |e: InputEvent| {
@@ -28,15 +60,10 @@ pub fn bloom_lab(props: &BloomLabProps) -> Html {
             }
         })
     };
-    let key_type = m
-        .key_type()
-        .map(|t| t.cql())
+    let key_type = summary
+        .key_type_cql
+        .clone()
         .unwrap_or_else(|| "text (no key type recorded before 3.0)".to_owned());
-    let result: Option<KeyCheck> = (!text.is_empty()).then(|| {
-        let key = m.parse_key(&text)?;
-        let check = m.bloom_check(&key);
-        Ok((key, check))
-    });
     let Some(report) = report else {
         return html! { <p class="muted" data-testid="bloom-lab">{ "This SSTable has no Filter.db." }</p> };
     };
@@ -60,21 +87,22 @@ pub fn bloom_lab(props: &BloomLabProps) -> Html {
                 <input type="text" value={(*text).clone()} {oninput} data-testid="bloom-key" spellcheck="false" />
             </label>
             {
-                match result {
+                // Only the answer for the text shown (not the last key's, while this one's comes).
+                match (*result).clone().filter(|(asked, _)| !text.is_empty() && *asked == *text).map(|(_, a)| a) {
                     None => html! {},
                     Some(Err(e)) => html! { <p class="error" data-testid="bloom-error">{ e }</p> },
-                    Some(Ok((_, None))) => html! {},
-                    Some(Ok((key, Some(c)))) => html! {
+                    Some(Ok(None)) => html! {},
+                    Some(Ok(Some(c))) => html! {
                             <div class="bloom-result">
-                                <p data-testid="bloom-verdict" class={if c.probe.maybe_present { "warning" } else { "ok" }}>
-                                    { if c.probe.maybe_present { "maybe present (all probed bits set)" } else { "absent (a probed bit is clear)" } }
+                                <p data-testid="bloom-verdict" class={if c.maybe_present { "warning" } else { "ok" }}>
+                                    { if c.maybe_present { "maybe present (all probed bits set)" } else { "absent (a probed bit is clear)" } }
                                 </p>
-                                <p>{ format!("key bytes 0x{}, token ", sstable_engine::span::hex(&key)) }
+                                <p>{ format!("key bytes 0x{}, token ", c.key_hex) }
                                    <code data-testid="bloom-token">{ &c.token }</code></p>
                                 <table class="probes">
                                     <thead><tr><th>{ "probe" }</th><th class="num">{ "bit" }</th><th class="num">{ "byte offset" }</th><th>{ "set" }</th></tr></thead>
                                     <tbody>
-                                        { for c.probe.bit_indexes.iter().zip(&c.probe.bits).zip(&c.probe.byte_offsets).enumerate().map(|(i, ((bit, set), off))| html! {
+                                        { for c.probes.iter().enumerate().map(|(i, (bit, set, off))| html! {
                                             <tr data-testid="bloom-probe"><td>{ i }</td><td class="num">{ bit }</td><td class="num">{ off }</td>
                                                 <td>{ if *set { "1" } else { "0" } }</td></tr>
                                         }) }

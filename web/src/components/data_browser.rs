@@ -11,13 +11,13 @@
 //! asks, renders, and cancels a page job it no longer waits for.
 
 use sstable_engine::component::legacy_data::AtomJson;
-use sstable_engine::cql_schema::parse_create_table;
 use sstable_engine::dump::UnfilteredJson;
 use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 use std::rc::Rc;
 
+use crate::answers::SchemaAnswer;
 use crate::data_page::{DataPage, PageMessage, PageRequest};
 use crate::loader;
 use crate::pool;
@@ -52,7 +52,7 @@ struct Browse {
     /// What reading the page back from its worker took on the UI thread.
     parse_millis: f64,
     /// The page shown was asked as (start, key): the atoms toggle asks for it again.
-    shown: Option<(u64, Option<Vec<u8>>)>,
+    shown: Option<(u64, Option<String>)>,
     loading: bool,
     error: Option<String>,
     /// The read path of the last "Find", step by step.
@@ -61,13 +61,15 @@ struct Browse {
 
 /// What the data browser asks for: a page from `start`, or the partition of a key; with the
 /// 2.x atoms or not.
-type Load = (u64, Option<Vec<u8>>, bool);
+type Load = (u64, Option<String>, bool);
 
 #[function_component(DataBrowser)]
 pub fn data_browser(props: &DataBrowserProps) -> Html {
     let browse = use_state(Browse::default);
     let key_text = use_state(String::new);
     let schema_text = use_state(String::new);
+    let schema = use_state(SchemaAnswer::default);
+    let schema_job = use_mut_ref(|| None::<u64>);
     // 2.x only: the page's raw atoms in place of its rows.
     let show_atoms = use_state(|| false);
     // The page job running in the pool: replaced (and cancelled) by the next, cancelled when the
@@ -150,22 +152,32 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
             load.emit((0, None, atoms));
         });
     }
-    let metadata = &props.sstable.metadata.0;
-    let header = props.sstable.info.as_ref().and_then(|i| i.header.clone());
-    let table = (!schema_text.trim().is_empty()).then(|| parse_create_table(&schema_text));
-    let mismatches: Vec<String> = match (
-        &table,
-        metadata.statistics.as_ref().and_then(|s| s.header.as_ref()),
-    ) {
-        (Some(Ok(t)), Some(h)) => t.check(h),
-        (Some(Err(e)), _) => vec![format!("CREATE TABLE: {e}")],
-        _ => Vec::new(),
-    };
-    let table = table.and_then(Result::ok);
-    let key_names: Vec<String> = table
-        .as_ref()
-        .map(|t| t.partition_key.clone())
-        .unwrap_or_default();
+    // The CREATE TABLE typed, parsed and checked against the header in a worker.
+    {
+        let schema = schema.clone();
+        let job = schema_job.clone();
+        let view = props.sstable.clone();
+        use_effect_with((*schema_text).clone(), move |text| {
+            if text.trim().is_empty() {
+                pool::cancel_slot(&job);
+                schema.set(SchemaAnswer::default());
+            } else {
+                let request = Request::Schema {
+                    job: 0,
+                    files: FileRef::of_view(&view),
+                    text: text.clone(),
+                };
+                pool::submit_in_slot(&job, request, move |reply| {
+                    if let Reply::Schema { answer, .. } = reply {
+                        schema.set(answer);
+                    }
+                });
+            }
+        });
+    }
+    let header = props.sstable.summary.header.clone();
+    let mismatches = &schema.mismatches;
+    let key_names: Vec<String> = schema.partition_key.clone();
     let legacy_page = browse.page.as_deref().filter(|p| p.legacy_note.is_some());
     // A 2.x page has no serialization header: its clustering width and columns are the rows'.
     let clustering_count = match legacy_page {
@@ -176,13 +188,14 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
             .map(|r| r.clustering.len())
             .max()
             .unwrap_or(0),
-        None => header.as_ref().map_or(0, |h| h.clustering_types.len()),
+        None => header.as_ref().map_or(0, |h| h.clustering_count),
     };
     let ck_names: Vec<String> = (0..clustering_count)
         .map(|i| {
-            table
-                .as_ref()
-                .and_then(|t| t.clustering.get(i).cloned())
+            schema
+                .clustering
+                .get(i)
+                .cloned()
                 .unwrap_or_else(|| format!("clustering {i}"))
         })
         .collect();
@@ -201,16 +214,7 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
             }
             names
         }
-        None => header
-            .as_ref()
-            .map(|h| {
-                h.static_columns
-                    .iter()
-                    .chain(&h.regular_columns)
-                    .map(|c| c.name.clone())
-                    .collect()
-            })
-            .unwrap_or_default(),
+        None => header.as_ref().map(|h| h.columns.clone()).unwrap_or_default(),
     });
     // The atoms are decoded on demand: the page shown is asked for again with them.
     let on_atoms = {
@@ -259,19 +263,11 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
     let on_jump = {
         let load = load.clone();
         let key_text = key_text.clone();
-        let browse = browse.clone();
-        let m = props.sstable.metadata.clone();
         let atoms = *show_atoms;
+        // The key is parsed in the worker (a bad key comes back as "key: …").
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
-            match m.0.parse_key(&key_text) {
-                Ok(k) => load.emit((0, Some(k), atoms)),
-                Err(err) => {
-                    let mut b = (*browse).clone();
-                    b.error = Some(format!("key: {err}"));
-                    browse.set(b);
-                }
-            }
+            load.emit((0, Some((*key_text).clone()), atoms));
         })
     };
     let on_schema = {

@@ -37,7 +37,7 @@ enum Column {
 
 /// A sortable value of a column.
 fn key(s: &SSTableView, c: Column) -> (i128, String) {
-    let stats = s.info.as_ref().and_then(|i| i.stats.as_ref());
+    let m = &s.summary;
     match c {
         Column::Name => (0, s.prefix.clone()),
         Column::Version => (0, format!("{} {}", s.format, s.version)),
@@ -49,11 +49,11 @@ fn key(s: &SSTableView, c: Column) -> (i128, String) {
             String::new(),
         ),
         Column::Partitions => (
-            stats.map_or(-1, |st| i128::from(st.estimated_partition_count)),
+            m.estimated_partitions.map_or(-1, i128::from),
             String::new(),
         ),
         Column::MaxTimestamp => (
-            stats.map_or(i128::MIN, |st| i128::from(st.max_timestamp)),
+            m.max_timestamp_micros.map_or(i128::MIN, i128::from),
             String::new(),
         ),
     }
@@ -130,22 +130,21 @@ pub fn overview_table(props: &OverviewTableProps) -> Html {
             <tbody>
                 if start > 0 { { spacer(start) } }
                 { for order.into_iter().skip(start).take(end - start).map(|(i, s)| {
-                    let info = s.info.as_ref();
-                    let stats = info.and_then(|r| r.stats.as_ref());
+                    let m = &s.summary;
                     let on_select = props.on_select.clone();
                     let selected = props.selected == Some(i);
-                    let problems = info.map_or(0, |r| r.errors.len()) + s.errors.len();
-                    let findings = info.map_or(0, |r| r.findings.len()) + s.check.missing.len();
+                    let problems = m.errors.len() + s.errors.len();
+                    let findings = m.findings.len() + m.check.missing.len();
                     html! {
                         <tr class={classes!(selected.then_some("selected"))} data-testid="overview-row"
                             onclick={Callback::from(move |_| on_select.emit(i))}>
                             <td><button class="link" aria-pressed={selected.to_string()}>{ &s.prefix }</button></td>
                             <td>{ format!("{} {}", s.format, s.version) }</td>
-                            <td>{ info.and_then(|r| r.validation.as_ref()).map(|v| v.partitioner.rsplit('.').next().unwrap_or("").to_owned()).unwrap_or_default() }</td>
-                            <td>{ info.and_then(|r| r.compression.as_ref()).map(|c| c.compressor.clone()).unwrap_or_else(|| "none".into()) }</td>
+                            <td>{ m.partitioner.clone().unwrap_or_default() }</td>
+                            <td>{ m.compressor.clone().unwrap_or_else(|| "none".into()) }</td>
                             <td class="num">{ s.components.iter().find(|(c, _)| *c == ComponentType::Data).map(|&(_, n)| human_bytes(n)).unwrap_or_default() }</td>
-                            <td class="num">{ stats.map(|st| st.estimated_partition_count.to_string()).unwrap_or_default() }</td>
-                            <td>{ stats.map(|st| iso8601_micros(st.max_timestamp)).unwrap_or_default() }</td>
+                            <td class="num">{ m.estimated_partitions.map(|n| n.to_string()).unwrap_or_default() }</td>
+                            <td>{ m.max_timestamp_micros.map(iso8601_micros).unwrap_or_default() }</td>
                             <td>{
                                 if problems > 0 { html! { <span class="badge bad">{ format!("{problems} errors") }</span> } }
                                 else if findings > 0 { html! { <span class="badge warn">{ format!("{findings} findings") }</span> } }

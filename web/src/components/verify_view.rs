@@ -65,16 +65,7 @@ pub fn verify_view(props: &VerifyViewProps) -> Html {
     };
 
     let s = &props.sstable;
-    let chunk_count = s
-        .metadata
-        .0
-        .compression
-        .as_ref()
-        .map(|c| c.chunk_offsets.len() as u64)
-        .or_else(|| {
-            let crc = s.metadata.0.crc.as_ref()?;
-            Some(crc.checksums.len() as u64)
-        });
+    let chunk_count = s.summary.chunk_count;
     let running = props.progress;
     html! {
         <section class="verify" data-testid="verify-view">

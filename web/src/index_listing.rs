@@ -1,0 +1,334 @@
+//! The index view's pages, decoded in a worker ([`crate::worker`]): Index.db (big format) is
+//! walked in windows by the engine's `IndexEntries` from where the page starts (the start of
+//! each page seen is kept, so "next" and "previous" read only their page); a partition's
+//! promoted-index (`IndexInfo`) blocks come from the window that holds its entry. For BTI,
+//! Partitions.db (at most [`MAX_TRIE_BYTES`]) is decoded once and kept. Nothing is read on the
+//! UI thread, which renders the [`IndexPage`] that comes back.
+
+use serde::{Deserialize, Serialize};
+use sstable_engine::component::bti::partitions;
+use sstable_engine::component::index::{self, IndexName};
+use sstable_engine::component::legacy_data::{untyped, CellName};
+use sstable_engine::component::ComponentType;
+use sstable_engine::info::SSTableMetadata;
+use sstable_engine::range::{IndexEntries, IndexEntryStep, RangeSource, SyncDriver};
+use sstable_engine::span::hex;
+use sstable_engine::types::value::format_value;
+use sstable_engine::types::AbstractType;
+use sstable_engine::Format;
+
+use crate::loader;
+
+/// Partitions.db larger than this is not listed in the page (the CLI lists any size).
+pub const MAX_TRIE_BYTES: u64 = 64 << 20;
+/// Partitions listed per page.
+pub const PAGE_ROWS: usize = 500;
+/// `IndexInfo` blocks listed for one partition.
+pub const MAX_BLOCKS: u32 = 500;
+
+/// One listed partition (the page's export shape, a subset of `sstable-inspect index --json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IndexRow {
+    pub key: String,
+    pub key_hex: String,
+    pub token: String,
+    /// Data.db position (big), or the trie payload's target (bti).
+    pub position: String,
+    pub blocks: Option<u32>,
+    /// Where the entry starts in Index.db (big format): its blocks are read from there.
+    pub entry_offset: Option<u64>,
+}
+
+/// One `IndexInfo` block of a partition.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BlockRow {
+    pub first: String,
+    pub last: String,
+    pub offset: u64,
+    pub width: u64,
+    pub end_open_marker: bool,
+}
+
+/// One page of the listing.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct IndexPage {
+    /// The page's number (0: the first) and its first partition's number.
+    pub page: usize,
+    pub first: usize,
+    pub rows: Vec<IndexRow>,
+    /// Another page follows.
+    pub more: bool,
+    /// Partitions in the index, once the walk has reached its end.
+    pub total: Option<usize>,
+    pub bytes_read: u64,
+    pub millis: f64,
+    /// Why the listing stopped early.
+    pub error: Option<String>,
+    /// Asked with `export`: every partition as pretty JSON, in place of `rows`.
+    pub export_json: Option<String>,
+}
+
+/// What the worker keeps of one SSTable's listing between pages.
+#[derive(Debug, Default)]
+pub struct Listing {
+    /// Index.db offset of each page's first entry (big format), as far as seen.
+    page_starts: Vec<u64>,
+    /// Partitions.db's rows, decoded once (BTI).
+    trie_rows: Option<Result<Vec<IndexRow>, String>>,
+    total: Option<usize>,
+}
+
+/// How a key is shown: by the header's key type; before 3.0 (no key type recorded), text when
+/// valid UTF-8, else hex, as in the data view.
+fn key_text(key_type: &Option<AbstractType>, bytes: &[u8]) -> String {
+    match key_type {
+        Some(t) => format_value(t, bytes).text,
+        None => untyped(bytes).0,
+    }
+}
+
+/// Page `page` of `page_rows` partitions (or, with `export`, every partition as JSON).
+pub fn page<S: RangeSource>(
+    m: &SSTableMetadata,
+    listing: &mut Listing,
+    mut source: S,
+    index_bytes: Option<u64>,
+    page: usize,
+    page_rows: usize,
+    export: bool,
+) -> IndexPage {
+    let started = loader::now_millis();
+    let page_rows = page_rows.max(1);
+    let mut out = IndexPage {
+        page,
+        first: page.saturating_mul(page_rows),
+        ..IndexPage::default()
+    };
+    let component = match m.descriptor.format {
+        Format::Big => ComponentType::PrimaryIndex,
+        Format::Bti => ComponentType::Partitions,
+    };
+    let Some(file_len) = index_bytes else {
+        out.error = Some(format!("no {component} was given"));
+        return out;
+    };
+    match m.descriptor.format {
+        Format::Bti => {
+            if file_len > MAX_TRIE_BYTES {
+                out.error = Some(format!(
+                    "{component} is {file_len} bytes: list it with `sstable-inspect index`"
+                ));
+                return out;
+            }
+            let rows = listing
+                .trie_rows
+                .get_or_insert_with(|| trie_rows(&mut source, file_len, &mut out.bytes_read));
+            match rows {
+                Ok(rows) => {
+                    out.total = Some(rows.len());
+                    if export {
+                        out.export_json = Some(json(rows));
+                    } else {
+                        out.rows = rows.iter().skip(out.first).take(page_rows).cloned().collect();
+                        out.more = rows.len() > out.first.saturating_add(page_rows);
+                    }
+                }
+                Err(e) => out.error = Some(e.clone()),
+            }
+        }
+        Format::Big => {
+            let key_type = m.key_type();
+            let partitioner = m.partitioner();
+            if listing.page_starts.is_empty() {
+                listing.page_starts.push(0);
+            }
+            // Export walks every entry from the start; a page from its start when this worker
+            // has seen it, else from the last page start it knows (another worker may have
+            // listed the pages before), noting page starts on the way.
+            let (known_page, start_offset) = if export {
+                (0, 0)
+            } else {
+                let known = page.min(listing.page_starts.len().saturating_sub(1));
+                (known, listing.page_starts.get(known).copied().unwrap_or(0))
+            };
+            let mut number = known_page.saturating_mul(page_rows);
+            let wanted_end = if export {
+                usize::MAX
+            } else {
+                out.first.saturating_add(page_rows)
+            };
+            let mut driver = SyncDriver::new(source);
+            let mut walk =
+                IndexEntries::range(m.descriptor.version, file_len, start_offset, file_len);
+            let clock = loader::PerformanceClock;
+            let mut rows = Vec::new();
+            loop {
+                let step = match walk.next_entry() {
+                    Ok(s) => s,
+                    Err(e) => {
+                        out.error = Some(e.to_string());
+                        break;
+                    }
+                };
+                match step {
+                    IndexEntryStep::Entry(e) => {
+                        if number % page_rows == 0 {
+                            let this_page = number / page_rows;
+                            if listing.page_starts.len() == this_page {
+                                listing.page_starts.push(e.span.start);
+                            }
+                        }
+                        if number >= wanted_end {
+                            out.more = true;
+                            break;
+                        }
+                        if number >= out.first {
+                            rows.push(IndexRow {
+                                key: key_text(&key_type, &e.key.value),
+                                key_hex: hex(&e.key.value),
+                                token: partitioner.token(&e.key.value).to_string(),
+                                position: e.position.value.to_string(),
+                                blocks: e.block_count,
+                                entry_offset: Some(e.span.start),
+                            });
+                        }
+                        number = number.saturating_add(1);
+                    }
+                    IndexEntryStep::NeedMoreData => match driver.step(&mut walk, &clock) {
+                        Ok(Some(_)) => {}
+                        Ok(None) => break,
+                        Err(e) => {
+                            out.error = Some(e.to_string());
+                            break;
+                        }
+                    },
+                    IndexEntryStep::End => {
+                        listing.total = Some(number);
+                        break;
+                    }
+                }
+            }
+            out.total = listing.total;
+            out.bytes_read = driver.stats().bytes;
+            if export {
+                out.export_json = Some(json(&rows));
+            } else {
+                out.rows = rows;
+            }
+        }
+    }
+    out.millis = loader::now_millis() - started;
+    out
+}
+
+fn json(rows: &[IndexRow]) -> String {
+    serde_json::to_string_pretty(rows).unwrap_or_default()
+}
+
+/// Partitions.db read whole and decoded (BTI).
+fn trie_rows<S: RangeSource>(
+    source: &mut S,
+    file_len: u64,
+    bytes_read: &mut u64,
+) -> Result<Vec<IndexRow>, String> {
+    let range = sstable_engine::range::ByteRange::new(ComponentType::Partitions, 0, file_len);
+    let mut bytes = Vec::new();
+    source
+        .read_into(&range, &mut bytes)
+        .map_err(|e| e.to_string())?;
+    *bytes_read = bytes.len() as u64;
+    let p = partitions::decode(&bytes).map_err(|e| e.to_string())?;
+    Ok(p.entries
+        .iter()
+        .map(|e| IndexRow {
+            key: format!("prefix 0x{}", hex(&e.key_prefix)),
+            key_hex: hex(&e.key_prefix),
+            token: String::new(),
+            position: e.payload.target.display(),
+            blocks: None,
+            entry_offset: None,
+        })
+        .collect())
+}
+
+/// The `IndexInfo` blocks of the Index.db entry at `offset` (big format), at most
+/// [`MAX_BLOCKS`], from the window that holds the entry.
+pub fn blocks<S: RangeSource>(
+    m: &SSTableMetadata,
+    source: S,
+    index_bytes: Option<u64>,
+    offset: u64,
+) -> Result<Vec<BlockRow>, String> {
+    let file_len = index_bytes.ok_or("no Index.db was given")?;
+    let mut driver = SyncDriver::new(source);
+    let clock = loader::PerformanceClock;
+    let mut walk = IndexEntries::range(m.descriptor.version, file_len, offset, file_len);
+    let e = loop {
+        match walk.next_entry().map_err(|e| e.to_string())? {
+            IndexEntryStep::Entry(e) => break e,
+            IndexEntryStep::NeedMoreData => {
+                if driver
+                    .step(&mut walk, &clock)
+                    .map_err(|e| e.to_string())?
+                    .is_none()
+                {
+                    return Err("Index.db ended inside the entry".to_owned());
+                }
+            }
+            IndexEntryStep::End => return Err("Index.db ended before the entry".to_owned()),
+        }
+    };
+    let file = walk.window();
+    let Some(promoted) = file.promoted_index(&e).map_err(|e| e.to_string())? else {
+        return Ok(Vec::new());
+    };
+    let lengths = index::clustering_value_lengths(&m.clustering_types());
+    (0..promoted.block_count.value.min(MAX_BLOCKS))
+        .map(|j| {
+            file.block(&promoted, j, &lengths)
+                .map(|b| BlockRow {
+                    first: block_name(&b.first_name),
+                    last: block_name(&b.last_name),
+                    offset: b.offset.value,
+                    width: b.width.value,
+                    end_open_marker: b.has_end_open_marker.as_ref().is_some_and(|m| m.value),
+                })
+                .map_err(|e| e.to_string())
+        })
+        .collect()
+}
+
+/// Characters of one name component shown (a 2.x clustering value can be kilobytes).
+const MAX_COMPONENT_CHARS: usize = 40;
+
+/// An `IndexInfo` first/last name: 3.0+ clustering prefixes as the engine displays them; a 2.x
+/// cell name split as a composite (`legacy_data::CellName`: static marker, components) and each
+/// component printed as the engine prints it without a schema (text when UTF-8, else hex).
+fn block_name(name: &IndexName) -> String {
+    let IndexName::Legacy(l) = name else {
+        return name.display();
+    };
+    // The name's bytes start after its u16 length.
+    let parsed = CellName::parse(&l.bytes, l.span.start.saturating_add(2), None);
+    let parts: Vec<String> = parsed
+        .untyped_values()
+        .into_iter()
+        .map(|v| {
+            let chars = v.chars().count();
+            if chars <= MAX_COMPONENT_CHARS {
+                v
+            } else {
+                let head: String = v.chars().take(MAX_COMPONENT_CHARS).collect();
+                format!("{head}… ({chars} chars)")
+            }
+        })
+        .collect();
+    let kind = match parsed {
+        CellName::Composite { .. } => "composite",
+        CellName::Simple(_) => "name",
+    };
+    match parsed.last_end_of_component() {
+        0 => format!("{kind} [{}]", parts.join(", ")),
+        eoc => format!("{kind} [{}] (end of component {eoc})", parts.join(", ")),
+    }
+}

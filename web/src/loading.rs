@@ -1,0 +1,128 @@
+//! Loading dropped or picked files: grouped into SSTables here (`sstable_set::group_files`,
+//! file names only), then each SSTable's metadata decoded by a worker of the pool
+//! (`Request::Load`, all SSTables queued at once, so the pool's workers share them); the UI
+//! thread keeps the [`crate::summary::SSTableSummary`] each sends back.
+
+use sstable_engine::component::ComponentType;
+use sstable_engine::sstable_set::{group_files, IgnoredFile};
+
+use crate::loader::PickedFile;
+use crate::pool;
+use crate::state::{SSTableView, Shared};
+use crate::worker::{FileRef, Reply, Request};
+
+/// Groups files into SSTables and has the pool decode each one's metadata.
+pub async fn load(files: &[PickedFile]) -> (Vec<SSTableView>, Vec<IgnoredFile>) {
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    let grouping = group_files(&paths);
+    let mut pending = Vec::new();
+    for sstable in &grouping.sstables {
+        let components: Vec<(ComponentType, u64)> = sstable
+            .files
+            .iter()
+            .filter_map(|(c, i)| files.get(*i).map(|f| (c.clone(), f.file.size() as u64)))
+            .collect();
+        let handles: Vec<(ComponentType, web_sys::File)> = sstable
+            .files
+            .iter()
+            .filter_map(|(c, i)| files.get(*i).map(|f| (c.clone(), f.file.clone())))
+            .collect();
+        let refs = handles
+            .iter()
+            .map(|(_, f)| FileRef {
+                path: f.name(),
+                file: f.clone(),
+            })
+            .collect();
+        let reply = pool::ask(Request::Load {
+            job: 0,
+            sstable: sstable.prefix.clone(),
+            files: refs,
+        });
+        let d = &sstable.descriptor;
+        let view = SSTableView {
+            prefix: sstable.prefix.clone(),
+            version: d.version.to_string(),
+            release: d.version.cassandra_release().to_owned(),
+            format: d.format.to_string(),
+            generation: d.id.to_string(),
+            components,
+            errors: Vec::new(),
+            summary: Shared::default(),
+            files: handles,
+        };
+        pending.push((view, reply));
+    }
+    let mut views = Vec::with_capacity(pending.len());
+    for (mut view, reply) in pending {
+        match reply.await {
+            Reply::Loaded { summary, .. } => view.summary = Shared(std::rc::Rc::new(*summary)),
+            Reply::Failed { message, .. } => view.errors.push(message),
+            _ => view.errors.push("the worker answered something else".to_owned()),
+        }
+        views.push(view);
+    }
+    (views, grouping.ignored)
+}
+
+/// [`load`] without the pool: each SSTable's metadata decoded on this thread, read by
+/// `Blob.slice` (for the wasm-bindgen tests, which run no workers; the page never calls it, so
+/// its WebAssembly does not link the decoders).
+pub async fn load_here(files: &[PickedFile]) -> (Vec<SSTableView>, Vec<IgnoredFile>) {
+    use sstable_engine::load::MetadataLoader;
+    use sstable_engine::range::{AsyncDriver, ByteRange};
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    let grouping = group_files(&paths);
+    let mut views = Vec::new();
+    for sstable in &grouping.sstables {
+        let components: Vec<(ComponentType, u64)> = sstable
+            .files
+            .iter()
+            .filter_map(|(c, i)| files.get(*i).map(|f| (c.clone(), f.file.size() as u64)))
+            .collect();
+        let handles: Vec<(ComponentType, web_sys::File)> = sstable
+            .files
+            .iter()
+            .filter_map(|(c, i)| files.get(*i).map(|f| (c.clone(), f.file.clone())))
+            .collect();
+        let mut loader = MetadataLoader::new(&sstable.descriptor, components.clone());
+        let handles_ref = handles.as_slice();
+        let mut driver = AsyncDriver::new(|range: ByteRange| async move {
+            let fail = |m: String| {
+                sstable_engine::Error::invalid(m, range.offset)
+                    .in_component(range.component.clone())
+            };
+            let file = handles_ref
+                .iter()
+                .find(|(c, _)| *c == range.component)
+                .map(|(_, f)| f)
+                .ok_or_else(|| fail(format!("{} was not given", range.component)))?;
+            let end = range.end().min(file.size() as u64);
+            crate::loader::read_range(file, range.offset.min(end), end)
+                .await
+                .map_err(fail)
+        });
+        let _ = driver
+            .run(&mut loader, &crate::loader::PerformanceClock)
+            .await;
+        let metadata = loader.finish();
+        let summary = crate::summary::SSTableSummary::new(
+            &sstable.prefix,
+            &metadata,
+            crate::verification::MIN_SPLIT_BYTES,
+        );
+        let d = &sstable.descriptor;
+        views.push(SSTableView {
+            prefix: sstable.prefix.clone(),
+            version: d.version.to_string(),
+            release: d.version.cassandra_release().to_owned(),
+            format: d.format.to_string(),
+            generation: d.id.to_string(),
+            components,
+            errors: Vec::new(),
+            summary: Shared(std::rc::Rc::new(summary)),
+            files: handles,
+        });
+    }
+    (views, grouping.ignored)
+}
