@@ -548,6 +548,77 @@ fn ka_multi_block_range_tombstones() {
     }
 }
 
+/// Each partition's rows grouped with an optional row limit, and the rows counted past it.
+fn grouped(
+    data: &[u8],
+    version: Version,
+    layout: &LegacyLayout,
+    limit: Option<usize>,
+) -> Vec<(PartitionJson, usize)> {
+    let mut dec = LegacyDataDecoder::new(version, DecodeOptions::default());
+    dec.push(data);
+    dec.finish();
+    let mut rows = RowGrouper::new(layout.clone(), None);
+    if let Some(max) = limit {
+        rows = rows.with_row_limit(max);
+    }
+    let mut out = Vec::new();
+    loop {
+        match dec.next_item().unwrap() {
+            LegacyStep::Finished => break,
+            LegacyStep::NeedMoreData => panic!("all of Data.db was pushed"),
+            LegacyStep::Item(item) => {
+                if let Some(p) = rows.push(&item) {
+                    out.push((p, rows.rows_past_limit()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A row limit (the page's cap, #12) keeps the first rows exactly as grouping them all does and
+/// counts the rest, range tombstone markers included: legacy_ka_indexed's 5,000 rows (MANIFEST
+/// §5), and the multi-block range tombstone tables' rows and markers.
+#[test]
+fn a_row_limit_keeps_the_first_rows_and_counts_the_rest() {
+    let Some(fx) = fixtures("a_row_limit_keeps_the_first_rows_and_counts_the_rest") else {
+        return;
+    };
+    let cases = [
+        (
+            "legacy_ka_indexed",
+            "CREATE TABLE t (p int, c int, v1 int, v2 int, PRIMARY KEY (p, c))",
+            200,
+        ),
+        (
+            "legacy_ka_compacted_multi_block_rt",
+            "CREATE TABLE t (k int, c1 int, c2 int, v1 blob, v2 blob, PRIMARY KEY (k, c1, c2))",
+            3,
+        ),
+    ];
+    for (table, statement, limit) in cases {
+        let layout = layout_for(statement);
+        let t = load(&table_dir(&fx, "ka", table), None);
+        let whole = grouped(&t.data, t.version, &layout, None);
+        let capped = grouped(&t.data, t.version, &layout, Some(limit));
+        assert_eq!(whole.len(), capped.len(), "{table}");
+        for ((w, w_past), (c, c_past)) in whole.iter().zip(&capped) {
+            assert_eq!(*w_past, 0, "{table}");
+            assert!(w.rows.len() > limit, "{table}: {} rows", w.rows.len());
+            assert_eq!(c.partition, w.partition, "{table}");
+            // A range tombstone's two markers stay together: one row over the limit at most.
+            assert!((limit..=limit + 1).contains(&c.rows.len()), "{table}");
+            assert_eq!(c.rows[..], w.rows[..c.rows.len()], "{table}");
+            assert_eq!(c.rows.len() + c_past, w.rows.len(), "{table}");
+        }
+    }
+    let t = load(&table_dir(&fx, "ka", "legacy_ka_indexed"), None);
+    let layout = layout_for(cases[0].1);
+    let capped = grouped(&t.data, t.version, &layout, Some(200));
+    assert_eq!(capped[0].1, 5000 - 200);
+}
+
 /// legacy_ka_indexed / _indexed_static (MANIFEST §5): one partition p = 1 with 5000 rows
 /// (15,000 cells: marker, v1 = c, v2 = c + 1), decoded through a window bounded by the push size.
 #[test]

@@ -2,7 +2,7 @@
 //! a position — 3.0+ rows through `DataFileReader` and `PartitionBuilder` (at most
 //! `max_rows_per_partition` rows of a partition built; the rest only counted, by a borrowing
 //! [`DataVisitor`]), 2.x (`jb`, `ka`, `la`) rows and atoms through `LegacyDataFileReader`,
-//! `RowGrouper` and `AtomsBuilder` — and "Find" through the engine's `lookup` read path first. The engine's `SyncDriver` reads the ranges the
+//! `RowGrouper` (capped the same way: `with_row_limit`) and `AtomsBuilder` — and "Find" through the engine's `lookup` read path first. The engine's `SyncDriver` reads the ranges the
 //! readers ask for from the worker's `RangeSource` (`FileReaderSync`); nothing here does I/O or
 //! touches the DOM. The UI thread only renders the [`DataPage`] that comes back.
 
@@ -50,9 +50,10 @@ pub struct PageRequest {
     /// "Now" for TTL expiry, in seconds (the page's clock; the engine has none).
     pub now_seconds: i64,
     /// Rows (and 2.x atoms) sent per partition: the page shows no more, and a wide partition's
-    /// thousands of rows would only cost the UI thread reading them back. A 3.0+ page does not
-    /// even build the rows past it (they are counted: [`DataPage::row_totals`]), so a worker's
-    /// memory is bounded by the cap, not by the widest partition. `None`: all.
+    /// thousands of rows would only cost the UI thread reading them back. A page does not even
+    /// build the rows past it (they are counted: [`DataPage::row_totals`]; 2.x atoms, when
+    /// listed, are still built and then cut), so a worker's memory is bounded by the cap, not
+    /// by the widest partition. `None`: all.
     pub max_rows_per_partition: Option<usize>,
     /// Answer with the page's partitions, every row, as the export's pretty JSON
     /// ([`DataPage::export_json`]) in place of the partitions.
@@ -344,6 +345,10 @@ async fn legacy_page<S: RangeSource>(
     }
     let layout = LegacyLayout::inferred();
     let mut grouper = RowGrouper::new(layout.clone(), Some(request.now_seconds));
+    // Rows past the cap are counted, never built (the 3.0+ path does the same with a visitor).
+    if let Some(max) = request.max_rows_per_partition.filter(|_| !request.export) {
+        grouper = grouper.with_row_limit(max);
+    }
     let mut atoms = request.atoms.then(|| AtomsBuilder::new(layout));
     let mut listed = Vec::new();
     page.legacy_note = Some(LEGACY_NOTE.to_owned());
@@ -366,7 +371,7 @@ async fn legacy_page<S: RangeSource>(
                     let listed = atoms.as_mut().and_then(|a| a.push(&item));
                     match (grouper.push(&item), end) {
                         (Some(p), Some(e)) => Partition::Done {
-                            row_total: p.rows.len(),
+                            row_total: p.rows.len().saturating_add(grouper.rows_past_limit()),
                             rows: p,
                             atoms: listed,
                             end: e.partition_span.end,

@@ -38,6 +38,8 @@ struct OpenRow {
     is_static: bool,
     clustering: Vec<Vec<u8>>,
     json: UnfilteredJson,
+    /// Past the row limit: its cells are not built, the row is only counted.
+    counted_only: bool,
 }
 
 /// A range tombstone already emitted in this partition: start, end, markedForDeleteAt, ldt.
@@ -53,6 +55,10 @@ pub struct RowGrouper {
     seen_tombstones: BTreeSet<SeenTombstone>,
     /// Clustering size inferred from the first composite name (no schema).
     inferred_clustering: Option<usize>,
+    /// Rows (and range tombstone markers) built per partition; the rest are only counted.
+    row_limit: Option<usize>,
+    /// Rows of the current (or last returned) partition past `row_limit`.
+    rows_past_limit: usize,
 }
 
 /// Where a cell goes: (static, clustering values, column name, element key).
@@ -67,6 +73,31 @@ impl RowGrouper {
             row: None,
             seen_tombstones: BTreeSet::new(),
             inferred_clustering: None,
+            row_limit: None,
+            rows_past_limit: 0,
+        }
+    }
+
+    /// Builds at most `max_rows` rows (range tombstone markers included; a tombstone's two
+    /// markers stay together, so one more at most) of each partition; the rest are only counted
+    /// ([`RowGrouper::rows_past_limit`]), their cells never built — so a page of a wide
+    /// partition holds about `max_rows` rows, not all of them.
+    pub fn with_row_limit(mut self, max_rows: usize) -> RowGrouper {
+        self.row_limit = Some(max_rows);
+        self
+    }
+
+    /// Rows of the partition [`RowGrouper::push`] returned last that were past the row limit
+    /// (counted, not built).
+    pub fn rows_past_limit(&self) -> usize {
+        self.rows_past_limit
+    }
+
+    /// The current partition holds as many rows as the limit allows.
+    fn at_row_limit(&self) -> bool {
+        match (self.row_limit, self.partition.as_ref()) {
+            (Some(max), Some(p)) => p.rows.len() >= max,
+            _ => false,
         }
     }
 
@@ -84,6 +115,7 @@ impl RowGrouper {
         match item {
             LegacyItem::PartitionStart(p) => {
                 self.row = None;
+                self.rows_past_limit = 0;
                 self.seen_tombstones.clear();
                 self.partition = Some(PartitionJson {
                     partition: self.header_json(p),
@@ -124,7 +156,11 @@ impl RowGrouper {
 
     fn flush_row(&mut self) {
         if let (Some(row), Some(p)) = (self.row.take(), self.partition.as_mut()) {
-            p.rows.push(row.json);
+            if row.counted_only {
+                self.rows_past_limit = self.rows_past_limit.saturating_add(1);
+            } else {
+                p.rows.push(row.json);
+            }
         }
     }
 
@@ -214,13 +250,19 @@ impl RowGrouper {
             return;
         }
         self.flush_row();
-        let rendered = clustering
-            .iter()
-            .enumerate()
-            .map(|(i, v)| Some(self.render_clustering(i, v)))
-            .collect();
+        let counted_only = self.at_row_limit();
+        let rendered = if counted_only {
+            Vec::new()
+        } else {
+            clustering
+                .iter()
+                .enumerate()
+                .map(|(i, v)| Some(self.render_clustering(i, v)))
+                .collect()
+        };
         self.row = Some(OpenRow {
             is_static,
+            counted_only,
             clustering: clustering.iter().map(|v| v.to_vec()).collect(),
             json: UnfilteredJson {
                 r#type: if is_static { "static_block" } else { "row" },
@@ -247,6 +289,9 @@ impl RowGrouper {
         let Some(cell) = a.cell() else { return };
         let (is_static, clustering, column, element) = self.place(name);
         self.open_row(a.position, is_static, &clustering);
+        if self.row.as_ref().is_some_and(|r| r.counted_only) {
+            return;
+        }
         let now = self.now_seconds;
         let expiring = a.kind == AtomKind::Expiring;
         let expires_at = cell
@@ -443,6 +488,11 @@ impl RowGrouper {
             }
         }
         self.flush_row();
+        if self.at_row_limit() {
+            // Its two markers, counted.
+            self.rows_past_limit = self.rows_past_limit.saturating_add(2);
+            return;
+        }
         let bound = |name: &CellName<'_>, values: &[&[u8]], is_start: bool| {
             let eoc = name.last_end_of_component();
             let inclusive = if is_start { eoc <= 0 } else { eoc >= 0 };
