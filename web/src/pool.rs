@@ -3,7 +3,8 @@
 //! 1..=8, and can be set ([`set_size`]). The UI thread only routes messages.
 //!
 //! A worker fetches its WebAssembly when it starts, under the page's Content-Security-Policy: so
-//! the pool starts its workers first ([`warm_up`]) and forbids connections
+//! the pool starts its workers first ([`warm_up`]: one at once, the rest when it is ready) and
+//! forbids connections
 //! ([`crate::loader::forbid_connections`]) once all have loaded (or after
 //! [`FORBID_AFTER_MILLIS`] at the latest). Later the pool can shrink and grow back, but not
 //! beyond the workers started then.
@@ -34,6 +35,8 @@ struct Pool {
     slots: Vec<Slot>,
     /// Workers that have loaded.
     ready: usize,
+    /// Workers [`warm_up`] starts (the first at once, the others once it is ready).
+    started: usize,
     /// Connections are forbidden: no new worker could load.
     forbidden: bool,
     size: usize,
@@ -108,11 +111,14 @@ pub fn set_read_size_bytes(n: u64) {
 /// Starts the workers now (they load their WebAssembly in the background); connections are
 /// forbidden once they have.
 pub fn warm_up() {
+    // One worker first: the page's first job (the sample's metadata) goes to it, and it does
+    // not share the CPU with its siblings compiling the same WebAssembly; the rest start when
+    // it is ready ([`on_reply`]).
     POOL.with(|p| {
         let mut p = p.borrow_mut();
-        while p.slots.len() < p.size {
-            let index = p.slots.len();
-            p.slots.push(spawn(index));
+        p.started = p.size;
+        if p.slots.is_empty() {
+            p.slots.push(spawn(0));
         }
     });
     let later = wasm_bindgen::closure::Closure::once_into_js(forbid_connections);
@@ -279,6 +285,10 @@ fn on_reply(index: usize, reply: Reply) {
         let all = POOL.with(|p| {
             let mut p = p.borrow_mut();
             p.ready += 1;
+            while p.slots.len() < p.started {
+                let index = p.slots.len();
+                p.slots.push(spawn(index));
+            }
             p.ready >= p.slots.len()
         });
         if all {
