@@ -414,7 +414,7 @@ test('index view: Index.db lists keys "0".."4" at the Data.db positions; a parti
   assert.deepEqual(errors, []);
 });
 
-test('index view pages: jb Standard1's 900 partitions ("100".."999", MANIFEST §5) as a page of 500 and a page 2 of 400', async (t) => {
+test('index view pages: the 900 partitions of jb Standard1 ("100".."999", MANIFEST §5) as a page of 500 and a page 2 of 400', async (t) => {
   const fixtures = fixturesOrSkip(t);
   if (!fixtures) return;
   const { page, errors } = await openPage(browser);

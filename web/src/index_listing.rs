@@ -1,17 +1,17 @@
 //! The index view's pages, decoded in a worker ([`crate::worker`]): Index.db (big format) is
 //! walked in windows by the engine's `IndexEntries` from where the page starts (the start of
 //! each page seen is kept, so "next" and "previous" read only their page); a partition's
-//! promoted-index (`IndexInfo`) blocks come from the window that holds its entry. For BTI,
+//! promoted-index (`IndexInfo`) blocks are read from its entry's promoted index. For BTI,
 //! Partitions.db (at most [`MAX_TRIE_BYTES`]) is decoded once and kept. Nothing is read on the
 //! UI thread, which renders the [`IndexPage`] that comes back.
 
 use serde::{Deserialize, Serialize};
 use sstable_engine::component::bti::partitions;
-use sstable_engine::component::index::{self, IndexName};
+use sstable_engine::component::index::{self, IndexFile, IndexName};
 use sstable_engine::component::legacy_data::{untyped, CellName};
 use sstable_engine::component::ComponentType;
 use sstable_engine::info::SSTableMetadata;
-use sstable_engine::range::{IndexEntries, IndexEntryStep, RangeSource, SyncDriver};
+use sstable_engine::range::{ByteRange, IndexEntries, IndexEntryStep, RangeSource, SyncDriver};
 use sstable_engine::span::hex;
 use sstable_engine::types::value::format_value;
 use sstable_engine::types::AbstractType;
@@ -23,6 +23,8 @@ use crate::loader;
 pub const MAX_TRIE_BYTES: u64 = 64 << 20;
 /// Partitions listed per page.
 pub const PAGE_ROWS: usize = 500;
+/// A partition's promoted index larger than this is not read for its blocks.
+pub const MAX_PROMOTED_BYTES: u64 = 16 << 20;
 /// `IndexInfo` blocks listed for one partition.
 pub const MAX_BLOCKS: u32 = 500;
 
@@ -231,7 +233,7 @@ fn trie_rows<S: RangeSource>(
     file_len: u64,
     bytes_read: &mut u64,
 ) -> Result<Vec<IndexRow>, String> {
-    let range = sstable_engine::range::ByteRange::new(ComponentType::Partitions, 0, file_len);
+    let range = ByteRange::new(ComponentType::Partitions, 0, file_len);
     let mut bytes = Vec::new();
     source
         .read_into(&range, &mut bytes)
@@ -252,7 +254,8 @@ fn trie_rows<S: RangeSource>(
 }
 
 /// The `IndexInfo` blocks of the Index.db entry at `offset` (big format), at most
-/// [`MAX_BLOCKS`], from the window that holds the entry.
+/// [`MAX_BLOCKS`]: the entry read through a window, then its promoted index (at most
+/// [`MAX_PROMOTED_BYTES`]).
 pub fn blocks<S: RangeSource>(
     m: &SSTableMetadata,
     source: S,
@@ -278,7 +281,25 @@ pub fn blocks<S: RangeSource>(
             IndexEntryStep::End => return Err("Index.db ended before the entry".to_owned()),
         }
     };
-    let file = walk.window();
+    // The walk skips a promoted index it does not need: read it whole (bounded).
+    let Some(span) = e.promoted_span else {
+        return Ok(Vec::new());
+    };
+    if span.len_bytes() > MAX_PROMOTED_BYTES {
+        return Err(format!(
+            "the promoted index of this partition is {} bytes: list its blocks with `sstable-inspect index`",
+            span.len_bytes()
+        ));
+    }
+    let mut bytes = Vec::new();
+    driver
+        .into_source()
+        .read_into(
+            &ByteRange::new(ComponentType::PrimaryIndex, span.start, span.len_bytes()),
+            &mut bytes,
+        )
+        .map_err(|e| e.to_string())?;
+    let file = IndexFile::new(&bytes, span.start, m.descriptor.version);
     let Some(promoted) = file.promoted_index(&e).map_err(|e| e.to_string())? else {
         return Ok(Vec::new());
     };

@@ -6,7 +6,10 @@
 use sstable_engine::component::ComponentType;
 use sstable_engine::sstable_set::{group_files, IgnoredFile};
 
-use crate::loader::PickedFile;
+use crate::loader::{now_millis, yield_to_event_loop, PickedFile};
+
+/// Queue loads at most this long before [`load`] yields to the event loop.
+const LOAD_SLICE_MILLIS: f64 = 25.0;
 use crate::pool;
 use crate::state::{SSTableView, Shared};
 use crate::worker::{FileRef, Reply, Request};
@@ -16,11 +19,18 @@ pub async fn load(files: &[PickedFile]) -> (Vec<SSTableView>, Vec<IgnoredFile>) 
     let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
     let grouping = group_files(&paths);
     let mut pending = Vec::new();
+    let mut slice_started = now_millis();
     for sstable in &grouping.sstables {
+        // Hundreds of SSTables are queued in tasks of at most LOAD_SLICE_MILLIS (issue #12).
+        if now_millis() - slice_started >= LOAD_SLICE_MILLIS {
+            yield_to_event_loop().await;
+            slice_started = now_millis();
+        }
+        // Sizes come with the worker's answer (`File.size` stats the file: 0.4 ms each here).
         let components: Vec<(ComponentType, u64)> = sstable
             .files
             .iter()
-            .filter_map(|(c, i)| files.get(*i).map(|f| (c.clone(), f.file.size() as u64)))
+            .map(|(c, _)| (c.clone(), 0))
             .collect();
         let handles: Vec<(ComponentType, web_sys::File)> = sstable
             .files
@@ -56,7 +66,12 @@ pub async fn load(files: &[PickedFile]) -> (Vec<SSTableView>, Vec<IgnoredFile>) 
     let mut views = Vec::with_capacity(pending.len());
     for (mut view, reply) in pending {
         match reply.await {
-            Reply::Loaded { summary, .. } => view.summary = Shared(std::rc::Rc::new(*summary)),
+            Reply::Loaded { summary, .. } => {
+                for (c, size) in view.components.iter_mut() {
+                    *size = summary.size_of(c).unwrap_or(0);
+                }
+                view.summary = Shared(std::rc::Rc::new(*summary));
+            }
             Reply::Failed { message, .. } => view.errors.push(message),
             _ => view.errors.push("the worker answered something else".to_owned()),
         }

@@ -59,6 +59,9 @@ pub struct HeaderSummary {
 /// Everything the UI keeps of one SSTable's metadata.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SSTableSummary {
+    /// Each file's size in bytes, by file suffix (`File.size` is a disk access each: the UI
+    /// thread does not ask it of hundreds of files).
+    pub sizes_bytes: Vec<(String, u64)>,
     pub check: CheckSummary,
     /// The card's facts (partitioner, compression, statistics, schema, digest), in words.
     pub facts: Vec<Fact>,
@@ -122,6 +125,11 @@ impl SSTableSummary {
             })
             .collect();
         SSTableSummary {
+            sizes_bytes: m
+                .sizes_bytes
+                .iter()
+                .map(|(c, size)| (c.file_suffix().to_owned(), *size))
+                .collect(),
             check: CheckSummary {
                 missing: suffixes(&m.components.missing),
                 unlisted: suffixes(&m.components.unlisted),
@@ -189,6 +197,15 @@ impl SSTableSummary {
                 .collect(),
             info_json: serde_json::to_string_pretty(&[&info]).unwrap_or_default(),
         }
+    }
+
+    /// The size of `component`'s file.
+    pub fn size_of(&self, component: &ComponentType) -> Option<u64> {
+        let suffix = component.file_suffix();
+        self.sizes_bytes
+            .iter()
+            .find(|(c, _)| c == suffix)
+            .map(|&(_, size)| size)
     }
 
     /// The field tree of `component`.
