@@ -131,7 +131,12 @@ pub fn page<S: RangeSource>(
                     if export {
                         out.export_json = Some(json(rows));
                     } else {
-                        out.rows = rows.iter().skip(out.first).take(page_rows).cloned().collect();
+                        out.rows = rows
+                            .iter()
+                            .skip(out.first)
+                            .take(page_rows)
+                            .cloned()
+                            .collect();
                         out.more = rows.len() > out.first.saturating_add(page_rows);
                     }
                 }

@@ -27,11 +27,8 @@ pub async fn load(files: &[PickedFile]) -> (Vec<SSTableView>, Vec<IgnoredFile>) 
             slice_started = now_millis();
         }
         // Sizes come with the worker's answer (`File.size` stats the file: 0.4 ms each here).
-        let components: Vec<(ComponentType, u64)> = sstable
-            .files
-            .iter()
-            .map(|(c, _)| (c.clone(), 0))
-            .collect();
+        let components: Vec<(ComponentType, u64)> =
+            sstable.files.iter().map(|(c, _)| (c.clone(), 0)).collect();
         let handles: Vec<(ComponentType, web_sys::File)> = sstable
             .files
             .iter()
@@ -73,7 +70,9 @@ pub async fn load(files: &[PickedFile]) -> (Vec<SSTableView>, Vec<IgnoredFile>) 
                 view.summary = Shared(std::rc::Rc::new(*summary));
             }
             Reply::Failed { message, .. } => view.errors.push(message),
-            _ => view.errors.push("the worker answered something else".to_owned()),
+            _ => view
+                .errors
+                .push("the worker answered something else".to_owned()),
         }
         views.push(view);
     }

@@ -153,13 +153,10 @@ impl SSTableSummary {
                     )
                 })
                 .collect(),
-            partitioner: info.validation.as_ref().map(|v| {
-                v.partitioner
-                    .rsplit('.')
-                    .next()
-                    .unwrap_or("")
-                    .to_owned()
-            }),
+            partitioner: info
+                .validation
+                .as_ref()
+                .map(|v| v.partitioner.rsplit('.').next().unwrap_or("").to_owned()),
             compressor: info.compression.as_ref().map(|c| c.compressor.clone()),
             estimated_partitions: info.stats.as_ref().map(|s| s.estimated_partition_count),
             max_timestamp_micros: info.stats.as_ref().map(|s| s.max_timestamp),
@@ -211,15 +208,16 @@ impl SSTableSummary {
     /// The field tree of `component`.
     pub fn node(&self, component: &ComponentType) -> Option<&Node> {
         let suffix = component.file_suffix();
-        self.nodes
-            .iter()
-            .find(|(c, _)| c == suffix)
-            .map(|(_, n)| n)
+        self.nodes.iter().find(|(c, _)| c == suffix).map(|(_, n)| n)
     }
 }
 
 fn pairs(offsets: &[i64], counts: &[i64]) -> Vec<(i64, i64)> {
-    offsets.iter().copied().zip(counts.iter().copied()).collect()
+    offsets
+        .iter()
+        .copied()
+        .zip(counts.iter().copied())
+        .collect()
 }
 
 fn short_class(name: &str) -> &str {

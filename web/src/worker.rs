@@ -27,11 +27,11 @@ use wasm_bindgen::JsValue;
 
 use crate::analytics_scan::{self, AnalyticsScan, ScanState};
 use crate::answers::{self, BloomAnswer, SchemaAnswer, TableView};
-use crate::index_listing::{self, BlockRow, IndexPage, Listing};
-use crate::summary::SSTableSummary;
 use crate::data_page::{decode_page, table_names, DataPage, PageMessage, PageRequest};
+use crate::index_listing::{self, BlockRow, IndexPage, Listing};
 use crate::loader;
 use crate::state::{SSTableView, VerifyRun, WorkerTiming};
+use crate::summary::SSTableSummary;
 
 /// Default bytes per `FileReaderSync` read.
 pub const DEFAULT_READ_BYTES: u64 = 16 << 20;

@@ -34,7 +34,12 @@ pub fn component_view(props: &ComponentViewProps) -> Html {
     let current = props
         .component
         .clone()
-        .or_else(|| s.summary.nodes.first().map(|(c, _)| ComponentType::from_suffix(c)))
+        .or_else(|| {
+            s.summary
+                .nodes
+                .first()
+                .map(|(c, _)| ComponentType::from_suffix(c))
+        })
         .or_else(|| s.files.first().map(|(c, _)| c.clone()));
     let buttons = s.files.iter().map(|(c, _)| {
         let on_component = props.on_component.clone();

@@ -214,7 +214,10 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
             }
             names
         }
-        None => header.as_ref().map(|h| h.columns.clone()).unwrap_or_default(),
+        None => header
+            .as_ref()
+            .map(|h| h.columns.clone())
+            .unwrap_or_default(),
     });
     // The atoms are decoded on demand: the page shown is asked for again with them.
     let on_atoms = {

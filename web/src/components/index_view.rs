@@ -34,21 +34,24 @@ pub fn index_view(props: &IndexViewProps) -> Html {
         let open = open.clone();
         let job = job.clone();
         let view = props.sstable.clone();
-        use_effect_with((props.sstable.prefix.clone(), *page_no), move |(_, page)| {
-            open.set(None);
-            let request = Request::IndexPage {
-                job: 0,
-                files: FileRef::of_view(&view),
-                page: *page,
-                export: false,
-            };
-            pool::submit_in_slot(&job, request, move |reply| match reply {
-                Reply::IndexPage { page, .. } => shown.set(Some(Ok(Rc::new(*page)))),
-                Reply::Failed { message, .. } => shown.set(Some(Err(message))),
-                _ => {}
-            });
-            move || pool::cancel_slot(&job)
-        });
+        use_effect_with(
+            (props.sstable.prefix.clone(), *page_no),
+            move |(_, page)| {
+                open.set(None);
+                let request = Request::IndexPage {
+                    job: 0,
+                    files: FileRef::of_view(&view),
+                    page: *page,
+                    export: false,
+                };
+                pool::submit_in_slot(&job, request, move |reply| match reply {
+                    Reply::IndexPage { page, .. } => shown.set(Some(Ok(Rc::new(*page)))),
+                    Reply::Failed { message, .. } => shown.set(Some(Err(message))),
+                    _ => {}
+                });
+                move || pool::cancel_slot(&job)
+            },
+        );
     }
     let Some(result) = (*shown).clone() else {
         return html! { <p class="muted" data-testid="index-view">{ "reading the index…" }</p> };
@@ -143,7 +146,11 @@ pub fn index_view(props: &IndexViewProps) -> Html {
         .total
         .map(|t| format!(" of {t}"))
         .unwrap_or_else(|| " (more follow)".to_owned());
-    let of_total = if page.more || page.total.is_some() { of_total } else { String::new() };
+    let of_total = if page.more || page.total.is_some() {
+        of_total
+    } else {
+        String::new()
+    };
     html! {
         <section class="index-view" data-testid="index-view" data-page={page.page.to_string()}>
             <div class="data-controls">

@@ -48,10 +48,7 @@ fn key(s: &SSTableView, c: Column) -> (i128, String) {
                 .map_or(-1, |&(_, n)| i128::from(n)),
             String::new(),
         ),
-        Column::Partitions => (
-            m.estimated_partitions.map_or(-1, i128::from),
-            String::new(),
-        ),
+        Column::Partitions => (m.estimated_partitions.map_or(-1, i128::from), String::new()),
         Column::MaxTimestamp => (
             m.max_timestamp_micros.map_or(i128::MIN, i128::from),
             String::new(),
