@@ -36,6 +36,9 @@ pub fn app() -> Html {
                 let started = loader::now_millis();
                 let (sstables, ignored) = crate::loading::load(&files).await;
                 let millis = loader::now_millis() - started;
+                // The render of a loaded tree in a task of its own, not in the one that read
+                // the last worker reply.
+                loader::yield_to_event_loop().await;
                 state.dispatch(Action::Loaded {
                     tag,
                     sstables,
