@@ -253,31 +253,24 @@ impl<'a> Reader<'a> {
     /// [`Reader::unsigned_vint`] of two or more bytes (or at the end of the data).
     #[inline(never)]
     fn unsigned_vint_long(&mut self, what: &'static str) -> Result<u64> {
-        let start = self.offset();
-        let first = self.u8(what)?;
-        let extra = first.leading_ones() as usize;
-        if extra == 0 {
-            return Ok(u64::from(first));
+        let mut at = self.pos;
+        let first = self.data.get(at).copied().unwrap_or(0);
+        match vint_long_at(self.data, &mut at, first) {
+            Some(v) => {
+                self.pos = at;
+                Ok(v)
+            }
+            None => {
+                let extra = self.data.get(self.pos).map_or(0, |f| f.leading_ones());
+                Err(self.error(
+                    ErrorKind::UnexpectedEof {
+                        needed_bytes: u64::from(extra).saturating_add(1),
+                        available_bytes: self.remaining_bytes() as u64,
+                    },
+                    what,
+                ))
+            }
         }
-        let rest = self.bytes(extra, what).map_err(|_| {
-            self.error_at(
-                ErrorKind::UnexpectedEof {
-                    needed_bytes: (extra as u64).saturating_add(1),
-                    available_bytes: (self.remaining_bytes() as u64).saturating_add(1),
-                },
-                start,
-                what,
-            )
-        })?;
-        let mut value = if extra >= 8 {
-            0
-        } else {
-            u64::from(first & (0xffu8 >> extra))
-        };
-        for &b in rest {
-            value = (value << 8) | u64::from(b);
-        }
-        Ok(value)
     }
 
     /// Cassandra's signed vint: zigzag over [`Reader::unsigned_vint`].
@@ -370,14 +363,68 @@ pub fn decode_modified_utf8(bytes: &[u8]) -> String {
     String::from_utf16_lossy(&units)
 }
 
+/// The unsigned vint at `bytes[*at..]` (Cassandra's `VIntCoding.readUnsignedVInt`: the count of
+/// extra bytes as leading 1-bits of the first byte, then the value big-endian), moving `at` past
+/// it; `None` if it runs past the end. The one vint decoder: [`Reader::unsigned_vint`] and the
+/// slice-indexed fast paths of the row decoder read through it.
+#[inline(always)]
+pub(crate) fn vint_at(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let first = *bytes.get(*at)?;
+    if first < 0x80 {
+        // `*at` indexes a byte, so it is below `usize::MAX`.
+        *at = at.wrapping_add(1);
+        return Some(u64::from(first));
+    }
+    vint_long_at_outlined(bytes, at, first)
+}
+
+/// [`vint_long_at`] out of line, keeping the callers' loops small.
+#[inline(never)]
+fn vint_long_at_outlined(bytes: &[u8], at: &mut usize, first: u8) -> Option<u64> {
+    vint_long_at(bytes, at, first)
+}
+
+/// [`vint_at`] of two or more bytes.
+#[inline(always)]
+fn vint_long_at(bytes: &[u8], at: &mut usize, first: u8) -> Option<u64> {
+    // 1..=8 extra bytes (the first byte is ≥ 0x80).
+    let extra = first.leading_ones() as usize;
+    let start = at.checked_add(1)?;
+    let end = start.checked_add(extra)?;
+    let high = if extra >= 8 {
+        0
+    } else {
+        u64::from(first & (0xffu8 >> extra))
+    };
+    let value = bytes
+        .get(start..end)?
+        .iter()
+        .fold(high, |v, &b| (v << 8) | u64::from(b));
+    *at = end;
+    Some(value)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The vint of exactly `bytes`, through the reader and through the slice decoder (at an
+    /// offset inside a longer slice too); every shorter prefix is an error / `None`.
     fn vint(bytes: &[u8]) -> u64 {
         let mut r = Reader::new(bytes, 0);
         let v = r.unsigned_vint("test").unwrap();
         assert!(r.is_empty(), "vint {bytes:02x?} left bytes unread");
+        let mut padded = vec![0xaa];
+        padded.extend_from_slice(bytes);
+        padded.push(0x55);
+        let mut at = 1;
+        assert_eq!(vint_at(&padded, &mut at), Some(v));
+        assert_eq!(at, bytes.len() + 1);
+        for cut in 0..bytes.len() {
+            let short = &bytes[..cut];
+            assert!(Reader::new(short, 0).unsigned_vint("test").is_err());
+            assert_eq!(vint_at(short, &mut 0), None);
+        }
         v
     }
 

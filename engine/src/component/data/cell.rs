@@ -39,7 +39,7 @@ use super::visit::DataVisitor;
 use super::{DecodeOptions, Finding, FindingKind, SpannedBytes};
 use crate::component::common::read_value;
 use crate::error::Result;
-use crate::reader::Reader;
+use crate::reader::{vint_at, Reader};
 use crate::span::{Span, Spanned};
 
 /// Cell flag: the cell is a tombstone.
@@ -660,37 +660,6 @@ fn cell_kind(
     } else {
         CellKind::Live
     }
-}
-
-/// Cassandra's unsigned vint (`VIntCoding.readUnsignedVInt`) at `bytes[*at..]`, moving `at`
-/// past it; `None` past the end. One byte (values below 128) is the common case.
-#[inline(always)]
-fn vint_at(bytes: &[u8], at: &mut usize) -> Option<u64> {
-    let first = *bytes.get(*at)?;
-    if first < 0x80 {
-        *at = at.saturating_add(1);
-        return Some(u64::from(first));
-    }
-    vint_long_at(bytes, at, first)
-}
-
-/// [`vint_at`] of two or more bytes.
-#[inline(never)]
-fn vint_long_at(bytes: &[u8], at: &mut usize, first: u8) -> Option<u64> {
-    let extra = first.leading_ones() as usize;
-    let start = at.checked_add(1)?;
-    let end = start.checked_add(extra)?;
-    let rest = bytes.get(start..end)?;
-    let mut value = if extra >= 8 {
-        0
-    } else {
-        u64::from(first & (0xffu8 >> extra))
-    };
-    for &b in rest {
-        value = (value << 8) | u64::from(b);
-    }
-    *at = end;
-    Some(value)
 }
 
 /// The `len` bytes at `bytes[*at..]`, moving `at` past them; `None` past the end.
