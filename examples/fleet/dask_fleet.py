@@ -1,0 +1,83 @@
+"""Verify and survey every SSTable under directory trees on Dask: one task per SSTable on a
+``distributed`` cluster running ``sstable_inspect`` (``fleet.py``), results written as Parquet
+(``OUT/verify.parquet``, ``OUT/partitions.parquet``).
+
+    python dask_fleet.py ROOT... --out DIR [--workers 2 | --scheduler tcp://host:8786]
+
+Without ``--scheduler`` a ``LocalCluster`` of worker processes runs here. Workers need
+``sstable_inspect`` and ``pyarrow``; ``fleet.py`` is uploaded to them.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import fleet  # noqa: E402
+
+
+def partitions_table(path):
+    import fleet
+
+    return pa.Table.from_batches(list(fleet.partitions_batches([path])), schema=fleet.PARTITIONS_SCHEMA)
+
+
+def verify_one(path):
+    import fleet
+
+    return fleet.verify_batch([path])
+
+
+def run(roots, out, workers=2, scheduler=None):
+    """Both jobs over the SSTables under ``roots``; returns the totals read back from the
+    Parquet written to ``out``."""
+    from dask.distributed import Client, LocalCluster
+
+    paths = fleet.find_sstables(roots)
+    cluster = None
+    if scheduler is None:
+        cluster = LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+        )
+    client = Client(scheduler or cluster)
+    try:
+        client.upload_file(os.path.join(HERE, "fleet.py"))
+        verify = client.gather(client.map(verify_one, paths))
+        partitions = client.gather(client.map(partitions_table, paths))
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    os.makedirs(out, exist_ok=True)
+    v = pa.Table.from_batches(verify, schema=fleet.VERIFY_SCHEMA)
+    p = pa.concat_tables(partitions) if partitions else fleet.PARTITIONS_SCHEMA.empty_table()
+    pq.write_table(v, os.path.join(out, "verify.parquet"))
+    pq.write_table(p, os.path.join(out, "partitions.parquet"))
+    return fleet.totals(
+        pq.read_table(os.path.join(out, "verify.parquet")),
+        pq.read_table(os.path.join(out, "partitions.parquet")),
+    )
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("roots", nargs="+", metavar="ROOT")
+    p.add_argument("--out", required=True)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--scheduler")
+    a = p.parse_args()
+    t = time.monotonic()
+    result = run(a.roots, a.out, a.workers, a.scheduler)
+    result["seconds"] = round(time.monotonic() - t, 2)
+    print(json.dumps(result, indent=2))
+    return 0 if not result["invalid"] and not result["unreadable"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

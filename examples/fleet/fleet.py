@@ -1,0 +1,132 @@
+"""What a fleet job runs inside each task: SSTables found under directory trees, verified or
+surveyed one by one with the ``sstable_inspect`` package, results as Arrow record batches.
+
+Spark (``spark_fleet.py``) and Dask (``dask_fleet.py``) only distribute these functions; the
+schemas below are the results' columns in both. Nothing here schedules work.
+"""
+
+import os
+
+import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
+
+import sstable_inspect as si
+
+#: One row per SSTable: the verdict of ``sstable_inspect.verify`` and its figures.
+VERIFY_SCHEMA = pa.schema(
+    [
+        ("sstable", pa.string()),
+        ("verdict", pa.string()),
+        ("valid", pa.bool_()),
+        ("data_bytes", pa.int64()),
+        ("verified_bytes", pa.int64()),
+        ("checks", pa.int64()),
+        ("failed_checks", pa.int64()),
+        ("error", pa.string()),
+    ]
+)
+
+#: The partitions report's counts (``sstable_inspect.partitions``), as signed 64-bit integers
+#: (Spark has no unsigned types).
+PARTITION_COUNTS = [
+    "position",
+    "bytes",
+    "rows",
+    "cells",
+    "partition_tombstones",
+    "row_tombstones",
+    "range_tombstones",
+    "complex_tombstones",
+    "cell_tombstones",
+    "ttl_cells",
+    "expired_ttl_cells",
+]
+
+#: One row per partition, with the SSTable it is in; an SSTable whose report fails is one row
+#: with its ``error`` (and no key).
+PARTITIONS_SCHEMA = pa.schema(
+    [("sstable", pa.string()), ("key", pa.string()), ("key_hex", pa.string()), ("token", pa.string())]
+    + [(name, pa.int64()) for name in PARTITION_COUNTS]
+    + [("error", pa.string())]
+)
+
+
+def find_sstables(roots):
+    """Every SSTable under the directory trees ``roots`` (or given as a file), named by its
+    Data.db path, sorted. Object-store paths work where the task host mounts them."""
+    found = []
+    for root in roots:
+        root = os.fspath(root)
+        if os.path.isfile(root):
+            found.append(root)
+            continue
+        for directory, _, files in os.walk(root):
+            found.extend(os.path.join(directory, f) for f in files if f.endswith("-Data.db"))
+    return sorted(found)
+
+
+def verify_one(path):
+    """The verify row of one SSTable; a file that cannot be read is a row with its error."""
+    try:
+        report = si.verify(path)
+    except (si.SSTableError, OSError) as e:
+        return {"sstable": path, "verdict": "error", "valid": False, "error": str(e)}
+    checks = report.get("checks", [])
+    return {
+        "sstable": path,
+        "verdict": report["verdict"],
+        "valid": bool(report["valid"]),
+        "data_bytes": report.get("data_bytes"),
+        "verified_bytes": report.get("verified_bytes"),
+        "checks": sum(c["checked"] for c in checks),
+        "failed_checks": sum(c["failed"] for c in checks),
+        "error": None,
+    }
+
+
+def verify_batch(paths):
+    """The verify rows of ``paths`` as one record batch of :data:`VERIFY_SCHEMA`."""
+    return pa.RecordBatch.from_pylist([verify_one(p) for p in paths], schema=VERIFY_SCHEMA)
+
+
+def partitions_batches(paths):
+    """The partitions report of each SSTable of ``paths``, as record batches of
+    :data:`PARTITIONS_SCHEMA` (one SSTable's report at a time: memory holds one)."""
+    for path in paths:
+        try:
+            table = si.partitions(path)
+        except (si.SSTableError, OSError) as e:
+            yield pa.RecordBatch.from_pylist([{"sstable": path, "error": str(e)}], schema=PARTITIONS_SCHEMA)
+            continue
+        n = table.num_rows
+        columns = [pa.array([path] * n, pa.string())]
+        columns += [table.column(c) for c in ("key", "key_hex", "token")]
+        columns += [table.column(c).cast(pa.int64()) for c in PARTITION_COUNTS]
+        columns.append(pa.nulls(n, pa.string()))
+        yield from pa.Table.from_arrays(columns, schema=PARTITIONS_SCHEMA).to_batches()
+
+
+def totals(verify_table, partitions_table):
+    """The fleet's totals, the figures a test compares with the CLI's."""
+    v = verify_table.to_pydict()
+    p = partitions_table.filter(pa.compute.is_null(partitions_table["error"])).to_pydict()
+    return {
+        "sstables": len(v["sstable"]),
+        "valid": sum(1 for x in v["valid"] if x),
+        "invalid": sorted(s for s, ok in zip(v["sstable"], v["valid"]) if not ok),
+        "partitions": len(p["key"]),
+        "rows": sum(p["rows"]),
+        "cells": sum(p["cells"]),
+        "tombstones": sum(
+            sum(p[k])
+            for k in (
+                "partition_tombstones",
+                "row_tombstones",
+                "range_tombstones",
+                "complex_tombstones",
+                "cell_tombstones",
+            )
+        ),
+        "ttl_cells": sum(p["ttl_cells"]),
+        "unreadable": sorted(set(partitions_table.filter(pa.compute.is_valid(partitions_table["error"]))["sstable"].to_pylist())),
+    }

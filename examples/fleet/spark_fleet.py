@@ -1,0 +1,95 @@
+"""Verify and survey every SSTable under directory trees on Spark: a DataFrame of SSTable paths,
+``mapInArrow`` running ``sstable_inspect`` inside each task (``fleet.py``), results written as
+Parquet (``OUT/verify``, ``OUT/partitions``).
+
+    python spark_fleet.py ROOT... --out DIR [--master local[2]] [--tasks N]
+
+Executors run the Python that runs this script (``PYSPARK_PYTHON``, set here when unset): it
+must have ``sstable_inspect`` and ``pyarrow``. On a cluster, ROOTs are paths every executor
+host can read (a shared mount, a fused object store).
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import fleet  # noqa: E402
+
+
+def spark_ddl(schema):
+    """The Spark DDL of an Arrow schema of strings, booleans and int64s."""
+    names = {pa.string(): "string", pa.bool_(): "boolean", pa.int64(): "bigint"}
+    return ", ".join(f"`{f.name}` {names[f.type]}" for f in schema)
+
+
+def verify_task(batches):
+    import fleet
+
+    for b in batches:
+        yield fleet.verify_batch(b.column("sstable").to_pylist())
+
+
+def partitions_task(batches):
+    import fleet
+
+    for b in batches:
+        yield from fleet.partitions_batches(b.column("sstable").to_pylist())
+
+
+def run(roots, out, master="local[2]", tasks=None):
+    """Both jobs over the SSTables under ``roots``; returns the totals read back from the
+    Parquet written to ``out``."""
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    paths = fleet.find_sstables(roots)
+    spark = (
+        SparkSession.builder.master(master)
+        .appName("sstable-inspect fleet")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .getOrCreate()
+    )
+    try:
+        spark.sparkContext.addPyFile(os.path.join(HERE, "fleet.py"))
+        slices = tasks or max(1, min(len(paths), spark.sparkContext.defaultParallelism * 4))
+        df = spark.createDataFrame(
+            spark.sparkContext.parallelize([(p,) for p in paths], slices), "sstable string"
+        )
+        for name, task, schema in (
+            ("verify", verify_task, fleet.VERIFY_SCHEMA),
+            ("partitions", partitions_task, fleet.PARTITIONS_SCHEMA),
+        ):
+            df.mapInArrow(task, spark_ddl(schema)).write.mode("overwrite").parquet(
+                os.path.join(out, name)
+            )
+    finally:
+        spark.stop()
+    return fleet.totals(
+        pq.read_table(os.path.join(out, "verify")), pq.read_table(os.path.join(out, "partitions"))
+    )
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("roots", nargs="+", metavar="ROOT")
+    p.add_argument("--out", required=True)
+    p.add_argument("--master", default="local[2]")
+    p.add_argument("--tasks", type=int)
+    a = p.parse_args()
+    t = time.monotonic()
+    result = run(a.roots, a.out, a.master, a.tasks)
+    result["seconds"] = round(time.monotonic() - t, 2)
+    print(json.dumps(result, indent=2))
+    return 0 if not result["invalid"] and not result["unreadable"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
