@@ -9,6 +9,7 @@ Without ``--scheduler`` a ``LocalCluster`` of worker processes runs here. Worker
 """
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -37,9 +38,16 @@ def verify_one(path):
 def run(roots, out, workers=2, scheduler=None):
     """Both jobs over the SSTables under ``roots``; returns the totals read back from the
     Parquet written to ``out``."""
+    with cluster_client(workers, scheduler) as client:
+        return run_on(client, fleet.find_sstables(roots), out)
+
+
+@contextlib.contextmanager
+def cluster_client(workers=2, scheduler=None):
+    """A client of the scheduler at ``scheduler``, or of a ``LocalCluster`` of ``workers``
+    single-threaded worker processes, with ``fleet.py`` uploaded."""
     from dask.distributed import Client, LocalCluster
 
-    paths = fleet.find_sstables(roots)
     cluster = None
     if scheduler is None:
         cluster = LocalCluster(
@@ -48,12 +56,18 @@ def run(roots, out, workers=2, scheduler=None):
     client = Client(scheduler or cluster)
     try:
         client.upload_file(os.path.join(HERE, "fleet.py"))
-        verify = client.gather(client.map(verify_one, paths))
-        partitions = client.gather(client.map(partitions_table, paths))
+        yield client
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def run_on(client, paths, out):
+    """Both jobs over ``paths`` on ``client``, one task per SSTable; writes the Parquet and
+    returns the totals read back from it."""
+    verify = client.gather(client.map(verify_one, paths))
+    partitions = client.gather(client.map(partitions_table, paths))
     os.makedirs(out, exist_ok=True)
     v = pa.Table.from_batches(verify, schema=fleet.VERIFY_SCHEMA)
     p = pa.concat_tables(partitions) if partitions else fleet.PARTITIONS_SCHEMA.empty_table()
