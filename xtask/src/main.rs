@@ -4,6 +4,7 @@
 //! Cargo's bin directory and found there on later runs.
 
 mod fuzz;
+mod python;
 mod server;
 mod steps;
 mod tools;
@@ -18,12 +19,15 @@ cargo xtask <command>
                      http://127.0.0.1:8080 (or --port)
   test               everything CI runs: fmt, then side by side the native build and tests
                      (clippy inside the builds) and the wasm32 pipeline: headless-browser tests
-                     of engine and web, the web app (profile ci-wasm) and the Playwright e2e test
+                     of engine and web, the web app (profile ci-wasm) and the Playwright e2e test;
+                     then the Python package's tests and the Spark and Dask fleet jobs
+  python             only the Python part: venv (target/py-venv), maturin develop, pytest
   build              install what is missing and build the web app into dist/ (release)
   e2e                only the Playwright end-to-end tests, against the current dist/
   bench              generate a >= 1 GiB LZ4 SSTable (release build, kept under
                      target/bench-large) and measure every pass next to the limits measured
-                     in the same run on the same bytes (memcpy, raw crc32fast, raw LZ4)
+                     in the same run on the same bytes (memcpy, raw crc32fast, raw LZ4);
+                     the Dask fleet job's SSTables/s on 1 and 2 workers
   fuzz [--secs N] [TARGET]
                      coverage-guided fuzzing of every decoder entry point (or TARGET) with
                      cargo-fuzz 0.13.1 on stable (RUSTC_BOOTSTRAP=1, no sanitizer), N s each
@@ -47,6 +51,7 @@ fn main() -> ExitCode {
         Some("tools") => tools::ensure_all(),
         Some("bench") => steps::bench(),
         Some("e2e") => steps::e2e(),
+        Some("python") => python::test_only(),
         Some("fuzz") => fuzz::fuzz(&args[1..]),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use crate::{repo_root, server, tools};
+use crate::{python, repo_root, server, tools};
 
 /// Prints a step banner.
 pub fn announce(what: &str) {
@@ -193,11 +193,14 @@ pub fn test_all() -> Result<(), String> {
             },
         ],
     };
+    // The Python tests start when the e2e test is done: its long-task checks need the CPU.
+    let (e2e_done_tx, e2e_done_rx) = std::sync::mpsc::channel::<()>();
     let e2e = Pipeline {
         name: "e2e",
         steps: vec![PipelineStep {
             name: "end-to-end test (Playwright, Chromium) against the web app the wasm32 pipeline built",
             run: Box::new(move |log| {
+                let _done = SendOnDrop(Some(e2e_done_tx));
                 dist_rx
                     .recv()
                     .map_err(|_| "the wasm32 pipeline ended before building the web app".to_owned())?;
@@ -211,8 +214,35 @@ pub fn test_all() -> Result<(), String> {
             }),
         }],
     };
+    let venv = std::sync::OnceLock::new();
+    let venv = &venv;
+    let python = Pipeline {
+        name: "python",
+        steps: vec![
+            PipelineStep {
+                name: "a venv with the pinned Python packages (pip, PyPI) and Java (Debian) for Spark",
+                run: Box::new(move |log| {
+                    let made = python::ensure_venv(Some(log))?;
+                    let _ = venv.set(made);
+                    Ok(())
+                }),
+            },
+            PipelineStep {
+                name: "the sstable_inspect extension built into the venv (maturin develop, its own target dir)",
+                run: Box::new(move |log| python::build_extension(venv_of(venv)?, false, Some(log))),
+            },
+            PipelineStep {
+                name: "the Python package's tests and the fleet jobs on Spark local[2] and a Dask LocalCluster (after the e2e test)",
+                run: Box::new(move |log| {
+                    // An error of the e2e pipeline is reported by it; the tests run regardless.
+                    let _ = e2e_done_rx.recv();
+                    python::tests(venv_of(venv)?, &dev_cli(), Some(log))
+                }),
+            },
+        ],
+    };
     let results = std::thread::scope(|s| {
-        let pipelines = [native, wasm, e2e].map(|p| {
+        let pipelines = [native, wasm, e2e, python].map(|p| {
             let name = p.name;
             (name, s.spawn(move || p.run()))
         });
@@ -244,6 +274,31 @@ pub fn test_all() -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Sends on its channel when dropped: a pipeline step's "done" whether it succeeds or fails.
+struct SendOnDrop(Option<std::sync::mpsc::Sender<()>>);
+
+impl Drop for SendOnDrop {
+    fn drop(&mut self) {
+        if let Some(tx) = self.0.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+fn venv_of(venv: &std::sync::OnceLock<PathBuf>) -> Result<&Path, String> {
+    venv.get()
+        .map(PathBuf::as_path)
+        .ok_or_else(|| "the venv step did not finish".to_owned())
+}
+
+/// The dev build of `sstable-inspect` the native pipeline compiled.
+fn dev_cli() -> PathBuf {
+    repo_root()
+        .join("target")
+        .join("debug")
+        .join("sstable-inspect")
 }
 
 /// Runs `step`, then prints its wall and CPU time.
@@ -328,7 +383,7 @@ fn run_logged(cmd: &mut Command, log: &Path) -> Result<(), String> {
     run(cmd.stdout(open()?).stderr(open()?))
 }
 
-fn run_maybe_logged(cmd: &mut Command, log: Option<&Path>) -> Result<(), String> {
+pub(crate) fn run_maybe_logged(cmd: &mut Command, log: Option<&Path>) -> Result<(), String> {
     match log {
         Some(log) => run_logged(cmd, log),
         None => run(cmd),
@@ -653,6 +708,8 @@ pub fn bench() -> Result<(), String> {
     // Headless Chromium on the same large SSTable: read limit, raw crc32fast, our CRC32, verify
     // end to end with 1 worker and N (one Data.db split across them), with decompression, wasm
     // memory per worker (e2e/bench/verify.mjs).
+    announce("the Dask fleet job (examples/fleet): SSTables/s on 1 and 2 workers");
+    python::fleet_bench(&bin)?;
     tools::ensure_chromium()?;
     tools::ensure_npm_packages()?;
     build_release_dist(false)?;

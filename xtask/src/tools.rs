@@ -147,6 +147,34 @@ pub fn ensure_chromium() -> Result<(), String> {
         .env("DEBIAN_FRONTEND", "noninteractive"))
 }
 
+/// A Java runtime for Spark (the fleet tests): the one on PATH, else Debian's
+/// openjdk-17-jre-headless.
+pub fn ensure_java() -> Result<(), String> {
+    let runs = Command::new("java")
+        .arg("-version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if runs {
+        return Ok(());
+    }
+    let command = "apt-get update && apt-get install -y openjdk-17-jre-headless";
+    if !is_root() {
+        return Err(format!(
+            "Java is needed for the Spark fleet test; run as root:\n    {command}"
+        ));
+    }
+    announce("installing Debian's openjdk-17-jre-headless (apt-get)");
+    run(Command::new("apt-get").arg("update"))?;
+    run(Command::new("apt-get")
+        .args([
+            "install",
+            "-y",
+            "--no-install-recommends",
+            "openjdk-17-jre-headless",
+        ])
+        .env("DEBIAN_FRONTEND", "noninteractive"))
+}
+
 /// npm packages of the end-to-end test, exactly as `e2e/package-lock.json` pins them.
 pub fn ensure_npm_packages() -> Result<(), String> {
     let e2e = crate::repo_root().join("e2e");
