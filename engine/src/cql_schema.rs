@@ -157,21 +157,21 @@ fn ident(t: &str) -> String {
 /// Parses a `CREATE TABLE` statement.
 pub fn parse_create_table(statement: &str) -> Result<CqlTable, String> {
     let toks = tokens(statement);
-    let mut i = 0;
+    let mut i = 0usize;
     let peek = |i: usize| toks.get(i).map(String::as_str).unwrap_or("");
     let kw = |i: usize, k: &str| peek(i).eq_ignore_ascii_case(k);
     if !(kw(0, "create") && (kw(1, "table") || kw(1, "columnfamily"))) {
         return Err("expected CREATE TABLE".to_owned());
     }
-    i += 2;
+    i = i.saturating_add(2);
     if kw(i, "if") {
-        i += 3;
+        i = i.saturating_add(3);
     }
     let mut name = ident(peek(i));
-    i += 1;
+    i = i.saturating_add(1);
     if peek(i) == "." {
-        name = ident(peek(i + 1));
-        i += 2;
+        name = ident(peek(i.saturating_add(1)));
+        i = i.saturating_add(2);
     }
     if peek(i) != "(" {
         return Err(format!(
@@ -179,7 +179,7 @@ pub fn parse_create_table(statement: &str) -> Result<CqlTable, String> {
             peek(i)
         ));
     }
-    i += 1;
+    i = i.saturating_add(1);
     let mut table = CqlTable {
         name,
         columns: Vec::new(),
@@ -190,35 +190,35 @@ pub fn parse_create_table(statement: &str) -> Result<CqlTable, String> {
         if peek(i).is_empty() {
             return Err("unexpected end of statement".to_owned());
         }
-        if kw(i, "primary") && kw(i + 1, "key") {
-            i += 2;
+        if kw(i, "primary") && kw(i.saturating_add(1), "key") {
+            i = i.saturating_add(2);
             if peek(i) != "(" {
                 return Err("expected ( after PRIMARY KEY".to_owned());
             }
-            i += 1;
+            i = i.saturating_add(1);
             if peek(i) == "(" {
-                i += 1;
+                i = i.saturating_add(1);
                 while peek(i) != ")" && !peek(i).is_empty() {
                     if peek(i) != "," {
                         table.partition_key.push(ident(peek(i)));
                     }
-                    i += 1;
+                    i = i.saturating_add(1);
                 }
-                i += 1;
+                i = i.saturating_add(1);
             } else {
                 table.partition_key.push(ident(peek(i)));
-                i += 1;
+                i = i.saturating_add(1);
             }
             while peek(i) != ")" && !peek(i).is_empty() {
                 if peek(i) != "," {
                     table.clustering.push(ident(peek(i)));
                 }
-                i += 1;
+                i = i.saturating_add(1);
             }
-            i += 1;
+            i = i.saturating_add(1);
         } else {
             let column = ident(peek(i));
-            i += 1;
+            i = i.saturating_add(1);
             // The type: tokens up to a `,` or `)` at depth 0, or STATIC / PRIMARY.
             let mut depth = 0i32;
             let mut ty = String::new();
@@ -232,11 +232,11 @@ pub fn parse_create_table(statement: &str) -> Result<CqlTable, String> {
                     is_static = true;
                 } else if depth == 0 && t.eq_ignore_ascii_case("primary") {
                     table.partition_key.push(column.clone());
-                    i += 1; // KEY
+                    i = i.saturating_add(1); // KEY
                 } else {
                     match t {
-                        "<" => depth += 1,
-                        ">" => depth -= 1,
+                        "<" => depth = depth.saturating_add(1),
+                        ">" => depth = depth.saturating_sub(1),
                         _ => {}
                     }
                     if t == "," && depth > 0 {
@@ -245,12 +245,12 @@ pub fn parse_create_table(statement: &str) -> Result<CqlTable, String> {
                         ty.push_str(&t.to_ascii_lowercase());
                     }
                 }
-                i += 1;
+                i = i.saturating_add(1);
             }
             table.columns.push((column, ty, is_static));
         }
         match peek(i) {
-            "," => i += 1,
+            "," => i = i.saturating_add(1),
             ")" => break,
             other => {
                 return Err(format!(

@@ -2,6 +2,9 @@
 //! Howard Hinnant's days-from-civil algorithm). No clock is read here.
 
 /// (year, month 1–12, day 1–31) of the day `days` after 1970-01-01.
+// Bounded: `doe` is in 0..146_097, so `yoe` < 400, `doy` < 366, `mp` < 12; `era` is at most
+// i64::MAX / 146_097, so `era * 400` fits.
+#[allow(clippy::arithmetic_side_effects)]
 pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days.saturating_add(719_468);
     let era = z.div_euclid(146_097);
@@ -45,8 +48,8 @@ pub fn human_seconds(secs: i64) -> String {
     let mut rest = secs.unsigned_abs();
     let mut parts = Vec::new();
     for (unit, size) in [("d", 86_400u64), ("h", 3_600), ("m", 60), ("s", 1)] {
-        let n = rest / size;
-        rest %= size;
+        let n = rest.checked_div(size).unwrap_or(0);
+        rest = rest.checked_rem(size).unwrap_or(0);
         if n > 0 {
             parts.push(format!("{n}{unit}"));
         }

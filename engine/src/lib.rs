@@ -18,30 +18,40 @@
     )
 )]
 
+#[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod analytics;
+#[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod checksum;
+#[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod clock;
 pub mod component;
 pub mod compress;
+#[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod cql_schema;
 pub mod crosscheck;
+#[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod datetime;
 pub mod descriptor;
+#[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod dump;
+#[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod error;
 pub mod hash;
 pub mod info;
+#[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod load;
 pub mod lookup;
 #[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod range;
 pub mod reader;
 pub mod span;
+#[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod sstable_set;
 pub mod toc;
 pub mod token;
 pub mod types;
 pub mod verify;
+#[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod version;
 pub mod write;
 

@@ -50,7 +50,7 @@ impl MetadataLoader {
             .get(self.next)
             .is_some_and(|(c, _)| !reads_whole(c))
         {
-            self.next += 1;
+            self.next = self.next.saturating_add(1);
         }
     }
 
@@ -84,7 +84,7 @@ impl RangeReader for MetadataLoader {
             let take = usize::try_from(range.len).unwrap_or(usize::MAX);
             *slot = Some(bytes.get(..take).unwrap_or(bytes).to_vec());
         }
-        self.next += 1;
+        self.next = self.next.saturating_add(1);
         self.skip_unread();
         Ok(())
     }
@@ -93,7 +93,7 @@ impl RangeReader for MetadataLoader {
     fn abort(&mut self, range: &ByteRange, error: &Error, _clock: &dyn Clock) {
         self.read_errors
             .push(error.clone().in_component(range.component.clone()));
-        self.next += 1;
+        self.next = self.next.saturating_add(1);
         self.skip_unread();
     }
 }

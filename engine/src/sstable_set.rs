@@ -54,7 +54,10 @@ pub struct Grouping {
 /// Splits `a/b/c.db` into (`a/b`, `c.db`); both `/` and `\` separate.
 pub fn split_path(path: &str) -> (&str, &str) {
     match path.rfind(['/', '\\']) {
-        Some(i) => (path.get(..i).unwrap_or(""), path.get(i + 1..).unwrap_or("")),
+        Some(i) => (
+            path.get(..i).unwrap_or(""),
+            path.get(i.saturating_add(1)..).unwrap_or(""),
+        ),
         None => ("", path),
     }
 }

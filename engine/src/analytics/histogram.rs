@@ -14,7 +14,7 @@ pub fn bucket_offsets() -> Vec<u64> {
     while out.len() < BUCKETS {
         let mut next = ((last as f64) * 1.2).round() as u64;
         if next <= last {
-            next = last + 1;
+            next = last.saturating_add(1);
         }
         if next >= u64::MAX / 2 {
             out.push(u64::MAX);
@@ -42,9 +42,9 @@ impl LogHistogram {
         let i = self.buckets.partition_point(|(o, _)| *o < value);
         let last = self.buckets.len().saturating_sub(1);
         if let Some(b) = self.buckets.get_mut(i.min(last)) {
-            b.1 += 1;
+            b.1 = b.1.saturating_add(1);
         }
-        self.count += 1;
+        self.count = self.count.saturating_add(1);
     }
 
     pub fn count(&self) -> u64 {
@@ -60,7 +60,7 @@ impl LogHistogram {
         }
         let mut seen = 0u64;
         for (offset, n) in &self.buckets {
-            seen += n;
+            seen = seen.saturating_add(*n);
             if seen >= wanted {
                 return *offset;
             }

@@ -39,15 +39,19 @@ pub struct TombstoneCounts {
 
 impl TombstoneCounts {
     pub fn total(&self) -> u64 {
-        self.partition + self.row + self.range + self.complex + self.cell
+        self.partition
+            .saturating_add(self.row)
+            .saturating_add(self.range)
+            .saturating_add(self.complex)
+            .saturating_add(self.cell)
     }
 
     pub fn add(&mut self, o: &TombstoneCounts) {
-        self.partition += o.partition;
-        self.row += o.row;
-        self.range += o.range;
-        self.complex += o.complex;
-        self.cell += o.cell;
+        self.partition = self.partition.saturating_add(o.partition);
+        self.row = self.row.saturating_add(o.row);
+        self.range = self.range.saturating_add(o.range);
+        self.complex = self.complex.saturating_add(o.complex);
+        self.cell = self.cell.saturating_add(o.cell);
     }
 }
 
@@ -233,14 +237,14 @@ impl PartitionScan {
             }
             DataItem::Row(r) => {
                 if let Some((_, s)) = &mut self.current {
-                    s.rows += 1;
+                    s.rows = s.rows.saturating_add(1);
                     add_row(s, r, self.now_secs);
                 }
                 None
             }
             DataItem::RangeTombstoneMarker(_) => {
                 if let Some((_, s)) = &mut self.current {
-                    s.tombstones.range += 1;
+                    s.tombstones.range = s.tombstones.range.saturating_add(1);
                 }
                 None
             }
@@ -257,29 +261,29 @@ impl DataVisitor for PartitionScan {
 
     fn row_start(&mut self, row: &RowView<'_>) {
         if let Some((_, s)) = &mut self.current {
-            s.rows += u64::from(!row.is_static);
-            s.tombstones.row += u64::from(
+            s.rows = s.rows.saturating_add(u64::from(!row.is_static));
+            s.tombstones.row = s.tombstones.row.saturating_add(u64::from(
                 row.deletion
                     .as_ref()
                     .is_some_and(|d| !d.time.deletes_nothing()),
-            );
+            ));
         }
     }
 
     fn complex_column_start(&mut self, _column: &ColumnSchema, head: &ComplexColumnHead) {
         if let Some((_, s)) = &mut self.current {
-            s.tombstones.complex += u64::from(
+            s.tombstones.complex = s.tombstones.complex.saturating_add(u64::from(
                 head.complex_deletion
                     .as_ref()
                     .is_some_and(|d| !d.deletes_nothing()),
-            );
+            ));
         }
     }
 
     #[inline]
     fn cell(&mut self, _column: &ColumnSchema, cell: &CellView<'_>) {
         if let Some((_, s)) = &mut self.current {
-            s.cells += 1;
+            s.cells = s.cells.saturating_add(1);
             count_cell(
                 s,
                 cell.kind,
@@ -291,7 +295,7 @@ impl DataVisitor for PartitionScan {
 
     fn range_tombstone_marker(&mut self, _marker: &RangeTombstoneMarker) {
         if let Some((_, s)) = &mut self.current {
-            s.tombstones.range += 1;
+            s.tombstones.range = s.tombstones.range.saturating_add(1);
         }
     }
 
@@ -305,7 +309,7 @@ fn add_row(s: &mut PartitionStats, r: &Row, now_secs: i64) {
         .as_ref()
         .is_some_and(|d| !d.time.deletes_nothing())
     {
-        s.tombstones.row += 1;
+        s.tombstones.row = s.tombstones.row.saturating_add(1);
     }
     for c in &r.column_data {
         if let ColumnData::Complex(c) = c {
@@ -313,12 +317,12 @@ fn add_row(s: &mut PartitionStats, r: &Row, now_secs: i64) {
                 .as_ref()
                 .is_some_and(|d| !d.deletes_nothing())
             {
-                s.tombstones.complex += 1;
+                s.tombstones.complex = s.tombstones.complex.saturating_add(1);
             }
         }
     }
     for cell in r.cells() {
-        s.cells += 1;
+        s.cells = s.cells.saturating_add(1);
         add_cell(s, cell, now_secs);
     }
 }
@@ -336,10 +340,12 @@ fn count_cell(
     now_secs: i64,
 ) {
     match kind {
-        CellKind::Tombstone => s.tombstones.cell += 1,
+        CellKind::Tombstone => s.tombstones.cell = s.tombstones.cell.saturating_add(1),
         CellKind::Expiring | CellKind::Expired => match ldt {
-            Some(ldt) if now_secs >= expiry_secs(ldt) => s.expired_ttl_cells += 1,
-            _ => s.ttl_cells += 1,
+            Some(ldt) if now_secs >= expiry_secs(ldt) => {
+                s.expired_ttl_cells = s.expired_ttl_cells.saturating_add(1)
+            }
+            _ => s.ttl_cells = s.ttl_cells.saturating_add(1),
         },
         CellKind::Live => {}
     }
@@ -434,7 +440,7 @@ impl PartitionsCollector {
     }
 
     pub fn add(&mut self, key: &[u8], p: PartitionStats) {
-        self.count += 1;
+        self.count = self.count.saturating_add(1);
         let values = [p.bytes, p.rows, p.cells, p.tombstones.total()];
         for (i, v) in values.into_iter().enumerate() {
             if let Some(h) = self.hist.get_mut(i) {
@@ -451,10 +457,12 @@ impl PartitionsCollector {
             }
         }
         self.by_kind.add(&p.tombstones);
-        self.ttl_cells += p.ttl_cells;
-        self.expired_ttl_cells += p.expired_ttl_cells;
-        self.deleted += p.tombstones.partition;
-        self.with_tombstones += u64::from(p.tombstones.total() > 0);
+        self.ttl_cells = self.ttl_cells.saturating_add(p.ttl_cells);
+        self.expired_ttl_cells = self.expired_ttl_cells.saturating_add(p.expired_ttl_cells);
+        self.deleted = self.deleted.saturating_add(p.tombstones.partition);
+        self.with_tombstones = self
+            .with_tombstones
+            .saturating_add(u64::from(p.tombstones.total() > 0));
         if !self.filter.matches(key, &p) {
             return;
         }

@@ -115,7 +115,7 @@ pub fn table_report(
     }
     let mut overlaps = Vec::new();
     for (i, a) in rows.iter().enumerate() {
-        for b in rows.iter().skip(i + 1) {
+        for b in rows.iter().skip(i.saturating_add(1)) {
             if token_overlap(a, b) {
                 overlaps.push(Overlap {
                     a: a.sstable.clone(),

@@ -57,9 +57,12 @@ impl TombstoneScan {
     fn deletion(&mut self, d: &DeletionTime) {
         let ldt = d.local_deletion_time;
         if ldt.is_invalid() {
-            self.invalid += 1;
+            self.invalid = self.invalid.saturating_add(1);
         } else {
-            *self.tombstone_ldts.entry(ldt.secs).or_default() += 1;
+            {
+                let n = self.tombstone_ldts.entry(ldt.secs).or_default();
+                *n = n.saturating_add(1);
+            }
         }
     }
 
@@ -77,41 +80,47 @@ impl TombstoneScan {
 
     fn row_deletion(&mut self, d: Option<&DeletionTime>) {
         if let Some(d) = d.filter(|d| !d.deletes_nothing()) {
-            self.by_kind.row += 1;
+            self.by_kind.row = self.by_kind.row.saturating_add(1);
             self.deletion(d);
         }
     }
 
     fn complex_deletion(&mut self, d: Option<&DeletionTime>) {
         if let Some(d) = d.filter(|d| !d.deletes_nothing()) {
-            self.by_kind.complex += 1;
+            self.by_kind.complex = self.by_kind.complex.saturating_add(1);
             self.deletion(d);
         }
     }
 
     fn count_cell(&mut self, kind: CellKind, ldt: Option<LocalDeletionTime>) {
-        self.cells += 1;
+        self.cells = self.cells.saturating_add(1);
         let Some(ldt) = ldt else {
             return;
         };
         match kind {
             CellKind::Tombstone => {
-                self.by_kind.cell += 1;
+                self.by_kind.cell = self.by_kind.cell.saturating_add(1);
                 if ldt.is_invalid() {
-                    self.invalid += 1;
+                    self.invalid = self.invalid.saturating_add(1);
                 } else {
-                    *self.tombstone_ldts.entry(ldt.secs).or_default() += 1;
+                    {
+                        let n = self.tombstone_ldts.entry(ldt.secs).or_default();
+                        *n = n.saturating_add(1);
+                    }
                 }
             }
             CellKind::Expiring | CellKind::Expired => {
                 if ldt.is_invalid() {
                     if ldt.unsigned {
-                        self.invalid += 1;
+                        self.invalid = self.invalid.saturating_add(1);
                         return;
                     }
-                    self.overflowed += 1;
+                    self.overflowed = self.overflowed.saturating_add(1);
                 }
-                *self.expiries.entry(expiry_secs(&ldt)).or_default() += 1;
+                {
+                    let n = self.expiries.entry(expiry_secs(&ldt)).or_default();
+                    *n = n.saturating_add(1);
+                }
             }
             CellKind::Live => {}
         }
@@ -119,18 +128,21 @@ impl TombstoneScan {
 
     fn partition(&mut self, p: &PartitionStart) {
         if !p.deletion.is_live() {
-            self.by_kind.partition += 1;
+            self.by_kind.partition = self.by_kind.partition.saturating_add(1);
             self.deletion(&p.deletion);
         }
     }
 
     fn marker(&mut self, m: &RangeTombstoneMarker) {
-        self.by_kind.range += 1;
+        self.by_kind.range = self.by_kind.range.saturating_add(1);
         let (ldt, invalid) = marker_ldt(&m.deletion);
         if invalid {
-            self.invalid += 1;
+            self.invalid = self.invalid.saturating_add(1);
         } else {
-            *self.tombstone_ldts.entry(ldt.secs).or_default() += 1;
+            {
+                let n = self.tombstone_ldts.entry(ldt.secs).or_default();
+                *n = n.saturating_add(1);
+            }
         }
     }
 
@@ -204,8 +216,12 @@ impl TombstoneScan {
             .max();
         let mut timeline = Vec::new();
         if let Some(last) = last {
-            let span = (last - first).saturating_add(1).max(1);
-            let width = (span + TIMELINE_BUCKETS as i64 - 1) / TIMELINE_BUCKETS as i64;
+            let span = last.saturating_sub(first).saturating_add(1).max(1);
+            let buckets = TIMELINE_BUCKETS as i64;
+            let width = span
+                .saturating_add(buckets.saturating_sub(1))
+                .checked_div(buckets)
+                .unwrap_or(1);
             let mut from = first;
             while from <= last {
                 let to = from.saturating_add(width);
@@ -220,8 +236,14 @@ impl TombstoneScan {
                 from = to;
             }
         }
-        let statistics =
-            stats.map(|s| estimated(s, gc_before, self.cells, droppable + expired_droppable));
+        let statistics = stats.map(|s| {
+            estimated(
+                s,
+                gc_before,
+                self.cells,
+                droppable.saturating_add(expired_droppable),
+            )
+        });
         TombstonesReport {
             sstable: sstable.to_owned(),
             now_secs: now,
@@ -232,7 +254,7 @@ impl TombstoneScan {
                 total: self.by_kind.total(),
                 by_kind: self.by_kind,
                 droppable,
-                not_yet_droppable: valid_tombstones - droppable,
+                not_yet_droppable: valid_tombstones.saturating_sub(droppable),
                 invalid_local_deletion_time: self.invalid,
                 next_droppable_at_secs: next_drop,
                 all_droppable_at_secs: last_drop.filter(|t| *t > now),
@@ -240,7 +262,7 @@ impl TombstoneScan {
             ttl_cells: TtlFigures {
                 total: ttl_total,
                 expired,
-                live: ttl_total - expired,
+                live: ttl_total.saturating_sub(expired),
                 expired_droppable,
                 overflowed_expiration: self.overflowed,
                 next_expiry_secs: self.expiries.range(first..).next().map(|(t, _)| *t),

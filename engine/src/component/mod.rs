@@ -4,20 +4,14 @@
 //! `format/big/BigFormat.java`, `format/bti/BtiFormat.java`.
 #![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
-// Not yet checked for unchecked arithmetic (owned elsewhere; issue #11 item 1).
-#[allow(clippy::arithmetic_side_effects)]
 pub mod bti;
 pub mod common;
 pub mod compression_info;
 pub mod crc;
-// Not yet checked for unchecked arithmetic (owned elsewhere; issue #11 item 1).
-#[allow(clippy::arithmetic_side_effects)]
 pub mod data;
 pub mod digest;
 pub mod filter;
 pub mod index;
-// Not yet checked for unchecked arithmetic (owned elsewhere; issue #11 item 1).
-#[allow(clippy::arithmetic_side_effects)]
 pub mod legacy_data;
 pub mod scylla;
 pub mod statistics;

@@ -27,7 +27,7 @@ impl Json {
         while indent > 0 {
             let n = indent.min(INDENT.len());
             out.extend_from_slice(INDENT.get(..n).unwrap_or(&[]));
-            indent -= n;
+            indent = indent.saturating_sub(n);
         }
     }
 
@@ -54,7 +54,7 @@ impl Json {
             out.extend_from_slice(b"\": ");
             return;
         }
-        out.reserve(key.len() + 4);
+        out.reserve(key.len().saturating_add(4));
         if !self.first {
             out.push(b',');
         }
@@ -67,7 +67,7 @@ impl Json {
     #[inline]
     pub fn begin_object(&mut self, out: &mut Vec<u8>) {
         out.push(b'{');
-        self.depth += 1;
+        self.depth = self.depth.saturating_add(1);
         self.first = true;
     }
 
@@ -79,7 +79,7 @@ impl Json {
     #[inline]
     pub fn begin_array(&mut self, out: &mut Vec<u8>) {
         out.push(b'[');
-        self.depth += 1;
+        self.depth = self.depth.saturating_add(1);
         self.first = true;
     }
 
@@ -188,7 +188,7 @@ pub(crate) fn string(out: &mut Vec<u8>, s: &str) {
 /// [`string`] of UTF-8 bytes (only ASCII bytes are ever escaped, so bytes are enough). A string
 /// with nothing to escape — the common case — is copied in one go.
 pub(crate) fn string_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
-    out.reserve(bytes.len() + 2);
+    out.reserve(bytes.len().saturating_add(2));
     out.push(b'"');
     if !needs_escape(bytes) {
         out.extend_from_slice(bytes);
@@ -208,7 +208,7 @@ pub(crate) fn string_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
             out.extend_from_slice(b"00");
             push_hex(out, &[b]);
         }
-        start = i + 1;
+        start = i.saturating_add(1);
     }
     out.extend_from_slice(bytes.get(start..).unwrap_or(&[]));
     out.push(b'"');
@@ -232,7 +232,7 @@ pub(crate) fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
         for (pair, &b) in buf.chunks_exact_mut(2).zip(chunk) {
             pair.copy_from_slice(&[hex_digit(b >> 4), hex_digit(b)]);
         }
-        out.extend_from_slice(buf.get(..chunk.len() * 2).unwrap_or(&[]));
+        out.extend_from_slice(buf.get(..chunk.len().saturating_mul(2)).unwrap_or(&[]));
     }
 }
 
@@ -254,6 +254,8 @@ pub(crate) const DIGIT_PAIRS: &[u8; 200] = b"\
 8081828384858687888990919293949596979899";
 
 #[inline]
+// Digit arithmetic: `v % 100 * 2` < 200, `n` counts down from 20 by the digits written.
+#[allow(clippy::arithmetic_side_effects)]
 pub(crate) fn push_u64(out: &mut Vec<u8>, mut v: u64) {
     if v < 10 {
         out.push(b'0' + v as u8);
@@ -285,6 +287,8 @@ pub(crate) fn push_u64(out: &mut Vec<u8>, mut v: u64) {
 }
 
 /// `v` in exactly `width` digits (zero-padded; `v` < 10^width), two digits at a time.
+// Digit arithmetic: `v % 100 * 2` < 200, `n` counts down from 20 by the digits written.
+#[allow(clippy::arithmetic_side_effects)]
 pub(crate) fn push_padded(out: &mut Vec<u8>, v: u64, width: usize) {
     let width = width.min(20);
     let mut digits = [b'0'; 20];

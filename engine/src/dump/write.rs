@@ -231,7 +231,7 @@ impl<'s> DumpWriter<'s> {
             }
         }
         self.last_pending = true;
-        self.partitions_written += 1;
+        self.partitions_written = self.partitions_written.saturating_add(1);
     }
 
     /// The cell's rendered value (into `scratch`) and note; `false` when it shows no value.
@@ -530,6 +530,8 @@ fn fixed<const N: usize>(bytes: &[u8]) -> Option<[u8; N]> {
     <[u8; N]>::try_from(bytes).ok()
 }
 
+// `at` stays below 36 (16 bytes, 2 digits each, 4 dashes).
+#[allow(clippy::arithmetic_side_effects)]
 fn push_uuid(out: &mut Vec<u8>, b: &[u8; 16]) {
     // 8-4-4-4-12 hex digits: a dash before bytes 4, 6, 8 and 10.
     let mut text = [b'-'; 36];
@@ -548,6 +550,8 @@ fn push_uuid(out: &mut Vec<u8>, b: &[u8; 16]) {
 
 /// `YYYY-MM-DDTHH:MM:SS` (19 bytes) of a date in years 0–9999 and seconds into the day, written
 /// two digits at a time into a stack buffer.
+// Digit indices: `v % 100 * 2` < 200.
+#[allow(clippy::arithmetic_side_effects)]
 fn iso_date_time(y: i64, m: u32, d: u32, secs_of_day: i64) -> [u8; 19] {
     let two = |v: u64| -> [u8; 2] {
         let i = (v % 100) as usize * 2;
@@ -738,7 +742,7 @@ impl DataVisitor for DumpWriter<'_> {
                             let _ = render(rows, schema.clustering_types.get(i), bytes);
                         }
                     }
-                    count += 1;
+                    count = count.saturating_add(1);
                 }
                 if count == 0 {
                     rows.truncate(before);

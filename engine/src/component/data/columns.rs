@@ -107,11 +107,14 @@ impl ColumnSubset {
             }
             // The present columns are the clear bits below `superset_count` (< 64): walked by
             // their trailing zeros, not column by column.
-            let mut bits = !encoded & 1u64.checked_shl(n as u32).map_or(u64::MAX, |b| b - 1);
+            let mut bits = !encoded
+                & 1u64
+                    .checked_shl(n as u32)
+                    .map_or(u64::MAX, |b| b.wrapping_sub(1));
             present.reserve(bits.count_ones() as usize);
             while bits != 0 {
                 present.push(bits.trailing_zeros() as usize);
-                bits &= bits - 1;
+                bits &= bits.wrapping_sub(1);
             }
             ColumnsEncoding::MissingBitmap(encoded)
         } else {
@@ -123,7 +126,8 @@ impl ColumnSubset {
                     WHAT,
                 ));
             }
-            let present_count = n - missing;
+            // `missing <= n` was checked above.
+            let present_count = n.saturating_sub(missing);
             if present_count < n / 2 {
                 // Each index is at least one byte.
                 let count = r.check_count(present_count, 1, WHAT)?;
@@ -146,7 +150,8 @@ impl ColumnSubset {
                     let idx = read_index(r, stored.as_deref_mut(), superset_count, previous, WHAT)?;
                     previous = Some(idx);
                     present.extend(next..idx);
-                    next = idx + 1;
+                    // `idx < superset_count`, so this does not overflow.
+                    next = idx.saturating_add(1);
                 }
                 present.extend(next..superset_count);
                 ColumnsEncoding::MissingIndices

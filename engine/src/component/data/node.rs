@@ -149,7 +149,11 @@ fn clustering_nodes(
         .map(|(i, h)| {
             leaf(
                 &format!("header {i}"),
-                format!("{:#x} (empty/null bits of values {}..)", h.value, i * 32),
+                format!(
+                    "{:#x} (empty/null bits of values {}..)",
+                    h.value,
+                    i.saturating_mul(32)
+                ),
                 h.span,
             )
         })

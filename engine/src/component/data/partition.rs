@@ -139,7 +139,7 @@ fn split_key(
         let start = r.offset();
         let part = (|| {
             let value = r.short_length_bytes("partition key component")?;
-            let value_start = r.offset() - value.len() as u64;
+            let value_start = r.offset().saturating_sub(value.len() as u64);
             let value = SpannedBytes {
                 bytes: value.to_vec(),
                 span: Span::new(value_start, r.offset()),

@@ -365,7 +365,8 @@ fn check_size(
                 "{what} declares {} bytes after its size field but its body used {}; decoding \
                  continues at the declared end",
                 size.value,
-                size.value.saturating_sub(declared_end - body_end)
+                size.value
+                    .saturating_sub(declared_end.saturating_sub(body_end))
             ),
         )
     })

@@ -161,53 +161,65 @@ pub struct ScanCounts {
 
 impl DataVisitor for ScanCounts {
     fn partition_start(&mut self, start: &PartitionStart) {
-        self.partitions += 1;
-        self.partition_deletions += u64::from(!start.deletion.is_live());
-        self.findings += start.findings.len() as u64;
+        add(&mut self.partitions, 1);
+        add(
+            &mut self.partition_deletions,
+            u64::from(!start.deletion.is_live()),
+        );
+        add(&mut self.findings, start.findings.len() as u64);
     }
 
     fn row_start(&mut self, row: &RowView<'_>) {
         if row.is_static {
-            self.static_rows += 1;
+            add(&mut self.static_rows, 1);
         } else {
-            self.rows += 1;
+            add(&mut self.rows, 1);
         }
-        self.row_deletions += u64::from(row.deletion.is_some());
+        add(&mut self.row_deletions, u64::from(row.deletion.is_some()));
     }
 
     fn complex_column_start(&mut self, _column: &ColumnSchema, head: &ComplexColumnHead) {
-        self.complex_deletions += u64::from(
-            head.complex_deletion
-                .as_ref()
-                .is_some_and(|d| !d.deletes_nothing()),
+        add(
+            &mut self.complex_deletions,
+            u64::from(
+                head.complex_deletion
+                    .as_ref()
+                    .is_some_and(|d| !d.deletes_nothing()),
+            ),
         );
     }
 
     #[inline]
     fn cell(&mut self, _column: &ColumnSchema, cell: &CellView<'_>) {
-        self.cells += 1;
-        self.value_bytes += cell.value.len() as u64;
+        add(&mut self.cells, 1);
+        add(&mut self.value_bytes, cell.value.len() as u64);
         match cell.kind {
-            CellKind::Live => self.live_cells += 1,
-            CellKind::Tombstone => self.tombstone_cells += 1,
-            CellKind::Expiring => self.expiring_cells += 1,
-            CellKind::Expired => self.expired_cells += 1,
+            CellKind::Live => add(&mut self.live_cells, 1),
+            CellKind::Tombstone => add(&mut self.tombstone_cells, 1),
+            CellKind::Expiring => add(&mut self.expiring_cells, 1),
+            CellKind::Expired => add(&mut self.expired_cells, 1),
         }
     }
 
     fn row_end(&mut self, end: &RowEnd<'_>) {
-        self.findings += end.findings.len() as u64;
+        add(&mut self.findings, end.findings.len() as u64);
     }
 
     fn range_tombstone_marker(&mut self, marker: &RangeTombstoneMarker) {
-        self.range_tombstone_markers += 1;
-        self.findings += marker.findings.len() as u64;
+        add(&mut self.range_tombstone_markers, 1);
+        add(&mut self.findings, marker.findings.len() as u64);
     }
 
     fn partition_end(&mut self, end: &PartitionEnd) {
-        self.findings += end.findings.len() as u64;
+        add(&mut self.findings, end.findings.len() as u64);
         self.data_bytes = end.partition_span.end;
     }
+}
+
+/// A count plus `n` (saturating: a count never wraps).
+#[inline(always)]
+fn add(count: &mut u64, n: u64) {
+    *count = count.saturating_add(n);
 }
 
 /// Drives `reader` from its position to the end, reading with `read_at(offset, len)`
