@@ -92,6 +92,7 @@ pub fn tests(venv: &Path, cli: &Path, log: Option<&Path>) -> Result<(), String> 
             .current_dir(repo_root())
             .env("PATH", venv_path(venv))
             .env("PYSPARK_PYTHON", venv_bin(venv, "python"))
+            .envs(crate::steps::fixtures_dir().map(|d| ("SSTABLE_FIXTURES", d)))
             .env("SSTABLE_INSPECT", cli),
         log,
     )
