@@ -3,12 +3,15 @@
 //! decompression of every chunk. Row decoding: the decode-only scan
 //! (`data::scan_counts`: every row, cell and tombstone decoded and counted), and `dump --jsonl`
 //! and `dump --json` (this binary, output to /dev/null), and the partitions pass
-//! (`sstablepartitions`' figures, `analytics::partitions` on the borrowing decoder), as MB/s of
+//! (`sstablepartitions`' figures, `analytics::partitions` on the borrowing decoder), and `export
+//! --format parquet` (`sstable-arrow`, into a sink), as MB/s of
 //! uncompressed data, rows/s and ratios to raw LZ4. Reported, never asserted. Data.db is read into memory first so that disk
 //! speed is not measured (except by the `dump` runs, which read the file as `dump` does).
 
 use std::time::Instant;
 
+use sstable_arrow::write::{BatchWriter, Format};
+use sstable_arrow::{RowBatchReader, RowOptions};
 use sstable_engine::analytics::{self, PartitionFilter, PartitionScan, PartitionsCollector};
 use sstable_engine::clock::Clock;
 use sstable_engine::component::data::{
@@ -18,7 +21,7 @@ use sstable_engine::component::ComponentType;
 use sstable_engine::compress::{decompress_chunk_into, Compressor};
 use sstable_engine::dump::{DumpFormat, DumpWriter};
 use sstable_engine::info::SSTableMetadata;
-use sstable_engine::range::RangeReader;
+use sstable_engine::range::{RangeReader, SliceSource};
 use sstable_engine::verify::{Verifier, VerifyOptions};
 
 use crate::{files, Outcome};
@@ -237,6 +240,20 @@ pub fn run(args: Args) -> Result<Outcome, String> {
             Err(e) => failure = Some(format!("partitions pass: {e}")),
         }
     });
+    let mut exported_rows = 0u64;
+    let export = best_cpu_of(dump_runs, || match export_parquet(&metadata, &data) {
+        Ok(n) => exported_rows = n,
+        Err(e) => failure = Some(format!("export --format parquet: {e}")),
+    });
+    // One Arrow row per row and static row, and one per partition without rows.
+    if failure.is_none()
+        && !(rows..=rows.saturating_add(counts.partitions)).contains(&exported_rows)
+    {
+        failure = Some(format!(
+            "export wrote {exported_rows} rows, the scan counted {rows} in {} partitions",
+            counts.partitions
+        ));
+    }
     if partitions_seen != counts.partitions {
         failure = Some(format!(
             "the partitions pass saw {partitions_seen} partitions, the scan {}",
@@ -282,6 +299,7 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         "dump_jsonl": row_report(dump_jsonl),
         "dump_json": row_report(dump_json),
         "partitions_pass": row_report(partitions),
+        "export_parquet": row_report(export),
         "dump_json_vs_jsonl": dump_json.0 / dump_jsonl.0.max(1e-9),
         "dump_json_vs_jsonl_cpu": dump_json.1.zip(dump_jsonl.1).map(|(a, b)| a / b.max(1e-9)),
         "dump_runs": dump_runs,
@@ -347,6 +365,7 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         line("dump --jsonl > null", dump_jsonl);
         line("dump --json > null", dump_json);
         line("partitions pass", partitions);
+        line("export --format parquet", export);
         println!(
             "  dump --json / --jsonl  {:.2} × the time{} (best of {dump_runs})",
             dump_json.0 / dump_jsonl.0.max(1e-9),
@@ -412,6 +431,30 @@ fn dump_all(
         io = io.and(out.write_all(b"\n]\n"));
     }
     io.and(out.flush()).map_err(|e| e.to_string())
+}
+
+/// `export --format parquet` of every row as the command writes it, into a sink (Snappy pages,
+/// row groups of 16 MiB): the rows written.
+fn export_parquet(metadata: &SSTableMetadata, data: &[u8]) -> Result<u64, String> {
+    let files = [(ComponentType::Data, data)];
+    let options = RowOptions {
+        batch_rows: sstable_arrow::DEFAULT_BATCH_ROWS,
+        cell_metadata: false,
+        mapping: Format::Parquet.mapping(),
+    };
+    let mut reader = RowBatchReader::new(metadata, SliceSource { files: &files }, options, None)
+        .map_err(|e| e.to_string())?;
+    let schema = arrow_array::RecordBatchReader::schema(&reader);
+    let mut writer =
+        BatchWriter::new(Format::Parquet, std::io::sink(), &schema).map_err(|e| e.to_string())?;
+    let mut rows = 0u64;
+    for batch in reader.by_ref() {
+        let batch = batch.map_err(|e| e.to_string())?;
+        rows = rows.saturating_add(batch.num_rows() as u64);
+        writer.write(&batch).map_err(|e| e.to_string())?;
+    }
+    writer.finish().map_err(|e| e.to_string())?;
+    Ok(rows)
 }
 
 /// The partitions pass as `sstable-inspect partitions` runs it (every partition's figures and

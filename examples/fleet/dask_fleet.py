@@ -23,18 +23,6 @@ sys.path.insert(0, HERE)
 import fleet  # noqa: E402
 
 
-def partitions_table(path):
-    import fleet
-
-    return pa.Table.from_batches(list(fleet.partitions_batches([path])), schema=fleet.PARTITIONS_SCHEMA)
-
-
-def verify_one(path):
-    import fleet
-
-    return fleet.verify_batch([path])
-
-
 def run(roots, out, workers=2, scheduler=None):
     """Both jobs over the SSTables under ``roots``; returns the totals read back from the
     Parquet written to ``out``."""
@@ -66,8 +54,8 @@ def cluster_client(workers=2, scheduler=None):
 def run_on(client, paths, out):
     """Both jobs over ``paths`` on ``client``, one task per SSTable; writes the Parquet and
     returns the totals read back from it."""
-    verify = client.gather(client.map(verify_one, paths))
-    partitions = client.gather(client.map(partitions_table, paths))
+    verify = client.gather(client.map(fleet.verify_batch, [[p] for p in paths]))
+    partitions = client.gather(client.map(fleet.partitions_table, paths))
     os.makedirs(out, exist_ok=True)
     v = pa.Table.from_batches(verify, schema=fleet.VERIFY_SCHEMA)
     p = pa.concat_tables(partitions) if partitions else fleet.PARTITIONS_SCHEMA.empty_table()

@@ -106,10 +106,29 @@ def partitions_batches(paths):
         yield from pa.Table.from_arrays(columns, schema=PARTITIONS_SCHEMA).to_batches()
 
 
-def totals(verify_table, partitions_table):
-    """The fleet's totals, the figures a test compares with the CLI's."""
-    v = verify_table.to_pydict()
-    p = partitions_table.filter(pa.compute.is_null(partitions_table["error"])).to_pydict()
+def partitions_table(path):
+    """The partitions report of one SSTable as a table of :data:`PARTITIONS_SCHEMA`."""
+    return pa.Table.from_batches(list(partitions_batches([path])), schema=PARTITIONS_SCHEMA)
+
+
+def verify_task(batches):
+    """A task over record batches with an ``sstable`` column of paths (Spark's
+    ``mapInArrow``): their verify rows, one batch per batch."""
+    for b in batches:
+        yield verify_batch(b.column("sstable").to_pylist())
+
+
+def partitions_task(batches):
+    """A task over record batches with an ``sstable`` column of paths: their partitions."""
+    for b in batches:
+        yield from partitions_batches(b.column("sstable").to_pylist())
+
+
+def totals(verified, surveyed):
+    """The fleet's totals from its two result tables, the figures a test compares with the
+    CLI's."""
+    v = verified.to_pydict()
+    p = surveyed.filter(pa.compute.is_null(surveyed["error"])).to_pydict()
     return {
         "sstables": len(v["sstable"]),
         "valid": sum(1 for x in v["valid"] if x),
@@ -128,5 +147,7 @@ def totals(verify_table, partitions_table):
             )
         ),
         "ttl_cells": sum(p["ttl_cells"]),
-        "unreadable": sorted(set(partitions_table.filter(pa.compute.is_valid(partitions_table["error"]))["sstable"].to_pylist())),
+        "unreadable": sorted(
+            set(surveyed.filter(pa.compute.is_valid(surveyed["error"]))["sstable"].to_pylist())
+        ),
     }

@@ -29,20 +29,6 @@ def spark_ddl(schema):
     return ", ".join(f"`{f.name}` {names[f.type]}" for f in schema)
 
 
-def verify_task(batches):
-    import fleet
-
-    for b in batches:
-        yield fleet.verify_batch(b.column("sstable").to_pylist())
-
-
-def partitions_task(batches):
-    import fleet
-
-    for b in batches:
-        yield from fleet.partitions_batches(b.column("sstable").to_pylist())
-
-
 def run(roots, out, master="local[2]", tasks=None):
     """Both jobs over the SSTables under ``roots``; returns the totals read back from the
     Parquet written to ``out``."""
@@ -64,8 +50,8 @@ def run(roots, out, master="local[2]", tasks=None):
             spark.sparkContext.parallelize([(p,) for p in paths], slices), "sstable string"
         )
         for name, task, schema in (
-            ("verify", verify_task, fleet.VERIFY_SCHEMA),
-            ("partitions", partitions_task, fleet.PARTITIONS_SCHEMA),
+            ("verify", fleet.verify_task, fleet.VERIFY_SCHEMA),
+            ("partitions", fleet.partitions_task, fleet.PARTITIONS_SCHEMA),
         ):
             df.mapInArrow(task, spark_ddl(schema)).write.mode("overwrite").parquet(
                 os.path.join(out, name)
