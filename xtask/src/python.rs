@@ -60,18 +60,24 @@ pub fn ensure_venv(log: Option<&Path>) -> Result<PathBuf, String> {
 }
 
 /// Builds the `sstable_inspect` extension into the venv (`maturin develop`; `release` for the
-/// bench), in its own target dir (`target/py`: the native pipeline holds `target/`).
-pub fn build_extension(venv: &Path, release: bool, log: Option<&Path>) -> Result<(), String> {
+/// bench) in the workspace's `target/`; `prepare` sets the environment its cargo runs in (the
+/// test pipeline's lint wrapper, so the artifacts of the native build are reused).
+pub fn build_extension(
+    venv: &Path,
+    release: bool,
+    log: Option<&Path>,
+    prepare: fn(&mut Command) -> &mut Command,
+) -> Result<(), String> {
     let mut cmd = Command::new(venv_bin(venv, "maturin"));
     cmd.args(["develop", "--quiet"]);
     if release {
         cmd.arg("--release");
     }
     run_maybe_logged(
-        cmd.current_dir(repo_root().join("python"))
+        prepare(&mut cmd)
+            .current_dir(repo_root().join("python"))
             .env("VIRTUAL_ENV", venv)
-            .env("PATH", venv_path(venv))
-            .env("CARGO_TARGET_DIR", repo_root().join("target").join("py")),
+            .env("PATH", venv_path(venv)),
         log,
     )
 }
@@ -101,7 +107,7 @@ pub fn tests(venv: &Path, cli: &Path, log: Option<&Path>) -> Result<(), String> 
 /// The fleet bench: the Dask job's SSTables/s on 1 and 2 workers (release extension and CLI).
 pub fn fleet_bench(cli: &Path) -> Result<(), String> {
     let venv = ensure_venv(None)?;
-    build_extension(&venv, true, None)?;
+    build_extension(&venv, true, None, |c| c)?;
     run_maybe_logged(
         Command::new(venv_bin(&venv, "python"))
             .arg(
@@ -121,8 +127,14 @@ pub fn fleet_bench(cli: &Path) -> Result<(), String> {
 pub fn test_only() -> Result<(), String> {
     crate::steps::announce("the Python package and the fleet jobs (venv, maturin develop, pytest)");
     let venv = ensure_venv(None)?;
-    build_extension(&venv, false, None)?;
-    crate::steps::run(Command::new("cargo").args(["build", "-q", "-p", "sstable-inspect"]))?;
+    // Linted as `test` builds, so the two share their artifacts.
+    build_extension(&venv, false, None, crate::steps::linted)?;
+    crate::steps::run(crate::steps::linted(&mut Command::new("cargo")).args([
+        "build",
+        "-q",
+        "-p",
+        "sstable-inspect",
+    ]))?;
     tests(
         &venv,
         &repo_root()

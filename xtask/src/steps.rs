@@ -31,7 +31,7 @@ pub fn run(cmd: &mut Command) -> Result<(), String> {
 /// `CLIPPY_ARGS` carries `-D warnings` the way `cargo clippy -- -D warnings` passes it. Every
 /// target CI builds (libraries, binaries, unit and integration tests, natively and for wasm32)
 /// is linted, without a separate check pass over the dependency graph.
-fn linted(cmd: &mut Command) -> &mut Command {
+pub(crate) fn linted(cmd: &mut Command) -> &mut Command {
     cmd.env("RUSTC_WORKSPACE_WRAPPER", tools::clippy_driver())
         .env(
             "CLIPPY_ARGS",
@@ -142,6 +142,9 @@ pub fn test_all() -> Result<(), String> {
     // The e2e test's long-task checks (no UI-thread task over 100 ms; over 200 ms fails) run on
     // a machine the native tests do not share: beside them, even at nice 19, runs saw 207–228 ms.
     let (native_done_tx, native_done_rx) = std::sync::mpsc::channel::<()>();
+    // The Python extension builds in the native pipeline, from its artifacts, once the python
+    // pipeline has the venv.
+    let (venv_tx, venv_rx) = std::sync::mpsc::channel::<PathBuf>();
     let native = Pipeline {
         name: "native",
         steps: vec![
@@ -156,19 +159,32 @@ pub fn test_all() -> Result<(), String> {
             PipelineStep {
                 // The web app is wasm-only: its lints and tests run in the wasm32 pipeline, so
                 // the native one never compiles Yew. Clippy lints while this builds (see `linted`).
-                name: "clippy -D warnings while building, then the tests (cargo test --workspace --exclude sstable-web)",
+                // `sstable-inspect-py` is a cdylib for CPython: maturin builds it (next step).
+                name: "clippy -D warnings while building, then the tests (cargo test --workspace --exclude sstable-web --exclude sstable-inspect-py)",
                 run: Box::new(move |log| {
-                    let tested = run_logged(
+                    run_logged(
                         test_env(linted(&mut cargo()).args([
                             "test",
                             "--workspace",
                             "--exclude",
                             "sstable-web",
+                            "--exclude",
+                            "sstable-inspect-py",
                         ])),
                         log,
-                    );
-                    let _ = native_done_tx.send(());
-                    tested
+                    )
+                }),
+            },
+            PipelineStep {
+                // Linted like the steps before, so engine, arrow and every dependency come from
+                // their artifacts: only pyo3 and the extension itself compile here.
+                name: "the sstable_inspect extension into the venv (maturin develop, clippy -D warnings), from the same artifacts",
+                run: Box::new(move |log| {
+                    let _done = SendOnDrop(Some(native_done_tx));
+                    let venv = venv_rx
+                        .recv()
+                        .map_err(|_| "the python pipeline ended before making the venv".to_owned())?;
+                    python::build_extension(&venv, false, Some(log), linted)
                 }),
             },
         ],
@@ -223,18 +239,16 @@ pub fn test_all() -> Result<(), String> {
                 name: "a venv with the pinned Python packages (pip, PyPI) and Java (Debian) for Spark",
                 run: Box::new(move |log| {
                     let made = python::ensure_venv(Some(log))?;
+                    let _ = venv_tx.send(made.clone());
                     let _ = venv.set(made);
                     Ok(())
                 }),
             },
             PipelineStep {
-                name: "the sstable_inspect extension built into the venv (maturin develop, its own target dir)",
-                run: Box::new(move |log| python::build_extension(venv_of(venv)?, false, Some(log))),
-            },
-            PipelineStep {
                 name: "the Python package's tests and the fleet jobs on Spark local[2] and a Dask LocalCluster (after the e2e test)",
                 run: Box::new(move |log| {
-                    // An error of the e2e pipeline is reported by it; the tests run regardless.
+                    // An error of the e2e pipeline is reported by it; the tests run regardless
+                    // (the extension was built before the e2e test started).
                     let _ = e2e_done_rx.recv();
                     python::tests(venv_of(venv)?, &dev_cli(), Some(log))
                 }),
