@@ -1,6 +1,6 @@
 """The Python package against the real fixtures (MANIFEST.md) and the CLI's own output.
 
-Run: python/run_tests.sh (builds the wheel into a venv, then pytest).
+Run: cargo xtask python (builds the extension into a venv, then pytest).
 """
 
 import json
