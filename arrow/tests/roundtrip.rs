@@ -8,8 +8,11 @@
 //! dump's `tstamp`, `ttl`, `expires_at` and `local_delete_time`. The generated table also checks
 //! each value against the literal it was written from.
 
+#[path = "../../engine/tests/common/mod.rs"]
+mod common;
+
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
@@ -498,58 +501,15 @@ fn complex_cells(
     }
 }
 
-fn fixtures() -> Option<PathBuf> {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    let candidates = std::env::var_os("SSTABLE_FIXTURES")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain(repo.parent().map(|p| p.join("shared").join("fixtures")));
-    for base in candidates {
-        for dir in [base.join("cassandra"), base.clone()] {
-            if dir.join("MANIFEST.md").is_file() {
-                return Some(dir);
-            }
-        }
-    }
-    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
-    assert!(
-        !ci,
-        "the Cassandra fixtures are required when CI is set (set SSTABLE_FIXTURES)"
-    );
-    eprintln!("SKIP: Cassandra fixtures not found");
-    if let Some(log) = std::env::var_os("SSTABLE_SKIP_LOG") {
-        use std::io::Write;
-        if let Ok(mut f) = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(log)
-        {
-            let _ = writeln!(f, "sstable-arrow roundtrip (fixtures not found)");
-        }
-    }
-    None
-}
-
-fn files_under(dir: &Path, out: &mut Vec<String>) {
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            files_under(&p, out);
-        } else {
-            out.push(p.to_string_lossy().into_owned());
-        }
-    }
-}
-
 #[test]
 fn every_3_0_fixture_round_trips_through_parquet_as_dump_prints_it() {
-    let Some(dir) = fixtures() else { return };
-    let mut paths = Vec::new();
-    files_under(&dir, &mut paths);
-    paths.sort();
+    let Some(dir) = common::cassandra_fixtures("sstable-arrow roundtrip") else {
+        return;
+    };
+    let paths: Vec<String> = common::files_under(&dir)
+        .into_iter()
+        .map(|rel| dir.join(rel).to_string_lossy().into_owned())
+        .collect();
     let grouping = group_files(&paths);
     let mut sstables = 0;
     let mut values = 0;
