@@ -21,20 +21,6 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 use sstable_engine::analytics::PartitionStats;
 
-const U64_COLUMNS: [&str; 11] = [
-    "position",
-    "bytes",
-    "rows",
-    "cells",
-    "partition_tombstones",
-    "row_tombstones",
-    "range_tombstones",
-    "complex_tombstones",
-    "cell_tombstones",
-    "ttl_cells",
-    "expired_ttl_cells",
-];
-
 /// The schema of the partitions report (the module table).
 pub fn partitions_schema() -> SchemaRef {
     let mut fields = vec![
@@ -43,7 +29,7 @@ pub fn partitions_schema() -> SchemaRef {
         Field::new("token", DataType::Utf8, false),
     ];
     fields.extend(
-        U64_COLUMNS
+        PartitionStats::COUNT_COLUMNS
             .iter()
             .map(|n| Field::new(*n, DataType::UInt64, false)),
     );
@@ -83,21 +69,7 @@ impl PartitionsBatcher {
         self.key.append_value(&p.key);
         self.key_hex.append_value(&p.key_hex);
         self.token.append_value(p.token.to_string());
-        let t = &p.tombstones;
-        let values = [
-            p.position,
-            p.bytes,
-            p.rows,
-            p.cells,
-            t.partition,
-            t.row,
-            t.range,
-            t.complex,
-            t.cell,
-            p.ttl_cells,
-            p.expired_ttl_cells,
-        ];
-        for (b, v) in self.numbers.iter_mut().zip(values) {
+        for (b, v) in self.numbers.iter_mut().zip(p.counts()) {
             b.append_value(v);
         }
         self.rows = self.rows.saturating_add(1);

@@ -7,8 +7,8 @@
 use std::io::Write;
 
 use sstable_engine::analytics::{
-    self, NowSource, PartitionColumn, PartitionFilter, PartitionScan, PartitionsCollector,
-    PartitionsReport, TombstoneScan,
+    self, NowSource, PartitionColumn, PartitionFilter, PartitionScan, PartitionStats,
+    PartitionsCollector, PartitionsReport, TombstoneScan,
 };
 use sstable_engine::clock::NoClock;
 use sstable_engine::component::data::{DataVisitor, VisitStep};
@@ -174,8 +174,8 @@ pub fn run(a: Args) -> Result<Outcome, String> {
     if a.csv {
         let _ = writeln!(
             out,
-            "sstable,key,token,position,bytes,rows,cells,partition_tombstones,row_tombstones,\
-             range_tombstones,complex_tombstones,cell_tombstones,ttl_cells,expired_ttl_cells"
+            "sstable,key,token,{}",
+            PartitionStats::COUNT_COLUMNS.join(",")
         );
     }
     for sstable in &found.grouping.sstables {
@@ -195,25 +195,11 @@ pub fn run(a: Args) -> Result<Outcome, String> {
         };
         if a.csv {
             for p in &r.partitions {
-                let t = &p.tombstones;
-                let _ = writeln!(
-                    out,
-                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                    csv(&r.sstable),
-                    csv(&p.key),
-                    p.token,
-                    p.position,
-                    p.bytes,
-                    p.rows,
-                    p.cells,
-                    t.partition,
-                    t.row,
-                    t.range,
-                    t.complex,
-                    t.cell,
-                    p.ttl_cells,
-                    p.expired_ttl_cells
-                );
+                let _ = write!(out, "{},{},{}", csv(&r.sstable), csv(&p.key), p.token);
+                for v in p.counts() {
+                    let _ = write!(out, ",{v}");
+                }
+                let _ = writeln!(out);
             }
         } else if !a.json {
             let _ = write!(out, "{}", human(&r));

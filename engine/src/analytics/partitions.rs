@@ -76,6 +76,39 @@ pub struct PartitionStats {
 }
 
 impl PartitionStats {
+    /// The names of [`PartitionStats::counts`], as the flat tables (CSV, Arrow) name them.
+    pub const COUNT_COLUMNS: [&'static str; 11] = [
+        "position",
+        "bytes",
+        "rows",
+        "cells",
+        "partition_tombstones",
+        "row_tombstones",
+        "range_tombstones",
+        "complex_tombstones",
+        "cell_tombstones",
+        "ttl_cells",
+        "expired_ttl_cells",
+    ];
+
+    /// The partition's figures in the order of [`PartitionStats::COUNT_COLUMNS`].
+    pub fn counts(&self) -> [u64; 11] {
+        let t = &self.tombstones;
+        [
+            self.position,
+            self.bytes,
+            self.rows,
+            self.cells,
+            t.partition,
+            t.row,
+            t.range,
+            t.complex,
+            t.cell,
+            self.ttl_cells,
+            self.expired_ttl_cells,
+        ]
+    }
+
     /// The value of a sort column.
     pub fn value(&self, column: PartitionColumn) -> u64 {
         match column {
