@@ -32,7 +32,7 @@ use sstable_engine::datetime::{iso8601_micros, iso8601_secs};
 use sstable_engine::descriptor::parse_file_name;
 use sstable_engine::dump::{DumpFormat, DumpWriter, PartitionJson, UnfilteredJson};
 use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
-use sstable_engine::range::{ByteRange, RangeSource};
+use sstable_engine::range::{ByteRange, RangeSource, SliceSource};
 use sstable_engine::sstable_set::group_files;
 use sstable_engine::types::value::{format_cell_path, format_value, parse_value};
 use sstable_engine::types::{parse_type, AbstractType};
@@ -50,17 +50,12 @@ struct Files(Vec<(ComponentType, Vec<u8>)>);
 
 impl RangeSource for Files {
     fn read_into(&mut self, range: &ByteRange, buf: &mut Vec<u8>) -> sstable_engine::Result<()> {
-        let bytes = self
+        let files: Vec<(ComponentType, &[u8])> = self
             .0
             .iter()
-            .find(|(c, _)| *c == range.component)
-            .map(|(_, b)| b.as_slice())
-            .unwrap_or_default();
-        let start = (range.offset as usize).min(bytes.len());
-        let end = (range.offset + range.len).min(bytes.len() as u64) as usize;
-        buf.clear();
-        buf.extend_from_slice(&bytes[start..end]);
-        Ok(())
+            .map(|(c, b)| (c.clone(), b.as_slice()))
+            .collect();
+        SliceSource { files: &files }.read_into(range, buf)
     }
 }
 
