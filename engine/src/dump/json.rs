@@ -2,6 +2,14 @@
 //! (`to_string` compact, `to_string_pretty` with two-space indents), so `dump --json`/`--jsonl`
 //! need no value tree and no `String` per value.
 
+/// `key!(json, out, "name")`: [`Json::key`] with `,"name":` joined at compile time.
+macro_rules! key {
+    ($json:expr, $out:expr, $name:literal) => {
+        $json.key_joined($out, concat!(",\"", $name, "\":"))
+    };
+}
+pub(crate) use key;
+
 /// Where the emitter is: nesting depth and whether the current object/array is still empty.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Json {
@@ -62,6 +70,26 @@ impl Json {
         out.push(b'"');
         out.extend_from_slice(key.as_bytes());
         out.extend_from_slice(b"\":");
+    }
+
+    /// [`Json::key`] of `joined`, the key with its separator and quotes (`,"name":`, built by
+    /// [`key!`]): one copy of a constant length.
+    #[inline(always)]
+    pub fn key_joined(&mut self, out: &mut Vec<u8>, joined: &'static str) {
+        if self.pretty {
+            let name = joined
+                .get(2..joined.len().saturating_sub(2))
+                .unwrap_or_default();
+            self.key(out, name);
+            return;
+        }
+        let bytes = joined.as_bytes();
+        if self.first {
+            out.extend_from_slice(bytes.get(1..).unwrap_or_default());
+        } else {
+            out.extend_from_slice(bytes);
+        }
+        self.first = false;
     }
 
     #[inline]
@@ -157,27 +185,72 @@ fn escape_of(b: u8) -> u8 {
     }
 }
 
-/// Whether any byte of `bytes` needs a JSON escape (a control byte, `"` or `\\`): eight bytes
-/// at a time (SWAR: a byte is below 0x20, or equal to `"` or `\\` after an xor, exactly when its
-/// high bit survives `(x - 0x01…) & !x & 0x80…`), then byte by byte.
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// SWAR: the high bit of each byte of `x` below `n` (`n` ≤ 0x80) survives; "any byte" is exact.
+#[inline(always)]
+fn bytes_below(x: u64, n: u8) -> u64 {
+    x.wrapping_sub(ONES.wrapping_mul(u64::from(n))) & !x & HIGH
+}
+
+/// SWAR: nonzero exactly when some byte of `x` equals `b`.
+#[inline(always)]
+fn bytes_equal(x: u64, b: u8) -> u64 {
+    bytes_below(x ^ ONES.wrapping_mul(u64::from(b)), 1)
+}
+
+/// `test` OR-ed over `bytes` read as little-endian 64-bit words: whole words, then the last
+/// eight bytes again (overlapping), or for short input two overlapping 32-bit halves, or the
+/// bytes padded with `pad` (a byte `test` passes). No byte-by-byte loop over the tail.
+#[inline(always)]
+fn any_word(bytes: &[u8], pad: u8, test: impl Fn(u64) -> u64) -> u64 {
+    let word = |b: &[u8]| u64::from_le_bytes(<[u8; 8]>::try_from(b).unwrap_or([pad; 8]));
+    let half = |b: &[u8]| u32::from_le_bytes(<[u8; 4]>::try_from(b).unwrap_or([pad; 4]));
+    let n = bytes.len();
+    if n >= 8 {
+        let words = bytes.chunks_exact(8);
+        let tail = !words.remainder().is_empty();
+        let mut found = words.fold(0, |found, w| found | test(word(w)));
+        if tail {
+            found |= test(word(bytes.get(n.saturating_sub(8)..).unwrap_or(&[])));
+        }
+        found
+    } else if n >= 4 {
+        let low = half(bytes.get(..4).unwrap_or(&[]));
+        let high = half(bytes.get(n.saturating_sub(4)..).unwrap_or(&[]));
+        test(u64::from(low) | u64::from(high) << 32)
+    } else {
+        let mut w = [pad; 8];
+        for (d, &b) in w.iter_mut().zip(bytes) {
+            *d = b;
+        }
+        test(u64::from_le_bytes(w))
+    }
+}
+
+/// Whether any byte of `bytes` needs a JSON escape (a control byte, `"` or `\\`), eight bytes at
+/// a time (SWAR: [`bytes_below`], [`bytes_equal`]).
 #[inline]
 pub(crate) fn needs_escape(bytes: &[u8]) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let below = |x: u64, n: u64| x.wrapping_sub(ONES.wrapping_mul(n)) & !x & HIGH;
-    let mut words = bytes.chunks_exact(8);
-    let mut found = 0u64;
-    for w in words.by_ref() {
-        let x = u64::from_le_bytes(<[u8; 8]>::try_from(w).unwrap_or([0; 8]));
-        found |= below(x, 0x20)
-            | below(x ^ ONES.wrapping_mul(u64::from(b'"')), 1)
-            | below(x ^ ONES.wrapping_mul(u64::from(b'\\')), 1);
-    }
-    found != 0
-        || words
-            .remainder()
-            .iter()
-            .any(|&b| b < 0x20 || b == b'"' || b == b'\\')
+    any_word(bytes, b'a', |x| {
+        bytes_below(x, 0x20) | bytes_equal(x, b'"') | bytes_equal(x, b'\\')
+    }) != 0
+}
+
+/// Text that a cqlsh-style dump writes as it is: printable ASCII (0x20–0x7e) without `\\` and
+/// without `quote`. `Some(true)` when it also holds a `"` (a JSON escape then), `None` when it is
+/// not such text.
+#[inline]
+pub(crate) fn plain_text(bytes: &[u8], quote: u8) -> Option<bool> {
+    let not_plain = any_word(bytes, b'a', |x| {
+        bytes_below(x, 0x20)
+            | (x & HIGH)
+            | bytes_equal(x, 0x7f)
+            | bytes_equal(x, b'\\')
+            | bytes_equal(x, quote)
+    });
+    (not_plain == 0).then(|| any_word(bytes, b'a', |x| bytes_equal(x, b'"')) != 0)
 }
 
 /// `s` as a JSON string (quoted, escaped as `serde_json` escapes).
@@ -216,12 +289,24 @@ pub(crate) fn string_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
 
 const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
 
-/// The lowercase hex digit of a nibble, by table lookup.
-pub(crate) fn hex_digit(nibble: u8) -> u8 {
-    HEX_DIGITS
-        .get(usize::from(nibble & 0xf))
-        .copied()
-        .unwrap_or(b'0')
+/// The two lowercase hex digits of every byte, by one table lookup (`u8` indexes it without a
+/// bounds check).
+// Evaluated at compile time: an index out of range would fail the build, not a run.
+#[allow(clippy::indexing_slicing)]
+pub(crate) const HEX_PAIRS: [[u8; 2]; 256] = {
+    let mut pairs = [[0u8; 2]; 256];
+    let mut b = 0;
+    while b < 256 {
+        pairs[b] = [HEX_DIGITS[b >> 4], HEX_DIGITS[b & 0xf]];
+        b += 1;
+    }
+    pairs
+};
+
+/// The lowercase hex digits of a byte.
+#[inline(always)]
+pub(crate) fn hex_pair(b: u8) -> [u8; 2] {
+    HEX_PAIRS.get(usize::from(b)).copied().unwrap_or([b'0'; 2])
 }
 
 /// Lowercase hex of `bytes`, by table lookup, 32 bytes at a time through a stack buffer.
@@ -230,7 +315,7 @@ pub(crate) fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
     let mut buf = [0u8; 64];
     for chunk in bytes.chunks(32) {
         for (pair, &b) in buf.chunks_exact_mut(2).zip(chunk) {
-            pair.copy_from_slice(&[hex_digit(b >> 4), hex_digit(b)]);
+            pair.copy_from_slice(&hex_pair(b));
         }
         out.extend_from_slice(buf.get(..chunk.len().saturating_mul(2)).unwrap_or(&[]));
     }
@@ -361,10 +446,30 @@ mod tests {
     }
 
     #[test]
+    fn plain_text_is_printable_ascii_without_the_quote_and_says_whether_a_json_escape_is_due() {
+        assert_eq!(plain_text(b"", b'\''), Some(false));
+        for b in 0..=255u8 {
+            for quote in [b'\'', b'\\'] {
+                let plain = (0x20..0x7f).contains(&b) && b != b'\\' && b != quote;
+                for len in 1..=20 {
+                    for pos in 0..len {
+                        let mut buf = vec![b'a'; len];
+                        buf[pos] = b;
+                        let want = plain.then_some(b == b'"');
+                        assert_eq!(plain_text(&buf, quote), want, "{b:#04x} at {pos} of {len}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn the_word_at_a_time_escape_check_finds_every_byte_that_needs_one() {
         for b in 0..=255u8 {
             let want = b < 0x20 || b == b'"' || b == b'\\';
-            for len in [1, 8, 13, 16, 17] {
+            // Every length of the short paths (1–3 padded, 4–7 two halves) and of the word loop
+            // with and without an overlapping tail.
+            for len in 1..=20 {
                 for pos in 0..len {
                     // Neighbours of both kinds: high bytes (UTF-8) and plain ASCII.
                     for fill in [b'a', 0xff, 0x80, b'!', b'#'] {

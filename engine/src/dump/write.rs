@@ -10,8 +10,8 @@
 //! partition cut short by an error is never printed, and memory holds one partition.
 
 use super::json::{
-    hex_digit, needs_escape, push_hex, push_i64, push_padded, string, string_bytes, Json,
-    DIGIT_PAIRS,
+    hex_pair, key, needs_escape, plain_text, push_hex, push_i64, push_padded, string, string_bytes,
+    Json, DIGIT_PAIRS,
 };
 use super::{
     header_json, marker_json, BoundJson, DeletionInfoJson, PartitionHeaderJson, UnfilteredJson,
@@ -217,9 +217,9 @@ impl<'s> DumpWriter<'s> {
                 let pretty = self.format == DumpFormat::Json;
                 let mut j = Json::new(pretty, 0);
                 j.begin_object(out);
-                j.key(out, "partition");
+                key!(j, out, "partition");
                 write_header_json(&mut j, out, header);
-                j.key(out, "rows");
+                key!(j, out, "rows");
                 j.begin_array(out);
                 let tail = &mut self.tail;
                 j.first = self.rows_json.first;
@@ -243,7 +243,7 @@ impl<'s> DumpWriter<'s> {
                 push_i64(&mut self.scratch, total);
                 (true, None)
             }
-            ShownValue::Typed(t, bytes) => (true, render(&mut self.scratch, t, bytes)),
+            ShownValue::Typed(t, bytes) => (true, render(&mut self.scratch, t, bytes).0),
         }
     }
 
@@ -256,13 +256,13 @@ impl<'s> DumpWriter<'s> {
         let scratch = &mut self.scratch;
         let j = &mut self.row_json;
         if !self.cells_open {
-            j.key(rows, "cells");
+            key!(j, rows, "cells");
             j.begin_array(rows);
             self.cells_open = true;
         }
         j.elem(rows);
         j.begin_object(rows);
-        j.key(rows, "name");
+        key!(j, rows, "name");
         match self
             .names_json
             .get(usize::from(self.row_is_static))
@@ -272,25 +272,25 @@ impl<'s> DumpWriter<'s> {
             None => string(rows, &column.name),
         }
         if let Some(p) = cell.path {
-            j.key(rows, "path");
+            key!(j, rows, "path");
             j.begin_array(rows);
             j.elem(rows);
             json_string_with(rows, scratch, |out| {
-                render_path(out, &column.column_type, p)
+                ((), render_path(out, &column.column_type, p))
             });
             j.end_array(rows);
         }
         let note = match shown_value(column, cell) {
             ShownValue::None => None,
             ShownValue::Counter(total) => {
-                j.key(rows, "value");
+                key!(j, rows, "value");
                 rows.push(b'"');
                 push_i64(rows, total);
                 rows.push(b'"');
                 None
             }
             ShownValue::Typed(t, bytes) => {
-                j.key(rows, "value");
+                key!(j, rows, "value");
                 json_string_with(rows, scratch, |out| render(out, t, bytes))
             }
         };
@@ -298,9 +298,9 @@ impl<'s> DumpWriter<'s> {
             j.str_member(rows, "value_note", n);
         }
         if tombstone {
-            j.key(rows, "deletion_info");
+            key!(j, rows, "deletion_info");
             j.begin_object(rows);
-            j.key(rows, "local_delete_time");
+            key!(j, rows, "local_delete_time");
             rows.push(b'"');
             if let Some(l) = cell.local_deletion_time {
                 push_iso_secs(rows, l.secs);
@@ -309,7 +309,7 @@ impl<'s> DumpWriter<'s> {
             j.end_object(rows);
         }
         if cell.flags & USE_ROW_TIMESTAMP == 0 {
-            j.key(rows, "tstamp");
+            key!(j, rows, "tstamp");
             rows.push(b'"');
             push_iso_micros(rows, cell.timestamp_micros);
             rows.push(b'"');
@@ -319,7 +319,7 @@ impl<'s> DumpWriter<'s> {
                 j.int_member(rows, "ttl", i64::from(ttl));
             }
             if let Some(l) = cell.local_deletion_time {
-                j.key(rows, "expires_at");
+                key!(j, rows, "expires_at");
                 rows.push(b'"');
                 push_iso_secs(rows, l.expiry_secs());
                 rows.push(b'"');
@@ -328,7 +328,7 @@ impl<'s> DumpWriter<'s> {
         }
         if let Some(c) = &cell.counter {
             if !c.shards.is_empty() {
-                j.key(rows, "shards");
+                key!(j, rows, "shards");
                 j.begin_array(rows);
                 for s in &c.shards {
                     j.elem(rows);
@@ -370,79 +370,102 @@ fn shown_value<'a>(column: &'a ColumnSchema, cell: &'a CellView<'_>) -> ShownVal
 }
 
 /// A JSON string whose text `f` writes straight into `out` (escaped afterwards only when it
-/// needs it, through `scratch`); returns what `f` returns.
+/// needs it, through `scratch`; not checked when `f` says its text needs no escape); returns
+/// what `f` returns.
 fn json_string_with<R>(
     out: &mut Vec<u8>,
     scratch: &mut Vec<u8>,
-    f: impl FnOnce(&mut Vec<u8>) -> R,
+    f: impl FnOnce(&mut Vec<u8>) -> (R, bool),
 ) -> R {
     out.push(b'"');
     let start = out.len();
-    let r = f(out);
-    if let Some(text) = out.get(start..).filter(|t| needs_escape(t)) {
-        scratch.clear();
-        scratch.extend_from_slice(text);
-        out.truncate(start.saturating_sub(1));
-        string_bytes(out, scratch);
-    } else {
-        out.push(b'"');
+    let (r, plain) = f(out);
+    match out.get(start..).filter(|t| !plain && needs_escape(t)) {
+        Some(text) => {
+            scratch.clear();
+            scratch.extend_from_slice(text);
+            out.truncate(start.saturating_sub(1));
+            string_bytes(out, scratch);
+        }
+        None => out.push(b'"'),
     }
     r
 }
 
-/// Writes `bytes` of type `t` like cqlsh into `out`; returns the note, if any.
-fn render(out: &mut Vec<u8>, t: Option<&AbstractType>, bytes: &[u8]) -> Option<String> {
+/// Writes `bytes` of type `t` like cqlsh into `out`; returns the note, if any, and whether the
+/// text written is known to need no JSON escape.
+fn render(out: &mut Vec<u8>, t: Option<&AbstractType>, bytes: &[u8]) -> (Option<String>, bool) {
     match t {
-        Some(t) => {
-            if fast_value(out, t.base(), bytes, false) {
-                None
-            } else {
+        Some(t) => match fast_value(out, t.base(), bytes, false) {
+            Fast::Plain => (None, true),
+            Fast::NeedsEscape => (None, false),
+            Fast::No => {
                 let f = format_value(t, bytes);
                 out.extend_from_slice(f.text.as_bytes());
-                f.note
+                (f.note, false)
             }
-        }
+        },
         None => {
             out.extend_from_slice(b"0x");
             push_hex(out, bytes);
-            Some("no type for this value".to_owned())
+            (Some("no type for this value".to_owned()), true)
         }
     }
 }
 
-/// A cell path like [`format_cell_path`].
-fn render_path(out: &mut Vec<u8>, column_type: &AbstractType, path: &[u8]) {
-    let done = match column_type.base() {
+/// A cell path like [`format_cell_path`]; returns whether the text written is known to need no
+/// JSON escape.
+fn render_path(out: &mut Vec<u8>, column_type: &AbstractType, path: &[u8]) -> bool {
+    let fast = match column_type.base() {
         AbstractType::List { .. } => match <[u8; 16]>::try_from(path) {
             Ok(uuid) => {
                 push_uuid(out, &uuid);
-                true
+                Fast::Plain
             }
-            Err(_) => false,
+            Err(_) => Fast::No,
         },
         AbstractType::Set { element: t, .. } | AbstractType::Map { key: t, .. } => {
             fast_value(out, t.base(), path, true)
         }
-        _ => false,
+        _ => Fast::No,
     };
-    if !done {
+    if fast == Fast::No {
         out.extend_from_slice(format_cell_path(column_type, path).as_bytes());
+    }
+    fast == Fast::Plain
+}
+
+/// What [`fast_value`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fast {
+    /// Not handled here, nothing written.
+    No,
+    /// Written; no byte of it needs a JSON escape (digits, hex, dates, `True`…).
+    Plain,
+    /// Written text that holds a `"`.
+    NeedsEscape,
+}
+
+impl From<bool> for Fast {
+    fn from(written: bool) -> Fast {
+        if written {
+            Fast::Plain
+        } else {
+            Fast::No
+        }
     }
 }
 
 /// The common types written directly, exactly as `format_value` renders them (`nested`: inside a
-/// collection, where text is quoted). `false`: not handled here, nothing written.
-fn fast_value(out: &mut Vec<u8>, t: &AbstractType, bytes: &[u8], nested: bool) -> bool {
-    match t {
+/// collection, where text is quoted).
+fn fast_value(out: &mut Vec<u8>, t: &AbstractType, bytes: &[u8], nested: bool) -> Fast {
+    let written = match t {
         AbstractType::Utf8 | AbstractType::Ascii => {
             // Printable ASCII needs no escape (and no quote doubling when nested).
             let quote = if nested { b'\'' } else { b'\\' };
-            let plain = !bytes.iter().fold(false, |acc, &b| {
-                acc | !(0x20..0x7f).contains(&b) | (b == b'\\') | (b == quote)
-            });
-            if !plain {
-                return false;
-            }
+            let Some(has_double_quote) = plain_text(bytes, quote) else {
+                return Fast::No;
+            };
             if nested {
                 out.push(b'\'');
             }
@@ -450,7 +473,11 @@ fn fast_value(out: &mut Vec<u8>, t: &AbstractType, bytes: &[u8], nested: bool) -
             if nested {
                 out.push(b'\'');
             }
-            true
+            return if has_double_quote {
+                Fast::NeedsEscape
+            } else {
+                Fast::Plain
+            };
         }
         AbstractType::Int32 => fixed(bytes).is_some_and(|b: [u8; 4]| {
             push_i64(out, i64::from(i32::from_be_bytes(b)));
@@ -505,14 +532,14 @@ fn fast_value(out: &mut Vec<u8>, t: &AbstractType, bytes: &[u8], nested: bool) -
         },
         AbstractType::Timestamp | AbstractType::Date if !nested => {
             let Some(b) = fixed::<8>(bytes) else {
-                return false;
+                return Fast::No;
             };
             let ms = i64::from_be_bytes(b);
             let days = ms.div_euclid(86_400_000);
             let of_day = ms.rem_euclid(86_400_000);
             let (y, m, d) = civil_from_days(days);
             if !(1..=9999).contains(&y) {
-                return false;
+                return Fast::No;
             }
             push_date(out, y, m, d);
             out.push(b'T');
@@ -523,29 +550,37 @@ fn fast_value(out: &mut Vec<u8>, t: &AbstractType, bytes: &[u8], nested: bool) -
             true
         }
         _ => false,
-    }
+    };
+    Fast::from(written)
 }
 
 fn fixed<const N: usize>(bytes: &[u8]) -> Option<[u8; N]> {
     <[u8; N]>::try_from(bytes).ok()
 }
 
-// `at` stays below 36 (16 bytes, 2 digits each, 4 dashes).
-#[allow(clippy::arithmetic_side_effects)]
+/// 8-4-4-4-12 lowercase hex digits.
 fn push_uuid(out: &mut Vec<u8>, b: &[u8; 16]) {
-    // 8-4-4-4-12 hex digits: a dash before bytes 4, 6, 8 and 10.
-    let mut text = [b'-'; 36];
-    let mut at = 0usize;
-    for (i, &byte) in b.iter().enumerate() {
-        if matches!(i, 4 | 6 | 8 | 10) {
-            at += 1;
-        }
-        if let Some(pair) = text.get_mut(at..at + 2) {
-            pair.copy_from_slice(&[hex_digit(byte >> 4), hex_digit(byte)]);
-        }
-        at += 2;
-    }
-    out.extend_from_slice(&text);
+    let h = |i: usize| b.get(i).map_or([b'0'; 2], |&v| hex_pair(v));
+    let [a0, a1] = h(0);
+    let [a2, a3] = h(1);
+    let [a4, a5] = h(2);
+    let [a6, a7] = h(3);
+    let [b0, b1] = h(4);
+    let [b2, b3] = h(5);
+    let [c0, c1] = h(6);
+    let [c2, c3] = h(7);
+    let [d0, d1] = h(8);
+    let [d2, d3] = h(9);
+    let [e0, e1] = h(10);
+    let [e2, e3] = h(11);
+    let [e4, e5] = h(12);
+    let [e6, e7] = h(13);
+    let [e8, e9] = h(14);
+    let [ea, eb] = h(15);
+    out.extend_from_slice(&[
+        a0, a1, a2, a3, a4, a5, a6, a7, b'-', b0, b1, b2, b3, b'-', c0, c1, c2, c3, b'-', d0, d1,
+        d2, d3, b'-', e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, ea, eb,
+    ]);
 }
 
 /// `YYYY-MM-DDTHH:MM:SS` (19 bytes) of a date in years 0–9999 and seconds into the day, written
@@ -609,18 +644,18 @@ fn push_iso_micros(out: &mut Vec<u8>, micros: i64) {
     out.push(b'Z');
 }
 
-/// A string member whose value is written by `f` (then JSON-escaped).
+/// A string member whose value `f` writes straight into `out`: an ISO-8601 time, which never
+/// needs a JSON escape.
 fn rendered_member(
     j: &mut Json,
     out: &mut Vec<u8>,
-    scratch: &mut Vec<u8>,
     key: &'static str,
     f: impl FnOnce(&mut Vec<u8>),
 ) {
-    scratch.clear();
-    f(scratch);
     j.key(out, key);
-    string_bytes(out, scratch);
+    out.push(b'"');
+    f(out);
+    out.push(b'"');
 }
 
 fn write_deletion_json(j: &mut Json, out: &mut Vec<u8>, d: &DeletionInfoJson) {
@@ -634,12 +669,12 @@ fn write_deletion_json(j: &mut Json, out: &mut Vec<u8>, d: &DeletionInfoJson) {
 }
 
 /// A row or marker's `deletion_info` straight from its DeletionTime.
-fn write_deletion_time(j: &mut Json, out: &mut Vec<u8>, scratch: &mut Vec<u8>, d: &DeletionTime) {
+fn write_deletion_time(j: &mut Json, out: &mut Vec<u8>, d: &DeletionTime) {
     j.begin_object(out);
-    rendered_member(j, out, scratch, "marked_deleted", |s| {
+    rendered_member(j, out, "marked_deleted", |s| {
         push_iso_micros(s, d.marked_for_delete_at_micros)
     });
-    rendered_member(j, out, scratch, "local_delete_time", |s| {
+    rendered_member(j, out, "local_delete_time", |s| {
         push_iso_secs(s, d.local_deletion_time.secs)
     });
     if d.local_deletion_time.is_invalid() {
@@ -654,7 +689,7 @@ fn write_header_json(j: &mut Json, out: &mut Vec<u8>, h: &PartitionHeaderJson) {
     j.str_member(out, "key_hex", &h.key_hex);
     j.int_member(out, "position", h.position as i64);
     if let Some(d) = &h.deletion_info {
-        j.key(out, "deletion_info");
+        key!(j, out, "deletion_info");
         write_deletion_json(j, out, d);
     }
     if !h.findings.is_empty() {
@@ -667,7 +702,7 @@ fn write_bound_json(j: &mut Json, out: &mut Vec<u8>, b: &BoundJson) {
     j.begin_object(out);
     j.str_member(out, "type", b.r#type);
     j.strings_member(out, "clustering", b.clustering.iter().map(|c| c.as_deref()));
-    j.key(out, "deletion_info");
+    key!(j, out, "deletion_info");
     write_deletion_json(j, out, &b.deletion_info);
     j.end_object(out);
 }
@@ -678,7 +713,7 @@ fn write_marker_json(j: &mut Json, out: &mut Vec<u8>, u: &UnfilteredJson) {
     j.str_member(out, "type", u.r#type);
     j.int_member(out, "position", u.position as i64);
     if let Some(d) = &u.deletion_info {
-        j.key(out, "deletion_info");
+        key!(j, out, "deletion_info");
         write_deletion_json(j, out, d);
     }
     for (key, b) in [("start", &u.start), ("end", &u.end)] {
@@ -772,7 +807,7 @@ impl DataVisitor for DumpWriter<'_> {
         j.int_member(rows, "position", row.position as i64);
         if let Some(c) = &row.clustering {
             if !schema.clustering_types.is_empty() {
-                j.key(rows, "clustering");
+                key!(j, rows, "clustering");
                 j.begin_array(rows);
                 for v in c.values() {
                     let (i, state, bytes) = (v.index, v.state, v.bytes);
@@ -781,9 +816,9 @@ impl DataVisitor for DumpWriter<'_> {
                         ClusteringValueState::Null => rows.extend_from_slice(b"null"),
                         ClusteringValueState::Empty => rows.extend_from_slice(b"\"\""),
                         ClusteringValueState::Present => {
-                            scratch.clear();
-                            let _ = render(scratch, schema.clustering_types.get(i), bytes);
-                            string_bytes(rows, scratch);
+                            json_string_with(rows, scratch, |out| {
+                                ((), render(out, schema.clustering_types.get(i), bytes).1)
+                            });
                         }
                     }
                 }
@@ -791,9 +826,9 @@ impl DataVisitor for DumpWriter<'_> {
             }
         }
         if let Some(l) = &row.liveness {
-            j.key(rows, "liveness_info");
+            key!(j, rows, "liveness_info");
             j.begin_object(rows);
-            rendered_member(&mut j, rows, scratch, "tstamp", |s| {
+            rendered_member(&mut j, rows, "tstamp", |s| {
                 push_iso_micros(s, l.timestamp_micros.value)
             });
             if let Some(ttl) = &l.ttl_secs {
@@ -801,9 +836,7 @@ impl DataVisitor for DumpWriter<'_> {
             }
             if let Some(e) = &l.local_expiration_time {
                 let expires = e.value.expiry_secs();
-                rendered_member(&mut j, rows, scratch, "expires_at", |s| {
-                    push_iso_secs(s, expires)
-                });
+                rendered_member(&mut j, rows, "expires_at", |s| push_iso_secs(s, expires));
                 if let Some(now) = self.now_seconds {
                     j.bool_member(rows, "expired", expires <= now);
                 }
@@ -811,8 +844,8 @@ impl DataVisitor for DumpWriter<'_> {
             j.end_object(rows);
         }
         if let Some(d) = &row.deletion {
-            j.key(rows, "deletion_info");
-            write_deletion_time(&mut j, rows, scratch, &d.time);
+            key!(j, rows, "deletion_info");
+            write_deletion_time(&mut j, rows, &d.time);
         }
         self.row_json = j;
     }
