@@ -1,33 +1,89 @@
-//! Finding SSTable files on disk: the CLI's side of the engine's sans-I/O boundary.
+//! Finding SSTable files on disk and reading them by range.
+//!
+//! A path given by the user is a component file (which selects every file of its SSTable in the
+//! same directory) or a directory (searched recursively, in name order). The files found are
+//! grouped into SSTables by the engine's [`group_files`] (Cassandra's `Descriptor` file names).
+//! [`ComponentFiles`] answers the engine's byte-range requests with positioned reads of one
+//! SSTable's files: a read never holds more than the range asked for, so a multi-GB Data.db is
+//! never in memory whole.
 
+use std::fmt;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use sstable_engine::clock::NoClock;
+use sstable_engine::descriptor::parse_file_name;
 use sstable_engine::info::SSTableMetadata;
 use sstable_engine::load::MetadataLoader;
 use sstable_engine::range::{ByteRange, RangeSource, SyncDriver};
 use sstable_engine::sstable_set::{group_files, Grouping, SSTableFiles};
 use sstable_engine::{ComponentType, Error};
 
+/// Why a search for SSTables failed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum FindError {
+    /// `path` (as the caller gave it) could not be read: measured, or listed as a directory.
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    /// [`find_one`] found `count` SSTables under `path`, not one.
+    NotOne { path: String, count: usize },
+}
+
+impl fmt::Display for FindError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FindError::Io { path, source } => write!(f, "{path}: {source}"),
+            FindError::NotOne { path, count } => write!(
+                f,
+                "{path}: {count} SSTables found; give one SSTable's directory or component file"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for FindError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FindError::Io { source, .. } => Some(source),
+            FindError::NotOne { .. } => None,
+        }
+    }
+}
+
+/// The CLI reports errors as text.
+impl From<FindError> for String {
+    fn from(e: FindError) -> String {
+        e.to_string()
+    }
+}
+
 /// The files found under the given paths, and how the engine grouped them.
+#[derive(Debug)]
 pub struct FoundFiles {
+    /// Every file found, sorted, without duplicates; [`SSTableFiles::files`] index into it.
     pub paths: Vec<PathBuf>,
     pub grouping: Grouping,
 }
 
 /// Walks every path (directories recursively, in name order). A file argument selects every
 /// file of its SSTable in the same directory.
-pub fn find(args: &[&str]) -> Result<FoundFiles, String> {
+pub fn find(args: &[&str]) -> Result<FoundFiles, FindError> {
     let mut paths = Vec::new();
     for arg in args {
+        let io = |source| FindError::Io {
+            path: (*arg).to_owned(),
+            source,
+        };
         let p = Path::new(arg);
-        let meta = std::fs::metadata(p).map_err(|e| format!("{arg}: {e}"))?;
+        let meta = std::fs::metadata(p).map_err(io)?;
         if meta.is_dir() {
-            walk(p, &mut paths).map_err(|e| format!("{arg}: {e}"))?;
+            walk(p, &mut paths).map_err(io)?;
         } else {
-            siblings(p, &mut paths).map_err(|e| format!("{arg}: {e}"))?;
+            siblings(p, &mut paths).map_err(io)?;
         }
     }
     paths.sort();
@@ -38,6 +94,20 @@ pub fn find(args: &[&str]) -> Result<FoundFiles, String> {
         .collect();
     let grouping = group_files(&names);
     Ok(FoundFiles { paths, grouping })
+}
+
+/// The one SSTable at `path` (a component file, or a directory tree holding exactly one
+/// SSTable): the files found and that SSTable's group (taken out of `grouping`).
+pub fn find_one(path: &str) -> Result<(FoundFiles, SSTableFiles), FindError> {
+    let mut found = find(&[path])?;
+    let count = found.grouping.sstables.len();
+    match found.grouping.sstables.pop() {
+        Some(sstable) if count == 1 => Ok((found, sstable)),
+        _ => Err(FindError::NotOne {
+            path: path.to_owned(),
+            count,
+        }),
+    }
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
@@ -61,10 +131,11 @@ fn siblings(file: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let Ok((descriptor, _)) = sstable_engine::descriptor::parse_file_name(&name) else {
+    let Ok((descriptor, _)) = parse_file_name(&name) else {
         return Ok(());
     };
     let prefix = format!("{}-", descriptor.file_name_prefix());
+    let bare = file.parent().is_some_and(|d| d.as_os_str().is_empty());
     let dir = match file.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -72,7 +143,7 @@ fn siblings(file: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     for e in std::fs::read_dir(&dir)? {
         let e = e?;
         if e.file_name().to_string_lossy().starts_with(&prefix) && e.file_type()?.is_file() {
-            out.push(if file.parent().is_some_and(|d| d.as_os_str().is_empty()) {
+            out.push(if bare {
                 PathBuf::from(e.file_name())
             } else {
                 e.path()
@@ -96,13 +167,23 @@ pub fn load_metadata(found: &FoundFiles, sstable: &SSTableFiles) -> (SSTableMeta
     (loader.finish(), io_errors)
 }
 
+/// An open component file and its length when opened.
+#[derive(Debug)]
+struct OpenFile {
+    component: ComponentType,
+    file: File,
+    len_bytes: u64,
+}
+
 /// One SSTable's component files, answering the engine's range requests with positioned reads
 /// (a [`RangeSource`]). Files are opened on first use; a read never allocates more than the
 /// file holds past the offset.
+#[derive(Debug)]
 pub struct ComponentFiles {
+    /// `directory/` + the SSTable's file-name prefix ([`SSTableFiles::prefix`]).
     pub prefix: String,
     files: Vec<(ComponentType, PathBuf)>,
-    open: Vec<(ComponentType, File)>,
+    open: Vec<OpenFile>,
     /// Files that could not be measured or read, in words.
     pub io_errors: Vec<String>,
 }
@@ -134,6 +215,7 @@ impl ComponentFiles {
         out
     }
 
+    /// The file holding `component`, if the SSTable has one.
     pub fn path(&self, component: &ComponentType) -> Option<&Path> {
         self.files
             .iter()
@@ -141,23 +223,31 @@ impl ComponentFiles {
             .map(|(_, p)| p.as_path())
     }
 
-    fn file(&mut self, component: &ComponentType) -> Result<&mut File, String> {
-        if let Some(i) = self.open.iter().position(|(c, _)| c == component) {
-            return self
-                .open
-                .get_mut(i)
-                .map(|(_, f)| f)
-                .ok_or_else(|| "file handle lost".to_owned());
-        }
-        let path = self
-            .path(component)
-            .ok_or_else(|| format!("the SSTable has no {component}"))?
-            .to_path_buf();
-        let file = File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        self.open.push((component.clone(), file));
+    /// The open file of `component` and its length, opened on first use.
+    fn file(&mut self, component: &ComponentType) -> Result<(&mut File, u64), String> {
+        let i = match self.open.iter().position(|o| o.component == *component) {
+            Some(i) => i,
+            None => {
+                let path = self
+                    .path(component)
+                    .ok_or_else(|| format!("the SSTable has no {component}"))?
+                    .to_path_buf();
+                let file = File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+                let len_bytes = file
+                    .metadata()
+                    .map_err(|e| format!("{}: {e}", path.display()))?
+                    .len();
+                self.open.push(OpenFile {
+                    component: component.clone(),
+                    file,
+                    len_bytes,
+                });
+                self.open.len().saturating_sub(1)
+            }
+        };
         self.open
-            .last_mut()
-            .map(|(_, f)| f)
+            .get_mut(i)
+            .map(|o| (&mut o.file, o.len_bytes))
             .ok_or_else(|| "file handle lost".to_owned())
     }
 
@@ -177,10 +267,8 @@ impl ComponentFiles {
 impl RangeSource for ComponentFiles {
     fn read_into(&mut self, range: &ByteRange, buf: &mut Vec<u8>) -> Result<(), Error> {
         let component = &range.component;
-        let fail = |msg: String| Error::invalid(msg, range.offset).in_component(component.clone());
         let result = (|| -> Result<(), String> {
-            let file = self.file(component)?;
-            let file_len = file.metadata().map_err(|e| e.to_string())?.len();
+            let (file, file_len) = self.file(component)?;
             // Never more than the file holds past the offset, whatever length was asked for.
             let available = file_len.saturating_sub(range.offset).min(range.len);
             let n =
@@ -201,7 +289,7 @@ impl RangeSource for ComponentFiles {
                 _ => m,
             };
             self.io_errors.push(m.clone());
-            fail(m)
+            Error::invalid(m, range.offset).in_component(component.clone())
         })
     }
 }
