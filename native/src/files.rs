@@ -293,3 +293,98 @@ impl RangeSource for ComponentFiles {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh directory holding `nb-1-big-Data.db` (bytes 0..100), `nb-1-big-TOC.txt`,
+    /// `nb-2-big-Data.db` and a file that is no SSTable's.
+    fn tree(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("sstable-native-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        let data: Vec<u8> = (0..100).collect();
+        std::fs::write(dir.join("nb-1-big-Data.db"), &data).unwrap();
+        std::fs::write(dir.join("nb-1-big-TOC.txt"), "Data.db\nTOC.txt\n").unwrap();
+        std::fs::write(dir.join("sub").join("nb-2-big-Data.db"), [7u8; 3]).unwrap();
+        std::fs::write(dir.join("notes.txt"), "x").unwrap();
+        dir
+    }
+
+    fn names(found: &FoundFiles) -> Vec<String> {
+        found
+            .paths
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn a_component_file_selects_its_sstable_and_a_directory_its_tree() {
+        let dir = tree("find");
+        let file = dir.join("nb-1-big-TOC.txt");
+        let found = find(&[file.to_str().unwrap()]).unwrap();
+        assert_eq!(names(&found), ["nb-1-big-Data.db", "nb-1-big-TOC.txt"]);
+        assert_eq!(found.grouping.sstables.len(), 1);
+
+        let found = find(&[dir.to_str().unwrap()]).unwrap();
+        assert_eq!(
+            names(&found),
+            [
+                "nb-1-big-Data.db",
+                "nb-1-big-TOC.txt",
+                "notes.txt",
+                "nb-2-big-Data.db"
+            ]
+        );
+        let prefixes: Vec<&str> = found
+            .grouping
+            .sstables
+            .iter()
+            .map(|s| s.prefix.rsplit('/').next().unwrap())
+            .collect();
+        assert_eq!(prefixes, ["nb-1-big", "nb-2-big"]);
+        assert_eq!(found.grouping.ignored.len(), 1, "notes.txt");
+
+        let err = find_one(dir.to_str().unwrap()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}: 2 SSTables found; give one SSTable's directory or component file",
+                dir.display()
+            )
+        );
+        let missing = dir.join("nb-9-big-Data.db");
+        let err = find(&[missing.to_str().unwrap()]).unwrap_err();
+        assert!(
+            matches!(&err, FindError::Io { path, .. } if *path == missing.to_str().unwrap()),
+            "{err}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn reads_are_bounded_by_the_file_and_missing_components_are_errors() {
+        let dir = tree("read");
+        let (found, sstable) = find_one(dir.join("nb-1-big-Data.db").to_str().unwrap()).unwrap();
+        let mut files = ComponentFiles::new(&found, &sstable);
+        assert_eq!(
+            files.sizes(),
+            [(ComponentType::Data, 100), (ComponentType::Toc, 16)]
+        );
+        let data = ComponentType::Data;
+        assert_eq!(files.read_at(&data, 10, 3).unwrap(), [10, 11, 12]);
+        // A range past the end is cut at the end; one wholly past it is empty.
+        assert_eq!(files.read_at(&data, 97, 1 << 40).unwrap(), [97, 98, 99]);
+        assert_eq!(files.read_at(&data, 500, 8).unwrap(), Vec::<u8>::new());
+        let err = files
+            .read_at(&ComponentType::PrimaryIndex, 4, 8)
+            .unwrap_err();
+        assert_eq!(err.component(), Some(&ComponentType::PrimaryIndex));
+        assert_eq!(err.offset(), 4);
+        assert_eq!(files.io_errors, ["the SSTable has no Index.db"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
