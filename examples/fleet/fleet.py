@@ -2,10 +2,14 @@
 surveyed one by one with the ``sstable_inspect`` package, results as Arrow record batches.
 
 Spark (``spark_fleet.py``) and Dask (``dask_fleet.py``) only distribute these functions; the
-schemas below are the results' columns in both. Nothing here schedules work.
+schemas below are the results' columns in both, and :func:`main` their command line. Nothing
+here schedules work.
 """
 
+import argparse
+import json
 import os
+import time
 
 import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
@@ -133,3 +137,19 @@ def totals(verified, surveyed):
             set(surveyed.filter(pa.compute.is_valid(surveyed["error"]))["sstable"].to_pylist())
         ),
     }
+
+
+def main(description, add_options, run):
+    """A fleet job's command line: ``ROOT... --out DIR`` and the job's own options
+    (``add_options(parser)``); ``run(args)`` returns the totals, printed as JSON with the
+    seconds taken. Exit status 1 when any SSTable is invalid or unreadable."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("roots", nargs="+", metavar="ROOT")
+    p.add_argument("--out", required=True)
+    add_options(p)
+    a = p.parse_args()
+    t = time.monotonic()
+    result = run(a)
+    result["seconds"] = round(time.monotonic() - t, 2)
+    print(json.dumps(result, indent=2))
+    return 0 if not result["invalid"] and not result["unreadable"] else 1
