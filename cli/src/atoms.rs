@@ -99,10 +99,8 @@ pub fn run(a: &Options<'_>) -> Result<Outcome, String> {
             LegacyLayout::inferred()
         }
     };
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .ok();
+    // "Now" as dump takes it (`$SSTABLE_INSPECT_NOW_SECONDS` or the system clock).
+    let now = crate::dump::now_seconds();
     let mut o = Output {
         out: std::io::BufWriter::new(crate::output::stdout()),
         first_json: true,

@@ -13,7 +13,6 @@ use std::time::Instant;
 use sstable_arrow::write::{BatchWriter, Format};
 use sstable_arrow::{RowBatchReader, RowOptions};
 use sstable_engine::analytics::{self, PartitionFilter, PartitionScan, PartitionsCollector};
-use sstable_engine::clock::Clock;
 use sstable_engine::component::data::{
     self, DataFileReader, DataSchema, DecodeOptions, ScanCounts, VisitStep,
 };
@@ -23,16 +22,9 @@ use sstable_engine::dump::{DumpFormat, DumpWriter};
 use sstable_engine::info::SSTableMetadata;
 use sstable_engine::range::{RangeReader, SliceSource};
 use sstable_engine::verify::{Verifier, VerifyOptions};
+use sstable_native::clock::InstantClock;
 
 use crate::{files, Outcome};
-
-struct Wall(Instant);
-
-impl Clock for Wall {
-    fn now_nanos(&self) -> u64 {
-        self.0.elapsed().as_nanos() as u64
-    }
-}
 
 fn mb_s(bytes: usize, secs: f64) -> f64 {
     bytes as f64 / 1e6 / secs.max(1e-9)
@@ -147,7 +139,7 @@ pub fn run(args: Args) -> Result<Outcome, String> {
     let verify = |decompress: bool| -> Result<(f64, bool), String> {
         let mut valid = false;
         let secs = best_of(runs, || {
-            let clock = Wall(Instant::now());
+            let clock = InstantClock::new();
             let Some(mut v) = Verifier::for_sstable(
                 &metadata,
                 VerifyOptions {

@@ -16,10 +16,8 @@
 
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::time::Instant;
 
 use serde_json::{json, Value};
-use sstable_engine::clock::Clock;
 use sstable_engine::component::data::DecodeOptions;
 use sstable_engine::info::SSTableMetadata;
 use sstable_engine::lookup::{
@@ -30,24 +28,10 @@ use sstable_engine::range::SyncDriver;
 use sstable_engine::types::value::{format_value, split_composite_key};
 use sstable_engine::types::AbstractType;
 use sstable_engine::Error;
+use sstable_native::clock::InstantClock;
 
 use crate::files::ComponentFiles;
 use crate::{files, Outcome};
-
-/// `std::time::Instant` as the engine's injected clock.
-pub(crate) struct InstantClock(Instant);
-
-impl InstantClock {
-    pub(crate) fn new() -> Self {
-        InstantClock(Instant::now())
-    }
-}
-
-impl Clock for InstantClock {
-    fn now_nanos(&self) -> u64 {
-        u64::try_from(self.0.elapsed().as_nanos()).unwrap_or(u64::MAX)
-    }
-}
 
 /// Every SSTable under `paths`: files and decoded metadata (the small components read whole,
 /// Data.db and the indexes only measured).

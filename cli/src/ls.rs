@@ -4,6 +4,7 @@ use serde::Serialize;
 use sstable_engine::component::ComponentType;
 use sstable_engine::toc::{ComponentCheck, Toc};
 
+use crate::files::ComponentFiles;
 use crate::{files, Outcome};
 
 #[derive(Serialize)]
@@ -33,29 +34,14 @@ pub fn run(args: Args) -> Result<Outcome, String> {
     let found = files::find(&paths)?;
     let mut listings = Vec::new();
     for sstable in &found.grouping.sstables {
-        let mut errors = Vec::new();
-        let mut sizes_bytes = Vec::new();
-        for (component, index) in &sstable.files {
-            if let Some(path) = found.paths.get(*index) {
-                match std::fs::metadata(path) {
-                    Ok(m) => sizes_bytes.push((component.clone(), m.len())),
-                    Err(e) => errors.push(format!("{}: {e}", path.display())),
-                }
-            }
-        }
-        let toc = match sstable
+        let mut files = ComponentFiles::new(&found, sstable);
+        let sizes_bytes = files.sizes();
+        // TOC.txt whole (a read is bounded by the file's length); a failed read is in io_errors.
+        let toc = sstable
             .file(&ComponentType::Toc)
-            .and_then(|i| found.paths.get(i))
-        {
-            Some(path) => match std::fs::read(path) {
-                Ok(bytes) => Some(Toc::parse(&bytes)),
-                Err(e) => {
-                    errors.push(format!("{}: {e}", path.display()));
-                    None
-                }
-            },
-            None => None,
-        };
+            .and_then(|_| files.read_at(&ComponentType::Toc, 0, u64::MAX).ok())
+            .map(|bytes| Toc::parse(&bytes));
+        let errors = std::mem::take(&mut files.io_errors);
         let components = ComponentCheck::new(&sstable.components(), toc.as_ref());
         listings.push(Listing {
             sstable: sstable.prefix.clone(),

@@ -29,7 +29,6 @@ mod bench;
 mod bench_legacy;
 mod dump;
 mod export;
-mod files;
 mod generate;
 mod index;
 mod info;
@@ -45,6 +44,8 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+// SSTable discovery and file-backed reads, shared with the Python package.
+use sstable_native::files;
 
 const AFTER_HELP: &str = "\
 PATH is a component file (any of an SSTable's files selects its whole SSTable) or a directory

@@ -11,25 +11,15 @@
 //! 2 on bad usage.
 
 use std::fmt::Write as _;
-use std::time::Instant;
 
-use sstable_engine::clock::Clock;
 use sstable_engine::range::SyncDriver;
 use sstable_engine::sstable_set::SSTableFiles;
 use sstable_engine::verify::{Phase, PhaseTiming, Verdict, VerifyOptions, VerifyReport, VerifyRun};
+use sstable_native::clock::InstantClock;
 
 use crate::files::{ComponentFiles, FoundFiles};
 use crate::progress::{self, Progress};
 use crate::{files, Outcome};
-
-/// The native monotonic clock for the engine's timings.
-struct InstantClock(Instant);
-
-impl Clock for InstantClock {
-    fn now_nanos(&self) -> u64 {
-        u64::try_from(self.0.elapsed().as_nanos()).unwrap_or(u64::MAX)
-    }
-}
 
 /// `sstable-inspect verify PATH... [--json] [--decompress]`
 #[derive(clap::Args, Debug)]
@@ -55,7 +45,7 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         decompress: args.decompress,
         ..VerifyOptions::default()
     };
-    let clock = InstantClock(Instant::now());
+    let clock = InstantClock::new();
     let reports: Vec<VerifyReport> = found
         .grouping
         .sstables

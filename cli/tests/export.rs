@@ -30,6 +30,34 @@ fn out_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// `sstable-inspect export PATH --format FORMAT --out DIR ARGS…` into a fresh directory named
+/// after `name`: (that directory, stderr, exit code).
+fn export(path: &Path, format: &str, name: &str, args: &[&str]) -> (PathBuf, String, i32) {
+    let dir = out_dir(name);
+    let mut all = vec![
+        "export",
+        path.to_str().unwrap(),
+        "--format",
+        format,
+        "--out",
+        dir.to_str().unwrap(),
+    ];
+    all.extend_from_slice(args);
+    let (stderr, code) = run(&all);
+    (dir, stderr, code)
+}
+
+/// Every record batch of a Parquet file, read with the parquet crate.
+fn read_parquet(file: &Path) -> Vec<RecordBatch> {
+    let f = std::fs::File::open(file).unwrap();
+    parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f)
+        .unwrap()
+        .build()
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
 /// `dump --json` of `path`: (partition key, clustering, val) of every row.
 fn dumped_rows(path: &Path) -> Vec<(String, String, String)> {
     let out = Command::new(env!("CARGO_BIN_EXE_sstable-inspect"))
@@ -88,17 +116,12 @@ fn exports_each_sstable_as_parquet_arrow_and_csv_with_dumps_values() {
     let expected = dumped_rows(&table);
     assert_eq!(expected.len(), 250, "MANIFEST §3: 5 partitions × 50 rows");
     for format in ["parquet", "arrow", "csv"] {
-        let dir = out_dir(format);
-        let (stderr, code) = run(&[
-            "export",
-            fx.join("legacy-sstables/nb").to_str().unwrap(),
-            "--format",
+        let (dir, stderr, code) = export(
+            &fx.join("legacy-sstables/nb"),
             format,
-            "--out",
-            dir.to_str().unwrap(),
-            "--batch-rows",
-            "64",
-        ]);
+            format,
+            &["--batch-rows", "64"],
+        );
         assert_eq!(code, 0, "{stderr}");
         let mut names: Vec<String> = std::fs::read_dir(&dir)
             .unwrap()
@@ -117,17 +140,7 @@ fn exports_each_sstable_as_parquet_arrow_and_csv_with_dumps_values() {
         );
         let file = dir.join(format!("legacy_nb_clust.nb-1-big.{format}"));
         let got = match format {
-            "parquet" => {
-                let f = std::fs::File::open(&file).unwrap();
-                let batches: Vec<RecordBatch> =
-                    parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f)
-                        .unwrap()
-                        .build()
-                        .unwrap()
-                        .collect::<Result<_, _>>()
-                        .unwrap();
-                rows_of(&batches)
-            }
+            "parquet" => rows_of(&read_parquet(&file)),
             "arrow" => {
                 let f = std::fs::File::open(&file).unwrap();
                 let reader = arrow_ipc::reader::FileReader::try_new(f, None).unwrap();
@@ -161,27 +174,10 @@ fn exports_the_partitions_report_and_refuses_pre_3_0_sstables() {
     let Some(fx) = common::cassandra_fixtures("cli::export::partitions") else {
         return;
     };
-    let dir = out_dir("partitions");
     let table = fx.join("legacy-sstables/oa/legacy_tables/legacy_oa_clust");
-    let (stderr, code) = run(&[
-        "export",
-        table.to_str().unwrap(),
-        "--table",
-        "partitions",
-        "--format",
-        "parquet",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let (dir, stderr, code) = export(&table, "parquet", "partitions", &["--table", "partitions"]);
     assert_eq!(code, 0, "{stderr}");
-    let f = std::fs::File::open(dir.join("legacy_oa_clust.oa-1-big.parquet")).unwrap();
-    let batches: Vec<RecordBatch> =
-        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f)
-            .unwrap()
-            .build()
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
+    let batches = read_parquet(&dir.join("legacy_oa_clust.oa-1-big.parquet"));
     let rows: Vec<u64> = batches
         .iter()
         .flat_map(|b| {
@@ -196,16 +192,8 @@ fn exports_the_partitions_report_and_refuses_pre_3_0_sstables() {
     assert_eq!(rows, vec![50; 5]);
     let _ = std::fs::remove_dir_all(&dir);
 
-    let dir = out_dir("legacy");
     let ka = fx.join("legacy-sstables/ka/legacy_tables/legacy_ka_clust");
-    let (stderr, code) = run(&[
-        "export",
-        ka.to_str().unwrap(),
-        "--format",
-        "csv",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let (dir, stderr, code) = export(&ka, "csv", "legacy", &[]);
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("predates the 3.0 row format"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);

@@ -8,12 +8,9 @@ Without ``--scheduler`` a ``LocalCluster`` of worker processes runs here. Worker
 ``sstable_inspect`` and ``pyarrow``; ``fleet.py`` is uploaded to them.
 """
 
-import argparse
 import contextlib
-import json
 import os
 import sys
-import time
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -67,18 +64,15 @@ def run_on(client, paths, out):
     )
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("roots", nargs="+", metavar="ROOT")
-    p.add_argument("--out", required=True)
+def options(p):
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--scheduler")
-    a = p.parse_args()
-    t = time.monotonic()
-    result = run(a.roots, a.out, a.workers, a.scheduler)
-    result["seconds"] = round(time.monotonic() - t, 2)
-    print(json.dumps(result, indent=2))
-    return 0 if not result["invalid"] and not result["unreadable"] else 1
+
+
+def main():
+    return fleet.main(
+        __doc__.splitlines()[0], options, lambda a: run(a.roots, a.out, a.workers, a.scheduler)
+    )
 
 
 if __name__ == "__main__":

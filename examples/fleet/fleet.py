@@ -2,10 +2,14 @@
 surveyed one by one with the ``sstable_inspect`` package, results as Arrow record batches.
 
 Spark (``spark_fleet.py``) and Dask (``dask_fleet.py``) only distribute these functions; the
-schemas below are the results' columns in both. Nothing here schedules work.
+schemas below are the results' columns in both, and :func:`main` their command line. Nothing
+here schedules work.
 """
 
+import argparse
+import json
 import os
+import time
 
 import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
@@ -26,43 +30,26 @@ VERIFY_SCHEMA = pa.schema(
     ]
 )
 
-#: The partitions report's counts (``sstable_inspect.partitions``), as signed 64-bit integers
-#: (Spark has no unsigned types).
-PARTITION_COUNTS = [
-    "position",
-    "bytes",
-    "rows",
-    "cells",
-    "partition_tombstones",
-    "row_tombstones",
-    "range_tombstones",
-    "complex_tombstones",
-    "cell_tombstones",
-    "ttl_cells",
-    "expired_ttl_cells",
-]
+#: The partitions report's counts (``sstable_inspect.PARTITIONS_SCHEMA``'s unsigned columns), as
+#: signed 64-bit integers here (Spark has no unsigned types).
+PARTITION_COUNTS = [f.name for f in si.PARTITIONS_SCHEMA if pa.types.is_unsigned_integer(f.type)]
 
-#: One row per partition, with the SSTable it is in; an SSTable whose report fails is one row
-#: with its ``error`` (and no key).
+#: One row per partition (the package's partitions report, counts as int64), with the SSTable it
+#: is in; an SSTable whose report fails is one row with its ``error`` (and no key).
 PARTITIONS_SCHEMA = pa.schema(
-    [("sstable", pa.string()), ("key", pa.string()), ("key_hex", pa.string()), ("token", pa.string())]
-    + [(name, pa.int64()) for name in PARTITION_COUNTS]
+    [("sstable", pa.string())]
+    + [(f.name, pa.int64() if f.name in PARTITION_COUNTS else f.type) for f in si.PARTITIONS_SCHEMA]
     + [("error", pa.string())]
 )
 
 
 def find_sstables(roots):
-    """Every SSTable under the directory trees ``roots`` (or given as a file), named by its
-    Data.db path, sorted. Object-store paths work where the task host mounts them."""
-    found = []
-    for root in roots:
-        root = os.fspath(root)
-        if os.path.isfile(root):
-            found.append(root)
-            continue
-        for directory, _, files in os.walk(root):
-            found.extend(os.path.join(directory, f) for f in files if f.endswith("-Data.db"))
-    return sorted(found)
+    """Every SSTable under the directory trees ``roots`` (or given as one of its files), named by
+    its Data.db path, sorted (``sstable_inspect.find``: the CLI's discovery). Object-store paths
+    work where the task host mounts them."""
+    return sorted(
+        s["components"]["Data.db"] for s in si.find([os.fspath(r) for r in roots]) if "Data.db" in s["components"]
+    )
 
 
 def verify_one(path):
@@ -100,8 +87,7 @@ def partitions_batches(paths):
             continue
         n = table.num_rows
         columns = [pa.array([path] * n, pa.string())]
-        columns += [table.column(c) for c in ("key", "key_hex", "token")]
-        columns += [table.column(c).cast(pa.int64()) for c in PARTITION_COUNTS]
+        columns += [table.column(f.name).cast(PARTITIONS_SCHEMA.field(f.name).type) for f in si.PARTITIONS_SCHEMA]
         columns.append(pa.nulls(n, pa.string()))
         yield from pa.Table.from_arrays(columns, schema=PARTITIONS_SCHEMA).to_batches()
 
@@ -151,3 +137,19 @@ def totals(verified, surveyed):
             set(surveyed.filter(pa.compute.is_valid(surveyed["error"]))["sstable"].to_pylist())
         ),
     }
+
+
+def main(description, add_options, run):
+    """A fleet job's command line: ``ROOT... --out DIR`` and the job's own options
+    (``add_options(parser)``); ``run(args)`` returns the totals, printed as JSON with the
+    seconds taken. Exit status 1 when any SSTable is invalid or unreadable."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("roots", nargs="+", metavar="ROOT")
+    p.add_argument("--out", required=True)
+    add_options(p)
+    a = p.parse_args()
+    t = time.monotonic()
+    result = run(a)
+    result["seconds"] = round(time.monotonic() - t, 2)
+    print(json.dumps(result, indent=2))
+    return 0 if not result["invalid"] and not result["unreadable"] else 1

@@ -9,11 +9,8 @@ must have ``sstable_inspect`` and ``pyarrow``. On a cluster, ROOTs are paths eve
 host can read (a shared mount, a fused object store).
 """
 
-import argparse
-import json
 import os
 import sys
-import time
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -68,18 +65,15 @@ def run(roots, out, master="local[2]", tasks=None):
     )
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("roots", nargs="+", metavar="ROOT")
-    p.add_argument("--out", required=True)
+def options(p):
     p.add_argument("--master", default="local[2]")
     p.add_argument("--tasks", type=int)
-    a = p.parse_args()
-    t = time.monotonic()
-    result = run(a.roots, a.out, a.master, a.tasks)
-    result["seconds"] = round(time.monotonic() - t, 2)
-    print(json.dumps(result, indent=2))
-    return 0 if not result["invalid"] and not result["unreadable"] else 1
+
+
+def main():
+    return fleet.main(
+        __doc__.splitlines()[0], options, lambda a: run(a.roots, a.out, a.master, a.tasks)
+    )
 
 
 if __name__ == "__main__":

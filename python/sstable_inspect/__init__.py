@@ -5,6 +5,7 @@
     >>> si.verify("path/to/table_dir")["verdict"]
     >>> si.partitions("path/to/table_dir").to_pandas()
     >>> for batch in si.scan("path/to/table_dir"): ...
+    >>> [s["components"]["Data.db"] for s in si.find(["path/to/data_dir"])]
 
 ``path`` is one SSTable: a directory holding one, or any of its component files. Rows and
 reports cross from Rust through the Arrow C stream interface (no copy); decoding runs without
@@ -17,7 +18,11 @@ import pyarrow as _pa
 from . import _native
 from ._native import SSTableError
 
-__all__ = ["info", "verify", "partitions", "scan", "SSTableError"]
+__all__ = ["info", "verify", "partitions", "scan", "find", "PARTITIONS_SCHEMA", "SSTableError"]
+
+#: The schema of :func:`partitions`' table: ``key``, ``key_hex``, ``token`` (strings), then the
+#: counts (unsigned 64-bit integers).
+PARTITIONS_SCHEMA = _pa.schema(_native.partitions_schema())
 
 
 def info(path):
@@ -57,3 +62,14 @@ def scan(path, columns=None, batch_rows=8192, cell_metadata=False):
             yield b.select(columns)
 
     return _pa.RecordBatchReader.from_batches(schema, batches())
+
+
+def find(paths):
+    """Every SSTable under ``paths`` (directories searched recursively; a component file selects
+    its whole SSTable), as ``sstable-inspect`` finds them: a list (by directory, then name) of dicts with
+    ``prefix`` (directory and file-name prefix, e.g. ``.../nb-1-big``) and ``components`` (file
+    suffix, e.g. ``"Data.db"``, to path)."""
+    if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
+        paths = [paths]
+    found = _native.find([str(p) for p in paths])
+    return [{"prefix": prefix, "components": dict(files)} for prefix, files in found]

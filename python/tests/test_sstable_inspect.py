@@ -60,6 +60,30 @@ def test_partitions_is_a_table_equal_to_the_cli_report():
     assert t.column("bytes").to_pylist() == [p["bytes"] for p in want]
 
 
+def test_find_lists_the_sstables_the_cli_lists():
+    root = FIXTURES / "legacy-sstables" / "nb"
+    got = si.find([root])
+    want = cli_json("ls", str(root), "--json")
+    assert [s["prefix"] for s in got] == [w["sstable"] for w in want]
+    for s, w in zip(got, want):
+        assert sorted(s["components"]) == sorted(w["components"]["present"])
+    clust = next(s for s in got if s["prefix"].endswith("legacy_nb_clust/nb-1-big"))
+    assert clust["components"]["Data.db"] == str(CLUST / "nb-1-big-Data.db")
+    # A component file selects its whole SSTable (the 8 files of MANIFEST's legacy tables).
+    (one,) = si.find(CLUST / "nb-1-big-TOC.txt")
+    assert one["prefix"] == str(CLUST / "nb-1-big")
+    assert len(one["components"]) == 8
+    with pytest.raises(si.SSTableError) as e:
+        si.find([CLUST / "no-such-file"])
+    assert "no-such-file" in str(e.value)
+
+
+def test_partitions_schema_is_the_tables_schema():
+    assert si.PARTITIONS_SCHEMA.names[:3] == ["key", "key_hex", "token"]
+    assert si.PARTITIONS_SCHEMA.field("rows").type == pa.uint64()
+    assert si.partitions(CLUST).schema == si.PARTITIONS_SCHEMA
+
+
 def test_scan_streams_the_rows_dump_prints(tmp_path):
     reader = si.scan(CLUST, batch_rows=64)
     assert isinstance(reader, pa.RecordBatchReader)

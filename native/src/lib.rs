@@ -1,0 +1,25 @@
+//! The native side of the engine's sans-I/O boundary, written once for every native front end
+//! (the CLI `sstable-inspect` and the Python package `sstable_inspect`).
+//!
+//! | module | what |
+//! |---|---|
+//! | [`files`] | SSTable discovery (a component file, a directory, a tree; grouping by descriptor), [`files::ComponentFiles`]: positioned, bounded reads of component files as the engine's `RangeSource`, and [`files::load_metadata`] |
+//! | [`clock`] | [`clock::InstantClock`]: `std::time::Instant` as the engine's injected clock |
+//!
+//! The engine itself never touches `std::fs` or the system clock (it also runs on wasm32); the
+//! browser's counterpart of this crate is the web app's loader.
+#![forbid(unsafe_code)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::unreachable,
+        clippy::arithmetic_side_effects
+    )
+)]
+
+pub mod clock;
+pub mod files;
