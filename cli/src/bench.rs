@@ -75,7 +75,8 @@ pub struct Args {
     /// Print JSON
     #[arg(long)]
     json: bool,
-    /// Run only the row-decoding part named (`scan`, `dump`, `partitions`), for a profiler
+    /// Run only the row-decoding part named (`scan`, `dump` (--jsonl), `dump-json`, `partitions`),
+    /// for a profiler
     #[arg(long, value_name = "PART")]
     only: Option<String>,
 }
@@ -499,23 +500,26 @@ fn only(
             let c = data::scan_counts(&mut new_reader(), read_at).map_err(|e| e.to_string())?;
             format!("{} rows", c.rows + c.static_rows)
         }
-        "dump" => {
+        "dump" | "dump-json" => {
             let null = std::fs::File::create("/dev/null").map_err(|e| e.to_string())?;
             let mut out = std::io::BufWriter::with_capacity(1 << 16, null);
-            dump_all(
-                &mut new_reader(),
-                schema,
-                DumpFormat::JsonLines,
-                data,
-                &mut out,
-            )?;
-            "dump --jsonl".to_owned()
+            let (format, what) = if part == "dump" {
+                (DumpFormat::JsonLines, "dump --jsonl")
+            } else {
+                (DumpFormat::Json, "dump --json")
+            };
+            dump_all(&mut new_reader(), schema, format, data, &mut out)?;
+            what.to_owned()
         }
         "partitions" => format!(
             "{} partitions",
             partitions_pass(metadata, schema, &mut new_reader(), read_at)?
         ),
-        other => return Err(format!("--only {other}: expected scan, dump or partitions")),
+        other => {
+            return Err(format!(
+                "--only {other}: expected scan, dump, dump-json or partitions"
+            ))
+        }
     };
     println!("{what} in {:.3} s", t.elapsed().as_secs_f64());
     Ok(Outcome::Clean)

@@ -28,25 +28,38 @@ impl Json {
         }
     }
 
+    /// A line break and the indent of the current depth (pretty), after a `,` unless `first`:
+    /// one copy out of [`BREAK`] for the usual depths.
     #[inline]
-    fn newline(&self, out: &mut Vec<u8>) {
-        out.push(b'\n');
-        let mut indent = self.depth.saturating_mul(2);
-        while indent > 0 {
-            let n = indent.min(INDENT.len());
-            out.extend_from_slice(INDENT.get(..n).unwrap_or(&[]));
-            indent = indent.saturating_sub(n);
+    fn line_break(&self, out: &mut Vec<u8>, comma: bool) {
+        let indent = self.depth.saturating_mul(2);
+        let from = usize::from(!comma);
+        match BREAK.get(from..indent.saturating_add(2)) {
+            Some(text) => out.extend_from_slice(text),
+            None => {
+                out.extend_from_slice(BREAK.get(from..2).unwrap_or_default());
+                let mut left = indent;
+                while left > 0 {
+                    let n = left.min(INDENT.len());
+                    out.extend_from_slice(INDENT.get(..n).unwrap_or_default());
+                    left = left.saturating_sub(n);
+                }
+            }
         }
     }
 
-    /// Before a member or an element: the separator and, pretty, the line break and indent.
     #[inline]
+    fn newline(&self, out: &mut Vec<u8>) {
+        self.line_break(out, false);
+    }
+
+    /// Before a member or an element: the separator and, pretty, the line break and indent.
+    #[inline(always)]
     pub fn elem(&mut self, out: &mut Vec<u8>) {
-        if !self.first {
-            out.push(b',');
-        }
         if self.pretty {
-            self.newline(out);
+            self.line_break(out, !self.first);
+        } else if !self.first {
+            out.push(b',');
         }
         self.first = false;
     }
@@ -76,14 +89,13 @@ impl Json {
     /// [`key!`]): one copy of a constant length.
     #[inline(always)]
     pub fn key_joined(&mut self, out: &mut Vec<u8>, joined: &'static str) {
+        let bytes = joined.as_bytes();
         if self.pretty {
-            let name = joined
-                .get(2..joined.len().saturating_sub(2))
-                .unwrap_or_default();
-            self.key(out, name);
+            self.elem(out);
+            out.extend_from_slice(bytes.get(1..).unwrap_or_default());
+            out.push(b' ');
             return;
         }
-        let bytes = joined.as_bytes();
         if self.first {
             out.extend_from_slice(bytes.get(1..).unwrap_or_default());
         } else {
@@ -116,7 +128,7 @@ impl Json {
         self.close(out, b']');
     }
 
-    #[inline]
+    #[inline(always)]
     fn close(&mut self, out: &mut Vec<u8>, bracket: u8) {
         self.depth = self.depth.saturating_sub(1);
         if !self.first && self.pretty {
@@ -168,6 +180,9 @@ impl Json {
 
 /// Spaces for pretty indents (two per level).
 const INDENT: &[u8; 64] = &[b' '; 64];
+
+/// `,`, a line break and 64 spaces: a pretty separator and indent up to depth 31 in one slice.
+const BREAK: &[u8; 66] = b",\n                                                                ";
 
 /// `serde_json`'s escape of a byte: 0 = as is, else the character after the backslash
 /// (`u` = `\u00XX`).
