@@ -95,6 +95,7 @@ pub fn start(
             | Reply::DataPage { .. }
             | Reply::Analytics { .. }
             | Reply::Loaded { .. }
+            | Reply::Sample { .. }
             | Reply::Bloom { .. }
             | Reply::Schema { .. }
             | Reply::Table { .. }
@@ -209,6 +210,7 @@ fn start_split(
                 | Reply::DataPage { .. }
                 | Reply::Analytics { .. }
                 | Reply::Loaded { .. }
+                | Reply::Sample { .. }
                 | Reply::Bloom { .. }
                 | Reply::Schema { .. }
                 | Reply::Table { .. }

@@ -137,6 +137,9 @@ pub enum Request {
         sstable: String,
         files: Vec<FileRef>,
     },
+    /// The embedded sample's files and metadata ([`Reply::Sample`]; decoded as the worker
+    /// started).
+    LoadSample { job: u64 },
     /// The bloom lab: the filter's answer for a typed partition key.
     Bloom {
         job: u64,
@@ -183,6 +186,7 @@ impl Request {
             | Request::DataPage { job, .. }
             | Request::Analytics { job, .. }
             | Request::Load { job, .. }
+            | Request::LoadSample { job }
             | Request::Bloom { job, .. }
             | Request::Schema { job, .. }
             | Request::Table { job, .. }
@@ -228,6 +232,13 @@ pub enum Reply {
         job: u64,
         summary: Box<SSTableSummary>,
     },
+    /// The embedded sample: its files (`sample/…`, made in the worker) and what
+    /// [`Reply::Loaded`] would say of them.
+    Sample {
+        job: u64,
+        files: Vec<FileRef>,
+        summary: Result<Box<SSTableSummary>, String>,
+    },
     Bloom {
         job: u64,
         answer: Result<Option<BloomAnswer>, String>,
@@ -263,6 +274,7 @@ impl Reply {
             | Reply::DataPage { job, .. }
             | Reply::Analytics { job, .. }
             | Reply::Loaded { job, .. }
+            | Reply::Sample { job, .. }
             | Reply::Bloom { job, .. }
             | Reply::Schema { job, .. }
             | Reply::Table { job, .. }
@@ -387,6 +399,19 @@ impl Worker for EngineWorker {
                     Err(message) => Reply::Failed { job, message },
                 };
                 scope.respond(id, reply);
+            }
+            Request::LoadSample { job } => {
+                let (files, summary) = SAMPLE
+                    .with(|s| s.borrow().clone())
+                    .unwrap_or_else(decode_sample);
+                scope.respond(
+                    id,
+                    Reply::Sample {
+                        job,
+                        files,
+                        summary,
+                    },
+                );
             }
             Request::Bloom { job, files, key } => {
                 let reply = match cached_metadata(&self.last_metadata, &files) {
@@ -624,7 +649,44 @@ impl Worker for EngineWorker {
 
 /// Registers the worker (the `sstable-worker` bin's `main`).
 pub fn register() {
+    // The sample first: the page asks for it as soon as its own WebAssembly runs, and this
+    // worker started before that (index.html), so its answer is ready, or nearly (issue #12).
+    let sample = decode_sample();
+    SAMPLE.with(|s| *s.borrow_mut() = Some(sample));
     EngineWorker::registrar().encoding::<JsCodec>().register();
+}
+
+/// The embedded sample's files and metadata, or why it could not be decoded.
+type SampleAnswer = (Vec<FileRef>, Result<Box<SSTableSummary>, String>);
+
+thread_local! {
+    /// The sample, decoded as the worker started ([`register`]).
+    static SAMPLE: RefCell<Option<SampleAnswer>> = const { RefCell::new(None) };
+}
+
+/// Decodes the embedded sample ([`loader::sample_files`]) as [`Request::Load`] does.
+fn decode_sample() -> SampleAnswer {
+    let files: Vec<FileRef> = loader::sample_files()
+        .into_iter()
+        .map(|f| FileRef {
+            path: f.path,
+            file: f.file,
+        })
+        .collect();
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    let prefix = group_files(&paths)
+        .sstables
+        .first()
+        .map(|s| s.prefix.clone())
+        .unwrap_or_default();
+    let summary = load_metadata(&files).map(|(m, _)| {
+        Box::new(SSTableSummary::new(
+            &prefix,
+            &m,
+            crate::verification::MIN_SPLIT_BYTES,
+        ))
+    });
+    (files, summary)
 }
 
 struct VerifyJob {
