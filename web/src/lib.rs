@@ -31,6 +31,7 @@ pub mod index_listing;
 pub mod loader;
 pub mod loading;
 pub mod pool;
+pub mod scan_bench;
 pub mod state;
 pub mod summary;
 pub mod verification;

@@ -96,6 +96,7 @@ pub fn start(
             | Reply::Analytics { .. }
             | Reply::Loaded { .. }
             | Reply::Sample { .. }
+            | Reply::ScanBench { .. }
             | Reply::Bloom { .. }
             | Reply::Schema { .. }
             | Reply::Table { .. }
@@ -211,6 +212,7 @@ fn start_split(
                 | Reply::Analytics { .. }
                 | Reply::Loaded { .. }
                 | Reply::Sample { .. }
+                | Reply::ScanBench { .. }
                 | Reply::Bloom { .. }
                 | Reply::Schema { .. }
                 | Reply::Table { .. }

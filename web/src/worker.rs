@@ -172,6 +172,13 @@ pub enum Request {
         files: Vec<FileRef>,
         offset: u64,
     },
+    /// `cargo xtask bench`'s decode-only scan next to raw LZ4 ([`crate::scan_bench`]), best of
+    /// `runs`.
+    ScanBench {
+        job: u64,
+        files: Vec<FileRef>,
+        runs: u32,
+    },
     /// Stop job `job` at its next slice.
     Cancel { job: u64 },
 }
@@ -192,6 +199,7 @@ impl Request {
             | Request::Table { job, .. }
             | Request::IndexPage { job, .. }
             | Request::IndexBlocks { job, .. }
+            | Request::ScanBench { job, .. }
             | Request::Cancel { job } => *job = id,
         }
     }
@@ -259,6 +267,11 @@ pub enum Reply {
         job: u64,
         blocks: Result<Vec<BlockRow>, String>,
     },
+    ScanBench {
+        job: u64,
+        /// The [`crate::scan_bench::ScanBench`] as JSON (the page only hands it on).
+        result: Result<String, String>,
+    },
     Failed {
         job: u64,
         message: String,
@@ -280,6 +293,7 @@ impl Reply {
             | Reply::Table { job, .. }
             | Reply::IndexPage { job, .. }
             | Reply::IndexBlocks { job, .. }
+            | Reply::ScanBench { job, .. }
             | Reply::Failed { job, .. } => *job,
             Reply::Ready => 0,
         }
@@ -399,6 +413,11 @@ impl Worker for EngineWorker {
                     Err(message) => Reply::Failed { job, message },
                 };
                 scope.respond(id, reply);
+            }
+            Request::ScanBench { job, files, runs } => {
+                let result = crate::scan_bench::run(&files, runs)
+                    .and_then(|b| serde_json::to_string(&b).map_err(|e| e.to_string()));
+                scope.respond(id, Reply::ScanBench { job, result });
             }
             Request::LoadSample { job } => {
                 let (files, summary) = SAMPLE
@@ -732,7 +751,7 @@ impl RangeSource for FileSource<'_> {
 
 /// Reads the small components whole through the engine's [`MetadataLoader`] and decodes every
 /// metadata component; returns it with the file handle of each component.
-fn load_metadata(
+pub(crate) fn load_metadata(
     files: &[FileRef],
 ) -> Result<(SSTableMetadata, Vec<(ComponentType, web_sys::File)>), String> {
     let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
