@@ -668,12 +668,20 @@ impl Worker for EngineWorker {
 
 /// Registers the worker (the `sstable-worker` bin's `main`).
 pub fn register() {
-    // The sample first: the page asks for it as soon as its own WebAssembly runs, and this
-    // worker started before that (index.html), so its answer is ready, or nearly (issue #12).
-    let sample = decode_sample();
-    SAMPLE.with(|s| *s.borrow_mut() = Some(sample));
+    // The sample first, in the worker index.html started before the page's WebAssembly (it sets
+    // [`DECODE_SAMPLE_AT_START`]): the page asks for it as soon as its own WebAssembly runs, and
+    // the answer is ready, or nearly (issue #12). The pool's other workers decode it when asked.
+    let at_start = js_sys::Reflect::get(&js_sys::global(), &DECODE_SAMPLE_AT_START.into())
+        .is_ok_and(|v| v.is_truthy());
+    if at_start {
+        let sample = decode_sample();
+        SAMPLE.with(|s| *s.borrow_mut() = Some(sample));
+    }
     EngineWorker::registrar().encoding::<JsCodec>().register();
 }
+
+/// The global `index.html`'s loader sets in the worker it starts early.
+const DECODE_SAMPLE_AT_START: &str = "sstableDecodeSampleAtStart";
 
 /// The embedded sample's files and metadata, or why it could not be decoded.
 type SampleAnswer = (Vec<FileRef>, Result<Box<SSTableSummary>, String>);
