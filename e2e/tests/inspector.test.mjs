@@ -218,6 +218,10 @@ test('trust: no network request after load, connections forbidden; exports are t
   const fixtures = fixturesOrSkip(t);
   if (!fixtures) return;
   const { page, errors } = await openPage(browser);
+  // Loaded: the app and its workers. The pool starts its other workers after the sample's answer
+  // (web/src/pool.rs), and once all have fetched their code the app forbids connections (a
+  // second Content-Security-Policy meta); from then on nothing may be requested.
+  await page.waitForFunction(() => document.querySelectorAll('meta[http-equiv="Content-Security-Policy"]').length >= 2);
   const requests = [];
   page.on('request', (r) => { if (!r.url().startsWith('blob:') && !r.url().startsWith('data:')) requests.push(r.url()); });
   await inputFiles(page, 'file-input', filesIn(legacyTable(fixtures, 'nb', 'legacy_nb_clust')));

@@ -11,7 +11,8 @@
 //! → `data_page`, `index_listing`, `answers`, `summary` → `loader` → `state`. [`data_page`]
 //! decodes the data browser's pages, [`index_listing`] the index view's, [`answers`] the bloom
 //! lab, `CREATE TABLE` check and table view, and [`analytics_scan`] counts the Analytics tab's
-//! partitions and tombstones (all in a worker).
+//! partitions and tombstones (all in a worker); [`scan_bench`] is `cargo xtask bench`'s
+//! decode-only scan in one worker.
 
 #![cfg_attr(
     not(test),
@@ -31,6 +32,7 @@ pub mod index_listing;
 pub mod loader;
 pub mod loading;
 pub mod pool;
+pub mod scan_bench;
 pub mod state;
 pub mod summary;
 pub mod verification;

@@ -228,7 +228,8 @@ pub fn forbid_connections() {
 }
 
 /// The embedded sample SSTable (`static/sample/`, written by `sstable-inspect generate`; see
-/// `cli/tests/sample.rs`), as files in a `sample/` directory. Compiled into the app: showing it
+/// `cli/tests/sample.rs`), as files in a `sample/` directory. Compiled into the worker, which
+/// decodes it as it starts and hands the files to the page (`Request::LoadSample`): showing it
 /// needs no network.
 pub fn sample_files() -> Vec<PickedFile> {
     macro_rules! sample {

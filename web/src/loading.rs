@@ -4,7 +4,7 @@
 //! thread keeps the [`crate::summary::SSTableSummary`] each sends back.
 
 use sstable_engine::component::ComponentType;
-use sstable_engine::sstable_set::{group_files, IgnoredFile};
+use sstable_engine::sstable_set::{group_files, IgnoredFile, SSTableFiles};
 
 use crate::loader::{now_millis, yield_to_event_loop, PickedFile};
 
@@ -26,15 +26,9 @@ pub async fn load(files: &[PickedFile]) -> (Vec<SSTableView>, Vec<IgnoredFile>) 
             yield_to_event_loop().await;
             slice_started = now_millis();
         }
-        // Sizes come with the worker's answer (`File.size` stats the file: 0.4 ms each here).
-        let components: Vec<(ComponentType, u64)> =
-            sstable.files.iter().map(|(c, _)| (c.clone(), 0)).collect();
-        let handles: Vec<(ComponentType, web_sys::File)> = sstable
+        let view = view_of(sstable, files);
+        let refs = view
             .files
-            .iter()
-            .filter_map(|(c, i)| files.get(*i).map(|f| (c.clone(), f.file.clone())))
-            .collect();
-        let refs = handles
             .iter()
             .map(|(_, f)| FileRef {
                 path: f.name(),
@@ -46,37 +40,89 @@ pub async fn load(files: &[PickedFile]) -> (Vec<SSTableView>, Vec<IgnoredFile>) 
             sstable: sstable.prefix.clone(),
             files: refs,
         });
-        let d = &sstable.descriptor;
-        let view = SSTableView {
-            prefix: sstable.prefix.clone(),
-            version: d.version.to_string(),
-            release: d.version.cassandra_release().to_owned(),
-            format: d.format.to_string(),
-            generation: d.id.to_string(),
-            components,
-            errors: Vec::new(),
-            summary: Shared::default(),
-            files: handles,
-        };
         pending.push((view, reply));
     }
     let mut views = Vec::with_capacity(pending.len());
     for (mut view, reply) in pending {
-        match reply.await {
-            Reply::Loaded { summary, .. } => {
-                for (c, size) in view.components.iter_mut() {
-                    *size = summary.size_of(c).unwrap_or(0);
-                }
-                view.summary = Shared(std::rc::Rc::new(*summary));
-            }
-            Reply::Failed { message, .. } => view.errors.push(message),
-            _ => view
-                .errors
-                .push("the worker answered something else".to_owned()),
-        }
+        answer(&mut view, reply.await);
         views.push(view);
     }
     (views, grouping.ignored)
+}
+
+/// The embedded sample: its files and metadata both come from a worker, which decodes it as it
+/// starts (`Request::LoadSample`), while the page's own WebAssembly still loads (issue #12).
+pub async fn load_sample() -> (Vec<SSTableView>, Vec<IgnoredFile>) {
+    let (files, reply) = match pool::ask(Request::LoadSample { job: 0 }).await {
+        Reply::Sample {
+            job,
+            files,
+            summary,
+        } => {
+            let files: Vec<PickedFile> = files
+                .into_iter()
+                .map(|f| PickedFile {
+                    path: f.path,
+                    file: f.file,
+                })
+                .collect();
+            let reply = match summary {
+                Ok(summary) => Reply::Loaded { job, summary },
+                Err(message) => Reply::Failed { job, message },
+            };
+            (files, reply)
+        }
+        other => (Vec::new(), other),
+    };
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    let grouping = group_files(&paths);
+    let mut views = Vec::with_capacity(1);
+    if let Some(sstable) = grouping.sstables.first() {
+        let mut view = view_of(sstable, &files);
+        answer(&mut view, reply);
+        views.push(view);
+    }
+    (views, grouping.ignored)
+}
+
+/// An SSTable's view before its metadata is in.
+fn view_of(sstable: &SSTableFiles, files: &[PickedFile]) -> SSTableView {
+    // Sizes come with the worker's answer (`File.size` stats the file: 0.4 ms each here).
+    let components: Vec<(ComponentType, u64)> =
+        sstable.files.iter().map(|(c, _)| (c.clone(), 0)).collect();
+    let handles: Vec<(ComponentType, web_sys::File)> = sstable
+        .files
+        .iter()
+        .filter_map(|(c, i)| files.get(*i).map(|f| (c.clone(), f.file.clone())))
+        .collect();
+    let d = &sstable.descriptor;
+    SSTableView {
+        prefix: sstable.prefix.clone(),
+        version: d.version.to_string(),
+        release: d.version.cassandra_release().to_owned(),
+        format: d.format.to_string(),
+        generation: d.id.to_string(),
+        components,
+        errors: Vec::new(),
+        summary: Shared::default(),
+        files: handles,
+    }
+}
+
+/// Puts a worker's answer to a load into the SSTable's view.
+fn answer(view: &mut SSTableView, reply: Reply) {
+    match reply {
+        Reply::Loaded { summary, .. } => {
+            for (c, size) in view.components.iter_mut() {
+                *size = summary.size_of(c).unwrap_or(0);
+            }
+            view.summary = Shared(std::rc::Rc::new(*summary));
+        }
+        Reply::Failed { message, .. } => view.errors.push(message),
+        _ => view
+            .errors
+            .push("the worker answered something else".to_owned()),
+    }
 }
 
 /// [`load`] without the pool: each SSTable's metadata decoded on this thread, read by

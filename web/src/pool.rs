@@ -3,8 +3,9 @@
 //! 1..=8, and can be set ([`set_size`]). The UI thread only routes messages.
 //!
 //! A worker fetches its WebAssembly when it starts, under the page's Content-Security-Policy: so
-//! the pool starts its workers first ([`warm_up`]: one at once, the rest when it is ready) and
-//! forbids connections
+//! the pool starts its workers first ([`warm_up`]: one at once — the one `index.html` started
+//! before the page's own WebAssembly, adopted here ([`ADOPT_EARLY_WORKER`]) — the rest once it
+//! has answered its first job, the sample's metadata) and forbids connections
 //! ([`crate::loader::forbid_connections`]) once all have loaded (or after
 //! [`FORBID_AFTER_MILLIS`] at the latest). Later the pool can shrink and grow back, but not
 //! beyond the workers started then.
@@ -35,8 +36,10 @@ struct Pool {
     slots: Vec<Slot>,
     /// Workers that have loaded.
     ready: usize,
-    /// Workers [`warm_up`] starts (the first at once, the others once it is ready).
+    /// Workers [`warm_up`] starts (the first at once, the others once it has answered a job).
     started: usize,
+    /// The rest of the pool is started or will be ([`start_rest`]).
+    rest_scheduled: bool,
     /// Connections are forbidden: no new worker could load.
     forbidden: bool,
     size: usize,
@@ -111,9 +114,10 @@ pub fn set_read_size_bytes(n: u64) {
 /// Starts the workers now (they load their WebAssembly in the background); connections are
 /// forbidden once they have.
 pub fn warm_up() {
-    // One worker first: the page's first job (the sample's metadata) goes to it, and it does
-    // not share the CPU with its siblings compiling the same WebAssembly; the rest start when
-    // it is ready ([`on_reply`]).
+    // One worker first: the page's first job (the sample's metadata) goes to it, and neither
+    // does it share the CPU with its siblings compiling the same WebAssembly, nor does its job;
+    // the rest start a little after it has answered ([`on_reply`], [`start_rest`]), or when
+    // jobs wait for them ([`dispatch`]).
     POOL.with(|p| {
         let mut p = p.borrow_mut();
         p.started = p.size;
@@ -133,14 +137,44 @@ pub fn warm_up() {
     }
 }
 
+/// The function `index.html`'s first script defines when it has started a worker (before the
+/// page's WebAssembly loads): called with a function that spawns one gloo-worker bridge, it has
+/// that spawn's `new Worker` return its worker, then replays to the bridge what the worker posted
+/// before (its "loaded" message). It works once (it removes itself).
+const ADOPT_EARLY_WORKER: &str = "sstableAdoptEarlyWorker";
+
 fn spawn(index: usize) -> Slot {
+    let bridge = adopt_early_worker(index).unwrap_or_else(|| spawner(index).spawn(WORKER_SCRIPT));
+    Slot { bridge, job: None }
+}
+
+/// A spawner of the worker at `index` of the pool, its replies going to [`on_reply`].
+fn spawner(index: usize) -> gloo_worker::WorkerSpawner<EngineWorker, JsCodec> {
     let mut spawner = EngineWorker::spawner();
     let mut spawner = spawner.encoding::<JsCodec>();
     spawner.callback(move |reply: Reply| on_reply(index, reply));
-    Slot {
-        bridge: spawner.spawn(WORKER_SCRIPT),
-        job: None,
-    }
+    spawner
+}
+
+/// A bridge to the worker `index.html` started, if it did and it was not adopted yet.
+fn adopt_early_worker(index: usize) -> Option<WorkerBridge<EngineWorker>> {
+    use wasm_bindgen::JsCast;
+    let window = web_sys::window()?;
+    let adopt = js_sys::Reflect::get(&window, &ADOPT_EARLY_WORKER.into())
+        .ok()?
+        .dyn_into::<js_sys::Function>()
+        .ok()?;
+    let bridge: Rc<RefCell<Option<WorkerBridge<EngineWorker>>>> = Rc::default();
+    let spawn = {
+        let bridge = bridge.clone();
+        // The script URL is not used: the adopted worker already runs it.
+        wasm_bindgen::closure::Closure::once(move || {
+            *bridge.borrow_mut() = Some(spawner(index).spawn_with_loader(WORKER_SCRIPT));
+        })
+    };
+    let called = adopt.call1(&wasm_bindgen::JsValue::NULL, spawn.as_ref());
+    let adopted = bridge.borrow_mut().take();
+    called.ok().and(adopted)
 }
 
 /// Queues a job; `request`'s job id and worker index are filled in here. Returns the job id.
@@ -285,11 +319,7 @@ fn on_reply(index: usize, reply: Reply) {
         let all = POOL.with(|p| {
             let mut p = p.borrow_mut();
             p.ready += 1;
-            while p.slots.len() < p.started {
-                let index = p.slots.len();
-                p.slots.push(spawn(index));
-            }
-            p.ready >= p.slots.len()
+            p.ready >= p.started.max(p.slots.len())
         });
         if all {
             forbid_connections();
@@ -297,6 +327,21 @@ fn on_reply(index: usize, reply: Reply) {
         return;
     }
     let job = reply.job();
+    let schedule_rest = reply.is_final()
+        && POOL.with(|p| !std::mem::replace(&mut p.borrow_mut().rest_scheduled, true));
+    if schedule_rest {
+        // The first answer is in; the page renders it before the rest of the pool starts.
+        let later = wasm_bindgen::closure::Closure::once_into_js(start_rest);
+        let scheduled = web_sys::window().map(|w| {
+            w.set_timeout_with_callback_and_timeout_and_arguments_0(
+                wasm_bindgen::JsCast::unchecked_ref(&later),
+                REST_AFTER_MILLIS,
+            )
+        });
+        if !matches!(scheduled, Some(Ok(_))) {
+            start_rest();
+        }
+    }
     let handler = POOL.with(|p| {
         let mut p = p.borrow_mut();
         if reply.is_final() {
@@ -315,6 +360,21 @@ fn on_reply(index: usize, reply: Reply) {
     }
     // Outside the bridge's own callback borrow.
     wasm_bindgen_futures::spawn_local(async { dispatch() });
+}
+
+/// The rest of the pool starts this long after the first answer (of the first worker: the
+/// sample's metadata), so that its workers' start does not compete with rendering that answer.
+const REST_AFTER_MILLIS: i32 = 300;
+
+/// Starts the workers [`warm_up`] counted that are not running yet.
+fn start_rest() {
+    POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        while p.slots.len() < p.started {
+            let index = p.slots.len();
+            p.slots.push(spawn(index));
+        }
+    });
 }
 
 /// Queues `request` now; the future resolves to the job's final reply (its progress reports

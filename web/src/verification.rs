@@ -95,6 +95,8 @@ pub fn start(
             | Reply::DataPage { .. }
             | Reply::Analytics { .. }
             | Reply::Loaded { .. }
+            | Reply::Sample { .. }
+            | Reply::ScanBench { .. }
             | Reply::Bloom { .. }
             | Reply::Schema { .. }
             | Reply::Table { .. }
@@ -209,6 +211,8 @@ fn start_split(
                 | Reply::DataPage { .. }
                 | Reply::Analytics { .. }
                 | Reply::Loaded { .. }
+                | Reply::Sample { .. }
+                | Reply::ScanBench { .. }
                 | Reply::Bloom { .. }
                 | Reply::Schema { .. }
                 | Reply::Table { .. }

@@ -137,6 +137,9 @@ pub enum Request {
         sstable: String,
         files: Vec<FileRef>,
     },
+    /// The embedded sample's files and metadata ([`Reply::Sample`]; decoded as the worker
+    /// started).
+    LoadSample { job: u64 },
     /// The bloom lab: the filter's answer for a typed partition key.
     Bloom {
         job: u64,
@@ -169,6 +172,13 @@ pub enum Request {
         files: Vec<FileRef>,
         offset: u64,
     },
+    /// `cargo xtask bench`'s decode-only scan next to raw LZ4 ([`crate::scan_bench`]), best of
+    /// `runs`.
+    ScanBench {
+        job: u64,
+        files: Vec<FileRef>,
+        runs: u32,
+    },
     /// Stop job `job` at its next slice.
     Cancel { job: u64 },
 }
@@ -183,11 +193,13 @@ impl Request {
             | Request::DataPage { job, .. }
             | Request::Analytics { job, .. }
             | Request::Load { job, .. }
+            | Request::LoadSample { job }
             | Request::Bloom { job, .. }
             | Request::Schema { job, .. }
             | Request::Table { job, .. }
             | Request::IndexPage { job, .. }
             | Request::IndexBlocks { job, .. }
+            | Request::ScanBench { job, .. }
             | Request::Cancel { job } => *job = id,
         }
     }
@@ -228,6 +240,13 @@ pub enum Reply {
         job: u64,
         summary: Box<SSTableSummary>,
     },
+    /// The embedded sample: its files (`sample/…`, made in the worker) and what
+    /// [`Reply::Loaded`] would say of them.
+    Sample {
+        job: u64,
+        files: Vec<FileRef>,
+        summary: Result<Box<SSTableSummary>, String>,
+    },
     Bloom {
         job: u64,
         answer: Result<Option<BloomAnswer>, String>,
@@ -248,6 +267,11 @@ pub enum Reply {
         job: u64,
         blocks: Result<Vec<BlockRow>, String>,
     },
+    ScanBench {
+        job: u64,
+        /// The [`crate::scan_bench::ScanBench`] as JSON (the page only hands it on).
+        result: Result<String, String>,
+    },
     Failed {
         job: u64,
         message: String,
@@ -263,11 +287,13 @@ impl Reply {
             | Reply::DataPage { job, .. }
             | Reply::Analytics { job, .. }
             | Reply::Loaded { job, .. }
+            | Reply::Sample { job, .. }
             | Reply::Bloom { job, .. }
             | Reply::Schema { job, .. }
             | Reply::Table { job, .. }
             | Reply::IndexPage { job, .. }
             | Reply::IndexBlocks { job, .. }
+            | Reply::ScanBench { job, .. }
             | Reply::Failed { job, .. } => *job,
             Reply::Ready => 0,
         }
@@ -387,6 +413,24 @@ impl Worker for EngineWorker {
                     Err(message) => Reply::Failed { job, message },
                 };
                 scope.respond(id, reply);
+            }
+            Request::ScanBench { job, files, runs } => {
+                let result = crate::scan_bench::run(&files, runs)
+                    .and_then(|b| serde_json::to_string(&b).map_err(|e| e.to_string()));
+                scope.respond(id, Reply::ScanBench { job, result });
+            }
+            Request::LoadSample { job } => {
+                let (files, summary) = SAMPLE
+                    .with(|s| s.borrow().clone())
+                    .unwrap_or_else(decode_sample);
+                scope.respond(
+                    id,
+                    Reply::Sample {
+                        job,
+                        files,
+                        summary,
+                    },
+                );
             }
             Request::Bloom { job, files, key } => {
                 let reply = match cached_metadata(&self.last_metadata, &files) {
@@ -624,7 +668,52 @@ impl Worker for EngineWorker {
 
 /// Registers the worker (the `sstable-worker` bin's `main`).
 pub fn register() {
+    // The sample first, in the worker index.html started before the page's WebAssembly (it sets
+    // [`DECODE_SAMPLE_AT_START`]): the page asks for it as soon as its own WebAssembly runs, and
+    // the answer is ready, or nearly (issue #12). The pool's other workers decode it when asked.
+    let at_start = js_sys::Reflect::get(&js_sys::global(), &DECODE_SAMPLE_AT_START.into())
+        .is_ok_and(|v| v.is_truthy());
+    if at_start {
+        let sample = decode_sample();
+        SAMPLE.with(|s| *s.borrow_mut() = Some(sample));
+    }
     EngineWorker::registrar().encoding::<JsCodec>().register();
+}
+
+/// The global `index.html`'s loader sets in the worker it starts early.
+const DECODE_SAMPLE_AT_START: &str = "sstableDecodeSampleAtStart";
+
+/// The embedded sample's files and metadata, or why it could not be decoded.
+type SampleAnswer = (Vec<FileRef>, Result<Box<SSTableSummary>, String>);
+
+thread_local! {
+    /// The sample, decoded as the worker started ([`register`]).
+    static SAMPLE: RefCell<Option<SampleAnswer>> = const { RefCell::new(None) };
+}
+
+/// Decodes the embedded sample ([`loader::sample_files`]) as [`Request::Load`] does.
+fn decode_sample() -> SampleAnswer {
+    let files: Vec<FileRef> = loader::sample_files()
+        .into_iter()
+        .map(|f| FileRef {
+            path: f.path,
+            file: f.file,
+        })
+        .collect();
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    let prefix = group_files(&paths)
+        .sstables
+        .first()
+        .map(|s| s.prefix.clone())
+        .unwrap_or_default();
+    let summary = load_metadata(&files).map(|(m, _)| {
+        Box::new(SSTableSummary::new(
+            &prefix,
+            &m,
+            crate::verification::MIN_SPLIT_BYTES,
+        ))
+    });
+    (files, summary)
 }
 
 struct VerifyJob {
@@ -670,7 +759,7 @@ impl RangeSource for FileSource<'_> {
 
 /// Reads the small components whole through the engine's [`MetadataLoader`] and decodes every
 /// metadata component; returns it with the file handle of each component.
-fn load_metadata(
+pub(crate) fn load_metadata(
     files: &[FileRef],
 ) -> Result<(SSTableMetadata, Vec<(ComponentType, web_sys::File)>), String> {
     let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();

@@ -721,7 +721,8 @@ pub fn bench() -> Result<(), String> {
     }
     // Headless Chromium on the same large SSTable: read limit, raw crc32fast, our CRC32, verify
     // end to end with 1 worker and N (one Data.db split across them), with decompression, wasm
-    // memory per worker (e2e/bench/verify.mjs).
+    // memory per worker (e2e/bench/verify.mjs); then the decode-only scan of the 100 × 1,000-row
+    // file in one worker vs raw LZ4 (e2e/bench/scan.mjs).
     announce("the Dask fleet job (examples/fleet): SSTables/s on 1 and 2 workers");
     python::fleet_bench(&bin)?;
     tools::ensure_chromium()?;
@@ -732,6 +733,15 @@ pub fn bench() -> Result<(), String> {
         .arg(Path::new("bench").join("verify.mjs"))
         .arg(repo_root().join("dist"))
         .arg(&large)
+        .current_dir(repo_root().join("e2e"))
+        .env("CHROMIUM", tools::CHROMIUM))?;
+    // The decode-only scan in one worker of the page, next to raw LZ4 of the same Data.db in the
+    // same worker and run, on the file of the native scan bench above (issue #13 item 4).
+    announce("browser bench (headless Chromium): decode-only scan vs raw LZ4, one worker");
+    run(Command::new("node")
+        .arg(Path::new("bench").join("scan.mjs"))
+        .arg(repo_root().join("dist"))
+        .arg(&medium)
         .current_dir(repo_root().join("e2e"))
         .env("CHROMIUM", tools::CHROMIUM))
 }

@@ -19,6 +19,12 @@ use crate::loader::{self, PickedFile};
 use crate::state::{next_tag, Action, State, Tab};
 use crate::verification;
 
+/// What a load reads: files picked or dropped, or the embedded sample.
+enum Load {
+    Files(Vec<PickedFile>),
+    Sample,
+}
+
 /// Cards rendered per step (one task of the UI thread each).
 const CARDS_PER_STEP: usize = 8;
 
@@ -26,15 +32,18 @@ const CARDS_PER_STEP: usize = 8;
 pub fn app() -> Html {
     let state = use_reducer(State::default);
 
-    let on_files = {
+    let on_load = {
         let state = state.clone();
-        Callback::from(move |files: Vec<PickedFile>| {
+        Callback::from(move |what: Load| {
             let state = state.clone();
             let tag = next_tag();
             state.dispatch(Action::LoadStarted(tag));
             wasm_bindgen_futures::spawn_local(async move {
                 let started = loader::now_millis();
-                let (sstables, ignored) = crate::loading::load(&files).await;
+                let (sstables, ignored) = match what {
+                    Load::Files(files) => crate::loading::load(&files).await,
+                    Load::Sample => crate::loading::load_sample().await,
+                };
                 let millis = loader::now_millis() - started;
                 // The render of a loaded tree in a task of its own, not in the one that read
                 // the last worker reply.
@@ -48,15 +57,13 @@ pub fn app() -> Html {
             });
         })
     };
-    // The embedded sample, decoded on first load.
+    let on_files = on_load.reform(Load::Files);
+    // The embedded sample, decoded on first load (by a worker, which has it: issue #12).
     {
-        let on_files = on_files.clone();
-        use_effect_with((), move |_| on_files.emit(loader::sample_files()));
+        let on_load = on_load.clone();
+        use_effect_with((), move |_| on_load.emit(Load::Sample));
     }
-    let on_sample = {
-        let on_files = on_files.clone();
-        Callback::from(move |_| on_files.emit(loader::sample_files()))
-    };
+    let on_sample = on_load.reform(|_| Load::Sample);
     let on_error = {
         let state = state.clone();
         Callback::from(move |message: String| state.dispatch(Action::Failed(message)))

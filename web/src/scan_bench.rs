@@ -1,0 +1,171 @@
+//! The browser half of `cargo xtask bench`'s decode-only scan (issue #13 item 4), run in one
+//! worker ([`crate::worker::Request::ScanBench`]): as `sstable-inspect bench` does natively,
+//! Data.db is read into memory first (`FileReaderSync`), then, best of `runs` each, raw LZ4
+//! decompression of every chunk into one reused buffer (the engine's `compress` module, nothing
+//! else) and the decode-only scan (`data::scan_counts`: every row, cell and tombstone decoded and
+//! counted) over those bytes — so the ratio of the two is measured in the same run, in the same
+//! worker, on the same bytes. A benchmark entry, not a page feature: it holds the whole Data.db.
+
+use serde::{Deserialize, Serialize};
+use sstable_engine::component::data::{self, DataFileReader, DataSchema, DecodeOptions};
+use sstable_engine::component::ComponentType;
+use sstable_engine::compress::{decompress_chunk_into, Compressor};
+
+use crate::loader;
+use crate::worker::FileRef;
+
+/// What one [`run`] measured (times are the best of the runs, `performance.now()` milliseconds).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScanBench {
+    /// Bytes of Data.db as stored.
+    pub data_bytes: u64,
+    /// Bytes of Data.db uncompressed (CompressionInfo.db's data length).
+    pub uncompressed_bytes: u64,
+    /// Timings per pass.
+    pub runs: u32,
+    /// Reading Data.db into memory (`FileReaderSync`, once).
+    pub read_millis: f64,
+    /// Raw LZ4 decompression of every chunk; `None` when Data.db is not LZ4-compressed.
+    pub lz4_millis: Option<f64>,
+    /// The decode-only scan.
+    pub scan_millis: f64,
+    pub partitions: u64,
+    /// Regular and static rows.
+    pub rows: u64,
+    pub cells: u64,
+    /// Partition and row deletions, range tombstone markers, complex deletions, tombstone cells.
+    pub tombstones: u64,
+}
+
+/// Runs the bench on the SSTable made of `files`.
+pub fn run(files: &[FileRef], runs: u32) -> Result<ScanBench, String> {
+    let runs = runs.clamp(1, 20);
+    let (metadata, handles) = crate::worker::load_metadata(files)?;
+    let data_file = handles
+        .iter()
+        .find(|(c, _)| *c == ComponentType::Data)
+        .map(|(_, f)| f)
+        .ok_or("no Data.db")?;
+    let started = loader::now_millis();
+    let mut data = Vec::new();
+    loader::read_range_into(data_file, 0, data_file.size() as u64, &mut data)?;
+    let read_millis = loader::now_millis() - started;
+    let n = data.len() as u64;
+
+    let lz4_millis = metadata
+        .compression
+        .as_ref()
+        .filter(|c| Compressor::from_class_name(&c.compressor) == Compressor::Lz4)
+        .map(|ci| {
+            let mut out = vec![0u8; ci.chunk_length_bytes.value as usize];
+            best_of(runs, || {
+                for i in 0..ci.chunk_offsets.len() {
+                    let Some((start, end)) = ci.chunk_span(i, n) else {
+                        continue;
+                    };
+                    let Some(stored) = data.get(start as usize..(end as usize).saturating_sub(4))
+                    else {
+                        continue;
+                    };
+                    let expected = ci.chunk_uncompressed_len(i).unwrap_or(0) as usize;
+                    if let Some(window) = out.get_mut(..expected) {
+                        let _ = decompress_chunk_into(&Compressor::Lz4, stored, window);
+                    }
+                }
+                std::hint::black_box(&out);
+            })
+        });
+
+    let descriptor_version = &metadata.descriptor.version;
+    let schema = metadata
+        .statistics
+        .as_ref()
+        .and_then(|s| s.header.as_ref())
+        .map(|h| DataSchema::from_header(h, descriptor_version))
+        .transpose()
+        .map_err(|e| e.to_string())?
+        .ok_or("no serialization header: rows are not decoded")?;
+    let new_reader = || match &metadata.compression {
+        Some(ci) => {
+            DataFileReader::compressed(schema.clone(), DecodeOptions::default(), ci.clone(), n)
+        }
+        None => DataFileReader::uncompressed(schema.clone(), DecodeOptions::default(), n),
+    };
+    let read_at = |offset: u64, buf: &mut Vec<u8>| {
+        let start = offset as usize;
+        match data.get(start..start.saturating_add(buf.len())) {
+            Some(src) => {
+                buf.copy_from_slice(src);
+                Ok(())
+            }
+            None => Err(sstable_engine::Error::invalid("read past the end", offset)),
+        }
+    };
+    let mut counts = Ok(data::ScanCounts::default());
+    let scan_millis = best_of(runs, || {
+        counts = data::scan_counts(&mut new_reader(), read_at);
+    });
+    let c = counts.map_err(|e| format!("decode-only scan: {e}"))?;
+    let uncompressed_bytes = metadata
+        .compression
+        .as_ref()
+        .map_or(n, |ci| ci.data_length_bytes.value);
+    Ok(ScanBench {
+        data_bytes: n,
+        uncompressed_bytes,
+        runs,
+        read_millis,
+        lz4_millis,
+        scan_millis,
+        partitions: c.partitions,
+        rows: c.rows.saturating_add(c.static_rows),
+        cells: c.cells,
+        tombstones: [
+            c.partition_deletions,
+            c.row_deletions,
+            c.range_tombstone_markers,
+            c.complex_deletions,
+            c.tombstone_cells,
+        ]
+        .iter()
+        .fold(0u64, |a, b| a.saturating_add(*b)),
+    })
+}
+
+/// The shortest of `runs` timings of `pass`, in milliseconds.
+fn best_of(runs: u32, mut pass: impl FnMut()) -> f64 {
+    (0..runs)
+        .map(|_| {
+            let t = loader::now_millis();
+            pass();
+            loader::now_millis() - t
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// Runs [`run`] in a worker of the pool on `files`; resolves to the [`ScanBench`] as JSON, or
+/// rejects with the error (the page's `wasmBindings.bench_scan`).
+pub fn bench_in_pool(files: &web_sys::FileList, runs: u32) -> js_sys::Promise {
+    let files: Vec<FileRef> = (0..files.length())
+        .filter_map(|i| files.item(i))
+        .map(|file| FileRef {
+            path: file.name(),
+            file,
+        })
+        .collect();
+    let reply = crate::pool::ask(crate::worker::Request::ScanBench {
+        job: 0,
+        files,
+        runs,
+    });
+    wasm_bindgen_futures::future_to_promise(async move {
+        let result = match reply.await {
+            crate::worker::Reply::ScanBench { result, .. } => result,
+            crate::worker::Reply::Failed { message, .. } => Err(message),
+            _ => Err("the worker answered something else".to_owned()),
+        };
+        result
+            .map(|json| wasm_bindgen::JsValue::from_str(&json))
+            .map_err(|error| wasm_bindgen::JsValue::from_str(&error))
+    })
+}
