@@ -121,10 +121,7 @@ pub fn run(a: &Options<'_>) -> Result<Outcome, String> {
             continue;
         }
         let (metadata, io_errors) = files::load_metadata(&found, sstable);
-        for e in io_errors {
-            eprintln!("error: {e}");
-            errors = true;
-        }
+        errors |= crate::output::print_errors(io_errors);
         let wanted: Vec<Vec<u8>> = match &layout.key_type {
             Some(t) => a
                 .keys

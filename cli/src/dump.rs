@@ -81,10 +81,7 @@ pub fn run(a: Args) -> Result<Outcome, String> {
     }
     for sstable in &found.grouping.sstables {
         let (metadata, io_errors) = files::load_metadata(&found, sstable);
-        for e in io_errors {
-            eprintln!("error: {e}");
-            errors = true;
-        }
+        errors |= crate::output::print_errors(io_errors);
         let Some(header) = metadata.statistics.as_ref().and_then(|s| s.header.as_ref()) else {
             eprintln!(
                 "error: {}: no serialization header (version {} predates the 3.0 row format, or Statistics.db did not decode)",

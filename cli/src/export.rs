@@ -63,10 +63,7 @@ pub fn run(a: Args) -> Result<Outcome, String> {
     for sstable in &found.grouping.sstables {
         let out_path = output_path(&a.out, &sstable.prefix, a.format, &mut used);
         let (metadata, io_errors) = files::load_metadata(&found, sstable);
-        for e in io_errors {
-            eprintln!("error: {e}");
-            errors = true;
-        }
+        errors |= crate::output::print_errors(io_errors);
         if !metadata.descriptor.version.has_row_format() {
             eprintln!(
                 "error: {}: version {} predates the 3.0 row format: not exported",

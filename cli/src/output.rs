@@ -92,3 +92,13 @@ fn end_on_error<T>(result: io::Result<T>) -> io::Result<T> {
         }
     }
 }
+
+/// Prints each of `errors` (what a command could not read of an SSTable) as `error: …` on
+/// stderr; true if there was any.
+pub fn print_errors(errors: Vec<String>) -> bool {
+    let any = !errors.is_empty();
+    for e in errors {
+        eprintln!("error: {e}");
+    }
+    any
+}

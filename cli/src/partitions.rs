@@ -180,10 +180,7 @@ pub fn run(a: Args) -> Result<Outcome, String> {
     }
     for sstable in &found.grouping.sstables {
         let (metadata, io_errors) = files::load_metadata(&found, sstable);
-        for e in io_errors {
-            eprintln!("error: {e}");
-            errors = true;
-        }
+        errors |= crate::output::print_errors(io_errors);
         let (filter, top) = filter_and_top(&a, &metadata)?;
         let r = match report(&found, sstable, &metadata, filter, top, now) {
             Ok(r) => r,

@@ -45,10 +45,7 @@ pub fn run(a: Args) -> Result<Outcome, String> {
     let mut loaded = Vec::new();
     for sstable in &found.grouping.sstables {
         let (metadata, io_errors) = files::load_metadata(&found, sstable);
-        for e in io_errors {
-            eprintln!("error: {e}");
-            errors = true;
-        }
+        errors |= crate::output::print_errors(io_errors);
         for e in &metadata.errors {
             eprintln!("error: {}: {e}", sstable.prefix);
             errors = true;

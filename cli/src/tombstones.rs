@@ -44,10 +44,7 @@ pub fn run(a: Args) -> Result<Outcome, String> {
     let mut reports = Vec::new();
     for sstable in &found.grouping.sstables {
         let (metadata, io_errors) = files::load_metadata(&found, sstable);
-        for e in io_errors {
-            eprintln!("error: {e}");
-            errors = true;
-        }
+        errors |= crate::output::print_errors(io_errors);
         match tombstone_scan(&found, sstable, &metadata) {
             Ok(scan) => {
                 let stats = metadata.statistics.as_ref().and_then(|s| s.stats.as_ref());
