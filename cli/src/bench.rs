@@ -17,7 +17,7 @@ use sstable_engine::component::data::{
     self, DataFileReader, DataSchema, DecodeOptions, ScanCounts, VisitStep,
 };
 use sstable_engine::component::ComponentType;
-use sstable_engine::compress::{decompress_chunk_into, Compressor};
+use sstable_engine::compress::{decompress_all_chunks, Compressor};
 use sstable_engine::dump::{DumpFormat, DumpWriter};
 use sstable_engine::info::SSTableMetadata;
 use sstable_engine::range::{RangeReader, SliceSource};
@@ -122,26 +122,10 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         .as_ref()
         .filter(|c| Compressor::from_class_name(&c.compressor) == Compressor::Lz4)
         .map(|ci| {
-            let mut out = vec![0u8; ci.chunk_length_bytes.value as usize];
+            let mut out = Vec::new();
             let mut uncompressed = 0usize;
             let (secs, cpu) = best_cpu_of(runs, || {
-                uncompressed = 0;
-                for i in 0..ci.chunk_offsets.len() {
-                    let Some((start, end)) = ci.chunk_span(i, n as u64) else {
-                        continue;
-                    };
-                    let Some(stored) = data.get(start as usize..(end as usize).saturating_sub(4))
-                    else {
-                        continue;
-                    };
-                    let expected = ci.chunk_uncompressed_len(i).unwrap_or(0) as usize;
-                    let Some(window) = out.get_mut(..expected) else {
-                        continue;
-                    };
-                    if decompress_chunk_into(&Compressor::Lz4, stored, window).is_ok() {
-                        uncompressed += expected;
-                    }
-                }
+                uncompressed = decompress_all_chunks(ci, &data, &mut out) as usize;
             });
             (secs, uncompressed, cpu)
         });
@@ -193,17 +177,7 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         ),
         None => DataFileReader::uncompressed(schema.clone(), DecodeOptions::default(), n as u64),
     };
-    let read_at = |offset: u64, buf: &mut Vec<u8>| {
-        let start = offset as usize;
-        let len = buf.len();
-        match data.get(start..start + len) {
-            Some(src) => {
-                buf.copy_from_slice(src);
-                Ok(())
-            }
-            None => Err(sstable_engine::Error::invalid("read past the end", offset)),
-        }
-    };
+    let read_at = data::read_at_slice(&data);
     if let Some(part) = &args.only {
         return only(part, &metadata, &schema, new_reader, read_at, &data);
     }

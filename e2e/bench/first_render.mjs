@@ -3,11 +3,9 @@
 // in a fresh browser context each time (no HTTP or code cache carried over).
 //   node bench/first_render.mjs DIST_DIR [RUNS]
 // Prints each run, the best and the median, and the machine's load average.
-import http from 'node:http';
 import os from 'node:os';
-import fs from 'node:fs';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { launch, serveDist } from './serve.mjs';
 
 const [distArg, runsArg] = process.argv.slice(2);
 if (!distArg) {
@@ -16,21 +14,8 @@ if (!distArg) {
 }
 const dist = path.resolve(distArg);
 const runs = Math.max(1, Number(runsArg ?? 7));
-const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.svg': 'image/svg+xml' };
-const server = http.createServer((req, res) => {
-  const url = new URL(req.url, 'http://x');
-  let p = path.join(dist, decodeURIComponent(url.pathname));
-  if (p.endsWith('/')) p = path.join(p, 'index.html');
-  if (!p.startsWith(dist) || !fs.existsSync(p)) { res.writeHead(404); res.end(); return; }
-  res.writeHead(200, { 'content-type': types[path.extname(p)] ?? 'application/octet-stream' });
-  fs.createReadStream(p).pipe(res);
-});
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
-const base = `http://127.0.0.1:${server.address().port}/`;
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-});
+const { base, close } = await serveDist(dist);
+const browser = await launch();
 const loadBefore = os.loadavg();
 const times = [];
 for (let i = 0; i < runs; i++) {
@@ -43,7 +28,7 @@ for (let i = 0; i < runs; i++) {
   await context.close();
 }
 await browser.close();
-server.close();
+close();
 const sorted = [...times].sort((a, b) => a - b);
 const median = sorted[Math.floor((sorted.length - 1) / 2)];
 console.log(`first render with the sample: ${times.join(', ')} ms; best ${sorted[0]} ms, median ${median} ms ` +

@@ -7,11 +7,10 @@
 // (web/src/main.rs) sends the files to a worker (web/src/scan_bench.rs): Data.db read into memory
 // first, then best of RUNS (default 3) of each pass. Prints MB/s of uncompressed data, rows/s and
 // the ratio to raw LZ4, and the machine's load average.
-import http from 'node:http';
 import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { launch, serveDist } from './serve.mjs';
 
 const [distArg, sstable, runsArg] = process.argv.slice(2);
 if (!distArg || !sstable) {
@@ -20,21 +19,8 @@ if (!distArg || !sstable) {
 }
 const dist = path.resolve(distArg);
 const runs = Math.max(1, Number(runsArg ?? 3));
-const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.svg': 'image/svg+xml' };
-const server = http.createServer((req, res) => {
-  const url = new URL(req.url, 'http://x');
-  let p = path.join(dist, decodeURIComponent(url.pathname));
-  if (p.endsWith('/')) p = path.join(p, 'index.html');
-  if (!p.startsWith(dist) || !fs.existsSync(p)) { res.writeHead(404); res.end(); return; }
-  res.writeHead(200, { 'content-type': types[path.extname(p)] ?? 'application/octet-stream' });
-  fs.createReadStream(p).pipe(res);
-});
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
-const base = `http://127.0.0.1:${server.address().port}/`;
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-});
+const { base, close } = await serveDist(dist);
+const browser = await launch();
 const page = await browser.newPage();
 await page.goto(base);
 await page.waitForSelector('[data-testid=summary][data-sstables="sample/oa-1-big"]');
@@ -54,7 +40,7 @@ const r = await page.evaluate((n) => window.wasmBindings.bench_scan(document.get
   .then((json) => JSON.parse(json), (error) => ({ error: String(error) })), runs);
 const loadAfter = os.loadavg();
 await browser.close();
-server.close();
+close();
 if (r.error) {
   console.error(`browser scan bench failed: ${r.error}`);
   process.exit(1);

@@ -3,11 +3,10 @@
 // per thread (page, worker), the milestones from navigation: resource requests, WebAssembly
 // compiles, script evaluations, user-timing marks, and the summary on screen.
 //   node bench/startup_trace.mjs DIST_DIR [RUNS] [TRACE_JSON]
-import http from 'node:http';
 import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { launch, serveDist } from './serve.mjs';
 
 const [distArg, runsArg, traceOut] = process.argv.slice(2);
 if (!distArg) {
@@ -16,21 +15,8 @@ if (!distArg) {
 }
 const dist = path.resolve(distArg);
 const runs = Math.max(1, Number(runsArg ?? 1));
-const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.svg': 'image/svg+xml' };
-const server = http.createServer((req, res) => {
-  const url = new URL(req.url, 'http://x');
-  let p = path.join(dist, decodeURIComponent(url.pathname));
-  if (p.endsWith('/')) p = path.join(p, 'index.html');
-  if (!p.startsWith(dist) || !fs.existsSync(p)) { res.writeHead(404); res.end(); return; }
-  res.writeHead(200, { 'content-type': types[path.extname(p)] ?? 'application/octet-stream' });
-  fs.createReadStream(p).pipe(res);
-});
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
-const base = `http://127.0.0.1:${server.address().port}/`;
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-});
+const { base, close } = await serveDist(dist);
+const browser = await launch();
 const categories = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.wasm', 'v8',
   'blink.user_timing', 'loading', 'v8.execute', 'toplevel'];
 for (let i = 0; i < runs; i++) {
@@ -47,7 +33,7 @@ for (let i = 0; i < runs; i++) {
   await context.close();
 }
 await browser.close();
-server.close();
+close();
 console.log(`load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 
 function report(events, total) {

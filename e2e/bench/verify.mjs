@@ -6,11 +6,10 @@
 // worker and N (one Data.db split across the N workers by chunk ranges), verify with
 // decompression, peak wasm memory per worker, with ratios; the first render of the page with its
 // sample; and the machine's load average.
-import http from 'node:http';
 import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { launch, serveDist } from './serve.mjs';
 
 const [distArg, sstable] = process.argv.slice(2);
 const dist = distArg && path.resolve(distArg);
@@ -18,22 +17,9 @@ if (!distArg || !sstable) {
   console.error('usage: node bench/verify.mjs DIST_DIR SSTABLE_DIR');
   process.exit(2);
 }
-const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.svg': 'image/svg+xml' };
-const server = http.createServer((req, res) => {
-  const url = new URL(req.url, 'http://x');
-  let p = path.join(dist, decodeURIComponent(url.pathname));
-  if (p.endsWith('/')) p = path.join(p, 'index.html');
-  if (!p.startsWith(path.resolve(dist)) || !fs.existsSync(p)) { res.writeHead(404); res.end(); return; }
-  res.writeHead(200, { 'content-type': types[path.extname(p)] ?? 'application/octet-stream' });
-  fs.createReadStream(p).pipe(res);
-});
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
-const base = `http://127.0.0.1:${server.address().port}/`;
+const { base, close } = await serveDist(dist);
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-});
+const browser = await launch();
 const page = await browser.newPage();
 // First render: from navigation to the sample SSTable's summary on screen (the page's budget: 1 s).
 const navigated = Date.now();
@@ -87,4 +73,4 @@ console.log(`  verify --decompress, 1 worker ${mbs(dec.rows.total).toFixed(0)} M
 console.log(`  peak wasm memory per worker   ${[...one.memory, ...many.memory, ...dec.memory].map((m) => (m / 1048576).toFixed(1) + ' MiB').join(', ')} (max ${(Math.max(...one.memory, ...many.memory, ...dec.memory) / 1048576).toFixed(1)} MiB)`);
 console.log(`  load average after the runs   ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 await browser.close();
-server.close();
+close();

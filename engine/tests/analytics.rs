@@ -619,3 +619,36 @@ fn fixture_clust_tables_and_pre_3_0_refusal() {
         }
     }
 }
+
+/// The benches' limit and their in-memory source (`compress::decompress_all_chunks`,
+/// `data::read_at_slice`): every chunk of a generated LZ4 Data.db decompresses to its whole
+/// uncompressed length; the decode-only scan over the bytes in memory counts the model's rows
+/// and cells; a truncated copy decompresses less and fails the scan instead of reading past it.
+#[test]
+fn whole_file_decompression_and_the_in_memory_scan_match_the_model() {
+    use sstable_engine::component::data::{
+        read_at_slice, scan_counts, DataFileReader, DecodeOptions,
+    };
+    use sstable_engine::compress::decompress_all_chunks;
+    let o = options("oa");
+    assert_eq!(o.compression, Some(Compressor::Lz4));
+    let t = build(&o, 1);
+    let ci = t.metadata.compression.as_ref().unwrap();
+    let mut out = Vec::new();
+    assert_eq!(
+        decompress_all_chunks(ci, t.data(), &mut out),
+        ci.data_length_bytes.value
+    );
+    assert!(ci.chunk_offsets.len() > 1, "the file spans several chunks");
+    let half = &t.data()[..t.data().len() / 2];
+    assert!(decompress_all_chunks(ci, half, &mut out) < ci.data_length_bytes.value);
+
+    let want = expected_counts(&o, BASE_SECS).unwrap();
+    let mut reader = DataFileReader::for_sstable(&t.metadata, DecodeOptions::default()).unwrap();
+    let c = scan_counts(&mut reader, read_at_slice(t.data())).unwrap();
+    assert_eq!(c.partitions, want.len() as u64);
+    assert_eq!(c.rows, want.iter().map(|e| e.rows).sum::<u64>());
+    assert_eq!(c.cells, want.iter().map(|e| e.cells).sum::<u64>());
+    let mut reader = DataFileReader::for_sstable(&t.metadata, DecodeOptions::default()).unwrap();
+    assert!(scan_counts(&mut reader, read_at_slice(half)).is_err());
+}

@@ -135,18 +135,14 @@ pub async fn load_here(files: &[PickedFile]) -> (Vec<SSTableView>, Vec<IgnoredFi
     let grouping = group_files(&paths);
     let mut views = Vec::new();
     for sstable in &grouping.sstables {
-        let components: Vec<(ComponentType, u64)> = sstable
+        let mut view = view_of(sstable, files);
+        view.components = view
             .files
             .iter()
-            .filter_map(|(c, i)| files.get(*i).map(|f| (c.clone(), f.file.size() as u64)))
+            .map(|(c, f)| (c.clone(), f.size() as u64))
             .collect();
-        let handles: Vec<(ComponentType, web_sys::File)> = sstable
-            .files
-            .iter()
-            .filter_map(|(c, i)| files.get(*i).map(|f| (c.clone(), f.file.clone())))
-            .collect();
-        let mut loader = MetadataLoader::new(&sstable.descriptor, components.clone());
-        let handles_ref = handles.as_slice();
+        let mut loader = MetadataLoader::new(&sstable.descriptor, view.components.clone());
+        let handles_ref = view.files.as_slice();
         let mut driver = AsyncDriver::new(|range: ByteRange| async move {
             let fail = |m: String| {
                 sstable_engine::Error::invalid(m, range.offset)
@@ -171,18 +167,8 @@ pub async fn load_here(files: &[PickedFile]) -> (Vec<SSTableView>, Vec<IgnoredFi
             &metadata,
             crate::verification::MIN_SPLIT_BYTES,
         );
-        let d = &sstable.descriptor;
-        views.push(SSTableView {
-            prefix: sstable.prefix.clone(),
-            version: d.version.to_string(),
-            release: d.version.cassandra_release().to_owned(),
-            format: d.format.to_string(),
-            generation: d.id.to_string(),
-            components,
-            errors: Vec::new(),
-            summary: Shared(std::rc::Rc::new(summary)),
-            files: handles,
-        });
+        view.summary = Shared(std::rc::Rc::new(summary));
+        views.push(view);
     }
     (views, grouping.ignored)
 }

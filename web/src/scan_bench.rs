@@ -7,9 +7,9 @@
 //! worker, on the same bytes. A benchmark entry, not a page feature: it holds the whole Data.db.
 
 use serde::{Deserialize, Serialize};
-use sstable_engine::component::data::{self, DataFileReader, DataSchema, DecodeOptions};
+use sstable_engine::component::data::{self, DataFileReader, DecodeOptions};
 use sstable_engine::component::ComponentType;
-use sstable_engine::compress::{decompress_chunk_into, Compressor};
+use sstable_engine::compress::{decompress_all_chunks, Compressor};
 
 use crate::loader;
 use crate::worker::FileRef;
@@ -57,53 +57,17 @@ pub fn run(files: &[FileRef], runs: u32) -> Result<ScanBench, String> {
         .as_ref()
         .filter(|c| Compressor::from_class_name(&c.compressor) == Compressor::Lz4)
         .map(|ci| {
-            let mut out = vec![0u8; ci.chunk_length_bytes.value as usize];
+            let mut out = Vec::new();
             best_of(runs, || {
-                for i in 0..ci.chunk_offsets.len() {
-                    let Some((start, end)) = ci.chunk_span(i, n) else {
-                        continue;
-                    };
-                    let Some(stored) = data.get(start as usize..(end as usize).saturating_sub(4))
-                    else {
-                        continue;
-                    };
-                    let expected = ci.chunk_uncompressed_len(i).unwrap_or(0) as usize;
-                    if let Some(window) = out.get_mut(..expected) {
-                        let _ = decompress_chunk_into(&Compressor::Lz4, stored, window);
-                    }
-                }
-                std::hint::black_box(&out);
+                std::hint::black_box(decompress_all_chunks(ci, &data, &mut out));
             })
         });
 
-    let descriptor_version = &metadata.descriptor.version;
-    let schema = metadata
-        .statistics
-        .as_ref()
-        .and_then(|s| s.header.as_ref())
-        .map(|h| DataSchema::from_header(h, descriptor_version))
-        .transpose()
-        .map_err(|e| e.to_string())?
-        .ok_or("no serialization header: rows are not decoded")?;
-    let new_reader = || match &metadata.compression {
-        Some(ci) => {
-            DataFileReader::compressed(schema.clone(), DecodeOptions::default(), ci.clone(), n)
-        }
-        None => DataFileReader::uncompressed(schema.clone(), DecodeOptions::default(), n),
-    };
-    let read_at = |offset: u64, buf: &mut Vec<u8>| {
-        let start = offset as usize;
-        match data.get(start..start.saturating_add(buf.len())) {
-            Some(src) => {
-                buf.copy_from_slice(src);
-                Ok(())
-            }
-            None => Err(sstable_engine::Error::invalid("read past the end", offset)),
-        }
-    };
+    let new_reader = || DataFileReader::for_sstable(&metadata, DecodeOptions::default());
+    let read_at = data::read_at_slice(&data);
     let mut counts = Ok(data::ScanCounts::default());
     let scan_millis = best_of(runs, || {
-        counts = data::scan_counts(&mut new_reader(), read_at);
+        counts = new_reader().and_then(|mut reader| data::scan_counts(&mut reader, read_at));
     });
     let c = counts.map_err(|e| format!("decode-only scan: {e}"))?;
     let uncompressed_bytes = metadata

@@ -234,5 +234,45 @@ pub fn compress_lz4(data: &[u8], out: &mut Vec<u8>) {
     }
 }
 
+/// Raw decompression of every chunk of `data`, a whole compressed Data.db, into `out`, one
+/// reused buffer grown to the largest chunk and never re-zeroed: nothing else (no checksum, no
+/// decoding). It is the limit the benches compare row decoding against (`sstable-inspect bench`,
+/// the page's scan bench). Returns the uncompressed bytes produced; a chunk outside `data` or
+/// that fails to decompress adds nothing.
+pub fn decompress_all_chunks(
+    ci: &crate::component::compression_info::CompressionInfo,
+    data: &[u8],
+    out: &mut Vec<u8>,
+) -> u64 {
+    let compressor = Compressor::from_class_name(&ci.compressor);
+    let data_len = data.len() as u64;
+    let mut produced = 0u64;
+    for i in 0..ci.chunk_offsets.len() {
+        let Some((start, end)) = ci.chunk_span(i, data_len) else {
+            continue;
+        };
+        // The stored chunk without its 4-byte checksum.
+        let stored = usize::try_from(start)
+            .ok()
+            .zip(usize::try_from(end.saturating_sub(4)).ok())
+            .and_then(|(s, e)| data.get(s..e));
+        let expected = ci
+            .chunk_uncompressed_len(i)
+            .and_then(|n| usize::try_from(n).ok());
+        let (Some(stored), Some(expected)) = (stored, expected) else {
+            continue;
+        };
+        if out.len() < expected {
+            out.resize(expected, 0);
+        }
+        if let Some(window) = out.get_mut(..expected) {
+            if decompress_chunk_into(&compressor, stored, window).is_ok() {
+                produced = produced.saturating_add(expected as u64);
+            }
+        }
+    }
+    produced
+}
+
 #[cfg(test)]
 mod tests;

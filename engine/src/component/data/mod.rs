@@ -82,7 +82,7 @@ pub use row::{
 pub use schema::{ColumnKind, ColumnSchema, DataSchema, DeltaBase};
 pub(crate) use stream::waits_for_more;
 pub use stream::{DataDecoder, DecodeStep, PushDecoder, VisitStep, Window};
-pub use visit::{scan_counts, visit_all_with, DataVisitor, ScanCounts};
+pub use visit::{read_at_slice, scan_counts, visit_all_with, DataVisitor, ScanCounts};
 
 use crate::span::{serialize_hex, Span};
 

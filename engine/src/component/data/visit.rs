@@ -255,6 +255,30 @@ where
     }
 }
 
+/// The `read_at` of [`visit_all_with`] and [`scan_counts`] for a Data.db held in memory: fills
+/// `buf` (already sized) from `data` at `offset`; an error past its end.
+pub fn read_at_slice(data: &[u8]) -> impl Fn(u64, &mut Vec<u8>) -> Result<()> + Copy + '_ {
+    move |offset, buf| {
+        let range = usize::try_from(offset)
+            .ok()
+            .and_then(|start| Some(start..start.checked_add(buf.len())?));
+        match range.and_then(|r| data.get(r)) {
+            Some(src) => {
+                buf.copy_from_slice(src);
+                Ok(())
+            }
+            None => Err(Error::new(
+                crate::error::ErrorKind::MissingBytes {
+                    wanted_start: offset,
+                    wanted_end: offset.saturating_add(buf.len() as u64),
+                },
+                offset,
+            )
+            .in_component(ComponentType::Data)),
+        }
+    }
+}
+
 /// The decode-only scan: every partition, row and cell of the file decoded and counted,
 /// nothing kept. `read_at(offset, buf)` fills `buf` (already sized) from Data.db at `offset`.
 pub fn scan_counts<F>(reader: &mut DataFileReader, read_at: F) -> Result<ScanCounts>
