@@ -100,7 +100,7 @@ pub fn run(a: &Options<'_>) -> Result<Outcome, String> {
         }
     };
     // "Now" as dump takes it (`$SSTABLE_INSPECT_NOW_SECONDS` or the system clock).
-    let now = crate::dump::now_seconds();
+    let now = crate::now::now_seconds();
     let mut o = Output {
         out: std::io::BufWriter::new(crate::output::stdout()),
         first_json: true,

@@ -11,6 +11,7 @@ use sstable_engine::cql_schema::parse_create_table;
 use sstable_engine::dump::{DumpFormat, DumpWriter};
 
 use crate::files::{self, ComponentFiles};
+use crate::now::now_seconds;
 use crate::progress::{self, Progress};
 use crate::Outcome;
 use sstable_engine::clock::NoClock;
@@ -191,16 +192,4 @@ pub fn run(a: Args) -> Result<Outcome, String> {
     } else {
         Outcome::Clean
     })
-}
-
-/// "Now" for expiry: `$SSTABLE_INSPECT_NOW_SECONDS` when set (tests pin it so their output does
-/// not age), else the system clock.
-pub(crate) fn now_seconds() -> Option<i64> {
-    if let Some(s) = std::env::var_os("SSTABLE_INSPECT_NOW_SECONDS") {
-        return s.to_str().and_then(|s| s.parse().ok());
-    }
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .ok()
 }

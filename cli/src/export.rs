@@ -93,7 +93,7 @@ pub fn run(a: Args) -> Result<Outcome, String> {
                 cell_metadata: a.cell_metadata,
                 mapping: a.format.mapping(),
             };
-            RowBatchReader::new(&metadata, source, options, crate::dump::now_seconds())
+            RowBatchReader::new(&metadata, source, options, crate::now::now_seconds())
                 .map_err(|e| e.to_string())
                 .and_then(|mut r| {
                     let rows = write_all(&out_path, a.format, &mut r, |r| {

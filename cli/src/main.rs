@@ -34,6 +34,7 @@ mod index;
 mod info;
 mod lookup;
 mod ls;
+mod now;
 mod partitions;
 mod progress;
 mod table;

@@ -13,9 +13,9 @@
 use std::path::Path;
 use std::process::Command;
 
+use crate::process::path_env;
+use crate::process::{announce, run};
 use crate::repo_root;
-use crate::steps::{announce, run};
-use crate::tools::path_env;
 
 pub const CARGO_FUZZ_VERSION: &str = "0.13.1";
 

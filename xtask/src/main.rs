@@ -1,9 +1,11 @@
-//! Project automation, in Rust: `cargo xtask serve | test | build | fuzz | tools`.
+//! Project automation, in Rust: `cargo xtask serve | test | build | fuzz | tools | circles`.
 //!
 //! Every slow step is announced as it starts; tools are installed once at pinned versions into
 //! Cargo's bin directory and found there on later runs.
 
+mod circles;
 mod fuzz;
+mod process;
 mod python;
 mod server;
 mod steps;
@@ -32,6 +34,7 @@ cargo xtask <command>
                      coverage-guided fuzzing of every decoder entry point (or TARGET) with
                      cargo-fuzz 0.13.1 on stable (RUSTC_BOOTSTRAP=1, no sanitizer), N s each
                      (default 60); corpora seeded from the fixtures
+  circles            the import circles between files (fails on one; also a unit test)
   tools              only install the pinned tools (wasm32 target, trunk, wasm-bindgen-cli,
                      chromium + chromedriver, npm packages)
 ";
@@ -42,6 +45,27 @@ pub fn repo_root() -> PathBuf {
     manifest.parent().map(PathBuf::from).unwrap_or(manifest)
 }
 
+/// Where the real Cassandra fixtures are: `$SSTABLE_FIXTURES` (the `fixtures` dir or its
+/// `cassandra/` child) or `../shared/fixtures/cassandra` beside the repo.
+pub fn fixtures_dir() -> Option<PathBuf> {
+    let candidates = std::env::var_os("SSTABLE_FIXTURES")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain(
+            repo_root()
+                .parent()
+                .map(|p| p.join("shared").join("fixtures")),
+        );
+    for base in candidates {
+        for dir in [base.join("cassandra"), base.clone()] {
+            if dir.join("MANIFEST.md").is_file() {
+                return Some(dir);
+            }
+        }
+    }
+    None
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
@@ -49,6 +73,7 @@ fn main() -> ExitCode {
         Some("test") => steps::test_all(),
         Some("build") => steps::build_web(),
         Some("tools") => tools::ensure_all(),
+        Some("circles") => circles::check(),
         Some("bench") => steps::bench(),
         Some("e2e") => steps::e2e(),
         Some("python") => python::test_only(),

@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::process::{announce, linted, path_env, run, run_maybe_logged};
 use crate::repo_root;
-use crate::steps::run_maybe_logged;
 
 /// The requirement files the venv is built from, in install order.
 const REQUIREMENTS: [&str; 2] = ["python/requirements.txt", "examples/fleet/requirements.txt"];
@@ -24,7 +24,7 @@ fn venv_bin(venv: &Path, tool: &str) -> PathBuf {
 /// PATH with the venv's bin directory first (maturin, python), then the usual tools.
 fn venv_path(venv: &Path) -> std::ffi::OsString {
     let mut paths = vec![venv.join("bin")];
-    paths.extend(std::env::split_paths(&crate::tools::path_env()));
+    paths.extend(std::env::split_paths(&path_env()));
     std::env::join_paths(paths).unwrap_or_default()
 }
 
@@ -98,7 +98,7 @@ pub fn tests(venv: &Path, cli: &Path, log: Option<&Path>) -> Result<(), String> 
             .current_dir(repo_root())
             .env("PATH", venv_path(venv))
             .env("PYSPARK_PYTHON", venv_bin(venv, "python"))
-            .envs(crate::steps::fixtures_dir().map(|d| ("SSTABLE_FIXTURES", d)))
+            .envs(crate::fixtures_dir().map(|d| ("SSTABLE_FIXTURES", d)))
             .env("SSTABLE_INSPECT", cli),
         log,
     )
@@ -125,16 +125,11 @@ pub fn fleet_bench(cli: &Path) -> Result<(), String> {
 
 /// `cargo xtask python`: only the Python part of `test` (venv, extension, CLI, tests).
 pub fn test_only() -> Result<(), String> {
-    crate::steps::announce("the Python package and the fleet jobs (venv, maturin develop, pytest)");
+    announce("the Python package and the fleet jobs (venv, maturin develop, pytest)");
     let venv = ensure_venv(None)?;
     // Linted as `test` builds, so the two share their artifacts.
-    build_extension(&venv, false, None, crate::steps::linted)?;
-    crate::steps::run(crate::steps::linted(&mut Command::new("cargo")).args([
-        "build",
-        "-q",
-        "-p",
-        "sstable-inspect",
-    ]))?;
+    build_extension(&venv, false, None, linted)?;
+    run(linted(&mut Command::new("cargo")).args(["build", "-q", "-p", "sstable-inspect"]))?;
     tests(
         &venv,
         &repo_root()

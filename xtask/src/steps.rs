@@ -4,40 +4,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use crate::{python, repo_root, server, tools};
-
-/// Prints a step banner.
-pub fn announce(what: &str) {
-    println!("\n==> {what}");
-}
-
-/// Runs a command with inherited output (so progress shows), PATH including Cargo's bin dir.
-pub fn run(cmd: &mut Command) -> Result<(), String> {
-    let shown = format!("{cmd:?}");
-    let status = cmd
-        .env("PATH", tools::path_env())
-        .status()
-        .map_err(|e| format!("could not start {shown}: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{shown} failed ({status})"))
-    }
-}
-
-/// Makes a cargo build (or Trunk's) run Clippy on the workspace's crates as it compiles them:
-/// `clippy-driver` is rustc with Clippy's lints, so as `RUSTC_WORKSPACE_WRAPPER` it lints and
-/// still produces the real artifacts (`cargo clippy` is this over `cargo check`), and
-/// `CLIPPY_ARGS` carries `-D warnings` the way `cargo clippy -- -D warnings` passes it. Every
-/// target CI builds (libraries, binaries, unit and integration tests, natively and for wasm32)
-/// is linted, without a separate check pass over the dependency graph.
-pub(crate) fn linted(cmd: &mut Command) -> &mut Command {
-    cmd.env("RUSTC_WORKSPACE_WRAPPER", tools::clippy_driver())
-        .env(
-            "CLIPPY_ARGS",
-            "-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__",
-        )
-}
+use crate::process::{announce, linted, run, run_logged, run_maybe_logged};
+use crate::{fixtures_dir, python, repo_root, server, tools};
 
 fn cargo() -> Command {
     let mut c = Command::new(cargo_program());
@@ -58,27 +26,6 @@ fn cargo_niced() -> Command {
         .arg(cargo_program())
         .current_dir(repo_root());
     c
-}
-
-/// Where the real Cassandra fixtures are: `$SSTABLE_FIXTURES` (the `fixtures` dir or its
-/// `cassandra/` child) or `../shared/fixtures/cassandra` beside the repo.
-pub fn fixtures_dir() -> Option<PathBuf> {
-    let candidates = std::env::var_os("SSTABLE_FIXTURES")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain(
-            repo_root()
-                .parent()
-                .map(|p| p.join("shared").join("fixtures")),
-        );
-    for base in candidates {
-        for dir in [base.join("cassandra"), base.clone()] {
-            if dir.join("MANIFEST.md").is_file() {
-                return Some(dir);
-            }
-        }
-    }
-    None
 }
 
 fn skip_log() -> PathBuf {
@@ -383,25 +330,6 @@ impl Pipeline<'_> {
 /// Where `test` keeps each step's output.
 fn log_dir() -> PathBuf {
     repo_root().join("target").join("xtask").join("logs")
-}
-
-/// [`run`] with stdout and stderr appended to `log` (or inherited without one).
-fn run_logged(cmd: &mut Command, log: &Path) -> Result<(), String> {
-    let open = || {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(log)
-            .map_err(|e| format!("{}: {e}", log.display()))
-    };
-    run(cmd.stdout(open()?).stderr(open()?))
-}
-
-pub(crate) fn run_maybe_logged(cmd: &mut Command, log: Option<&Path>) -> Result<(), String> {
-    match log {
-        Some(log) => run_logged(cmd, log),
-        None => run(cmd),
-    }
 }
 
 /// CPU seconds (user + system) of the finished child processes so far, from `/proc/self/stat`

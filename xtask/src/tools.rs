@@ -1,54 +1,14 @@
 //! Installing the pinned tools: only from package registries (crates.io, Debian, npm), never
 //! a tool's own download of itself.
 
-use std::path::PathBuf;
 use std::process::Command;
 
-use crate::steps::{announce, run};
+use crate::process::{announce, path_env, run};
 
 pub const TRUNK_VERSION: &str = "0.21.14";
 pub const WASM_BINDGEN_VERSION: &str = "0.2.130";
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
-
-/// Cargo's bin directory, where `cargo install` puts tools (kept between runs).
-pub fn cargo_bin_dir() -> PathBuf {
-    let home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
-        .unwrap_or_else(|| PathBuf::from(".cargo"));
-    home.join("bin")
-}
-
-/// The npm packages' executables (`e2e/node_modules/.bin`): binaryen's `wasm-opt`, which Trunk
-/// finds on PATH for the release build.
-pub fn npm_bin_dir() -> PathBuf {
-    crate::repo_root()
-        .join("e2e")
-        .join("node_modules")
-        .join(".bin")
-}
-
-/// PATH with Cargo's bin directory first, then the npm packages' executables, for every child
-/// process.
-pub fn path_env() -> std::ffi::OsString {
-    let mut paths = vec![cargo_bin_dir(), npm_bin_dir()];
-    if let Some(p) = std::env::var_os("PATH") {
-        paths.extend(std::env::split_paths(&p));
-    }
-    std::env::join_paths(paths).unwrap_or_default()
-}
-
-/// The `clippy-driver` of the toolchain this build runs with (rustup's proxy in Cargo's bin dir,
-/// else the one on PATH).
-pub fn clippy_driver() -> PathBuf {
-    let proxy = cargo_bin_dir().join("clippy-driver");
-    if proxy.is_file() {
-        proxy
-    } else {
-        PathBuf::from("clippy-driver")
-    }
-}
 
 /// First line of `tool --version`, if the tool runs.
 fn version_of(tool: &str) -> Option<String> {

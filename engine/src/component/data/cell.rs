@@ -1,4 +1,4 @@
-//! Cells, complex columns and counter contexts.
+//! Cells and complex columns: decoding a cell into its view, and the owned forms.
 //!
 //! Cell (`Cell.Serializer`):
 //!
@@ -15,13 +15,8 @@
 //! ldt delta — for every complex column when the row has HAS_COMPLEX_DELETION], unsigned vint
 //! cell count, cells.
 //!
-//! CounterContext (a counter cell's value):
-//!
-//! | part | encoding |
-//! |---|---|
-//! | header count n | i16; negative = local shards marked to be cleared, count = abs(n) |
-//! | header elements | n × i16: `index + i16::MIN` for a global shard, `index` for a local one |
-//! | shards | 32 bytes each: 16-byte counter id (UUID), i64 clock, i64 count; shards without a header element are remote |
+//! Counter cells' values are decoded by [`CounterContext`] (`counter`); the views and flags
+//! are in `view`.
 //!
 //! Src: `src/java/org/apache/cassandra/db/rows/Cell.java` (`Serializer`), `db/rows/BufferCell.java`,
 //! `db/rows/UnfilteredSerializer.java` (`readComplexColumn`), `db/rows/CellPath.java`,
@@ -30,39 +25,21 @@
 
 use serde::Serialize;
 
+use super::counter::CounterContext;
 use super::deletion::{
     check_deletion, check_expiration, deletion_is_suspicious, expiration_is_suspicious,
     read_delta_deletion_time, DeletionTime, LivenessInfo, LocalDeletionTime,
 };
 use super::schema::{ColumnSchema, DeltaBase};
-use super::visit::DataVisitor;
+use super::view::{
+    CellEnds, CellKind, CellView, ComplexColumnHead, DataVisitor, HAS_EMPTY_VALUE, IS_DELETED,
+    IS_EXPIRING, USE_ROW_TIMESTAMP, USE_ROW_TTL,
+};
 use super::{DecodeOptions, Finding, FindingKind, SpannedBytes};
 use crate::component::common::read_value;
 use crate::error::Result;
 use crate::reader::{vint_at, Reader};
 use crate::span::{Span, Spanned};
-
-/// Cell flag: the cell is a tombstone.
-pub const IS_DELETED: u8 = 0x01;
-/// Cell flag: the cell has a TTL.
-pub const IS_EXPIRING: u8 = 0x02;
-/// Cell flag: no value bytes follow.
-pub const HAS_EMPTY_VALUE: u8 = 0x04;
-/// Cell flag: the timestamp is the row's liveness timestamp.
-pub const USE_ROW_TIMESTAMP: u8 = 0x08;
-/// Cell flag: TTL and local expiration time are the row's.
-pub const USE_ROW_TTL: u8 = 0x10;
-
-/// What a cell is.
-#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CellKind {
-    Live,
-    Tombstone,
-    /// Has a TTL and has not expired at the caller's `now_seconds` (or no time was given).
-    Expiring,
-    /// Has a TTL and its local expiration time is ≤ the caller's `now_seconds`.
-    Expired,
-}
 
 /// One cell. Render its value with the column's type
 /// ([`ColumnSchema::cell_value_type`](super::ColumnSchema::cell_value_type)).
@@ -103,106 +80,7 @@ impl Cell {
     }
 }
 
-/// One cell decoded in place: its path and value borrow the decode window. Lean: the decoded
-/// values, the flags, and where each stored part ends (relative to the flags byte); the spans
-/// are computed on request ([`CellView::span`], [`CellView::timestamp_span`], …). Built into a
-/// [`Cell`] only by callers that keep it ([`CellView::to_cell`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct CellView<'a> {
-    /// Absolute uncompressed Data.db offset of the flags byte.
-    pub position: u64,
-    /// Index into `DataSchema::columns(is_static)` of the row.
-    pub column_index: usize,
-    pub flags: u8,
-    pub kind: CellKind,
-    /// The cell's timestamp, or the row's (USE_ROW_TIMESTAMP).
-    pub timestamp_micros: i64,
-    /// Tombstones: when deleted; expiring cells: when they expire (the cell's or the row's).
-    pub local_deletion_time: Option<LocalDeletionTime>,
-    /// Expiring cells only (the cell's or the row's).
-    pub ttl_secs: Option<i32>,
-    /// Cells of complex columns: the path bytes (without their length).
-    pub path: Option<&'a [u8]>,
-    /// The value bytes (empty with HAS_EMPTY_VALUE).
-    pub value: &'a [u8],
-    ends: CellEnds,
-    /// Live cells of counter columns: the decoded CounterContext (boxed: the view stays small
-    /// for the cells that are not counters).
-    pub counter: Option<Box<CounterContext>>,
-}
-
-/// Where each stored part of a cell ends, in bytes after its flags byte (the parts that are not
-/// stored end where the previous one does).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-struct CellEnds {
-    timestamp: u32,
-    local_deletion_time: u32,
-    ttl: u32,
-    path: u32,
-    /// The end of the value: the cell's length.
-    value: u32,
-}
-
 impl<'a> CellView<'a> {
-    pub fn is_tombstone(&self) -> bool {
-        self.kind == CellKind::Tombstone
-    }
-
-    pub fn is_expiring(&self) -> bool {
-        matches!(self.kind, CellKind::Expiring | CellKind::Expired)
-    }
-
-    fn at(&self, relative: u32) -> u64 {
-        self.position.saturating_add(u64::from(relative))
-    }
-
-    /// The whole cell.
-    pub fn span(&self) -> Span {
-        Span::new(self.position, self.at(self.ends.value))
-    }
-
-    /// The flags byte.
-    pub fn flags_span(&self) -> Span {
-        Span::new(self.position, self.at(1))
-    }
-
-    /// `None` when the timestamp is the row's (USE_ROW_TIMESTAMP).
-    pub fn timestamp_span(&self) -> Option<Span> {
-        (self.flags & USE_ROW_TIMESTAMP == 0)
-            .then(|| Span::new(self.at(1), self.at(self.ends.timestamp)))
-    }
-
-    /// `None` when absent or taken from the row (USE_ROW_TTL).
-    pub fn local_deletion_time_span(&self) -> Option<Span> {
-        (self.flags & USE_ROW_TTL == 0 && self.flags & (IS_DELETED | IS_EXPIRING) != 0).then(|| {
-            Span::new(
-                self.at(self.ends.timestamp),
-                self.at(self.ends.local_deletion_time),
-            )
-        })
-    }
-
-    /// `None` when absent or taken from the row (USE_ROW_TTL).
-    pub fn ttl_span(&self) -> Option<Span> {
-        (self.flags & USE_ROW_TTL == 0 && self.flags & IS_EXPIRING != 0).then(|| {
-            Span::new(
-                self.at(self.ends.local_deletion_time),
-                self.at(self.ends.ttl),
-            )
-        })
-    }
-
-    /// The path with its length prefix (cells of complex columns).
-    pub fn path_span(&self) -> Option<Span> {
-        self.path
-            .map(|_| Span::new(self.at(self.ends.ttl), self.at(self.ends.path)))
-    }
-
-    /// The value with its length prefix.
-    pub fn value_span(&self) -> Span {
-        Span::new(self.at(self.ends.path), self.at(self.ends.value))
-    }
-
     /// The owned cell.
     pub fn to_cell(&self) -> Cell {
         Cell {
@@ -671,16 +549,6 @@ fn take_at<'a>(bytes: &'a [u8], at: &mut usize, len: usize) -> Option<&'a [u8]> 
     Some(taken)
 }
 
-/// The head of a complex column: its deletion and cell count, before its cells.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ComplexColumnHead {
-    /// First byte of the column's data.
-    pub start: u64,
-    pub column_index: usize,
-    pub complex_deletion: Option<DeletionTime>,
-    pub cell_count: Spanned<u64>,
-}
-
 impl ComplexColumnHead {
     /// Reads the complex deletion and cell count; the caller reads `cell_count` cells next
     /// (after [`Reader::check_count`] with 2 bytes per cell).
@@ -768,175 +636,5 @@ impl ColumnData {
             ColumnData::Simple(c) => core::slice::from_ref(c),
             ColumnData::Complex(c) => &c.cells,
         }
-    }
-}
-
-/// A counter shard's role (`CounterContext`).
-#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CounterShardKind {
-    Global,
-    Local,
-    Remote,
-}
-
-/// One shard of a CounterContext.
-#[derive(Serialize, Debug, Clone, PartialEq)]
-pub struct CounterShard {
-    pub span: Span,
-    pub kind: CounterShardKind,
-    /// The counter id (a UUID), `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`.
-    pub counter_id: String,
-    pub clock: i64,
-    pub count: i64,
-}
-
-/// A counter cell's value (`CounterContext`).
-#[derive(Serialize, Debug, Clone, PartialEq)]
-pub struct CounterContext {
-    pub span: Span,
-    /// As stored; negative means "local shards marked to be cleared".
-    pub header_count: Spanned<i16>,
-    pub header_elements: Vec<Spanned<i16>>,
-    pub shards: Vec<CounterShard>,
-    /// Sum of every shard's count (`CounterContext.total`), wrapping.
-    pub total: i64,
-}
-
-impl CounterContext {
-    /// Length of one shard: counter id, clock, count.
-    pub const SHARD_BYTES: usize = 32;
-
-    /// Decodes a counter context whose first byte is at `base_offset`.
-    pub fn decode(bytes: &[u8], base_offset: u64) -> core::result::Result<CounterContext, String> {
-        let mut r = Reader::new(bytes, base_offset);
-        let start = r.offset();
-        let n = r
-            .u16("counter header count")
-            .map_err(|_| "too short for the 2-byte header count".to_owned())?
-            as i16;
-        let header_count = Spanned {
-            value: n,
-            span: r.span_from(start),
-        };
-        let count = usize::from(n.unsigned_abs());
-        if count.saturating_mul(2) > r.remaining_bytes() {
-            return Err(format!(
-                "{count} header elements do not fit in {} bytes",
-                r.remaining_bytes()
-            ));
-        }
-        let mut header_elements = Vec::with_capacity(count);
-        for _ in 0..count {
-            let s = r.offset();
-            let e = r.u16("counter header element").map_err(|e| e.to_string())? as i16;
-            header_elements.push(Spanned {
-                value: e,
-                span: r.span_from(s),
-            });
-        }
-        let body = r.remaining_bytes();
-        if !body.is_multiple_of(Self::SHARD_BYTES) {
-            return Err(format!(
-                "{body} body bytes are not a whole number of {}-byte shards",
-                Self::SHARD_BYTES
-            ));
-        }
-        let shard_count = body / Self::SHARD_BYTES;
-        let mut kinds = vec![CounterShardKind::Remote; shard_count];
-        for e in &header_elements {
-            let (index, kind) = if e.value < 0 {
-                (
-                    usize::from((e.value as u16) ^ 0x8000),
-                    CounterShardKind::Global,
-                )
-            } else {
-                (usize::from(e.value as u16), CounterShardKind::Local)
-            };
-            match kinds.get_mut(index) {
-                Some(k) => *k = kind,
-                None => {
-                    return Err(format!(
-                        "header element {} names shard {index} of {shard_count}",
-                        e.value
-                    ))
-                }
-            }
-        }
-        let mut shards = Vec::with_capacity(shard_count);
-        let mut total = 0i64;
-        for kind in kinds {
-            let s = r.offset();
-            let id = r.bytes(16, "counter id").map_err(|e| e.to_string())?;
-            let counter_id = format_uuid(id);
-            let clock = r.i64("counter clock").map_err(|e| e.to_string())?;
-            let count = r.i64("counter count").map_err(|e| e.to_string())?;
-            total = total.wrapping_add(count);
-            shards.push(CounterShard {
-                span: r.span_from(s),
-                kind,
-                counter_id,
-                clock,
-                count,
-            });
-        }
-        Ok(CounterContext {
-            span: r.span_from(start),
-            header_count,
-            header_elements,
-            shards,
-            total,
-        })
-    }
-}
-
-/// 16 bytes as `8-4-4-4-12` lowercase hex.
-pub(crate) fn format_uuid(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(36);
-    for (i, b) in bytes.iter().enumerate() {
-        if matches!(i, 4 | 6 | 8 | 10) {
-            out.push('-');
-        }
-        out.push_str(&format!("{b:02x}"));
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn counter_context_with_one_global_shard() {
-        let mut b = vec![0x00, 0x01, 0x80, 0x00];
-        b.extend_from_slice(&[0x11; 16]);
-        b.extend_from_slice(&7i64.to_be_bytes());
-        b.extend_from_slice(&1i64.to_be_bytes());
-        let c = CounterContext::decode(&b, 100).unwrap();
-        assert_eq!(c.header_count.value, 1);
-        assert_eq!(c.shards.len(), 1);
-        assert_eq!(c.shards[0].kind, CounterShardKind::Global);
-        assert_eq!(c.shards[0].clock, 7);
-        assert_eq!(c.total, 1);
-        assert_eq!(c.shards[0].span, Span::new(104, 136));
-        assert_eq!(
-            c.shards[0].counter_id,
-            "11111111-1111-1111-1111-111111111111"
-        );
-        // A remote shard plus a local one.
-        let mut b = vec![0x00, 0x01, 0x00, 0x01];
-        for count in [5i64, -2] {
-            b.extend_from_slice(&[0; 16]);
-            b.extend_from_slice(&1i64.to_be_bytes());
-            b.extend_from_slice(&count.to_be_bytes());
-        }
-        let c = CounterContext::decode(&b, 0).unwrap();
-        assert_eq!(
-            c.shards.iter().map(|s| s.kind).collect::<Vec<_>>(),
-            [CounterShardKind::Remote, CounterShardKind::Local]
-        );
-        assert_eq!(c.total, 3);
-        assert!(CounterContext::decode(&b[..40], 0).is_err());
-        assert!(CounterContext::decode(&[0x00, 0x01, 0x00, 0x05], 0).is_err());
-        assert!(CounterContext::decode(&[0x7f], 0).is_err());
     }
 }

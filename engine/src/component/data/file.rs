@@ -26,7 +26,7 @@
 
 use super::schema::DataSchema;
 use super::stream::{DataDecoder, DecodeStep, PushDecoder, VisitStep};
-use super::visit::DataVisitor;
+use super::view::DataVisitor;
 use super::{DataItem, DecodeOptions, Finding, FindingKind};
 use crate::component::compression_info::CompressionInfo;
 use crate::component::ComponentType;

@@ -41,30 +41,36 @@
 //! `db/LivenessInfo.java`, `db/SerializationHeader.java`, `db/context/CounterContext.java`,
 //! `io/sstable/format/SortedTablePartitionWriter.java`, `io/util/CompressedChunkReader.java`.
 
-mod cell;
+// Layers, each using only those above it: the parts and the views a visitor sees, then the
+// decoders of a cell, a row, the owned items, the stream, the physical file and the scan.
 mod clustering;
 mod columns;
+mod counter;
 mod deletion;
-mod file;
-mod node;
 mod partition;
-mod row;
 mod schema;
+mod view;
+
+mod cell;
+mod row;
+
+mod items;
 mod stream;
-mod visit;
+
+mod file;
+mod scan;
+
+mod node;
 
 use serde::Serialize;
 
 pub use crate::component::common::{
     ClusteringPrefixKind, ClusteringValueBuf, ClusteringValueState,
 };
-pub use cell::{
-    Cell, CellKind, CellView, ColumnData, ComplexColumn, ComplexColumnHead, CounterContext,
-    CounterShard, CounterShardKind, HAS_EMPTY_VALUE, IS_DELETED, IS_EXPIRING, USE_ROW_TIMESTAMP,
-    USE_ROW_TTL,
-};
+pub use cell::{Cell, ColumnData, ComplexColumn};
 pub use clustering::{Clustering, ClusteringBoundOrBoundary, ClusteringView};
 pub use columns::{ColumnSubset, ColumnsEncoding};
+pub use counter::{CounterContext, CounterShard, CounterShardKind};
 pub(crate) use deletion::check_deletion;
 pub use deletion::{
     DeletionTime, DeletionTimeEncoding, LivenessInfo, LocalDeletionTime, EXPIRED_LIVENESS_TTL_SECS,
@@ -75,14 +81,19 @@ pub use node::{partition_node, HexValues, ValueRenderer};
 pub(crate) use partition::read_partition_start;
 pub use partition::{KeyComponent, PartitionEnd, PartitionKey, PartitionStart};
 pub use row::{
-    MarkerDeletion, RangeTombstoneMarker, Row, RowDeletion, RowEnd, RowView, END_OF_PARTITION,
-    EXTENSION_FLAG, HAS_ALL_COLUMNS, HAS_COMPLEX_DELETION, HAS_DELETION, HAS_SHADOWABLE_DELETION,
-    HAS_TIMESTAMP, HAS_TTL, IS_MARKER, IS_STATIC, SCYLLA_HAS_SHADOWABLE_TOMBSTONE,
+    Row, END_OF_PARTITION, EXTENSION_FLAG, HAS_ALL_COLUMNS, HAS_COMPLEX_DELETION, HAS_DELETION,
+    HAS_SHADOWABLE_DELETION, HAS_TIMESTAMP, HAS_TTL, IS_MARKER, IS_STATIC,
+    SCYLLA_HAS_SHADOWABLE_TOMBSTONE,
 };
+pub use scan::{read_at_slice, scan_counts, visit_all_with, ScanCounts};
 pub use schema::{ColumnKind, ColumnSchema, DataSchema, DeltaBase};
 pub(crate) use stream::waits_for_more;
 pub use stream::{DataDecoder, DecodeStep, PushDecoder, VisitStep, Window};
-pub use visit::{read_at_slice, scan_counts, visit_all_with, DataVisitor, ScanCounts};
+pub use view::{
+    CellKind, CellView, ComplexColumnHead, DataVisitor, MarkerDeletion, RangeTombstoneMarker,
+    RowDeletion, RowEnd, RowView, HAS_EMPTY_VALUE, IS_DELETED, IS_EXPIRING, USE_ROW_TIMESTAMP,
+    USE_ROW_TTL,
+};
 
 use crate::span::{serialize_hex, Span};
 

@@ -5,11 +5,14 @@
 //! and one node per column (cells with their timestamps, TTLs and values). Values are shown by
 //! a [`ValueRenderer`]; the default shows hex (CQL rendering lives in the types module).
 
-use super::cell::{Cell, CellKind, ColumnData, CounterContext};
+use super::cell::{Cell, ColumnData};
+use super::counter::CounterContext;
 use super::deletion::{DeletionTime, LivenessInfo, LocalDeletionTime};
 use super::partition::{PartitionEnd, PartitionStart};
-use super::row::{MarkerDeletion, RangeTombstoneMarker, Row};
+use super::row::Row;
 use super::schema::DataSchema;
+use super::view::CellKind;
+use super::view::{MarkerDeletion, RangeTombstoneMarker};
 use super::{hex, ColumnsEncoding, DataItem, Finding, SpannedBytes};
 use crate::component::common::{ClusteringValueBuf, ClusteringValueState};
 use crate::span::{Node, Span, Spanned};

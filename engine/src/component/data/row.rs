@@ -37,14 +37,17 @@
 
 use serde::Serialize;
 
-use super::cell::{Cell, CellView, ColumnData, ComplexColumnHead};
+use super::cell::{Cell, ColumnData};
 use super::clustering::{
     read_bound, read_clustering_view, Clustering, ClusteringBoundOrBoundary, ClusteringView,
 };
 use super::columns::{ColumnSubset, ColumnsEncoding};
 use super::deletion::{check_deletion, read_delta_deletion_time, DeletionTime, LivenessInfo};
 use super::schema::{ColumnKind, DataSchema};
-use super::visit::DataVisitor;
+use super::view::{
+    CellView, ComplexColumnHead, DataVisitor, MarkerDeletion, RangeTombstoneMarker, RowDeletion,
+    RowView,
+};
 use super::{DecodeOptions, Finding, FindingKind};
 use crate::error::Result;
 use crate::reader::Reader;
@@ -72,14 +75,6 @@ pub const IS_STATIC: u8 = 0x01;
 pub const HAS_SHADOWABLE_DELETION: u8 = 0x02;
 /// Extended flag (ScyllaDB): an extra shadowable row tombstone follows the row deletion.
 pub const SCYLLA_HAS_SHADOWABLE_TOMBSTONE: u8 = 0x80;
-
-/// `Row.Deletion`: the row tombstone and whether it is shadowable.
-#[derive(Serialize, Debug, Clone, PartialEq)]
-pub struct RowDeletion {
-    pub time: DeletionTime,
-    /// Extended flag HAS_SHADOWABLE_DELETION.
-    pub is_shadowable: bool,
-}
 
 /// A static or regular row.
 #[derive(Serialize, Debug, Clone, PartialEq)]
@@ -123,45 +118,7 @@ impl Row {
     }
 }
 
-/// A row decoded in place up to its column data: what a [`DataVisitor`] sees before the row's
-/// cells. Its clustering and column subset borrow the decode window.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RowView<'a> {
-    /// Absolute uncompressed Data.db offset of the flags byte.
-    pub position: u64,
-    /// From the flags byte to the declared end of the row.
-    pub span: Span,
-    pub is_static: bool,
-    pub flags: Spanned<u8>,
-    pub extended_flags: Option<Spanned<u8>>,
-    /// `None` for the static row.
-    pub clustering: Option<ClusteringView<'a>>,
-    pub row_size: Spanned<u64>,
-    pub previous_unfiltered_size: Spanned<u64>,
-    pub liveness: Option<LivenessInfo>,
-    pub deletion: Option<RowDeletion>,
-    pub scylla_shadowable_deletion: Option<DeletionTime>,
-    pub columns_encoding: ColumnsEncoding,
-    /// The stored column subset (`None` with HAS_ALL_COLUMNS) and its bytes.
-    pub columns_span: Option<Span>,
-    pub columns_bytes: &'a [u8],
-    /// N: the number of header columns of the row's kind.
-    pub superset_count: usize,
-}
-
 impl RowView<'_> {
-    /// The owned column subset.
-    pub fn column_subset(&self) -> ColumnSubset {
-        match self.columns_span {
-            None => ColumnSubset::all(self.superset_count),
-            Some(span) => ColumnSubset::read(
-                &mut Reader::new(self.columns_bytes, span.start),
-                self.superset_count,
-            )
-            .unwrap_or_else(|_| ColumnSubset::all(self.superset_count)),
-        }
-    }
-
     /// The owned row, without column data, body end and findings (they follow the cells).
     pub fn to_row_head(&self) -> Row {
         Row {
@@ -182,47 +139,6 @@ impl RowView<'_> {
             findings: Vec::new(),
         }
     }
-}
-
-/// The end of a row, after its cells: where its body ended and its findings (body, size,
-/// previous size, duplicate clustering).
-#[derive(Debug, Clone, PartialEq)]
-pub struct RowEnd<'f> {
-    pub position: u64,
-    pub is_static: bool,
-    /// Where decoding of the body stopped.
-    pub body_end: u64,
-    /// The declared end of the row.
-    pub declared_end: u64,
-    pub findings: &'f [Finding],
-}
-
-/// A marker's deletion: one time for a bound, two for a boundary.
-#[derive(Serialize, Debug, Clone, PartialEq)]
-pub enum MarkerDeletion {
-    Bound(DeletionTime),
-    /// Stored end first, then start.
-    Boundary {
-        end: DeletionTime,
-        start: DeletionTime,
-    },
-}
-
-/// A range tombstone bound or boundary marker.
-#[derive(Serialize, Debug, Clone, PartialEq)]
-pub struct RangeTombstoneMarker {
-    /// Absolute uncompressed Data.db offset of the flags byte.
-    pub position: u64,
-    /// From the flags byte to the declared end.
-    pub span: Span,
-    pub flags: Spanned<u8>,
-    /// Markers are never written with extended flags; kept if present.
-    pub extended_flags: Option<Spanned<u8>>,
-    pub bound: ClusteringBoundOrBoundary,
-    pub marker_size: Spanned<u64>,
-    pub previous_unfiltered_size: Spanned<u64>,
-    pub deletion: MarkerDeletion,
-    pub findings: Vec<Finding>,
 }
 
 /// The part of an unfiltered read before its body: enough to know where it ends.

@@ -24,10 +24,11 @@
 #![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use super::clustering::ClusteringView;
+use super::items::ItemBuilder;
 use super::partition::{read_partition_start, PartitionEnd};
-use super::row::{read_head, Head, RowEnd, RowScratch, UnfilteredHead, END_OF_PARTITION};
+use super::row::{read_head, Head, RowScratch, UnfilteredHead, END_OF_PARTITION};
 use super::schema::DataSchema;
-use super::visit::{DataVisitor, IgnoreAll, ItemBuilder};
+use super::view::{DataVisitor, IgnoreAll, RowEnd};
 use super::{DataItem, DecodeOptions, Finding, FindingKind};
 use crate::component::ComponentType;
 use crate::error::{Error, ErrorKind, Result};

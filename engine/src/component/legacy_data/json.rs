@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 
 use super::atom::{Atom, AtomBody, AtomKind};
 use super::layout::LegacyLayout;
+use super::name::untyped;
 use super::name::CellName;
-use super::rows::untyped;
 use super::stream::{AtomCounts, LegacyItem};
 use crate::datetime::{iso8601_micros, iso8601_secs};
 use crate::dump::DeletionInfoJson;

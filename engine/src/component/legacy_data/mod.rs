@@ -64,8 +64,8 @@ pub use atom::{Atom, AtomBody, AtomKind, LegacyCell, LegacyRangeTombstone};
 pub use file::LegacyDataFileReader;
 pub use json::{AtomJson, AtomPartitionHeaderJson, AtomPartitionJson, AtomsBuilder};
 pub use layout::{cql_type, says_compact_storage, LegacyLayout};
-pub use name::{CellName, NameComponent, STATIC_MARKER};
-pub use rows::{untyped, RowGrouper};
+pub use name::{untyped, CellName, NameComponent, STATIC_MARKER};
+pub use rows::RowGrouper;
 pub use schema::{InferredColumn, InferredTable, INFERRED_SCHEMA_NOTE};
 pub use stream::{AtomCounts, LegacyDataDecoder, LegacyItem, LegacyPartitionEnd, LegacyStep};
 

@@ -16,7 +16,7 @@
 use serde::Serialize;
 
 use crate::reader::Reader;
-use crate::span::Span;
+use crate::span::{hex, Span};
 
 /// The first two bytes of a static cell's composite name (`CompositeType.STATIC_MARKER`).
 pub const STATIC_MARKER: u16 = 0xFFFF;
@@ -82,7 +82,7 @@ impl<'w> CellName<'w> {
         if self.is_static() {
             out.push("static".to_owned());
         }
-        out.extend(self.values().iter().map(|v| super::rows::untyped(v).0));
+        out.extend(self.values().iter().map(|v| untyped(v).0));
         out
     }
 
@@ -94,6 +94,18 @@ impl<'w> CellName<'w> {
             }
             CellName::Simple(_) => 0,
         }
+    }
+}
+
+/// A value without a type: text when valid UTF-8 without control characters, else `0x…` hex
+/// with a note saying so (2.x keys and values, and keys of any SSTable without a key type).
+pub fn untyped(bytes: &[u8]) -> (String, Option<String>) {
+    match core::str::from_utf8(bytes) {
+        Ok(s) if !s.chars().any(char::is_control) => (s.to_owned(), None),
+        _ => (
+            format!("0x{}", hex(bytes)),
+            Some("no schema: not UTF-8 text, shown as hex".to_owned()),
+        ),
     }
 }
 

@@ -20,7 +20,7 @@ use std::collections::BTreeSet;
 
 use super::atom::{Atom, AtomBody, AtomKind};
 use super::layout::LegacyLayout;
-use super::name::CellName;
+use super::name::{untyped, CellName};
 use super::stream::LegacyItem;
 use crate::component::data::{DeletionTime, PartitionStart};
 use crate::datetime::{iso8601_micros, iso8601_secs};
@@ -534,16 +534,4 @@ fn tombstone_bound(
     findings: Vec<String>,
 ) -> UnfilteredJson {
     UnfilteredJson::range_tombstone_marker("range_tombstone_bound", position, start, end, findings)
-}
-
-/// A value without a type: text when valid UTF-8 without control characters, else `0x…` hex
-/// with a note saying so (2.x keys and values, and keys of any SSTable without a key type).
-pub fn untyped(bytes: &[u8]) -> (String, Option<String>) {
-    match core::str::from_utf8(bytes) {
-        Ok(s) if !s.chars().any(char::is_control) => (s.to_owned(), None),
-        _ => (
-            format!("0x{}", hex(bytes)),
-            Some("no schema: not UTF-8 text, shown as hex".to_owned()),
-        ),
-    }
 }

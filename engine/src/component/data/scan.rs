@@ -1,136 +1,17 @@
-//! Borrowed decoding: a [`DataVisitor`] is handed each partition boundary, row, cell and range
-//! tombstone marker as the decoder reads it, with rows and cells as views into the decode window
-//! ([`RowView`], [`CellView`]: values as `&[u8]`, typed by the column given alongside). Nothing
-//! is allocated per row or per cell on this path (findings aside); callers that keep items build
-//! owned ones ([`DataItem`] through [`DataDecoder::next_item`](super::DataDecoder::next_item)).
-//!
-//! Events of one partition, in file order:
-//!
-//! | event | when |
-//! |---|---|
-//! | [`DataVisitor::partition_start`] | key and partition deletion read |
-//! | [`DataVisitor::row_start`] | a row's (or the static row's) head, liveness, deletion and column subset read |
-//! | [`DataVisitor::cell`] | each cell of a simple column |
-//! | [`DataVisitor::complex_column_start`], `cell`…, [`DataVisitor::complex_column_end`] | each complex column |
-//! | [`DataVisitor::row_end`] | after the row's cells, with its findings |
-//! | [`DataVisitor::range_tombstone_marker`] | a bound or boundary marker (owned: they are few) |
-//! | [`DataVisitor::partition_end`] | the end-of-partition byte, with the partition's span and counts |
-//!
-//! [`ScanCounts`] is the decode-only scan (what `sstable-inspect bench` times):
-//! [`scan_counts`] drives it over a whole file.
-//!
-//! Src: `src/java/org/apache/cassandra/db/rows/UnfilteredSerializer.java`,
-//! `io/sstable/SSTableIdentityIterator.java`.
+//! The decode-only scan (what `sstable-inspect bench` times): [`ScanCounts`] counts what a
+//! visitor sees, [`scan_counts`] drives it over a whole file.
 
 use serde::Serialize;
 
-use super::cell::{CellKind, CellView, ColumnData, ComplexColumn, ComplexColumnHead};
 use super::file::DataFileReader;
 use super::partition::{PartitionEnd, PartitionStart};
-use super::row::{RangeTombstoneMarker, Row, RowEnd, RowView};
 use super::schema::ColumnSchema;
 use super::stream::VisitStep;
-use super::DataItem;
+use super::view::{
+    CellKind, CellView, ComplexColumnHead, DataVisitor, RangeTombstoneMarker, RowEnd, RowView,
+};
 use crate::component::ComponentType;
 use crate::error::{Error, Result};
-use crate::span::Span;
-
-/// Receives what the decoder reads, in file order (see the module table). Every method has an
-/// empty default, so a visitor implements only what it needs.
-pub trait DataVisitor {
-    fn partition_start(&mut self, _start: &PartitionStart) {}
-    fn row_start(&mut self, _row: &RowView<'_>) {}
-    fn complex_column_start(&mut self, _column: &ColumnSchema, _head: &ComplexColumnHead) {}
-    /// A cell of `column` (of the row given to the last `row_start`).
-    fn cell(&mut self, _column: &ColumnSchema, _cell: &CellView<'_>) {}
-    /// The first byte after the complex column's last cell.
-    fn complex_column_end(&mut self, _end: u64) {}
-    fn row_end(&mut self, _end: &RowEnd<'_>) {}
-    fn range_tombstone_marker(&mut self, _marker: &RangeTombstoneMarker) {}
-    fn partition_end(&mut self, _end: &PartitionEnd) {}
-}
-
-/// A visitor that looks at nothing (for trial decodes).
-pub(crate) struct IgnoreAll;
-
-impl DataVisitor for IgnoreAll {}
-
-/// Builds the owned [`DataItem`] of one step.
-#[derive(Debug, Default)]
-pub(crate) struct ItemBuilder {
-    row: Option<Row>,
-    in_complex: bool,
-    item: Option<DataItem>,
-}
-
-impl ItemBuilder {
-    pub(crate) fn take(&mut self) -> Option<DataItem> {
-        self.item.take()
-    }
-}
-
-impl DataVisitor for ItemBuilder {
-    fn partition_start(&mut self, start: &PartitionStart) {
-        self.item = Some(DataItem::PartitionStart(start.clone()));
-    }
-
-    fn row_start(&mut self, row: &RowView<'_>) {
-        self.row = Some(row.to_row_head());
-        self.in_complex = false;
-    }
-
-    fn complex_column_start(&mut self, _column: &ColumnSchema, head: &ComplexColumnHead) {
-        if let Some(row) = self.row.as_mut() {
-            row.column_data.push(ColumnData::Complex(ComplexColumn {
-                span: Span::new(head.start, head.start),
-                column_index: head.column_index,
-                complex_deletion: head.complex_deletion.clone(),
-                cell_count: head.cell_count.clone(),
-                cells: Vec::new(),
-            }));
-            self.in_complex = true;
-        }
-    }
-
-    fn cell(&mut self, _column: &ColumnSchema, cell: &CellView<'_>) {
-        let Some(row) = self.row.as_mut() else {
-            return;
-        };
-        match row.column_data.last_mut() {
-            Some(ColumnData::Complex(c)) if self.in_complex => c.cells.push(cell.to_cell()),
-            _ => row.column_data.push(ColumnData::Simple(cell.to_cell())),
-        }
-    }
-
-    fn complex_column_end(&mut self, end: u64) {
-        if let Some(ColumnData::Complex(c)) =
-            self.row.as_mut().and_then(|r| r.column_data.last_mut())
-        {
-            c.span.end = end;
-        }
-        self.in_complex = false;
-    }
-
-    fn row_end(&mut self, end: &RowEnd<'_>) {
-        if let Some(mut row) = self.row.take() {
-            row.body_end = end.body_end;
-            row.findings = end.findings.to_vec();
-            self.item = Some(if row.is_static {
-                DataItem::StaticRow(row)
-            } else {
-                DataItem::Row(row)
-            });
-        }
-    }
-
-    fn range_tombstone_marker(&mut self, marker: &RangeTombstoneMarker) {
-        self.item = Some(DataItem::RangeTombstoneMarker(marker.clone()));
-    }
-
-    fn partition_end(&mut self, end: &PartitionEnd) {
-        self.item = Some(DataItem::PartitionEnd(end.clone()));
-    }
-}
 
 /// What a decode-only scan counted.
 #[derive(Serialize, Debug, Clone, Default, PartialEq, Eq)]
