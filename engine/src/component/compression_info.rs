@@ -195,12 +195,7 @@ pub fn decode(bytes: &[u8], version: &Version) -> Result<CompressionInfo> {
     let mut r = Reader::new(bytes, 0).for_component(ComponentType::CompressionInfo);
     let mut warnings = Vec::new();
 
-    let start = r.offset();
-    let class = r.utf("compressor class name")?;
-    let compressor_class = Spanned {
-        value: class,
-        span: r.span_from(start),
-    };
+    let compressor_class = r.spanned(|r| r.utf("compressor class name"))?;
     let compressor = simple_class_name(&compressor_class.value).to_owned();
     if compressor.is_empty() {
         warnings.push("empty compressor class name".to_owned());
@@ -249,12 +244,8 @@ pub fn decode(bytes: &[u8], version: &Version) -> Result<CompressionInfo> {
         None
     };
 
-    let start = r.offset();
-    let data_len = r.u64("uncompressed data length")?;
-    let data_length_bytes = Spanned {
-        value: data_len,
-        span: r.span_from(start),
-    };
+    let data_length_bytes = r.spanned(|r| r.u64("uncompressed data length"))?;
+    let data_len = data_length_bytes.value;
     if data_len > i64::MAX as u64 {
         warnings.push(format!(
             "data length {} is negative as a signed long",
@@ -338,21 +329,11 @@ fn simple_class_name(class: &str) -> &str {
 }
 
 fn spanned_utf(r: &mut Reader<'_>, what: &'static str) -> Result<Spanned<String>> {
-    let start = r.offset();
-    let value = r.utf(what)?;
-    Ok(Spanned {
-        value,
-        span: r.span_from(start),
-    })
+    r.spanned(|r| r.utf(what))
 }
 
 fn spanned_u32(r: &mut Reader<'_>, what: &'static str) -> Result<Spanned<u32>> {
-    let start = r.offset();
-    let value = r.u32(what)?;
-    Ok(Spanned {
-        value,
-        span: r.span_from(start),
-    })
+    r.spanned(|r| r.u32(what))
 }
 
 /// Offsets start at 0 (a finding otherwise) and grow by at least the 4-byte checksum per chunk

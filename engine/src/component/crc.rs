@@ -148,16 +148,11 @@ pub struct CrcFile {
 pub fn decode(bytes: &[u8], version: &Version) -> Result<CrcFile> {
     let mut r = Reader::new(bytes, 0).for_component(ComponentType::Crc);
     let mut warnings = Vec::new();
-    let start = r.offset();
-    let chunk_size = r.u32("CRC.db chunk size")?;
-    let chunk_size_bytes = Spanned {
-        value: chunk_size,
-        span: r.span_from(start),
-    };
-    if chunk_size == 0 || chunk_size > i32::MAX as u32 {
+    let chunk_size_bytes = r.spanned(|r| r.u32("CRC.db chunk size"))?;
+    if chunk_size_bytes.value == 0 || chunk_size_bytes.value > i32::MAX as u32 {
         warnings.push(format!(
             "chunk size {} is not a positive 32-bit int",
-            chunk_size as i32
+            chunk_size_bytes.value as i32
         ));
     }
     let checksums_start = r.offset();

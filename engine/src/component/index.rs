@@ -246,11 +246,7 @@ impl<'a> IndexFile<'a> {
     /// The partition key of the entry starting at absolute `offset` (for Summary.db checks).
     pub fn key_at(&self, offset: u64) -> Result<Spanned<Vec<u8>>> {
         let mut r = self.reader_from(offset)?;
-        let key = r.short_length_bytes("partition key")?.to_vec();
-        Ok(Spanned {
-            value: key,
-            span: r.span_from(offset),
-        })
+        r.spanned(|r| r.short_length_bytes("partition key").map(<[u8]>::to_vec))
     }
 
     /// Decodes the promoted index header and offsets table of `entry` (the window must cover
@@ -475,12 +471,7 @@ impl<'a> IndexCursor<'a> {
 
     fn read_entry(&self, start: u64) -> Result<IndexEntry> {
         let mut r = self.file.reader_from(start)?;
-        let key_start = r.offset();
-        let key = r.short_length_bytes("partition key")?.to_vec();
-        let key = Spanned {
-            value: key,
-            span: r.span_from(key_start),
-        };
+        let key = r.spanned(|r| r.short_length_bytes("partition key").map(<[u8]>::to_vec))?;
         let layout = self.file.layout();
         let pos_start = r.offset();
         let position = match layout {

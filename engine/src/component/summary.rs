@@ -177,12 +177,10 @@ fn decode_offheap(
     summary: &mut IndexSummary,
     warnings: &mut Vec<String>,
 ) -> Result<()> {
-    let size_start = r.offset();
-    let size = r.u64("summary size")?;
-    summary.summary_size_bytes = Some(Spanned {
-        value: size,
-        span: r.span_from(size_start),
-    });
+    let size = r.spanned(|r| r.u64("summary size"))?;
+    let size_start = size.span.start;
+    summary.summary_size_bytes = Some(size.clone());
+    let size = size.value;
     if has_sampling_level(version) {
         let level = spanned_u32(r, "sampling level")?;
         if level.value == 0 || level.value > BASE_SAMPLING_LEVEL {
@@ -270,20 +268,14 @@ fn decode_offheap(
             .for_component(ComponentType::Summary);
         // `usable` checked start + POSITION_BYTES <= end, so the slice holds the position.
         let key_len = slice.len().saturating_sub(POSITION_BYTES as usize);
-        let key_start = er.offset();
-        let key = er.bytes(key_len, "summary entry key")?.to_vec();
-        let key = Spanned {
-            value: key,
-            span: er.span_from(key_start),
-        };
-        let pos_start = er.offset();
-        let position = er.i64_le("summary entry Index.db position")? as u64;
+        let key = er.spanned(|r| r.bytes(key_len, "summary entry key").map(<[u8]>::to_vec))?;
+        let index_position = er.spanned(|r| {
+            r.i64_le("summary entry Index.db position")
+                .map(|p| p as u64)
+        })?;
         entries.push(SummaryEntry {
             key,
-            index_position: Spanned {
-                value: position,
-                span: er.span_from(pos_start),
-            },
+            index_position,
         });
     }
     summary.offsets = offsets;
@@ -301,12 +293,7 @@ fn decode_legacy_entries(r: &mut Reader<'_>, summary: &mut IndexSummary) -> Resu
     let start = r.offset();
     let mut entries = Vec::with_capacity(n);
     for _ in 0..n {
-        let pos_start = r.offset();
-        let position = r.u64("summary entry Index.db position")?;
-        let index_position = Spanned {
-            value: position,
-            span: r.span_from(pos_start),
-        };
+        let index_position = r.spanned(|r| r.u64("summary entry Index.db position"))?;
         let key = spanned_int_length_bytes(r, "summary entry key")?;
         entries.push(SummaryEntry {
             key,
@@ -353,21 +340,11 @@ fn check_positions(entries: &[SummaryEntry], warnings: &mut Vec<String>) {
 }
 
 fn spanned_u32(r: &mut Reader<'_>, what: &'static str) -> Result<Spanned<u32>> {
-    let start = r.offset();
-    let value = r.u32(what)?;
-    Ok(Spanned {
-        value,
-        span: r.span_from(start),
-    })
+    r.spanned(|r| r.u32(what))
 }
 
 fn spanned_int_length_bytes(r: &mut Reader<'_>, what: &'static str) -> Result<Spanned<Vec<u8>>> {
-    let start = r.offset();
-    let value = r.int_length_bytes(what)?.to_vec();
-    Ok(Spanned {
-        value,
-        span: r.span_from(start),
-    })
+    r.spanned(|r| r.int_length_bytes(what).map(<[u8]>::to_vec))
 }
 
 /// A key for display: quoted text when it is printable ASCII, else hex (long keys cut).

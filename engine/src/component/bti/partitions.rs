@@ -459,12 +459,7 @@ fn spanned_u64(r: &mut crate::reader::Reader<'_>, what: &'static str) -> Result<
 }
 
 fn spanned_key(r: &mut crate::reader::Reader<'_>, what: &'static str) -> Result<Spanned<Vec<u8>>> {
-    let start = r.offset();
-    let value = r.short_length_bytes(what)?.to_vec();
-    Ok(Spanned {
-        value,
-        span: r.span_from(start),
-    })
+    r.spanned(|r| r.short_length_bytes(what).map(<[u8]>::to_vec))
 }
 
 #[cfg(test)]

@@ -63,12 +63,10 @@ pub fn decode_entry(
     version: &Version,
 ) -> Result<TrieIndexEntry> {
     let mut r = rows.reader_at(position)?;
-    let key_start = r.offset();
-    let key = r.short_length_bytes("row index entry: key")?.to_vec();
-    let key = Spanned {
-        value: key,
-        span: r.span_from(key_start),
-    };
+    let key = r.spanned(|r| {
+        r.short_length_bytes("row index entry: key")
+            .map(<[u8]>::to_vec)
+    })?;
     let base = r.offset();
     let data_position = r.spanned(|r| r.unsigned_vint("row index entry: data position"))?;
     let root_delta = r.spanned(|r| r.signed_vint("row index entry: root"))?;

@@ -574,14 +574,9 @@ impl ComplexColumnHead {
         } else {
             None
         };
-        let count_start = r.offset();
-        let count = r.unsigned_vint("complex column cell count")?;
-        let cell_count = Spanned {
-            value: count,
-            span: r.span_from(count_start),
-        };
+        let cell_count = r.spanned(|r| r.unsigned_vint("complex column cell count"))?;
         // A cell is at least a flags byte and a path length.
-        let n = r.check_count(count, 2, "complex column cells")?;
+        let n = r.check_count(cell_count.value, 2, "complex column cells")?;
         Ok((
             ComplexColumnHead {
                 start,

@@ -53,14 +53,10 @@ impl CounterContext {
     pub fn decode(bytes: &[u8], base_offset: u64) -> core::result::Result<CounterContext, String> {
         let mut r = Reader::new(bytes, base_offset);
         let start = r.offset();
-        let n = r
-            .u16("counter header count")
-            .map_err(|_| "too short for the 2-byte header count".to_owned())?
-            as i16;
-        let header_count = Spanned {
-            value: n,
-            span: r.span_from(start),
-        };
+        let header_count = r
+            .spanned(|r| r.u16("counter header count").map(|n| n as i16))
+            .map_err(|_| "too short for the 2-byte header count".to_owned())?;
+        let n = header_count.value;
         let count = usize::from(n.unsigned_abs());
         if count.saturating_mul(2) > r.remaining_bytes() {
             return Err(format!(
@@ -70,12 +66,10 @@ impl CounterContext {
         }
         let mut header_elements = Vec::with_capacity(count);
         for _ in 0..count {
-            let s = r.offset();
-            let e = r.u16("counter header element").map_err(|e| e.to_string())? as i16;
-            header_elements.push(Spanned {
-                value: e,
-                span: r.span_from(s),
-            });
+            let e = r
+                .spanned(|r| r.u16("counter header element").map(|e| e as i16))
+                .map_err(|e| e.to_string())?;
+            header_elements.push(e);
         }
         let body = r.remaining_bytes();
         if !body.is_multiple_of(Self::SHARD_BYTES) {

@@ -82,11 +82,7 @@ pub(crate) fn read_partition_start(
     schema: &DataSchema,
 ) -> Result<PartitionStart> {
     let position = r.offset();
-    let length = r.u16("partition key length")?;
-    let length = Spanned {
-        value: length,
-        span: r.span_from(position),
-    };
+    let length = r.spanned(|r| r.u16("partition key length"))?;
     let key_start = r.offset();
     let key = r.bytes(usize::from(length.value), "partition key")?;
     let bytes = SpannedBytes {
@@ -144,15 +140,8 @@ fn split_key(
                 bytes: value.to_vec(),
                 span: Span::new(value_start, r.offset()),
             };
-            let eoc_start = r.offset();
-            let eoc = r.u8("end-of-component byte")?;
-            Ok::<_, crate::error::Error>((
-                value,
-                Spanned {
-                    value: eoc,
-                    span: r.span_from(eoc_start),
-                },
-            ))
+            let eoc = r.spanned(|r| r.u8("end-of-component byte"))?;
+            Ok::<_, crate::error::Error>((value, eoc))
         })();
         match part {
             Ok((value, eoc)) => {

@@ -169,21 +169,13 @@ pub(crate) fn read_head<'a>(
     static_row: bool,
 ) -> Result<Head<'a>> {
     let position = r.offset();
-    let raw = r.u8("unfiltered flags")?;
-    let flags = Spanned {
-        value: raw,
-        span: r.span_from(position),
-    };
+    let flags = r.spanned(|r| r.u8("unfiltered flags"))?;
+    let raw = flags.value;
     if !static_row && raw & END_OF_PARTITION != 0 {
         return Ok(Head::EndOfPartition(flags));
     }
     let extended_flags = if raw & EXTENSION_FLAG != 0 {
-        let s = r.offset();
-        let e = r.u8("extended flags")?;
-        Some(Spanned {
-            value: e,
-            span: r.span_from(s),
-        })
+        Some(r.spanned(|r| r.u8("extended flags"))?)
     } else {
         None
     };

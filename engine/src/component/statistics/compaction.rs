@@ -20,7 +20,7 @@
 
 use serde::Serialize;
 
-use super::{leaf, spanned, spanned_leaf, HyperLogLogPlus};
+use super::{leaf, spanned_leaf, HyperLogLogPlus};
 use crate::error::{Error, Result};
 use crate::reader::Reader;
 use crate::span::{Node, Span, Spanned};
@@ -43,7 +43,7 @@ impl Ancestors {
         what_items: &'static str,
     ) -> Result<Ancestors> {
         let a_start = r.offset();
-        let count = spanned(r, |r| r.i32(what_count))?;
+        let count = r.spanned(|r| r.i32(what_count))?;
         let n = u64::try_from(count.value).map_err(|_| {
             r.invalid_at(
                 format!("negative ancestor count {}", count.value),
@@ -54,7 +54,7 @@ impl Ancestors {
         let n = r.check_count(n, 4, what_items)?;
         let mut generations = Vec::with_capacity(n);
         for _ in 0..n {
-            generations.push(spanned(r, |r| r.i32(what_items))?);
+            generations.push(r.spanned(|r| r.i32(what_items))?);
         }
         Ok(Ancestors {
             span: r.span_from(a_start),
@@ -155,7 +155,7 @@ impl CompactionMetadata {
             };
         let length_start = r.offset();
         let cardinality_estimator_length =
-            spanned(r, |r| r.i32("COMPACTION: cardinality estimator length"))?;
+            r.spanned(|r| r.i32("COMPACTION: cardinality estimator length"))?;
         let len = u64::try_from(cardinality_estimator_length.value).map_err(|_| {
             r.invalid_at(
                 format!(

@@ -16,7 +16,7 @@
 
 use serde::Serialize;
 
-use super::{leaf, spanned, spanned_leaf, uuid_string};
+use super::{leaf, spanned_leaf, uuid_string};
 use crate::error::{Error, Result};
 use crate::reader::Reader;
 use crate::span::{Node, Span, Spanned};
@@ -46,7 +46,7 @@ impl DseStatsFields {
     /// Reads the DSE-only fields right after Cassandra's pending repair.
     pub fn decode(r: &mut Reader<'_>, version: &Version) -> Result<DseStatsFields> {
         let start = r.offset();
-        let zero_copy_metadata = spanned(r, |r| r.u8("STATS (DSE): zero-copy metadata"))?;
+        let zero_copy_metadata = r.spanned(|r| r.u8("STATS (DSE): zero-copy metadata"))?;
         if zero_copy_metadata.value != 0 {
             return Err(r.invalid_at(
                 "DSE 6.x STATS layout not supported beyond the zero-copy metadata flag: \
@@ -56,7 +56,7 @@ impl DseStatsFields {
             ));
         }
         let incremental_node_sync =
-            spanned(r, |r| r.i64("STATS (DSE): incremental NodeSync metadata"))?;
+            r.spanned(|r| r.i64("STATS (DSE): incremental NodeSync metadata"))?;
         let count_at = r.offset();
         let count = r.i32("STATS (DSE): max column value length count")?;
         let n = u64::try_from(count).map_err(|_| {
@@ -70,18 +70,18 @@ impl DseStatsFields {
         let n = r.check_count(n, 5, "STATS (DSE): max column value lengths")?;
         let mut max_column_value_lengths = Vec::with_capacity(n);
         for _ in 0..n {
-            let name = spanned(r, |r| {
+            let name = r.spanned(|r| {
                 r.vint_length_bytes("STATS (DSE): column name")
                     .map(|b| String::from_utf8_lossy(b).into_owned())
             })?;
-            let max_length_bytes = spanned(r, |r| r.i32("STATS (DSE): max value length"))?;
+            let max_length_bytes = r.spanned(|r| r.i32("STATS (DSE): max value length"))?;
             max_column_value_lengths.push(MaxColumnValueLength {
                 name,
                 max_length_bytes,
             });
         }
         let originating_host_id = if version.is_dse() && version.as_str() >= "bb" {
-            Some(spanned(r, |r| {
+            Some(r.spanned(|r| {
                 let flag = r.u8("STATS (DSE): originating host id")?;
                 if flag == 0 {
                     return Ok(None);

@@ -587,14 +587,6 @@ fn slice(bytes: &[u8], start: u64, end: u64) -> &[u8] {
     }
 }
 
-/// [`Reader::spanned`] as a free function, for `compaction.rs` until it calls the reader's.
-pub(crate) fn spanned<'a, T>(
-    r: &mut Reader<'a>,
-    read: impl FnOnce(&mut Reader<'a>) -> Result<T>,
-) -> Result<Spanned<T>> {
-    r.spanned(read)
-}
-
 pub(crate) fn leaf(label: &str, value: impl Into<String>, span: Span) -> Node {
     Node::new(label, value, Some(span))
 }
