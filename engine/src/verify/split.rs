@@ -18,7 +18,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::report::{Check, MAX_LISTED_FAILURES};
-use super::running::Running;
+use super::running_checksum::Running;
 use super::{DigestState, Layout, Timer, Verifier};
 use crate::component::ComponentType;
 use crate::error::{Error, ErrorKind};

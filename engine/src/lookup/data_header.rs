@@ -1,0 +1,149 @@
+//! The last step: the partition header at the Data.db position the index gave, and its key.
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
+
+use super::{Lookup, LookupResult, Processed, Stage, StopReason};
+use crate::clock::Clock;
+use crate::component::data::{DataItem, DecodeStep};
+use crate::component::summary::display_key;
+use crate::component::ComponentType;
+use crate::error::{Error, Result};
+use crate::range::{ByteRange, ItemReader, RangeReader};
+use crate::version::Format;
+
+impl Lookup {
+    pub(super) fn start_data(&mut self, position: u64) {
+        let seek = match self.data.as_mut() {
+            Ok(reader) => reader.reader_mut().seek_to_partition(position),
+            Err(e) => Err(e.clone()),
+        };
+        if let Err(e) = seek {
+            self.stop(StopReason::from_error(&e));
+            return;
+        }
+        self.stage = Stage::DataHeader { position };
+        if let Err(e) = self.poll_data(position) {
+            let e = e.in_component(ComponentType::Data);
+            self.stop(StopReason::from_error(&e));
+        }
+    }
+
+    /// Decodes what the Data.db reader holds: `None` while the header is incomplete, else the
+    /// bytes of the header and a note (the lookup is then finished).
+    pub(super) fn poll_data(&mut self, position: u64) -> Result<Option<(u64, String)>> {
+        let step = match self.data.as_mut() {
+            Ok(reader) => reader.next_item()?,
+            Err(e) => return Err(e.clone()),
+        };
+        match step {
+            DecodeStep::NeedMoreData => {
+                self.stage = Stage::DataHeader { position };
+                Ok(None)
+            }
+            DecodeStep::Finished => Err(Error::invalid(
+                format!("no partition at Data.db {position}: the data ends there"),
+                position,
+            )
+            .context("partition header")
+            .in_component(ComponentType::Data)),
+            DecodeStep::Item(DataItem::PartitionStart(start)) => {
+                let touched = start.span.len_bytes();
+                let stored = &start.key.bytes.bytes;
+                if stored == &self.key {
+                    let note = format!(
+                        "partition header at {position}: the key, {}",
+                        if start.deletion.is_live() {
+                            "live"
+                        } else {
+                            "deleted"
+                        }
+                    );
+                    self.found = true;
+                    self.partition_position = Some(position);
+                    self.partition_start = Some(start);
+                    self.stopped_at = None;
+                    self.stage = Stage::Done;
+                    Ok(Some((touched, note)))
+                } else if self.version.format() == Format::Big {
+                    // The index entry held this very key: Data.db does not match its index.
+                    Err(Error::invalid(
+                        format!(
+                            "Index.db gives Data.db {position} for the key, but the partition there holds {}",
+                            display_key(stored)
+                        ),
+                        position,
+                    )
+                    .context("partition header")
+                    .in_component(ComponentType::Data))
+                } else {
+                    let note = format!(
+                        "partition header at {position} holds {}, not the key: absent",
+                        display_key(stored)
+                    );
+                    let stored_key = stored.clone();
+                    self.stop(StopReason::DataKeyMismatch {
+                        data_position: position,
+                        stored_key,
+                    });
+                    Ok(Some((touched, note)))
+                }
+            }
+            DecodeStep::Item(other) => Err(Error::invalid(
+                format!(
+                    "expected a partition header at Data.db {position}, found an item at {}",
+                    other.position()
+                ),
+                position,
+            )
+            .in_component(ComponentType::Data)),
+        }
+    }
+
+    pub(super) fn read_data_header(
+        &mut self,
+        position: u64,
+        range: &ByteRange,
+        bytes: &[u8],
+        clock: &dyn Clock,
+    ) -> Result<Processed> {
+        match self.data.as_mut() {
+            Ok(reader) => reader.supply(range, bytes, clock)?,
+            Err(e) => return Err(e.clone()),
+        }
+        let compressed = self.data.as_ref().is_ok_and(|r| r.reader().is_compressed());
+        let what = if compressed {
+            "compressed chunk"
+        } else {
+            "bytes"
+        };
+        match self.poll_data(position)? {
+            None => Ok(Processed {
+                touched_bytes: bytes.len() as u64,
+                note: format!("{what}: the partition header at {position} continues"),
+            }),
+            Some((touched, note)) => Ok(Processed {
+                touched_bytes: touched,
+                note: format!("{what}: {note}"),
+            }),
+        }
+    }
+
+    /// The outcome (a lookup stopped early reports [`StopReason::Unfinished`]).
+    pub fn into_result(self) -> LookupResult {
+        let stopped_at = match (&self.stage, self.found) {
+            (Stage::Done, true) => None,
+            (Stage::Done, false) => Some(self.stopped_at.unwrap_or(StopReason::Unfinished)),
+            _ => Some(StopReason::Unfinished),
+        };
+        LookupResult {
+            found: stopped_at.is_none(),
+            key: self.key,
+            token: self.token,
+            bloom: self.bloom,
+            steps: self.steps,
+            partition_position: self.partition_position,
+            index_entry: self.index_hit,
+            partition_start: self.partition_start,
+            stopped_at,
+        }
+    }
+}

@@ -1,0 +1,234 @@
+//! The read path for one partition key, sans-I/O: what Cassandra reads, in order, to find a
+//! partition in one SSTable — and where it stops when the key is not there.
+//!
+//! | step | big (`jb` … `oa`) | bti (`da`) | in memory? |
+//! |---|---|---|---|
+//! | 1 token | the partitioner's token of the key (`IPartitioner.getToken`) | same | yes |
+//! | 2 bloom filter | probe `k` bits of Filter.db; one clear bit → absent (`BloomNegative`) | same | yes (Filter.db decoded by the caller) |
+//! | 3 key range | key before Summary.db's first key or after its last → absent (`OutsideKeyRange`) | – (only for early-opened sstables) | yes |
+//! | 4 sample | binary search of Summary.db for the greatest sampled key ≤ the key: the Index.db range `[its position, the next sample's position)` | – | yes (Summary.db decoded by the caller) |
+//! | 5 index | scan that Index.db range entry by entry for the key (`IndexMiss` when the range ends or a greater key shows up) | descend the Partitions.db trie page by page with the key's byte-comparable form, check the hash byte (`PartitionIndexMiss`); a payload P ≥ 0 → read the `TrieIndexEntry` at Rows.db P and compare its key (`RowIndexKeyMismatch`) | reads |
+//! | 6 data | read the partition header at the Data.db position and compare its key (`DataKeyMismatch`) | same | reads |
+//!
+//! [`Lookup`] is the state machine, speaking the engine's byte-range protocol
+//! ([`RangeReader`]): `next_read` names the byte range it needs next ([`ByteRange`]: component,
+//! offset, length), the caller's driver ([`crate::range::SyncDriver`],
+//! [`crate::range::AsyncDriver`]) reads it (a `pread`, a Blob slice) and hands it to `supply`
+//! with a [`Clock`]. Every read becomes a [`LookupStep`]
+//! (component, byte range, bytes the decoder examined, nanoseconds since the previous step —
+//! the caller's read included — and a note); the in-memory steps (filter, summary) are steps
+//! too. When nothing more is asked for, [`Lookup::into_result`] gives the [`LookupResult`]:
+//! found or not, the token, the bloom probes, the steps, the partition's Data.db position and,
+//! on a miss, the [`StopReason`]. [`lookup_with`] runs it over a [`RangeSource`].
+//!
+//! ## A miss only when the path is sound
+//!
+//! "Absent" is said only by a structure that was read whole and is consistent: a clear bloom
+//! bit, a key outside Summary.db's range, an Index.db range scanned to a greater key, a trie
+//! without the transition, a hash byte or a Rows.db key that differs. A component of the path
+//! that does not decode (Filter.db, Summary.db, Index.db, Partitions.db, Rows.db, Data.db) or an
+//! index or Data.db that is missing (a missing Filter.db or Summary.db is what Cassandra rebuilds
+//! on open: no filter is probed, Index.db is scanned from its start), a sample past the end of Index.db, an Index.db that ends before Summary.db's last
+//! key, a trie pointer outside the trie, an index entry whose Data.db partition holds another key
+//! (big format) or a compressed chunk whose checksum fails (checked on every chunk read, as
+//! Cassandra's `CompressedChunkReader` does) stop the lookup with [`StopReason::Error`].
+//!
+//! Every walk is bounded: the trie descent follows at most one node per key byte and each node
+//! may span at most 16 pages; a read that does not move the walk forward is an error, so the
+//! number of reads is bounded by the file's size over the window.
+//!
+//! Reads are bounded: Index.db in windows of [`INDEX_READ_BYTES`] inside the sampled range,
+//! Partitions.db one 4096-byte page at a time (a node never crosses a page), the Rows.db entry
+//! alone, Data.db one compressed chunk (or [`DATA_PLAIN_READ_BYTES`] of a plain file) at a time
+//! up to the end of the partition header. Decoding the partition's rows is left to the caller:
+//! [`data_file_reader`] and [`read_partition_with`] do it from the returned position.
+//!
+//! Before 3.0 (`jb`, `ka`, `la`) rows are in the old cell layout, which is not decoded; the
+//! partition header (key, then the 12-byte `DeletionTime`) is the same, so the key check at the
+//! Data.db position still holds.
+//!
+//! Src (re-implemented, not copied): `io/sstable/format/big/BigTableReader.java`
+//! (`getRowIndexEntry`: bloom filter, min/max keys, summary binary search, index scan),
+//! `io/sstable/indexsummary/IndexSummary.java` (`binarySearch`,
+//! `getScanPositionFromBinarySearchResult`), `io/sstable/format/bti/BtiTableReader.java`
+//! (`getExactPosition`), `io/sstable/format/bti/PartitionIndex.java` (`exactCandidate`),
+//! `io/sstable/format/bti/TrieIndexEntry.java`, `io/tries/Walker.java`,
+//! `utils/BloomFilter.java` (`isPresent`).
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
+
+mod data_header;
+mod index_scan;
+mod partition_read;
+mod protocol;
+mod result;
+mod start;
+mod summary_search;
+mod trie_descent;
+
+pub use crate::checked_data::CheckedDataReader;
+pub use partition_read::{
+    decodes_rows, read_partition_start_with, read_partition_with, PartitionRead,
+};
+pub use result::{BloomBit, BloomOutcome, IndexHit, LookupResult, LookupStep, StopReason};
+
+use crate::clock::Clock;
+use crate::component::data::PartitionStart;
+use crate::component::ComponentType;
+use crate::error::Error;
+use crate::info::SSTableMetadata;
+use crate::range::{ByteRange, RangeSource, SyncDriver};
+use crate::token::{Partitioner, Token};
+use crate::version::{Format, Version};
+
+/// Bytes of Index.db asked for at a time while scanning a sampled range.
+pub const INDEX_READ_BYTES: u64 = 64 * 1024;
+/// Bytes of an uncompressed Data.db asked for at a time while reading a partition header.
+pub const DATA_PLAIN_READ_BYTES: u64 = 4 * 1024;
+/// An Index.db entry header (key, position, promoted-index header) longer than this is an error.
+const MAX_INDEX_WINDOW_BYTES: u64 = 64 << 20;
+/// A trie node (with its payload) spread over more pages than this is an error.
+const MAX_TRIE_WINDOW_PAGES: u64 = 16;
+/// Bytes of the Partitions.db footer: first-key position, partition count, root position.
+const FOOTER_BYTES: u64 = 24;
+/// After the key, a `TrieIndexEntry` holds at most 3 vints of 9 bytes and a 12-byte deletion.
+const TRIE_ENTRY_TAIL_BYTES: u64 = 3 * 9 + 12;
+
+/// A byte range of one component that the lookup needs next (Data.db: the physical file, a
+/// chunk start when compressed).
+pub type ReadRequest = ByteRange;
+
+#[derive(Debug, Clone)]
+struct IndexScan {
+    range_start: u64,
+    range_end: u64,
+    file_len: u64,
+    next_offset: u64,
+    window_bytes: u64,
+    scanned: usize,
+}
+
+#[derive(Debug, Clone)]
+struct TrieDescent {
+    comparable: Vec<u8>,
+    matched: usize,
+    node: u64,
+    file_len: u64,
+    pages: u64,
+    nodes_visited: usize,
+}
+
+#[derive(Debug, Clone)]
+enum Stage {
+    IndexScan(IndexScan),
+    PartitionsFooter {
+        file_len: u64,
+    },
+    PartitionsNode(TrieDescent),
+    RowsEntry {
+        position: u64,
+        file_len: u64,
+        window_bytes: u64,
+    },
+    DataHeader {
+        position: u64,
+    },
+    Done,
+}
+
+/// The read path of one key through one SSTable (see the module docs).
+#[derive(Debug, Clone)]
+pub struct Lookup {
+    key: Vec<u8>,
+    token: Token,
+    partitioner: Partitioner,
+    version: Version,
+    /// Rows.db size (bti).
+    rows_len: Option<u64>,
+    bloom: Option<BloomOutcome>,
+    steps: Vec<LookupStep>,
+    last_nanos: u64,
+    stage: Stage,
+    data: core::result::Result<Box<CheckedDataReader>, Error>,
+    /// The key sorts at or before Summary.db's last key: a scan of the last sampled range must
+    /// pass a greater key before Index.db ends.
+    before_last_key: bool,
+    /// Index.db size (big).
+    index_len: u64,
+    index_hit: Option<IndexHit>,
+    partition_position: Option<u64>,
+    partition_start: Option<PartitionStart>,
+    found: bool,
+    stopped_at: Option<StopReason>,
+}
+
+/// How one supplied range was used.
+struct Processed {
+    touched_bytes: u64,
+    note: String,
+}
+
+/// Runs a whole lookup over `source` (positioned reads of the component files). A failed read
+/// ends the lookup with [`StopReason::Error`].
+pub fn lookup_with<S: RangeSource>(
+    metadata: &SSTableMetadata,
+    key: &[u8],
+    source: S,
+    clock: &dyn Clock,
+) -> LookupResult {
+    let mut lookup = Lookup::new(metadata, key.to_vec(), clock);
+    // An error ends the lookup and is in its result.
+    let _ = SyncDriver::new(source).run(&mut lookup, clock);
+    lookup.into_result()
+}
+
+/// The errors that break the read path before it starts: an index or Data.db listed in TOC.txt
+/// but missing, or a component of the path present but undecodable.
+fn broken_path(m: &SSTableMetadata) -> Option<Error> {
+    let path: &[ComponentType] = match m.descriptor.format {
+        Format::Big => &[
+            ComponentType::Filter,
+            ComponentType::Summary,
+            ComponentType::PrimaryIndex,
+            ComponentType::Data,
+        ],
+        Format::Bti => &[
+            ComponentType::Filter,
+            ComponentType::Partitions,
+            ComponentType::Rows,
+            ComponentType::Data,
+        ],
+    };
+    // A missing Filter.db or Summary.db is rebuilt by Cassandra on open (the lookup then probes
+    // no filter, or scans Index.db from its start); a missing index or Data.db breaks the path.
+    if let Some(c) = path.iter().find(|c| {
+        m.components.missing.contains(c)
+            && !matches!(c, ComponentType::Filter | ComponentType::Summary)
+    }) {
+        return Some(
+            Error::invalid(
+                format!("{c} is listed in TOC.txt but missing: the read path is broken"),
+                0,
+            )
+            .in_component(c.clone()),
+        );
+    }
+    if let Some(e) = m
+        .errors
+        .iter()
+        .find(|e| e.component().is_some_and(|c| path.contains(c)))
+    {
+        return Some(e.clone());
+    }
+    for (c, decoded) in [
+        (ComponentType::Filter, m.filter.is_some()),
+        (ComponentType::Summary, m.summary.is_some()),
+    ] {
+        if path.contains(&c) && m.size_of(&c).is_some() && !decoded {
+            return Some(
+                Error::invalid(format!("{c} is present but was not decoded"), 0)
+                    .in_component(c.clone()),
+            );
+        }
+    }
+    None
+}
