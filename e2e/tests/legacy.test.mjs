@@ -72,7 +72,8 @@ test('2.x data browser: legacy_ka_simple_counter shows counter 1 per key, a "cou
   assert.deepEqual(await page.locator('[data-testid=partition-key]').allTextContents(), ['0', '1', '2', '3', '4']);
   assert.deepEqual(await page.locator('[data-testid=cell]').allTextContents(), ['1', '1', '1', '1', '1']);
   await page.locator('[data-testid=data-atoms-toggle]').click();
-  await page.locator('[data-testid=atom]').first().waitFor();
+  // The page grows its rows a few per animation frame: wait for all five.
+  await page.locator('[data-testid=atom]').nth(4).waitFor();
   assert.deepEqual(await page.locator('[data-testid=atom-type]').allTextContents(), Array(5).fill('counter'));
   assert.deepEqual(await page.locator('[data-testid=atom-name]').allTextContents(), Array(5).fill('[val]'));
   assert.deepEqual(await page.locator('[data-testid=atom-value]').allTextContents(), Array(5).fill('1'));

@@ -39,14 +39,20 @@ pub const DEFAULT_READ_BYTES: u64 = 16 << 20;
 const SLICE_MILLIS: f64 = 50.0;
 
 /// Worker messages as JavaScript values (serde-wasm-bindgen): `File` handles pass through
-/// unchanged (`serde_wasm_bindgen::preserve`).
+/// unchanged (`serde_wasm_bindgen::preserve`). The protocol's one rule for 64-bit integers:
+/// every `i64`/`u64` crosses as a BigInt, so values past 2^53 (Long.MAX_VALUE as a live
+/// deletion time or a maximum timestamp) arrive exactly; as JavaScript numbers they made the
+/// encoder throw and the reply never came.
 #[derive(Debug)]
 pub struct JsCodec;
 
 impl Codec for JsCodec {
     fn encode<I: Serialize>(input: I) -> JsValue {
         input
-            .serialize(&serde_wasm_bindgen::Serializer::new())
+            .serialize(
+                &serde_wasm_bindgen::Serializer::new()
+                    .serialize_large_number_types_as_bigints(true),
+            )
             .unwrap_or_else(|e| wasm_bindgen::throw_str(&format!("worker message: {e}")))
     }
 
