@@ -1609,3 +1609,65 @@ fn uncompressed_data_splits_by_crc_db_slices() {
         1
     );
 }
+
+/// Issue #31: an uncompressed SSTable copied without TOC.txt and CRC.db is covered by its
+/// Digest (valid, with a finding that a corruption would be detected, not located); with only
+/// CRC.db gone TOC.txt says the set is incomplete; with Digest and CRC.db gone and no TOC.txt
+/// no check covers Data.db.
+#[test]
+fn uncompressed_without_toc_and_crc_db_is_covered_by_its_digest() {
+    let Some(fx) = common::cassandra_fixtures("verify::digest_covers_data") else {
+        return;
+    };
+    let whole = legacy(
+        &fx,
+        "ka",
+        "legacy_ka_with_illegal_cell_names_indexed",
+        "legacy_tables-legacy_ka_with_illegal_cell_names_indexed-ka-1",
+    );
+    let without = |gone: &[ComponentType]| SSTable {
+        prefix: whole.prefix.clone(),
+        files: whole
+            .files
+            .iter()
+            .filter(|(c, _)| !gone.contains(c))
+            .map(|(c, b)| (c.clone(), b.clone()))
+            .collect(),
+        info: whole.info.clone(),
+    };
+    let digest = ComponentType::Digest(DigestAlgorithm::Sha1);
+    assert!(whole.files.contains_key(&digest) && whole.files.contains_key(&ComponentType::Crc));
+    assert_eq!(whole.run(decompressing()).verdict, Verdict::Valid);
+
+    let r = without(&[ComponentType::Toc, ComponentType::Crc]).run(decompressing());
+    assert_eq!(r.verdict, Verdict::Valid, "{r:#?}");
+    assert!(r.unverified.is_empty(), "{r:#?}");
+    assert_eq!(r.verified_bytes, whole.data().len() as u64);
+    let located: Vec<_> = r
+        .findings
+        .iter()
+        .filter(|f| f.component.as_deref() == Some("CRC.db"))
+        .collect();
+    assert_eq!(located.len(), 1, "{r:#?}");
+    assert!(located[0].message.contains("detected, not located"));
+    // The same file with a flipped Data.db byte: the digest fails it.
+    let mut flipped = without(&[ComponentType::Toc, ComponentType::Crc]);
+    flipped.file_mut(&ComponentType::Data)[100] ^= 1;
+    assert_eq!(flipped.run(decompressing()).verdict, Verdict::Invalid);
+
+    let r = without(&[ComponentType::Crc]).run(decompressing());
+    assert_eq!(r.verdict, Verdict::NotVerifiable, "{r:#?}");
+    assert!(r
+        .unverified
+        .iter()
+        .any(|u| u.contains("CRC.db is listed in TOC.txt but missing")));
+
+    let r = without(&[ComponentType::Toc, ComponentType::Crc, digest]).run(decompressing());
+    assert_eq!(r.verdict, Verdict::NotVerifiable, "{r:#?}");
+    assert!(
+        r.unverified
+            .iter()
+            .any(|u| u.contains("no check covers Data.db")),
+        "{r:#?}"
+    );
+}

@@ -117,6 +117,8 @@ impl Verifier {
         v.unverified = unverifiable_reasons(m);
         v.findings
             .extend(super::preconditions::extra_chunk_finding(m));
+        v.findings
+            .extend(super::preconditions::missing_crc_db_finding(m));
         Some(v)
     }
 

@@ -70,21 +70,41 @@ pub fn unverifiable_reasons(m: &SSTableMetadata) -> Vec<String> {
                 ));
             }
         }
-    } else if m.size_of(&ComponentType::CompressionInfo).is_none()
-        && m.size_of(&ComponentType::Crc).is_none()
-        && m.size_of(&ComponentType::Data).is_some()
-        && m.components.missing.is_empty()
-        && m.toc.is_none()
-        && (m.descriptor.format == Format::Bti || m.descriptor.version.as_str() >= "ja")
-    {
-        // Without TOC.txt, the version says a chunk checksum file exists.
+    } else if chunk_checksums_absent_without_toc(m) && m.digest.is_none() {
+        // Without TOC.txt, the version says a chunk checksum file exists; with no digest
+        // either, no check covers Data.db.
         out.push(
-            "neither CompressionInfo.db nor CRC.db: Data.db's chunk checksums cannot be checked"
+            "neither CompressionInfo.db nor CRC.db nor a Digest: no check covers Data.db"
                 .to_owned(),
         );
     }
     out.dedup();
     out
+}
+
+/// An uncompressed Data.db with no CRC.db and no TOC.txt to say whether one was written
+/// (directories copied without them), of a version whose writer writes one.
+fn chunk_checksums_absent_without_toc(m: &SSTableMetadata) -> bool {
+    m.compression.is_none()
+        && m.size_of(&ComponentType::CompressionInfo).is_none()
+        && m.size_of(&ComponentType::Crc).is_none()
+        && m.size_of(&ComponentType::Data).is_some()
+        && m.components.missing.is_empty()
+        && m.toc.is_none()
+        && (m.descriptor.format == Format::Bti || m.descriptor.version.as_str() >= "ja")
+}
+
+/// A finding for [`chunk_checksums_absent_without_toc`] when a Digest is there: the digest
+/// covers every byte of Data.db, so the SSTable can be valid (Cassandra's own verifier calls it
+/// so), but a corruption would be detected, not located.
+pub(crate) fn missing_crc_db_finding(m: &SSTableMetadata) -> Option<ErrorReport> {
+    (chunk_checksums_absent_without_toc(m) && m.digest.is_some()).then(|| ErrorReport {
+        component: Some(ComponentType::Crc.file_suffix().to_owned()),
+        offset: 0,
+        message: "no CRC.db and no TOC.txt to list it: the Digest covers all of Data.db, so a \
+                  corruption would be detected, not located"
+            .to_owned(),
+    })
 }
 
 /// A finding for a chunk table with one chunk more than the data needs: the empty chunk
