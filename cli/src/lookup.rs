@@ -210,6 +210,7 @@ fn report_json(
         Some(b) => json!({
             "filter": true,
             "maybe_present": b.maybe_present,
+            "false_negative": b.false_negative,
             "bits": b.bits.iter().map(|bit| json!({
                 "index": bit.index,
                 "set": bit.set,
@@ -314,6 +315,8 @@ fn human(
                 "  bloom filter: {} — bits {}",
                 if b.maybe_present {
                     "may be present"
+                } else if b.false_negative {
+                    "absent, but the index holds the key: Filter.db is corrupt (a false negative)"
                 } else {
                     "absent"
                 },

@@ -57,6 +57,15 @@ impl Lookup {
                             "deleted"
                         }
                     );
+                    let note = match self.bloom.as_mut() {
+                        Some(bloom) if self.bloom_negative => {
+                            bloom.false_negative = true;
+                            format!(
+                                "{note}; Filter.db is corrupt: its bloom filter said absent, but the index holds the key (a false negative)"
+                            )
+                        }
+                        _ => note,
+                    };
                     self.found = true;
                     self.partition_position = Some(position);
                     self.partition_start = Some(start);

@@ -4,7 +4,7 @@
 //! | step | big (`jb` … `oa`) | bti (`da`) | in memory? |
 //! |---|---|---|---|
 //! | 1 token | the partitioner's token of the key (`IPartitioner.getToken`) | same | yes |
-//! | 2 bloom filter | probe `k` bits of Filter.db; one clear bit → absent (`BloomNegative`) | same | yes (Filter.db decoded by the caller) |
+//! | 2 bloom filter | probe `k` bits of Filter.db; one clear bit → absent (`BloomNegative`) once the index confirms it: a key the index holds is a false negative, Filter.db corrupt (`BloomOutcome::false_negative`) | same | yes (Filter.db decoded by the caller) |
 //! | 3 key range | key before Summary.db's first key or after its last → absent (`OutsideKeyRange`) | – (only for early-opened sstables) | yes |
 //! | 4 sample | binary search of Summary.db for the greatest sampled key ≤ the key: the Index.db range `[its position, the next sample's position)` | – | yes (Summary.db decoded by the caller) |
 //! | 5 index | scan that Index.db range entry by entry for the key (`IndexMiss` when the range ends or a greater key shows up) | descend the Partitions.db trie page by page with the key's byte-comparable form, check the hash byte (`PartitionIndexMiss`); a payload P ≥ 0 → read the `TrieIndexEntry` at Rows.db P and compare its key (`RowIndexKeyMismatch`) | reads |
@@ -145,6 +145,8 @@ pub struct Lookup {
     /// Rows.db size (bti).
     rows_len: Option<u64>,
     bloom: Option<BloomOutcome>,
+    /// The bloom filter said absent: the rest of the path confirms it or finds Filter.db corrupt.
+    bloom_negative: bool,
     steps: Vec<LookupStep>,
     last_nanos: u64,
     stage: Stage,

@@ -43,13 +43,17 @@ pub struct BloomOutcome {
     /// Every probed bit is set.
     pub maybe_present: bool,
     pub bits: Vec<BloomBit>,
+    /// A probed bit is clear, yet the index and Data.db hold the key: a bloom filter never
+    /// says "absent" of a key it was built with, so Filter.db is corrupt (the answer comes
+    /// from the index).
+    pub false_negative: bool,
 }
 
 /// Where a lookup that found nothing stopped.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[non_exhaustive]
 pub enum StopReason {
-    /// A probed bloom filter bit is clear: the key is certainly not in the SSTable.
+    /// A probed bloom filter bit is clear and the index confirms the key is not there.
     BloomNegative,
     /// The key sorts before Summary.db's first key or after its last one.
     OutsideKeyRange {
@@ -96,6 +100,17 @@ pub enum StopReason {
     },
     /// [`Lookup::into_result`] was called before the lookup finished.
     Unfinished,
+}
+
+impl StopReason {
+    /// Whether this says "absent" (a sound structure ruled the key out), rather than that the
+    /// lookup could not be done.
+    pub fn is_absent(&self) -> bool {
+        !matches!(
+            self,
+            StopReason::Unsupported { .. } | StopReason::Error { .. } | StopReason::Unfinished
+        )
+    }
 }
 
 impl StopReason {

@@ -27,6 +27,7 @@ impl Lookup {
             version: metadata.descriptor.version,
             rows_len: metadata.size_of(&ComponentType::Rows),
             bloom: None,
+            bloom_negative: false,
             steps: Vec::new(),
             last_nanos: start,
             stage: Stage::Done,
@@ -85,6 +86,7 @@ impl Lookup {
             lookup.bloom = Some(BloomOutcome {
                 maybe_present: probe.maybe_present,
                 bits,
+                false_negative: false,
             });
             lookup.push_step(
                 ComponentType::Filter,
@@ -94,10 +96,10 @@ impl Lookup {
                 note,
                 clock,
             );
-            if !probe.maybe_present {
-                lookup.stop(StopReason::BloomNegative);
-                return lookup;
-            }
+            // A clear bit is not taken on trust: the index confirms the negative (a key the
+            // index holds is a false negative, so Filter.db is corrupt), and a miss it agrees
+            // with is reported as the bloom filter's ([`Lookup::stop`]).
+            lookup.bloom_negative = !probe.maybe_present;
         }
         match metadata.descriptor.format {
             Format::Bti => lookup.start_bti(metadata),
@@ -126,6 +128,11 @@ impl Lookup {
     }
 
     pub(super) fn stop(&mut self, reason: StopReason) {
+        let reason = if self.bloom_negative && reason.is_absent() {
+            StopReason::BloomNegative
+        } else {
+            reason
+        };
         self.found = false;
         self.stopped_at = Some(reason);
         self.stage = Stage::Done;
