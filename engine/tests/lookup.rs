@@ -1086,3 +1086,31 @@ fn a_flipped_bloom_bit_that_hides_a_key_names_filter_db_and_still_finds_it() {
         assert!(!absent.found, "{v}");
     }
 }
+
+/// Issue #31: without a Statistics.db that decodes, the partitioner that orders the index is
+/// unknown: the lookup is an error naming Statistics.db, never "absent" or "outside the key
+/// range", for a key the SSTable holds and for one it does not.
+#[test]
+fn without_statistics_db_a_lookup_is_an_error_never_absent() {
+    let Some(fx) = common::cassandra_fixtures("lookup::no_statistics") else {
+        return;
+    };
+    for v in VERSIONS {
+        let t = legacy(&fx, v, "simple");
+        let mut m = t.metadata.clone();
+        m.statistics = None;
+        m.sizes_bytes
+            .retain(|(c, _)| c != &ComponentType::Statistics);
+        for key in [b"2".as_slice(), b"9".as_slice()] {
+            let read = Cell::new(0);
+            let r = lookup_with(&m, key, src(t.reader(&read)), &NoClock);
+            assert!(!r.found, "{v}");
+            let (component, _, message) = stopped_with_error(&r);
+            assert_eq!(component, &ComponentType::Statistics, "{v}: {r:?}");
+            assert!(
+                message.contains("Statistics.db is missing"),
+                "{v}: {message}"
+            );
+        }
+    }
+}

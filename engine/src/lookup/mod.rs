@@ -232,5 +232,27 @@ fn broken_path(m: &SSTableMetadata) -> Option<Error> {
             );
         }
     }
+    // The partitioner (Statistics.db's VALIDATION) orders the index: without it the key's
+    // token, and so "outside the key range" or an index miss, cannot be trusted.
+    if m.statistics
+        .as_ref()
+        .and_then(|s| s.partitioner())
+        .is_none()
+    {
+        let how = if m.size_of(&ComponentType::Statistics).is_some() {
+            "does not decode"
+        } else {
+            "is missing"
+        };
+        return Some(
+            Error::invalid(
+                format!(
+                    "Statistics.db {how}: the partitioner, and so the key's token and its place in the index, is unknown"
+                ),
+                0,
+            )
+            .in_component(ComponentType::Statistics),
+        );
+    }
     None
 }
