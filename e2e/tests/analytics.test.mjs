@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import {
-  launch, openPage, openObserved, inputFiles, filesIn, fixturesOrSkip, legacyTable, OUT, longTasksDuring, expectNoLongTasks,
+  launch, cli, openPage, openObserved, inputFiles, filesIn, fixturesOrSkip, legacyTable, OUT, longTasksDuring, expectNoLongTasks,
 } from './helpers.mjs';
 
 let browser;
@@ -17,12 +17,6 @@ before(async () => {
   fs.mkdirSync(OUT, { recursive: true });
 });
 after(async () => browser?.close());
-
-/** The CLI built by cargo (`SSTABLE_INSPECT`, else target/{release,debug}). */
-function cli() {
-  const candidates = [process.env.SSTABLE_INSPECT, '../target/release/sstable-inspect', '../target/debug/sstable-inspect'];
-  return candidates.find((c) => c && fs.existsSync(c));
-}
 
 async function openAnalytics(page, rowText) {
   await page.locator('[data-testid=overview-row]', { hasText: rowText }).first().click();

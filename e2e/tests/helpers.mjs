@@ -10,6 +10,12 @@ export const OUT = process.env.E2E_OUT ?? path.resolve('out');
 
 const ci = ['1', 'true'].includes((process.env.CI ?? '').toLowerCase());
 
+/** The CLI built by cargo (`SSTABLE_INSPECT`, else target/{release,debug}). */
+export function cli() {
+  const candidates = [process.env.SSTABLE_INSPECT, '../target/release/sstable-inspect', '../target/debug/sstable-inspect'];
+  return candidates.find((c) => c && fs.existsSync(c));
+}
+
 export async function launch() {
   return chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { launch, openPage, inputFiles, OUT } from './helpers.mjs';
+import { launch, cli, openPage, inputFiles, OUT } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -14,12 +14,6 @@ before(async () => {
   fs.mkdirSync(OUT, { recursive: true });
 });
 after(async () => browser?.close());
-
-/** The CLI built by cargo (`SSTABLE_INSPECT`, else target/{release,debug}). */
-function cli() {
-  const candidates = [process.env.SSTABLE_INSPECT, '../target/release/sstable-inspect', '../target/debug/sstable-inspect'];
-  return candidates.find((c) => c && fs.existsSync(c));
-}
 
 /** Long.MAX_VALUE: the generator's timestamps saturate at it (`--base-timestamp`). */
 const LONG_MAX = '9223372036854775807';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import {
-  launch, inputFiles, filesIn, fixturesOrSkip, OUT, LONG_TASK_LIMIT_MS, openObserved as openObservedIn, longTasksDuring, expectNoLongTasks,
+  launch, cli, inputFiles, filesIn, fixturesOrSkip, OUT, LONG_TASK_LIMIT_MS, openObserved as openObservedIn, longTasksDuring, expectNoLongTasks,
 } from './helpers.mjs';
 
 let browser;
@@ -200,12 +200,6 @@ test('the generated large SSTable: verified in a worker, paged in the data view 
   await expectNoLongTasks(t, longPaging, 'while paging data');
   assert.deepEqual(errors, []);
 });
-
-/** The CLI built by cargo (`SSTABLE_INSPECT`, else target/{release,debug}). */
-function cli() {
-  const candidates = [process.env.SSTABLE_INSPECT, '../target/release/sstable-inspect', '../target/debug/sstable-inspect'];
-  return candidates.find((c) => c && fs.existsSync(c));
-}
 
 /** Verifies the SSTable loaded with a pool of `workers`; the verify view's facts. */
 async function verifySplit(page, workers) {

@@ -96,14 +96,9 @@ impl Lookup {
                     Ok(Some((touched, note)))
                 }
             }
-            DecodeStep::Item(other) => Err(Error::invalid(
-                format!(
-                    "expected a partition header at Data.db {position}, found an item at {}",
-                    other.position()
-                ),
-                position,
-            )
-            .in_component(ComponentType::Data)),
+            DecodeStep::Item(other) => Err(super::partition_read::not_a_partition_header(
+                position, &other,
+            )),
         }
     }
 

@@ -11,6 +11,18 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::range::{ItemReader, RangeSource, SyncDriver};
 use crate::version::Version;
 
+/// The error for an item other than a partition header where the index says one starts.
+pub(super) fn not_a_partition_header(position: u64, found: &DataItem) -> Error {
+    Error::invalid(
+        format!(
+            "expected a partition header at Data.db {position}, found an item at {}",
+            found.position()
+        ),
+        position,
+    )
+    .in_component(ComponentType::Data)
+}
+
 pub fn decodes_rows(version: &Version) -> bool {
     version.has_row_format()
 }
@@ -25,14 +37,7 @@ pub fn read_partition_start_with<S: RangeSource>(
     reader.reader_mut().seek_to_partition(position)?;
     match driver.next_item(reader, clock)? {
         DecodeStep::Item(DataItem::PartitionStart(s)) => Ok(s),
-        DecodeStep::Item(other) => Err(Error::invalid(
-            format!(
-                "expected a partition header at Data.db {position}, found an item at {}",
-                other.position()
-            ),
-            position,
-        )
-        .in_component(ComponentType::Data)),
+        DecodeStep::Item(other) => Err(not_a_partition_header(position, &other)),
         DecodeStep::Finished | DecodeStep::NeedMoreData => Err(Error::invalid(
             format!("no partition at Data.db {position}: the data ends there"),
             position,
