@@ -1,7 +1,10 @@
 //! The documentation stays as issue #30 left it: README.md is at most 250 lines; every relative
 //! link in README.md, ARCHITECTURE.md and docs/*.md resolves to a file or directory of the
 //! repository (and a `#fragment` into a Markdown file to one of its headings); every figure in
-//! the README's figures table appears in docs/performance.md, where it is measured.
+//! the README's figures table appears in docs/performance.md, where it is measured; and
+//! ARCHITECTURE.md's diagram matches the code: each crate's `sstable-*` dependencies are the drawn
+//! ones ([`CRATE_DEPENDENCIES`]) and no engine module imports from a layer above its own
+//! ([`ENGINE_LAYERS`]).
 //!
 //! A *figure* is a number followed by a unit, as [`figures`] reads it: digits with `,` and `.`
 //! (`13,075`, `0.83`), optionally a range or list of such (`762–825`, `0.12 / 0.08`), then an
@@ -362,5 +365,321 @@ fn links_and_anchors_are_read_as_github_does() {
     assert_eq!(
         anchor(" Arrow out of the engine (`arrow/`)"),
         "arrow-out-of-the-engine-arrow"
+    );
+}
+
+/// The engine's layers as ARCHITECTURE.md draws them, lowest first: a module may import from
+/// its own layer and the layers below, never above. `component` is `component/mod.rs` alone
+/// (the component names); `component::x` is each component's module.
+const ENGINE_LAYERS: &[(&str, &[&str])] = &[
+    (
+        "base",
+        &[
+            "reader",
+            "error",
+            "span",
+            "component",
+            "version",
+            "types",
+            "token",
+            "hash",
+            "datetime",
+            "clock",
+            "checksum",
+        ],
+    ),
+    (
+        "metadata",
+        &[
+            "info",
+            "component::statistics",
+            "component::compression_info",
+            "component::summary",
+            "component::index",
+            "component::bti",
+            "component::filter",
+            "component::crc",
+            "component::digest",
+            "component::scylla",
+            "component::common",
+            "toc",
+            "descriptor",
+            "sstable_set",
+            "cql_schema",
+        ],
+    ),
+    (
+        "Data.db",
+        &[
+            "component::legacy_data",
+            "dump",
+            "component::data",
+            "compress",
+        ],
+    ),
+    ("protocol", &["range"]),
+    (
+        "tasks",
+        &[
+            "verify",
+            "lookup",
+            "checked_data",
+            "load",
+            "analytics",
+            "crosscheck",
+            "write",
+        ],
+    ),
+];
+
+/// The crates each workspace crate (and `fuzz/`) depends on, as ARCHITECTURE.md draws them.
+const CRATE_DEPENDENCIES: &[(&str, &[&str])] = &[
+    ("engine", &[]),
+    ("native", &["sstable-engine"]),
+    ("arrow", &["sstable-engine"]),
+    (
+        "cli",
+        &["sstable-arrow", "sstable-engine", "sstable-native"],
+    ),
+    (
+        "python",
+        &["sstable-arrow", "sstable-engine", "sstable-native"],
+    ),
+    ("web", &["sstable-engine"]),
+    ("fuzz", &["sstable-engine"]),
+    ("xtask", &[]),
+];
+
+/// The paths a use tree names, from just after `crate::`: `{a::B, c::{d, e}}` → `a::B`, `c::d`,
+/// `c::e`; a plain path stops at the first character that is not part of it.
+fn use_paths(text: &str) -> Vec<Vec<String>> {
+    fn tree(chars: &[char], at: &mut usize, prefix: &[String], out: &mut Vec<Vec<String>>) {
+        let mut path = prefix.to_vec();
+        loop {
+            while *at < chars.len() && chars[*at].is_whitespace() {
+                *at += 1;
+            }
+            if *at < chars.len() && chars[*at] == '{' {
+                *at += 1;
+                loop {
+                    tree(chars, at, &path, out);
+                    while *at < chars.len() && chars[*at].is_whitespace() {
+                        *at += 1;
+                    }
+                    match chars.get(*at) {
+                        Some(',') => *at += 1,
+                        Some('}') => {
+                            *at += 1;
+                            return;
+                        }
+                        _ => return,
+                    }
+                    while *at < chars.len() && chars[*at].is_whitespace() {
+                        *at += 1;
+                    }
+                    if chars.get(*at) == Some(&'}') {
+                        *at += 1;
+                        return;
+                    }
+                }
+            }
+            let start = *at;
+            while *at < chars.len() && (chars[*at].is_alphanumeric() || chars[*at] == '_') {
+                *at += 1;
+            }
+            if *at > start {
+                path.push(chars[start..*at].iter().collect());
+            }
+            if chars.get(*at) == Some(&':') && chars.get(*at + 1) == Some(&':') {
+                *at += 2;
+                continue;
+            }
+            // `as alias` and anything else end the path.
+            while *at < chars.len() && !matches!(chars[*at], ',' | '}' | ';') {
+                if chars[*at] == '{' || chars[*at] == '\n' {
+                    break;
+                }
+                *at += 1;
+            }
+            if path.len() > prefix.len() {
+                out.push(path);
+            }
+            return;
+        }
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    tree(&chars, &mut 0, &[], &mut out);
+    out
+}
+
+/// A file's code without comments and without its inline `#[cfg(test)]` modules.
+fn non_test_code(source: &str) -> String {
+    let mut out = String::new();
+    let mut lines = source.lines().peekable();
+    while let Some(line) = lines.next() {
+        if line.trim() == "#[cfg(test)]"
+            && lines
+                .peek()
+                .is_some_and(|next| next.contains("mod ") && next.trim_end().ends_with('{'))
+        {
+            break;
+        }
+        let code = line.split("//").next().unwrap_or("");
+        out.push_str(code);
+        out.push('\n');
+    }
+    out
+}
+
+/// The engine module a path inside the engine names (see [`ENGINE_LAYERS`]).
+fn engine_module(path: &[String]) -> Option<String> {
+    let first = path.first()?;
+    let component_dir = repo_root().join("engine/src/component");
+    match path.get(1) {
+        Some(sub)
+            if first == "component"
+                && (component_dir.join(format!("{sub}.rs")).is_file()
+                    || component_dir.join(sub).is_dir()) =>
+        {
+            Some(format!("component::{sub}"))
+        }
+        _ => Some(first.clone()),
+    }
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.expect("a directory entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|x| x == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn engine_modules_import_only_their_layer_and_below() {
+    let layer_of = |module: &str| {
+        ENGINE_LAYERS
+            .iter()
+            .position(|(_, modules)| modules.contains(&module))
+    };
+    let src = repo_root().join("engine/src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut upward = Vec::new();
+    let mut unknown = Vec::new();
+    let mut edges = 0;
+    for file in &files {
+        let relative: Vec<String> = file
+            .strip_prefix(&src)
+            .expect("under engine/src")
+            .with_extension("")
+            .iter()
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect();
+        let name = relative.last().map(String::as_str);
+        if relative == ["lib"] || matches!(name, Some("tests" | "test_support")) {
+            continue;
+        }
+        let module = engine_module(&relative).expect("a file names a module");
+        let module = if module == "component::mod" {
+            "component".to_owned()
+        } else {
+            module
+        };
+        let Some(from) = layer_of(&module) else {
+            unknown.push(module);
+            continue;
+        };
+        let code = non_test_code(&read(file));
+        for (at, _) in code.match_indices("crate::") {
+            for path in use_paths(&code[at + "crate::".len()..]) {
+                let Some(target) = engine_module(&path) else {
+                    continue;
+                };
+                if target == module || !target.starts_with(|c: char| c.is_lowercase()) {
+                    continue;
+                }
+                edges += 1;
+                match layer_of(&target) {
+                    Some(to) if to > from => upward.push(format!(
+                        "{} ({}, layer {}) imports {target} (layer {})",
+                        file.display(),
+                        module,
+                        ENGINE_LAYERS[from].0,
+                        ENGINE_LAYERS[to].0
+                    )),
+                    Some(_) => {}
+                    None => unknown.push(target),
+                }
+            }
+        }
+    }
+    unknown.sort();
+    unknown.dedup();
+    assert!(
+        edges > 100,
+        "only {edges} imports read: the reader is broken"
+    );
+    assert!(
+        unknown.is_empty(),
+        "engine modules in no layer (add them to ARCHITECTURE.md's diagram and ENGINE_LAYERS): {unknown:?}"
+    );
+    assert!(
+        upward.is_empty(),
+        "imports upward, against ARCHITECTURE.md's layers:\n{}",
+        upward.join("\n")
+    );
+}
+
+#[test]
+fn crate_dependencies_are_the_drawn_ones() {
+    for (krate, expected) in CRATE_DEPENDENCIES {
+        let manifest = read(&repo_root().join(krate).join("Cargo.toml"));
+        let mut section = "";
+        let mut found: Vec<String> = Vec::new();
+        for line in manifest.lines() {
+            let line = line.trim();
+            if line.starts_with('[') {
+                section = line;
+                continue;
+            }
+            let dependencies = section == "[dependencies]"
+                || (section.starts_with("[target.") && section.ends_with(".dependencies]"));
+            if let Some(name) = line.split(['=', '.', ' ']).next() {
+                if dependencies && name.starts_with("sstable-") {
+                    found.push(name.to_owned());
+                }
+            }
+        }
+        found.sort();
+        found.dedup();
+        assert_eq!(
+            found, *expected,
+            "{krate}/Cargo.toml's project dependencies differ from ARCHITECTURE.md's diagram"
+        );
+    }
+}
+
+#[test]
+fn use_trees_are_read_whole() {
+    assert_eq!(
+        use_paths("{component::{data::View, index}, error::Error as E};"),
+        [
+            vec!["component", "data", "View"],
+            vec!["component", "index"],
+            vec!["error", "Error"],
+        ]
+    );
+    assert_eq!(
+        use_paths("info::SSTableMetadata,\n"),
+        [vec!["info", "SSTableMetadata"]]
+    );
+    assert_eq!(
+        non_test_code("use a; // crate::x\n#[cfg(test)]\nmod tests {\nuse crate::y;\n}\n"),
+        "use a; \n"
     );
 }
