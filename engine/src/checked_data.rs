@@ -1,9 +1,12 @@
-//! Data.db read as Cassandra reads it (`io/util/CompressedChunkReader.java`): the checksum of
-//! every compressed chunk is verified before its bytes are used.
+//! Data.db read as a debugging tool must read it: the checksum of every compressed chunk is
+//! verified before its bytes are used (as Cassandra's `io/util/CompressedChunkReader.java`
+//! does), and so is the CRC.db checksum of every chunk of an uncompressed file that a read
+//! touches (which Cassandra does not check on read; `io/util/DataIntegrityMetadata.java`'s
+//! `ChecksumValidator` is the verifier's).
 #![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use crate::clock::Clock;
-use crate::component::crc::ChecksumType;
+use crate::component::crc::{ChecksumType, CrcFile};
 use crate::component::data::{DataFileReader, DecodeOptions, DecodeStep};
 use crate::component::ComponentType;
 use crate::error::{Error, Result};
@@ -11,15 +14,19 @@ use crate::info::SSTableMetadata;
 use crate::range::{ByteRange, ItemReader, RangeReader};
 use crate::version::Format;
 
-/// Data.db read as Cassandra reads it (`CompressedChunkReader`): the checksum of every
-/// compressed chunk is verified before its bytes are used; a mismatch is an error naming the
-/// chunk. Wraps the engine's [`DataFileReader`].
+/// Data.db read with its checksums checked: every compressed chunk (`CompressedChunkReader`),
+/// or every CRC.db chunk of an uncompressed file that a read touches, is verified before its
+/// bytes are used; a mismatch is an error naming the chunk. Wraps the engine's
+/// [`DataFileReader`].
 #[derive(Debug, Clone)]
 pub struct CheckedDataReader {
     reader: DataFileReader,
     /// For a compressed Data.db (from `jb`, where the checksum covers the stored bytes): the
     /// chunk checksum algorithm and the chunk offsets.
     chunks: Option<(ChecksumType, Vec<u64>)>,
+    /// For an uncompressed Data.db with a decoded CRC.db: its checksums and the Data.db size.
+    /// Reads are widened to whole CRC.db chunks so that each can be checked.
+    crc: Option<(CrcFile, u64)>,
 }
 
 impl CheckedDataReader {
@@ -34,7 +41,24 @@ impl CheckedDataReader {
                 c.chunk_offsets.clone(),
             )
         });
-        Ok(CheckedDataReader { reader, chunks })
+        let crc = match (&metadata.compression, &metadata.crc) {
+            (None, Some(crc)) if crc.chunk_size_bytes.value > 0 => metadata
+                .size_of(&ComponentType::Data)
+                .map(|len| (crc.clone(), len)),
+            _ => None,
+        };
+        Ok(CheckedDataReader {
+            reader,
+            chunks,
+            crc,
+        })
+    }
+
+    /// Whether every Data.db byte this reader hands on was checked first: a compressed file
+    /// with chunk checksums, or an uncompressed one with a CRC.db. When not, the reads are
+    /// covered only by Digest.crc32, which covers the whole file and is not read here.
+    pub fn checks_every_read(&self) -> bool {
+        self.chunks.is_some() || self.crc.is_some()
     }
 
     /// Reads of an uncompressed file ask for `bytes` at a time.
@@ -97,15 +121,82 @@ impl CheckedDataReader {
         }
         Ok(())
     }
+
+    /// `range` of an uncompressed file widened to the CRC.db chunks it touches.
+    fn widen_to_crc_chunks(&self, range: ByteRange) -> ByteRange {
+        let Some((crc, data_len)) = &self.crc else {
+            return range;
+        };
+        let size = u64::from(crc.chunk_size_bytes.value);
+        let start = range
+            .offset
+            .checked_div(size)
+            .unwrap_or(0)
+            .saturating_mul(size);
+        let end = range
+            .end()
+            .div_ceil(size)
+            .saturating_mul(size)
+            .min(*data_len)
+            .max(range.end());
+        ByteRange::new(range.component, start, end.saturating_sub(start))
+    }
+
+    /// Verifies the CRC.db checksum of every whole CRC.db chunk in `bytes` read at `range`.
+    fn check_crc_chunks(&self, range: &ByteRange, bytes: &[u8]) -> Result<()> {
+        let Some((crc, data_len)) = &self.crc else {
+            return Ok(());
+        };
+        let size = u64::from(crc.chunk_size_bytes.value);
+        let first = usize::try_from(range.offset.div_ceil(size)).unwrap_or(usize::MAX);
+        let read_end = range.offset.saturating_add(bytes.len() as u64);
+        let mut i = first;
+        while let Some((start, end)) = crc.chunk_range(i, *data_len) {
+            if end > read_end {
+                break;
+            }
+            let from = usize::try_from(start.saturating_sub(range.offset)).unwrap_or(usize::MAX);
+            let to = usize::try_from(end.saturating_sub(range.offset)).unwrap_or(usize::MAX);
+            let Some(chunk) = bytes.get(from..to) else {
+                break;
+            };
+            let Some(&expected) = crc.checksums.get(i) else {
+                return Err(Error::invalid(
+                    format!(
+                        "Data.db {start}..{end} (CRC.db chunk {i}) has no checksum: CRC.db holds {}",
+                        crc.checksums.len()
+                    ),
+                    start,
+                )
+                .context("CRC.db chunk")
+                .in_component(ComponentType::Data));
+            };
+            let computed = crc.algorithm.checksum(chunk);
+            if computed != expected {
+                return Err(Error::invalid(
+                    format!(
+                        "Data.db {start}..{end} fails its CRC.db checksum (chunk {i}): stored {} {expected:#010x}, computed {computed:#010x}",
+                        crc.algorithm.name()
+                    ),
+                    start,
+                )
+                .context("CRC.db chunk checksum")
+                .in_component(ComponentType::Data));
+            }
+            i = i.saturating_add(1);
+        }
+        Ok(())
+    }
 }
 
 impl RangeReader for CheckedDataReader {
     fn next_read(&self) -> Option<ByteRange> {
-        RangeReader::next_read(&self.reader)
+        RangeReader::next_read(&self.reader).map(|r| self.widen_to_crc_chunks(r))
     }
 
     fn supply(&mut self, range: &ByteRange, bytes: &[u8], clock: &dyn Clock) -> Result<()> {
         self.check_chunk(range, bytes)?;
+        self.check_crc_chunks(range, bytes)?;
         RangeReader::supply(&mut self.reader, range, bytes, clock)?;
         // The reader's own CRC32 findings are superseded by the check above.
         let _ = self.reader.take_findings();

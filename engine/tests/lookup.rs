@@ -789,6 +789,70 @@ fn an_altered_index_position_is_reported_naming_its_entry() {
 }
 
 #[test]
+fn an_index_or_summary_entry_whose_key_differs_from_what_it_points_to_names_both_offsets() {
+    let Some(fx) = common::cassandra_fixtures("lookup::entry_key_mismatch") else {
+        return;
+    };
+    // Index.db entry 2 ("2") given partition 1's Data.db position: the partition there holds "1".
+    for v in ["la", "nb", "oa"] {
+        let t = legacy(&fx, v, "simple");
+        let entries = t.index_entries();
+        let (key, position, offset) = entries[2].clone();
+        let field = offset as usize + 3;
+        let mut altered = t.bytes(&ComponentType::PrimaryIndex);
+        let other = entries[1].1;
+        if v == "la" {
+            assert_eq!(&altered[field..field + 8], position.to_be_bytes());
+            altered[field..field + 8].copy_from_slice(&other.to_be_bytes());
+        } else {
+            assert_eq!(u64::from(altered[field]), position);
+            altered[field] = other as u8;
+        }
+        let r = lookup_altered(&t, &key, &ComponentType::PrimaryIndex, &altered);
+        assert!(!r.found, "{v}");
+        let (c, at, message) = stopped_with_error(&r);
+        assert_eq!((c, at), (&ComponentType::Data, other), "{v}");
+        assert_eq!(
+            message,
+            format!(
+                "the Index.db entry at {offset} gives Data.db {other} for the key, but the partition there holds \"1\" (reading partition header)"
+            ),
+            "{v}"
+        );
+    }
+    // MANIFEST §5: jb Keyspace1-Standard1 holds 900 keys, sampled every 128: sample 1 is
+    // Index.db entry 128. Its key altered in Index.db, a lookup of the sampled key through
+    // Summary.db meets another key where the sample points.
+    let t = load(&fx.join("legacy-sstables/jb/Keyspace1"), "Standard1");
+    let summary = t.metadata.summary.as_ref().unwrap();
+    let sample = &summary.entries[1];
+    let entries = t.index_entries();
+    let (key, _, offset) = entries[128].clone();
+    assert_eq!(sample.key.value, key);
+    assert_eq!(sample.index_position.value, offset);
+    let mut altered = t.bytes(&ComponentType::PrimaryIndex);
+    // The key (ASCII digits) follows its 2-byte length.
+    let last = offset as usize + 2 + key.len() - 1;
+    altered[last] ^= 0x01;
+    let r = lookup_altered(&t, &key, &ComponentType::PrimaryIndex, &altered);
+    assert!(!r.found);
+    let (c, at, message) = stopped_with_error(&r);
+    assert_eq!((c, at), (&ComponentType::Summary, sample.span().start));
+    assert!(
+        message.starts_with(&format!(
+            "the Summary.db sample at {} holds \"{}\" for Index.db {offset}, but the Index.db entry there holds ",
+            sample.span().start,
+            String::from_utf8_lossy(&key)
+        )),
+        "{message}"
+    );
+    assert!(
+        message.contains("\"229\": Summary.db or Index.db is corrupt"),
+        "{message}"
+    );
+}
+
+#[test]
 fn a_plain_data_file_is_read_by_block() {
     let Some(fx) = common::cassandra_fixtures("lookup::uncompressed") else {
         return;
@@ -807,8 +871,11 @@ fn a_plain_data_file_is_read_by_block() {
             .iter()
             .find(|s| s.component == ComponentType::Data)
             .unwrap();
-        assert_eq!(data.offset, *position);
-        assert!(data.length <= 4096);
+        // The read is widened to the CRC.db chunks it touches, so that each is checked.
+        let chunk = u64::from(t.metadata.crc.as_ref().unwrap().chunk_size_bytes.value);
+        assert_eq!(data.offset, position / chunk * chunk, "{key:?}");
+        assert!(data.offset + data.length > *position);
+        assert!(data.length <= 2 * chunk);
     }
     let report = t.crosscheck_big(&t.bytes(&ComponentType::PrimaryIndex));
     assert!(report.is_clean(), "{:?}", report.findings);
@@ -944,6 +1011,43 @@ fn a_flipped_data_byte_under_a_lookup_is_an_error_naming_the_chunk() {
     let mut reader = checked_reader(&t.metadata).unwrap();
     let p = read_partition_with(&mut reader, 0, &mut t.data_driver(), &NoClock, |_| {}).unwrap();
     assert_eq!(p.start.key.bytes.bytes, b"0");
+}
+
+#[test]
+fn a_flipped_byte_of_an_uncompressed_data_db_under_a_lookup_fails_its_crc_db_chunk() {
+    let Some(fx) = common::cassandra_fixtures("lookup::flipped_crc_chunk") else {
+        return;
+    };
+    // MANIFEST §5: jb Keyspace1-Standard1 and ka legacy_ka_with_illegal_cell_names_indexed are
+    // uncompressed, with CRC.db. Cassandra does not check CRC.db on read; a lookup does.
+    for t in [
+        load(&fx.join("legacy-sstables/jb/Keyspace1"), "Standard1"),
+        load(
+            &fx.join("legacy-sstables/ka/legacy_tables/legacy_ka_with_illegal_cell_names_indexed"),
+            "",
+        ),
+    ] {
+        assert!(t.metadata.compression.is_none());
+        let chunk = u64::from(t.metadata.crc.as_ref().unwrap().chunk_size_bytes.value);
+        let index = t.index_entries();
+        let (key, position, _) = index.last().unwrap();
+        assert!(t.lookup(key).found);
+        // The partition header's local deletion time (after the 2-byte key length and the
+        // key): live is 0x7fffffff; flipped, the partition would read as deleted.
+        let at = *position as usize + 2 + key.len();
+        let mut data = t.bytes(&ComponentType::Data);
+        assert_eq!(data[at..at + 4], [0x7f, 0xff, 0xff, 0xff]);
+        data[at] ^= 0x80;
+        let r = lookup_altered(&t, key, &ComponentType::Data, &data);
+        assert!(!r.found);
+        let (c, offset, message) = stopped_with_error(&r);
+        let i = at as u64 / chunk;
+        assert_eq!((c, offset), (&ComponentType::Data, i * chunk));
+        assert!(
+            message.contains(&format!("fails its CRC.db checksum (chunk {i})")),
+            "{message}"
+        );
+    }
 }
 
 #[test]

@@ -74,9 +74,13 @@ impl Lookup {
                     Ok(Some((touched, note)))
                 } else if self.version.format() == Format::Big {
                     // The index entry held this very key: Data.db does not match its index.
+                    let entry = self
+                        .index_hit
+                        .as_ref()
+                        .map_or_else(String::new, |hit| format!(" entry at {}", hit.offset));
                     Err(Error::invalid(
                         format!(
-                            "Index.db gives Data.db {position} for the key, but the partition there holds {}",
+                            "the Index.db{entry} gives Data.db {position} for the key, but the partition there holds {}",
                             display_key(stored)
                         ),
                         position,
@@ -113,11 +117,14 @@ impl Lookup {
             Ok(reader) => reader.supply(range, bytes, clock)?,
             Err(e) => return Err(e.clone()),
         }
-        let compressed = self.data.as_ref().is_ok_and(|r| r.reader().is_compressed());
-        let what = if compressed {
-            "compressed chunk"
-        } else {
-            "bytes"
+        let (compressed, checked) = self.data.as_ref().map_or((false, false), |r| {
+            (r.reader().is_compressed(), r.checks_every_read())
+        });
+        let what = match (compressed, checked) {
+            (true, true) => "compressed chunk",
+            (true, false) => "compressed chunk (not checked: before jb its checksum covers the uncompressed bytes)",
+            (false, true) => "bytes (their CRC.db chunks pass)",
+            (false, false) => "bytes (not checked: no CRC.db; Digest covers only the whole file)",
         };
         match self.poll_data(position)? {
             None => Ok(Processed {

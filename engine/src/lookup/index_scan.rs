@@ -9,6 +9,26 @@ use crate::component::summary::display_key;
 use crate::component::ComponentType;
 use crate::error::{Error, Result};
 
+/// A Summary.db sample whose Index.db entry holds another key: one of the two is corrupt.
+fn sample_key_mismatch(
+    sampled_key: &[u8],
+    summary_offset: u64,
+    index_key: &[u8],
+    index_offset: u64,
+) -> Error {
+    Error::invalid(
+        format!(
+            "the Summary.db sample at {summary_offset} holds {} for Index.db {index_offset}, \
+             but the Index.db entry there holds {}: Summary.db or Index.db is corrupt",
+            display_key(sampled_key),
+            display_key(index_key)
+        ),
+        summary_offset,
+    )
+    .context("summary sample")
+    .in_component(ComponentType::Summary)
+}
+
 impl Lookup {
     pub(super) fn scan_index(
         &mut self,
@@ -25,6 +45,18 @@ impl Lookup {
         loop {
             match cursor.next_step()? {
                 IndexStep::Entry(e) => {
+                    if scan.scanned == 0 {
+                        if let Some((sampled_key, summary_offset)) = &scan.sample {
+                            if *sampled_key != e.key.value {
+                                return Err(sample_key_mismatch(
+                                    sampled_key,
+                                    *summary_offset,
+                                    &e.key.value,
+                                    e.span.start,
+                                ));
+                            }
+                        }
+                    }
                     scan.scanned = scan.scanned.saturating_add(1);
                     touched_end = touched_end.max(e.span.end.min(window_end));
                     let compared = self.partitioner.compare_keys(&e.key.value, &self.key);

@@ -29,9 +29,12 @@
 //! that does not decode (Filter.db, Summary.db, Index.db, Partitions.db, Rows.db, Data.db) or an
 //! index or Data.db that is missing (a missing Filter.db or Summary.db is what Cassandra rebuilds
 //! on open: no filter is probed, Index.db is scanned from its start), a sample past the end of Index.db, an Index.db that ends before Summary.db's last
-//! key, a trie pointer outside the trie, an index entry whose Data.db partition holds another key
-//! (big format) or a compressed chunk whose checksum fails (checked on every chunk read, as
-//! Cassandra's `CompressedChunkReader` does) stop the lookup with [`StopReason::Error`].
+//! key, a trie pointer outside the trie, a Summary.db sample whose Index.db entry holds another
+//! key, an index entry whose Data.db partition holds another key (big format; both errors name
+//! both offsets), a compressed chunk whose checksum fails (checked on every chunk read, as
+//! Cassandra's `CompressedChunkReader` does) or, in an uncompressed Data.db, a CRC.db chunk
+//! whose checksum fails (checked on every read, which Cassandra does not do) stop the lookup
+//! with [`StopReason::Error`].
 //!
 //! Every walk is bounded: the trie descent follows at most one node per key byte and each node
 //! may span at most 16 pages; a read that does not move the walk forward is an error, so the
@@ -39,8 +42,8 @@
 //!
 //! Reads are bounded: Index.db in windows of [`INDEX_READ_BYTES`] inside the sampled range,
 //! Partitions.db one 4096-byte page at a time (a node never crosses a page), the Rows.db entry
-//! alone, Data.db one compressed chunk (or [`DATA_PLAIN_READ_BYTES`] of a plain file) at a time
-//! up to the end of the partition header. Decoding the partition's rows is left to the caller:
+//! alone, Data.db one compressed chunk (or [`DATA_PLAIN_READ_BYTES`] of a plain file, widened
+//! to the CRC.db chunks it touches) at a time up to the end of the partition header. Decoding the partition's rows is left to the caller:
 //! [`data_file_reader`] and [`read_partition_with`] do it from the returned position.
 //!
 //! Before 3.0 (`jb`, `ka`, `la`) rows are in the old cell layout, which is not decoded; the
@@ -105,6 +108,9 @@ struct IndexScan {
     next_offset: u64,
     window_bytes: u64,
     scanned: usize,
+    /// The Summary.db sample the range starts at: its key and where its entry starts in
+    /// Summary.db. The Index.db entry at `range_start` must hold that key.
+    sample: Option<(Vec<u8>, u64)>,
 }
 
 #[derive(Debug, Clone)]

@@ -34,12 +34,12 @@ impl Lookup {
             });
             return;
         }
-        let (range_start, range_end) = match &metadata.summary {
+        let (range_start, range_end, sample) = match &metadata.summary {
             Some(summary) => match self.search_summary(summary, file_len, clock) {
                 Some(range) => range,
                 None => return,
             },
-            None => (0, file_len),
+            None => (0, file_len, None),
         };
         if range_start >= range_end {
             // Nothing to scan (an empty Index.db, or a sample at its end).
@@ -58,17 +58,19 @@ impl Lookup {
             next_offset: range_start,
             window_bytes: INDEX_READ_BYTES,
             scanned: 0,
+            sample,
         });
     }
 
     /// Key range check and binary search (`IndexSummary.binarySearch`): the Index.db range to
-    /// scan, or `None` when the lookup stopped.
+    /// scan and the sample it starts at (key, Summary.db offset), or `None` when the lookup
+    /// stopped.
     pub(super) fn search_summary(
         &mut self,
         summary: &IndexSummary,
         index_len: u64,
         clock: &dyn Clock,
-    ) -> Option<(u64, u64)> {
+    ) -> Option<(u64, u64, Option<(Vec<u8>, u64)>)> {
         let p = &self.partitioner;
         let key = self.key.as_slice();
         let outside = if p.compare_keys(key, &summary.first_key.value) == Ordering::Less {
@@ -175,6 +177,9 @@ impl Lookup {
             ),
         };
         self.push_step(ComponentType::Summary, offset, length, touched, note, clock);
-        Some((start.min(end), end))
+        let sample = sampled
+            .and_then(|j| entries.get(j))
+            .map(|e| (e.key.value.clone(), e.span().start));
+        Some((start.min(end), end, sample))
     }
 }
