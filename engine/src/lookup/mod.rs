@@ -110,8 +110,11 @@ struct IndexScan {
     scanned: usize,
     /// The Summary.db sample the range starts at: its key and where its entry starts in
     /// Summary.db. The Index.db entry at `range_start` must hold that key.
-    sample: Option<(Vec<u8>, u64)>,
+    sample: Option<Sample>,
 }
+
+/// A Summary.db sample: its key and where its entry starts in Summary.db.
+type Sample = (Vec<u8>, u64);
 
 #[derive(Debug, Clone)]
 struct TrieDescent {

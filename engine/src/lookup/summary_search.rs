@@ -4,7 +4,7 @@
 
 use core::cmp::Ordering;
 
-use super::{IndexScan, Lookup, Stage, StopReason, INDEX_READ_BYTES};
+use super::{IndexScan, Lookup, Sample, Stage, StopReason, INDEX_READ_BYTES};
 use crate::clock::Clock;
 use crate::component::summary::{display_key, IndexSummary};
 use crate::component::ComponentType;
@@ -70,7 +70,7 @@ impl Lookup {
         summary: &IndexSummary,
         index_len: u64,
         clock: &dyn Clock,
-    ) -> Option<(u64, u64, Option<(Vec<u8>, u64)>)> {
+    ) -> Option<(u64, u64, Option<Sample>)> {
         let p = &self.partitioner;
         let key = self.key.as_slice();
         let outside = if p.compare_keys(key, &summary.first_key.value) == Ordering::Less {
