@@ -5,11 +5,11 @@
 //! KEY is typed as cqlsh prints it and parsed per the SerializationHeader's key type (text for
 //! pre-3.0 SSTables, which record none); `--hex` or a `0x` prefix gives the raw key bytes. Each
 //! range is read with a positioned read of the component file (never the whole Data.db or
-//! Index.db), through the engine's sync driver. Every compressed chunk read is checked against
-//! its checksum. Exit status: 0 when the key is found or certainly absent (the output says
+//! Index.db), through the engine's sync driver. Every Data.db byte read is checked: a compressed
+//! chunk against its checksum, an uncompressed file's chunk against CRC.db. Exit status: 0 when the key is found or certainly absent (the output says
 //! which), 1 when the read path is broken (a component missing, truncated or corrupt, a chunk
-//! that fails its checksum: the lookup stops with an error naming the component and offset),
-//! 2 on bad usage (including a KEY that does not parse).
+//! that fails its checksum: the lookup stops with an error naming the component and offset) or
+//! the lookup cannot answer (a key type it cannot order), 2 on bad usage (including a KEY that does not parse).
 //!
 //! Also the CLI's side shared with `index`: loading SSTables ([`load_sstables`]), the clock and
 //! key rendering.
@@ -22,7 +22,7 @@ use sstable_engine::component::data::DecodeOptions;
 use sstable_engine::info::SSTableMetadata;
 use sstable_engine::lookup::{
     decodes_rows, lookup_with, read_partition_with, CheckedDataReader, LookupResult, LookupStep,
-    PartitionRead, StopReason,
+    PartitionRead,
 };
 use sstable_engine::range::SyncDriver;
 use sstable_engine::types::value::{format_value, split_composite_key};
@@ -136,7 +136,8 @@ pub fn run(args: Args) -> Result<Outcome, String> {
     let clock = InstantClock::new();
     let result = lookup_with(&metadata, &key, &mut files, &clock);
     let mut errors: Vec<String> = metadata.errors.iter().map(|e| e.to_string()).collect();
-    if let Some(reason @ StopReason::Error { .. }) = &result.stopped_at {
+    // An error, or a lookup that could not answer (unsupported, unfinished): never "absent".
+    if let Some(reason) = result.stopped_at.as_ref().filter(|r| !r.is_absent()) {
         errors.push(reason.describe());
     }
     let partition = match result.partition_position {

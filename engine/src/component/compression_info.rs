@@ -412,6 +412,16 @@ impl CompressionInfo {
         out
     }
 
+    /// The first refusal as an error: Cassandra does not open a Data.db whose
+    /// CompressionInfo.db it refuses, nor does the engine decode one (the chunk length and
+    /// offsets would size its reads and its window).
+    pub fn ensure_usable(&self, data_file_len: u64) -> Result<()> {
+        match self.refusals(Some(data_file_len)).first() {
+            Some(refusal) => Err(refusal.to_error()),
+            None => Ok(()),
+        }
+    }
+
     /// Whether Cassandra would open this file (with Data.db `data_file_len` bytes long, if known).
     pub fn is_usable(&self, data_file_len: Option<u64>) -> bool {
         self.refusals(data_file_len).is_empty()

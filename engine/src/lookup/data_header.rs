@@ -48,6 +48,29 @@ impl Lookup {
             DecodeStep::Item(DataItem::PartitionStart(start)) => {
                 let touched = start.span.len_bytes();
                 let stored = &start.key.bytes.bytes;
+                if let Some(confirm) = self.confirming.take() {
+                    if *stored != confirm.index_key {
+                        return Err(Error::invalid(
+                            format!(
+                                "the Index.db entry at {} holds {} and gives Data.db {position}, but the partition there holds {}: Index.db or Data.db is corrupt",
+                                confirm.index_offset,
+                                display_key(&confirm.index_key),
+                                display_key(stored)
+                            ),
+                            position,
+                        )
+                        .context("partition header")
+                        .in_component(ComponentType::Data));
+                    }
+                    self.stop(confirm.miss);
+                    return Ok(Some((
+                        touched,
+                        format!(
+                            "partition header at {position} holds {}, as its Index.db entry says: absent",
+                            display_key(stored)
+                        ),
+                    )));
+                }
                 if stored == &self.key {
                     let note = format!(
                         "partition header at {position}: the key, {}",
@@ -65,6 +88,12 @@ impl Lookup {
                             )
                         }
                         _ => note,
+                    };
+                    let note = match self.outside {
+                        Some(side) => format!(
+                            "{note}; Summary.db is corrupt: by its key range the key sorts {side}, but Index.db holds it"
+                        ),
+                        None => note,
                     };
                     self.found = true;
                     self.partition_position = Some(position);

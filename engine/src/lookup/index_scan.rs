@@ -3,7 +3,9 @@
 
 use core::cmp::Ordering;
 
-use super::{IndexHit, IndexScan, Lookup, Processed, Stage, StopReason, MAX_INDEX_WINDOW_BYTES};
+use super::{
+    ConfirmMiss, IndexHit, IndexScan, Lookup, Processed, Stage, StopReason, MAX_INDEX_WINDOW_BYTES,
+};
 use crate::component::index::{IndexFile, IndexStep};
 use crate::component::summary::display_key;
 use crate::component::ComponentType;
@@ -84,16 +86,23 @@ impl Lookup {
                             )});
                     }
                     if compared == Ordering::Greater {
-                        self.stop(StopReason::IndexMiss {
-                            scanned_entries: scan.scanned,
-                            range_start: scan.range_start,
-                            range_end: scan.range_end,
-                            passed_key: true,
+                        // Absent once the partition this entry points to holds its key.
+                        self.confirming = Some(ConfirmMiss {
+                            index_key: e.key.value.clone(),
+                            index_offset: e.span.start,
+                            miss: StopReason::IndexMiss {
+                                scanned_entries: scan.scanned,
+                                range_start: scan.range_start,
+                                range_end: scan.range_end,
+                                passed_key: true,
+                            },
                         });
+                        let position = e.position.value;
+                        self.start_data(position);
                         return Ok(Processed {
                             touched_bytes: touched_end.saturating_sub(offset),
                             note: format!(
-                                "{} entries compared; {} at Index.db {} sorts after the key: absent",
+                                "{} entries compared; {} at Index.db {} sorts after the key; its partition at Data.db {position} to confirm",
                                 scan.scanned.saturating_sub(first_scanned),
                                 display_key(&e.key.value),
                                 e.span.start

@@ -156,6 +156,11 @@ pub struct Lookup {
     bloom: Option<BloomOutcome>,
     /// The bloom filter said absent: the rest of the path confirms it or finds Filter.db corrupt.
     bloom_negative: bool,
+    /// Summary.db's key range excludes the key: the edge range of Index.db confirms it or finds
+    /// Summary.db corrupt.
+    outside: Option<&'static str>,
+    /// An index miss being confirmed by the Data.db partition of the entry that ended it.
+    confirming: Option<ConfirmMiss>,
     steps: Vec<LookupStep>,
     last_nanos: u64,
     stage: Stage,
@@ -170,6 +175,15 @@ pub struct Lookup {
     partition_start: Option<PartitionStart>,
     found: bool,
     stopped_at: Option<StopReason>,
+}
+
+/// An Index.db scan ended at an entry whose key sorts after the sought one: before "absent",
+/// the partition that entry points to must hold the entry's key (else Index.db is corrupt).
+#[derive(Debug, Clone)]
+struct ConfirmMiss {
+    index_key: Vec<u8>,
+    index_offset: u64,
+    miss: StopReason,
 }
 
 /// How one supplied range was used.
@@ -240,6 +254,25 @@ fn broken_path(m: &SSTableMetadata) -> Option<Error> {
                     .in_component(c.clone()),
             );
         }
+    }
+    // The partitioner (Statistics.db's VALIDATION) orders the index and the key type
+    // (SERIALIZATION-HEADER) gives the key's byte-comparable form: a metadata checksum that
+    // fails leaves both untrusted.
+    if let Some(c) = m
+        .statistics
+        .as_ref()
+        .and_then(|s| s.checksums.iter().find(|c| !c.ok))
+    {
+        return Some(
+            Error::invalid(
+                format!(
+                    "the metadata checksum of the {} fails (stored {:#010x}, computed {:#010x}): the partitioner and key type the lookup needs cannot be trusted",
+                    c.part, c.stored.value, c.computed
+                ),
+                c.stored.span.start,
+            )
+            .in_component(ComponentType::Statistics),
+        );
     }
     // The partitioner (Statistics.db's VALIDATION) orders the index: without it the key's
     // token, and so "outside the key range" or an index miss, cannot be trusted.

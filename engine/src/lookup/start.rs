@@ -28,6 +28,8 @@ impl Lookup {
             rows_len: metadata.size_of(&ComponentType::Rows),
             bloom: None,
             bloom_negative: false,
+            outside: None,
+            confirming: None,
             steps: Vec::new(),
             last_nanos: start,
             stage: Stage::Done,
@@ -128,10 +130,10 @@ impl Lookup {
     }
 
     pub(super) fn stop(&mut self, reason: StopReason) {
-        let reason = if self.bloom_negative && reason.is_absent() {
-            StopReason::BloomNegative
-        } else {
-            reason
+        let reason = match self.outside {
+            _ if self.bloom_negative && reason.is_absent() => StopReason::BloomNegative,
+            Some(side) if reason.is_absent() => StopReason::OutsideKeyRange { side },
+            _ => reason,
         };
         self.found = false;
         self.stopped_at = Some(reason);

@@ -110,6 +110,20 @@ impl Lookup {
             |(a, b)| (a, b.saturating_sub(a)),
         );
         if let Some(side) = outside {
+            // Confirmed by the edge range of Index.db (its first or its last sample's range):
+            // a key found there means Summary.db's key range is corrupt.
+            let (start, end) = if side == "before the first key" {
+                let end = entries
+                    .iter()
+                    .map(|e| e.index_position.value)
+                    .find(|&pos| pos > 0)
+                    .unwrap_or(index_len);
+                (0, end)
+            } else {
+                let start = entries.last().map_or(0, |e| e.index_position.value);
+                (start, index_len)
+            };
+            let (start, end) = (start.min(index_len), end.min(index_len));
             self.push_step(
                 ComponentType::Summary,
                 offset,
@@ -120,14 +134,14 @@ impl Lookup {
                     .len_bytes()
                     .saturating_add(summary.last_key.span.len_bytes()),
                 format!(
-                    "key range {} … {}: the key sorts {side}",
+                    "key range {} … {}: the key sorts {side}; Index.db [{start}, {end}) to confirm",
                     display_key(&summary.first_key.value),
                     display_key(&summary.last_key.value)
                 ),
                 clock,
             );
-            self.stop(StopReason::OutsideKeyRange { side });
-            return None;
+            self.outside = Some(side);
+            return Some((start.min(end), end, None));
         }
         let sampled = lo.checked_sub(1);
         let start = sampled

@@ -419,6 +419,9 @@ impl DataFileReader {
         let file_len = metadata.size_of(&ComponentType::Data).ok_or_else(|| {
             Error::invalid("the SSTable has no Data.db", 0).in_component(ComponentType::Data)
         })?;
+        if let Some(c) = &metadata.compression {
+            c.ensure_usable(file_len)?;
+        }
         let decoder = DataDecoder::new(schema, options);
         Ok(DataFileReader::with_decoder(
             decoder,

@@ -49,6 +49,9 @@ impl LegacyDataFileReader {
         let file_len_bytes = metadata.size_of(&ComponentType::Data).ok_or_else(|| {
             Error::invalid("the SSTable has no Data.db", 0).in_component(ComponentType::Data)
         })?;
+        if let Some(c) = &metadata.compression {
+            c.ensure_usable(file_len_bytes)?;
+        }
         Ok(LegacyDataFileReader::with_decoder(
             LegacyDataDecoder::new(version, options),
             metadata.compression.clone(),
