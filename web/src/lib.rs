@@ -29,6 +29,7 @@ pub mod answers;
 pub mod components;
 pub mod data_page;
 pub mod index_listing;
+pub mod liveness;
 pub mod loader;
 pub mod loading;
 pub mod pool;

@@ -91,7 +91,7 @@ pub fn start(
         let prefix = prefix.clone();
         Rc::new(move |reply: Reply| match reply {
             // Not replies to a verification.
-            Reply::Ready
+            Reply::Ready { .. }
             | Reply::DataPage { .. }
             | Reply::Analytics { .. }
             | Reply::Loaded { .. }
@@ -207,7 +207,7 @@ fn start_split(
             let finish = finish.clone();
             let files = files.clone();
             Rc::new(move |reply: Reply| match reply {
-                Reply::Ready
+                Reply::Ready { .. }
                 | Reply::DataPage { .. }
                 | Reply::Analytics { .. }
                 | Reply::Loaded { .. }

@@ -23,7 +23,7 @@ use sstable_engine::sstable_set::group_files;
 use sstable_engine::verify::{
     DataSplit, SplitOutcome, Verifier, VerifyOptions, VerifyRun as EngineRun,
 };
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 
 use crate::analytics_scan::{self, AnalyticsScan, ScanState};
 use crate::answers::{self, BloomAnswer, SchemaAnswer, TableView};
@@ -60,6 +60,50 @@ impl Codec for JsCodec {
         serde_wasm_bindgen::from_value(input)
             .unwrap_or_else(|e| wasm_bindgen::throw_str(&format!("worker message: {e}")))
     }
+}
+
+/// A reply as the worker encoded it ([`encode_reply`]): gloo-worker's envelope carries the
+/// JavaScript value as is, and the pool decodes it ([`decode_reply`]). Encoding here, once, lets
+/// a reply that cannot be encoded become a [`Reply::Failed`] of its job instead of silence.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Encoded(#[serde(with = "serde_wasm_bindgen::preserve")] pub JsValue);
+
+/// `value` as a JavaScript value by the protocol's rule (64-bit integers as BigInts).
+fn to_js<T: Serialize>(value: &T) -> Result<JsValue, serde_wasm_bindgen::Error> {
+    value.serialize(
+        &serde_wasm_bindgen::Serializer::new().serialize_large_number_types_as_bigints(true),
+    )
+}
+
+/// Encodes `reply`; one that cannot be encoded becomes its job's [`Reply::Failed`] naming why.
+pub fn encode_reply(reply: &Reply) -> Encoded {
+    match to_js(reply) {
+        Ok(value) => Encoded(value),
+        Err(e) => {
+            let failed = Reply::Failed {
+                job: reply.job(),
+                message: format!("the worker could not send its answer: {e}"),
+            };
+            Encoded(to_js(&failed).unwrap_or(JsValue::NULL))
+        }
+    }
+}
+
+/// Decodes a worker's reply; when it cannot be decoded, the error names the job it was for
+/// (read from the value, when it has one).
+pub fn decode_reply(encoded: Encoded) -> Result<Reply, (Option<u64>, String)> {
+    serde_wasm_bindgen::from_value(encoded.0.clone()).map_err(|e| {
+        // An externally tagged variant: `{ Variant: { job, .. } }`.
+        let job = js_sys::Object::values(&js_sys::Object::from(encoded.0))
+            .get(0)
+            .dyn_ref::<js_sys::Object>()
+            .and_then(|fields| js_sys::Reflect::get(fields, &"job".into()).ok())
+            .and_then(|job| u64::try_from(job).ok());
+        (
+            job,
+            format!("the page could not read the worker's answer: {e}"),
+        )
+    })
 }
 
 /// One file of an SSTable, by path, with its browser handle.
@@ -211,11 +255,44 @@ impl Request {
     }
 }
 
+impl Request {
+    /// What the job does, as "the worker stopped while …" ends (the pool's message when the
+    /// worker running it dies).
+    pub fn doing(&self) -> &'static str {
+        match self {
+            Request::Verify { .. }
+            | Request::VerifySplit { .. }
+            | Request::VerifyCombine { .. } => "verifying this SSTable",
+            Request::DataPage { .. } => "decoding this data page",
+            Request::Analytics { .. } => "scanning this SSTable",
+            Request::Load { .. } => "loading this SSTable",
+            Request::LoadSample { .. } => "loading the sample",
+            Request::Bloom { .. } => "asking the bloom filter",
+            Request::Schema { .. } => "checking the CREATE TABLE",
+            Request::Table { .. } => "building the table view",
+            Request::IndexPage { .. } | Request::IndexBlocks { .. } => "reading the index",
+            Request::ScanBench { .. } => "running the scan benchmark",
+            Request::Cancel { .. } => "cancelling a job",
+        }
+    }
+}
+
+/// Sends `reply` to the bridge `id` ([`encode_reply`]).
+fn respond(scope: &WorkerScope<EngineWorker>, id: HandlerId, reply: Reply) {
+    scope.respond(id, encode_reply(&reply));
+}
+
 /// What a worker answers.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Reply {
-    /// The worker's WebAssembly is loaded and its bridge connected.
-    Ready,
+    /// The worker's WebAssembly is loaded and its bridge connected: the Web Lock it holds for
+    /// its life ([`crate::liveness`]), and its compiled WebAssembly (`WebAssembly.Module`), from
+    /// which the pool starts a replacement once connections are forbidden.
+    Ready {
+        lock: Option<String>,
+        #[serde(with = "serde_wasm_bindgen::preserve")]
+        module: JsValue,
+    },
     Progress {
         job: u64,
         done_bytes: u64,
@@ -301,13 +378,13 @@ impl Reply {
             | Reply::IndexBlocks { job, .. }
             | Reply::ScanBench { job, .. }
             | Reply::Failed { job, .. } => *job,
-            Reply::Ready => 0,
+            Reply::Ready { .. } => 0,
         }
     }
 
     /// Whether this is the job's last message.
     pub fn is_final(&self) -> bool {
-        !matches!(self, Reply::Progress { .. } | Reply::Ready)
+        !matches!(self, Reply::Progress { .. } | Reply::Ready { .. })
     }
 }
 
@@ -344,7 +421,7 @@ struct JobContext {
 
 impl JobContext {
     fn respond(&self, reply: Reply) {
-        self.scope.respond(self.id, reply);
+        respond(&self.scope, self.id, reply);
     }
 
     fn is_cancelled(&self) -> bool {
@@ -380,7 +457,7 @@ impl EngineWorker {
 impl Worker for EngineWorker {
     type Message = ();
     type Input = Request;
-    type Output = Reply;
+    type Output = Encoded;
 
     fn create(_scope: &WorkerScope<Self>) -> Self {
         EngineWorker {
@@ -394,7 +471,12 @@ impl Worker for EngineWorker {
     fn update(&mut self, _scope: &WorkerScope<Self>, _msg: ()) {}
 
     fn connected(&mut self, scope: &WorkerScope<Self>, id: HandlerId) {
-        scope.respond(id, Reply::Ready);
+        let scope = scope.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let lock = crate::liveness::hold_for_life().await;
+            let module = wasm_bindgen::module();
+            respond(&scope, id, Reply::Ready { lock, module });
+        });
     }
 
     fn received(&mut self, scope: &WorkerScope<Self>, msg: Request, id: HandlerId) {
@@ -418,18 +500,19 @@ impl Worker for EngineWorker {
                     },
                     Err(message) => Reply::Failed { job, message },
                 };
-                scope.respond(id, reply);
+                respond(scope, id, reply);
             }
             Request::ScanBench { job, files, runs } => {
                 let result = crate::scan_bench::run(&files, runs)
                     .and_then(|b| serde_json::to_string(&b).map_err(|e| e.to_string()));
-                scope.respond(id, Reply::ScanBench { job, result });
+                respond(scope, id, Reply::ScanBench { job, result });
             }
             Request::LoadSample { job } => {
                 let (files, summary) = SAMPLE
                     .with(|s| s.borrow().clone())
                     .unwrap_or_else(decode_sample);
-                scope.respond(
+                respond(
+                    scope,
                     id,
                     Reply::Sample {
                         job,
@@ -446,7 +529,7 @@ impl Worker for EngineWorker {
                     },
                     Err(message) => Reply::Failed { job, message },
                 };
-                scope.respond(id, reply);
+                respond(scope, id, reply);
             }
             Request::Schema { job, files, text } => {
                 let reply = match cached_metadata(&self.last_metadata, &files) {
@@ -456,7 +539,7 @@ impl Worker for EngineWorker {
                     },
                     Err(message) => Reply::Failed { job, message },
                 };
-                scope.respond(id, reply);
+                respond(scope, id, reply);
             }
             Request::Table {
                 job,
@@ -471,7 +554,8 @@ impl Worker for EngineWorker {
                     .collect();
                 let list: Vec<(String, &SSTableMetadata)> =
                     loaded.iter().map(|(n, m)| (n.clone(), m)).collect();
-                scope.respond(
+                respond(
+                    scope,
                     id,
                     Reply::Table {
                         job,
@@ -513,7 +597,7 @@ impl Worker for EngineWorker {
                     }
                     Err(message) => Reply::Failed { job, message },
                 };
-                scope.respond(id, reply);
+                respond(scope, id, reply);
             }
             Request::IndexBlocks { job, files, offset } => {
                 let reply = match cached_metadata(&self.last_metadata, &files) {
@@ -534,7 +618,7 @@ impl Worker for EngineWorker {
                     }
                     Err(message) => Reply::Failed { job, message },
                 };
-                scope.respond(id, reply);
+                respond(scope, id, reply);
             }
             Request::DataPage {
                 job,
@@ -666,7 +750,7 @@ impl Worker for EngineWorker {
                     },
                     Err(message) => Reply::Failed { job, message },
                 };
-                scope.respond(id, reply);
+                respond(scope, id, reply);
             }
         }
     }
