@@ -269,3 +269,17 @@ impl sstable_engine::clock::Clock for PerformanceClock {
         (now_millis() * 1_000_000.0).max(0.0) as u64
     }
 }
+
+/// Bytes of linear memory this WebAssembly instance (the page's or a worker's) holds now (the
+/// page exports it as `wasmBindings.wasm_memory_bytes()` for the end-to-end tests).
+pub fn wasm_memory_bytes() -> f64 {
+    use wasm_bindgen::JsCast;
+    wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .map(|m| {
+            m.buffer()
+                .unchecked_into::<js_sys::ArrayBuffer>()
+                .byte_length() as f64
+        })
+        .unwrap_or(0.0)
+}

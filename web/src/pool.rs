@@ -1,4 +1,4 @@
-//! The pool of engine workers ([`crate::worker::EngineWorker`], gloo-worker bridges): jobs queue
+//! The pool of engine workers ([`crate::protocol::Remote`], gloo-worker bridges): jobs queue
 //! here and go to the first idle worker. Its size is `navigator.hardwareConcurrency`, clamped to
 //! 1..=8, and can be set ([`set_size`]). The UI thread only routes messages.
 //!
@@ -12,7 +12,7 @@
 //!
 //! A worker that dies or fails ends only its job: the pool hears its `error` event (a crash, a
 //! message it could not decode) and, through the Web Lock it holds for its life
-//! ([`crate::liveness`]), that it closed or was killed. Its job's handler then hears
+//! ([`crate::protocol::liveness`]), that it closed or was killed. Its job's handler then hears
 //! [`Reply::Failed`] ("the worker stopped while …") and a new worker takes its place, started
 //! from the `WebAssembly.Module` the first worker sent (connections may be forbidden by then).
 
@@ -25,10 +25,9 @@ use gloo_worker::{Spawnable, WorkerBridge};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::worker::{decode_reply, Encoded, EngineWorker, JsCodec, Reply, Request};
+use crate::protocol::{decode_reply, Encoded, JsCodec, Remote, Reply, Request};
 
-/// The most workers the pool runs.
-pub const MAX_WORKERS: usize = 8;
+pub use crate::protocol::MAX_WORKERS;
 /// Where Trunk puts the worker's JavaScript (`sstable-worker` bin, `data-type="worker"`).
 const WORKER_SCRIPT: &str = "./sstable-worker.js";
 
@@ -36,7 +35,7 @@ const WORKER_SCRIPT: &str = "./sstable-worker.js";
 pub type Handler = Rc<dyn Fn(Reply)>;
 
 struct Slot {
-    bridge: WorkerBridge<EngineWorker>,
+    bridge: WorkerBridge<Remote>,
     /// The native worker, when the pool made it (to hear its `error` events and terminate it).
     worker: Option<web_sys::Worker>,
     /// Tells this slot's worker from the one before it at the same index.
@@ -87,7 +86,7 @@ struct Pool {
 thread_local! {
     static POOL: RefCell<Pool> = RefCell::new(Pool {
         size: default_size(),
-        read_size_bytes: crate::worker::DEFAULT_READ_BYTES,
+        read_size_bytes: crate::protocol::DEFAULT_READ_BYTES,
         ..Pool::default()
     });
 }
@@ -266,13 +265,13 @@ fn spawn_with(
     worker: &web_sys::Worker,
     index: usize,
     generation: u64,
-) -> Option<WorkerBridge<EngineWorker>> {
+) -> Option<WorkerBridge<Remote>> {
     let window = web_sys::window()?;
     let spawn_with = js_sys::Reflect::get(&window, &SPAWN_WITH.into())
         .ok()?
         .dyn_into::<js_sys::Function>()
         .ok()?;
-    let bridge: Rc<RefCell<Option<WorkerBridge<EngineWorker>>>> = Rc::default();
+    let bridge: Rc<RefCell<Option<WorkerBridge<Remote>>>> = Rc::default();
     let spawn = {
         let bridge = bridge.clone();
         // The script URL is not used: `new Worker` answers `worker`.
@@ -287,8 +286,8 @@ fn spawn_with(
 }
 
 /// A spawner of the worker at `index` of the pool, its replies going to [`on_reply`].
-fn spawner(index: usize, generation: u64) -> gloo_worker::WorkerSpawner<EngineWorker, JsCodec> {
-    let mut spawner = EngineWorker::spawner();
+fn spawner(index: usize, generation: u64) -> gloo_worker::WorkerSpawner<Remote, JsCodec> {
+    let mut spawner = Remote::spawner();
     let mut spawner = spawner.encoding::<JsCodec>();
     spawner.callback(move |reply: Encoded| on_reply(index, generation, reply));
     spawner
@@ -299,13 +298,13 @@ fn spawner(index: usize, generation: u64) -> gloo_worker::WorkerSpawner<EngineWo
 fn adopt_early_worker(
     index: usize,
     generation: u64,
-) -> Option<(WorkerBridge<EngineWorker>, Option<web_sys::Worker>)> {
+) -> Option<(WorkerBridge<Remote>, Option<web_sys::Worker>)> {
     let window = web_sys::window()?;
     let adopt = js_sys::Reflect::get(&window, &ADOPT_EARLY_WORKER.into())
         .ok()?
         .dyn_into::<js_sys::Function>()
         .ok()?;
-    let bridge: Rc<RefCell<Option<WorkerBridge<EngineWorker>>>> = Rc::default();
+    let bridge: Rc<RefCell<Option<WorkerBridge<Remote>>>> = Rc::default();
     let spawn = {
         let bridge = bridge.clone();
         // The script URL is not used: the adopted worker already runs it.
@@ -474,8 +473,7 @@ fn cancel_one(job: u64) {
     }
 }
 
-/// The message of a job cancelled before it started.
-pub const CANCELLED: &str = "cancelled";
+pub use crate::protocol::CANCELLED;
 
 /// Gives queued jobs to idle workers.
 fn dispatch() {
@@ -558,7 +556,7 @@ fn on_reply(index: usize, generation: u64, encoded: Encoded) {
             p.ready >= p.started.max(p.slots.len())
         });
         if let Some(lock) = lock {
-            crate::liveness::when_released(&lock, move || {
+            crate::protocol::liveness::when_released(&lock, move || {
                 worker_stopped(index, generation, "it closed or was killed")
             });
         }

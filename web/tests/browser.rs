@@ -170,7 +170,8 @@ fn generated_wide() -> (
 #[wasm_bindgen_test]
 async fn a_data_page_builds_at_most_its_row_cap_and_counts_the_rest() {
     use sstable_engine::range::SliceSource;
-    use sstable_web::data_page::{decode_page, PageRequest};
+    use sstable_web::protocol::pages::PageRequest;
+    use sstable_web::worker::data_pages::decode_page;
     let (files, metadata) = generated_wide();
     let slices: Vec<_> = files
         .iter()
@@ -240,7 +241,8 @@ async fn a_capped_page_of_a_wide_partition_stays_small_in_memory() {
     use sstable_engine::range::{SliceSource, SyncDriver};
     use sstable_engine::write::{generate, GenerateOptions, MemorySink};
     use sstable_engine::{Format, Version};
-    use sstable_web::data_page::{decode_page, PageRequest};
+    use sstable_web::protocol::pages::PageRequest;
+    use sstable_web::worker::data_pages::decode_page;
     let rows = 50_000u64;
     let mut o = GenerateOptions::new(Version::parse(Format::Big, "oa").unwrap(), 1, rows);
     o.seed = 9;
