@@ -116,3 +116,36 @@ test('a worker that dies mid-load: that SSTable\'s card names the error, the oth
   }
   assert.deepEqual(errors, []);
 });
+
+test('a pool of one worker, connections forbidden: its worker dies and the replacement, started from the kept WebAssembly, loads the rest', { timeout: 120000 }, async (t) => {
+  if (!cli()) { t.skip('sstable-inspect not built (set SSTABLE_INSPECT)'); return; }
+  const dir = generated('worker-dies-alone', [1, 2, 3].map((g) => ({ generation: g, args: ['--seed', String(g)] })));
+  const { page, errors } = await openPage(browser);
+  // Connections are forbidden once every worker has loaded (a second Content-Security-Policy).
+  await page.waitForFunction(() => document.querySelectorAll('meta[http-equiv=Content-Security-Policy]').length >= 2);
+  const size = page.locator('[data-testid=pool-size]');
+  await size.fill('1');
+  await size.dispatchEvent('change');
+  // The pool's only worker closes itself when the Load of oa-1-big arrives.
+  for (const w of page.workers()) {
+    await w.evaluate(() => {
+      const handle = self.onmessage;
+      self.onmessage = (e) => {
+        if (JSON.stringify(e.data, (k, v) => (typeof v === 'bigint' ? v.toString() : v)).includes('oa-1-big')) {
+          self.close();
+          return;
+        }
+        handle.call(self, e);
+      };
+    });
+  }
+  await inputFiles(page, 'dir-input', dir);
+  const card = (g) => page.locator(`[data-testid=sstable][data-prefix$="oa-${g}-big"]`);
+  assert.match(await text(card(1).locator('.error')), /^the worker stopped while loading this SSTable \(it closed or was killed\); another worker took its place$/);
+  // Only a replacement could load these: the pool has one worker.
+  for (const g of [2, 3]) {
+    assert.equal(await card(g).locator('.error').count(), 0, `oa-${g}-big`);
+    assert.equal(await text(card(g).locator('[data-testid=estimated-partitions]')), '5', `oa-${g}-big`);
+  }
+  assert.deepEqual(errors, []);
+});
