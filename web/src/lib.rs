@@ -5,7 +5,7 @@
 //! engine and the protocol only; the UI side — [`state`] (the one reducer), [`components`] (one
 //! component per file), [`pool`] (the worker pool's client), [`loading`], [`verification`],
 //! [`mod@bench`] — imports the protocol and never the worker. Below both: [`loader`], the browser
-//! I/O (file inputs, drag and drop, `Blob` and `FileReaderSync` reads, the clock), and
+//! I/O (file inputs, drag and drop, `Blob` reads, the clock, yields to the event loop), and
 //! [`index_listing`], the index view's listing (run by the worker; its page types are the
 //! protocol's). All engine decoding runs in workers of the pool, so the UI's WebAssembly links
 //! no decoder.

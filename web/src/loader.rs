@@ -147,27 +147,6 @@ pub fn now_millis() -> f64 {
     PERFORMANCE.with(|p| p.as_ref().map_or(0.0, |p| p.now()))
 }
 
-/// Reads bytes `[start, end)` of a file with `FileReaderSync` (in a worker only), into `buffer`
-/// (reused between reads, so a worker holds one read buffer).
-pub fn read_range_into(
-    file: &web_sys::Blob,
-    start: u64,
-    end: u64,
-    buffer: &mut Vec<u8>,
-) -> Result<(), String> {
-    let blob = file
-        .slice_with_f64_and_f64(start as f64, end as f64)
-        .map_err(js_error)?;
-    let reader = web_sys::FileReaderSync::new().map_err(js_error)?;
-    let array = reader.read_as_array_buffer(&blob).map_err(js_error)?;
-    let view = Uint8Array::new(&array);
-    let len = view.length() as usize;
-    buffer.clear();
-    buffer.resize(len, 0);
-    view.copy_to(buffer);
-    Ok(())
-}
-
 /// Lets the worker's (or page's) event loop run queued messages: a `setTimeout(0)` task.
 pub async fn yield_to_event_loop() {
     let promise = Promise::new(&mut |resolve, _reject| {
@@ -225,40 +204,6 @@ pub fn forbid_connections() {
     if let Some(head) = document.head() {
         let _ = head.append_child(&meta);
     }
-}
-
-/// The embedded sample SSTable (`static/sample/`, written by `sstable-inspect generate`; see
-/// `cli/tests/sample.rs`), as files in a `sample/` directory. Compiled into the worker, which
-/// decodes it as it starts and hands the files to the page (`Request::LoadSample`): showing it
-/// needs no network.
-pub fn sample_files() -> Vec<PickedFile> {
-    macro_rules! sample {
-        ($($name:literal),*) => {
-            [$(($name, &include_bytes!(concat!("../../static/sample/", $name))[..])),*]
-        };
-    }
-    let files = sample!(
-        "oa-1-big-CompressionInfo.db",
-        "oa-1-big-Data.db",
-        "oa-1-big-Digest.crc32",
-        "oa-1-big-Filter.db",
-        "oa-1-big-Index.db",
-        "oa-1-big-Statistics.db",
-        "oa-1-big-Summary.db",
-        "oa-1-big-TOC.txt"
-    );
-    files
-        .iter()
-        .filter_map(|(name, bytes)| {
-            let parts = Array::of1(&Uint8Array::from(*bytes));
-            File::new_with_u8_array_sequence(&parts, name)
-                .ok()
-                .map(|file| PickedFile {
-                    path: format!("sample/{name}"),
-                    file,
-                })
-        })
-        .collect()
 }
 
 /// `performance.now()` as the engine's injected clock.

@@ -36,12 +36,7 @@ pub(super) fn schema(kept: &Kept, job: u64, files: &[FileRef], text: &str) -> Re
 
 /// [`crate::protocol::Request::Table`]: the table view of `sstables` at `gc_grace_secs` (their
 /// metadata decoded here, not kept: the view spans every SSTable loaded).
-pub(super) fn table(
-    _kept: &Kept,
-    job: u64,
-    sstables: &[(String, Vec<FileRef>)],
-    gc_grace_secs: i64,
-) -> Reply {
+pub(super) fn table(job: u64, sstables: &[(String, Vec<FileRef>)], gc_grace_secs: i64) -> Reply {
     let loaded: Vec<(String, SSTableMetadata)> = sstables
         .iter()
         .filter_map(|(name, files)| load_metadata(files).ok().map(|(m, _)| (name.clone(), m)))

@@ -48,7 +48,7 @@ pub fn run(files: &[FileRef], runs: u32) -> Result<ScanBench, String> {
         .ok_or("no Data.db")?;
     let started = loader::now_millis();
     let mut data = Vec::new();
-    loader::read_range_into(data_file, 0, data_file.size() as u64, &mut data)?;
+    super::files::read_range_into(data_file, 0, data_file.size() as u64, &mut data)?;
     let read_millis = loader::now_millis() - started;
     let n = data.len() as u64;
 

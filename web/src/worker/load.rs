@@ -6,7 +6,6 @@ use std::cell::RefCell;
 use sstable_engine::sstable_set::group_files;
 
 use super::{cached_metadata, load_metadata, Kept};
-use crate::loader;
 use crate::protocol::summary::SSTableSummary;
 use crate::protocol::{FileRef, Reply, MIN_SPLIT_BYTES};
 
@@ -50,15 +49,9 @@ thread_local! {
     static SAMPLE: RefCell<Option<SampleAnswer>> = const { RefCell::new(None) };
 }
 
-/// Decodes the embedded sample ([`loader::sample_files`]) as [`load`] does.
+/// Decodes the embedded sample ([`super::files::sample_files`]) as [`load`] does.
 fn decode_sample() -> SampleAnswer {
-    let files: Vec<FileRef> = loader::sample_files()
-        .into_iter()
-        .map(|f| FileRef {
-            path: f.path,
-            file: f.file,
-        })
-        .collect();
+    let files = super::files::sample_files();
     let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
     let prefix = group_files(&paths)
         .sstables

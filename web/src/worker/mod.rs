@@ -3,13 +3,13 @@
 //! of dedicated workers, never on the UI thread. It is a `gloo-worker` [`Worker`] built by Trunk
 //! as its own bin (`sstable-worker`, `data-type="worker"`).
 //!
-//! This side imports the engine and [`crate::protocol`] (with the browser I/O of
+//! This side imports the engine and [`crate::protocol`] (with the clock and yields of
 //! [`crate::loader`] and the index listing of [`crate::index_listing`]), never the UI's modules.
 //! One handler module per request family: [`load`], [`verify`], [`data_pages`], [`index`],
 //! [`analytics`], [`answers`], [`mod@bench`].
 //!
 //! Files are read with `FileReaderSync`, by the ranges the engine's readers ask for (one
-//! [`FileSource`] driven by the engine's `SyncDriver`): memory per worker is one read buffer
+//! `FileSource` driven by the engine's `SyncDriver`): memory per worker is one read buffer
 //! plus the engine's few chunks, and the decoded metadata of the SSTables it used last
 //! ([`KEPT_SSTABLES`]). A long job runs in slices; between slices the worker yields to its event
 //! loop so a cancel message can arrive.
@@ -18,6 +18,7 @@ mod analytics;
 mod answers;
 mod bench;
 pub mod data_pages;
+mod files;
 mod index;
 mod load;
 mod verify;
@@ -29,14 +30,12 @@ use std::rc::Rc;
 use gloo_worker::{HandlerId, Registrable, Worker, WorkerScope};
 use sstable_engine::component::ComponentType;
 use sstable_engine::info::SSTableMetadata;
-use sstable_engine::load::MetadataLoader;
-use sstable_engine::range::{ByteRange, RangeSource, SyncDriver};
-use sstable_engine::sstable_set::group_files;
 
 use crate::index_listing::Listing;
-use crate::loader;
 use crate::protocol::pages::PageMessage;
 use crate::protocol::{encode_reply, Encoded, FileRef, JsCodec, Reply, Request};
+use files::load_metadata;
+pub(crate) use files::FileSource;
 
 /// Work at most this long between yields to the worker's event loop (for cancel messages).
 const SLICE_MILLIS: f64 = 50.0;
@@ -160,7 +159,7 @@ impl Worker for EngineWorker {
                 job,
                 sstables,
                 gc_grace_secs,
-            } => answers::table(kept, job, &sstables, gc_grace_secs),
+            } => answers::table(job, &sstables, gc_grace_secs),
             Request::IndexPage {
                 job,
                 files,
@@ -318,68 +317,6 @@ pub fn register() {
         load::decode_sample_now();
     }
     EngineWorker::registrar().encoding::<JsCodec>().register();
-}
-
-/// The worker's one [`RangeSource`]: the SSTable's files read by `FileReaderSync` ranges into the
-/// driver's buffer (fewer bytes only where a file ends). With `raw_crc32_millis`, each Data.db
-/// buffer is also run through one raw `crc32fast` pass, timed apart (the limit the checksum phase
-/// is compared with, on the same bytes).
-pub(crate) struct FileSource<'a> {
-    files: &'a [(ComponentType, web_sys::File)],
-    raw_crc32_millis: Option<f64>,
-}
-
-impl RangeSource for FileSource<'_> {
-    fn read_into(&mut self, range: &ByteRange, buf: &mut Vec<u8>) -> sstable_engine::Result<()> {
-        let fail = |m: String| {
-            sstable_engine::Error::invalid(m, range.offset).in_component(range.component.clone())
-        };
-        let file = self
-            .files
-            .iter()
-            .find(|(c, _)| *c == range.component)
-            .map(|(_, f)| f)
-            .ok_or_else(|| fail(format!("{} was not given", range.component)))?;
-        let end = range.end().min(file.size() as u64);
-        loader::read_range_into(file, range.offset.min(end), end, buf).map_err(fail)?;
-        if let (Some(ms), ComponentType::Data) = (self.raw_crc32_millis.as_mut(), &range.component)
-        {
-            let t = loader::now_millis();
-            std::hint::black_box(crc32fast::hash(buf));
-            *ms += loader::now_millis() - t;
-        }
-        Ok(())
-    }
-}
-
-/// Reads the small components whole through the engine's [`MetadataLoader`] and decodes every
-/// metadata component; returns it with the file handle of each component.
-fn load_metadata(
-    files: &[FileRef],
-) -> Result<(SSTableMetadata, Vec<(ComponentType, web_sys::File)>), String> {
-    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
-    let grouping = group_files(&paths);
-    let sstable = grouping
-        .sstables
-        .first()
-        .ok_or("the files given are not an SSTable")?;
-    let handles: Vec<(ComponentType, web_sys::File)> = sstable
-        .files
-        .iter()
-        .filter_map(|(c, i)| files.get(*i).map(|f| (c.clone(), f.file.clone())))
-        .collect();
-    let sizes = handles
-        .iter()
-        .map(|(c, f)| (c.clone(), f.size() as u64))
-        .collect();
-    let mut metadata = MetadataLoader::new(&sstable.descriptor, sizes);
-    let mut driver = SyncDriver::new(FileSource {
-        files: &handles,
-        raw_crc32_millis: None,
-    });
-    // A failed read is an error of its component, in the metadata.
-    let _ = driver.run(&mut metadata, &loader::PerformanceClock);
-    Ok((metadata.finish(), handles))
 }
 
 /// What identifies a set of files: paths, sizes and modification times.
