@@ -4,7 +4,7 @@
 //   node bench/scan.mjs DIST_DIR SSTABLE_DIR [RUNS]
 // SSTABLE_DIR: xtask's target/bench-100x1000 (`generate --version oa --compression lz4
 // --partitions 100 --rows-per-partition 1000 --seed 11`). The page's `wasmBindings.bench_scan`
-// (web/src/main.rs) sends the files to a worker (web/src/scan_bench.rs): Data.db read into memory
+// (web/src/main.rs) sends the files to a worker (web/src/worker/bench.rs): Data.db read into memory
 // first, then best of RUNS (default 3) of each pass. Prints MB/s of uncompressed data, rows/s and
 // the ratio to raw LZ4, and the machine's load average.
 import os from 'node:os';

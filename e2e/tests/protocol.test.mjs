@@ -1,6 +1,7 @@
 // End-to-end: the worker protocol (issue #29 item 1). 64-bit values cross the worker boundary
 // exactly (every i64/u64 travels as a BigInt); before, a value past 2^53 made the worker's reply
-// throw and the load waited forever.
+// throw and the load waited forever. A worker that fails or dies ends only the job it ran: that
+// SSTable's card names the error, the others load, and the pool replaces the worker.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -70,5 +71,81 @@ test('Long.MAX_VALUE timestamps and deletion times cross the worker exactly: the
   // Long.MAX_VALUE µs, rendered as the data tab renders a write time, to the microsecond.
   assert.ok(written.every((w) => w.trim() === '' || w.trim() === LONG_MAX_ISO), JSON.stringify(written));
   assert.ok(written.some((w) => w.trim() === LONG_MAX_ISO), JSON.stringify(written));
+  assert.deepEqual(errors, []);
+});
+
+test('a worker that dies mid-load: that SSTable\'s card names the error, the others load, the pool replaces it', { timeout: 120000 }, async (t) => {
+  if (!cli()) { t.skip('sstable-inspect not built (set SSTABLE_INSPECT)'); return; }
+  const dir = generated('worker-dies', [1, 2, 3, 4].map((g) => ({ generation: g, args: ['--seed', String(g)] })));
+  const { page, errors } = await openPage(browser);
+  // Every worker of the pool started (the rest start after the sample's answer).
+  const poolSize = Number(await page.locator('[data-testid=pool-size]').inputValue());
+  for (let i = 0; i < 100 && page.workers().length < poolSize; i++) await page.waitForTimeout(100);
+  assert.ok(page.workers().length >= poolSize, `${page.workers().length} workers of ${poolSize}`);
+  // In every worker: a Load of oa-3-big kills the worker as it arrives (it closes itself, so
+  // the message is never answered), as a crash or an out-of-memory kill would.
+  for (const w of page.workers()) {
+    await w.evaluate(() => {
+      const handle = self.onmessage;
+      self.__kill = true;
+      self.onmessage = (e) => {
+        if (self.__kill && JSON.stringify(e.data, (k, v) => (typeof v === 'bigint' ? v.toString() : v)).includes('oa-3-big')) {
+          self.close();
+          return;
+        }
+        handle.call(self, e);
+      };
+    });
+  }
+  await inputFiles(page, 'dir-input', dir);
+  const cards = page.locator('[data-testid=sstable]');
+  assert.equal(await cards.count(), 4);
+  const card = (g) => page.locator(`[data-testid=sstable][data-prefix$="oa-${g}-big"]`);
+  assert.match(await text(card(3).locator('.error')), /^the worker stopped while loading this SSTable/);
+  assert.equal(await card(3).locator('[data-testid=timestamps]').count(), 0);
+  for (const g of [1, 2, 4]) {
+    assert.equal(await card(g).locator('.error').count(), 0, `oa-${g}-big`);
+    assert.equal(await text(card(g).locator('[data-testid=estimated-partitions]')), '5', `oa-${g}-big`);
+  }
+  // The pool replaced the dead worker: loading again (with no worker killing it) loads all four.
+  for (const w of page.workers()) await w.evaluate(() => { self.__kill = false; }).catch(() => {});
+  await inputFiles(page, 'dir-input', dir);
+  assert.equal(await page.locator('[data-testid=sstable] .error').count(), 0);
+  for (const g of [1, 2, 3, 4]) {
+    assert.equal(await text(card(g).locator('[data-testid=estimated-partitions]')), '5', `oa-${g}-big`);
+  }
+  assert.deepEqual(errors, []);
+});
+
+test('a pool of one worker, connections forbidden: its worker dies and the replacement, started from the kept WebAssembly, loads the rest', { timeout: 120000 }, async (t) => {
+  if (!cli()) { t.skip('sstable-inspect not built (set SSTABLE_INSPECT)'); return; }
+  const dir = generated('worker-dies-alone', [1, 2, 3].map((g) => ({ generation: g, args: ['--seed', String(g)] })));
+  const { page, errors } = await openPage(browser);
+  // Connections are forbidden once every worker has loaded (a second Content-Security-Policy).
+  await page.waitForFunction(() => document.querySelectorAll('meta[http-equiv=Content-Security-Policy]').length >= 2);
+  const size = page.locator('[data-testid=pool-size]');
+  await size.fill('1');
+  await size.dispatchEvent('change');
+  // The pool's only worker closes itself when the Load of oa-1-big arrives.
+  for (const w of page.workers()) {
+    await w.evaluate(() => {
+      const handle = self.onmessage;
+      self.onmessage = (e) => {
+        if (JSON.stringify(e.data, (k, v) => (typeof v === 'bigint' ? v.toString() : v)).includes('oa-1-big')) {
+          self.close();
+          return;
+        }
+        handle.call(self, e);
+      };
+    });
+  }
+  await inputFiles(page, 'dir-input', dir);
+  const card = (g) => page.locator(`[data-testid=sstable][data-prefix$="oa-${g}-big"]`);
+  assert.match(await text(card(1).locator('.error')), /^the worker stopped while loading this SSTable \(it closed or was killed\); another worker took its place$/);
+  // Only a replacement could load these: the pool has one worker.
+  for (const g of [2, 3]) {
+    assert.equal(await card(g).locator('.error').count(), 0, `oa-${g}-big`);
+    assert.equal(await text(card(g).locator('[data-testid=estimated-partitions]')), '5', `oa-${g}-big`);
+  }
   assert.deepEqual(errors, []);
 });

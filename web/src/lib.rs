@@ -1,18 +1,14 @@
 //! The in-browser SSTable inspector: a Yew app over `sstable-engine`.
 //!
-//! Layout: [`state`] holds the one reducer, [`loader`] does all browser I/O (file inputs, drag
-//! and drop with directory walking, `Blob` and `FileReaderSync` reads), [`components`] renders,
-//! one component per file. All engine decoding runs in [`worker`]s of a [`pool`] — metadata at
-//! load ([`loading`] asks, [`summary`] is what comes back), data pages, the index listing,
-//! lookups, verification, scans — so the UI's WebAssembly links no decoder; [`verification`]
-//! turns verification replies into state actions.
-//!
-//! Module dependencies (callers first): `components` → `loading`, `verification` → `pool` → `worker`
-//! → `data_page`, `index_listing`, `answers`, `summary` → `loader` → `state`. [`data_page`]
-//! decodes the data browser's pages, [`index_listing`] the index view's, [`answers`] the bloom
-//! lab, `CREATE TABLE` check and table view, and [`analytics_scan`] counts the Analytics tab's
-//! partitions and tombstones (all in a worker); [`scan_bench`] is `cargo xtask bench`'s
-//! decode-only scan in one worker.
+//! Two layers around one protocol module: [`protocol`] holds the request and reply types and
+//! their codec; [`worker`] (the engine side, one handler module per request family) imports the
+//! engine and the protocol only; the UI side — [`state`] (the one reducer), [`components`] (one
+//! component per file), [`pool`] (the worker pool's client), [`loading`], [`verification`],
+//! [`mod@bench`] — imports the protocol and never the worker. Below both: [`loader`], the browser
+//! I/O (file inputs, drag and drop, `Blob` reads, the clock, yields to the event loop), and
+//! [`index_listing`], the index view's listing (run by the worker; its page types are the
+//! protocol's). All engine decoding runs in workers of the pool, so the UI's WebAssembly links
+//! no decoder.
 
 #![cfg_attr(
     not(test),
@@ -24,19 +20,18 @@
     )
 )]
 
-pub mod analytics_scan;
-pub mod answers;
+pub mod bench;
 pub mod components;
-pub mod data_page;
 pub mod index_listing;
 pub mod loader;
 pub mod loading;
 pub mod pool;
-pub mod scan_bench;
+pub mod protocol;
 pub mod state;
-pub mod summary;
 pub mod verification;
 pub mod worker;
+
+pub use loader::wasm_memory_bytes;
 
 /// Mounts the app on `<main id="app">` (or `<body>` when absent).
 pub fn start() {
@@ -53,18 +48,4 @@ pub fn start() {
             yew::Renderer::<components::app::App>::new().render();
         }
     }
-}
-
-/// Bytes of linear memory this WebAssembly instance (the page's or a worker's) holds now (the
-/// page exports it as `wasmBindings.wasm_memory_bytes()` for the end-to-end tests).
-pub fn wasm_memory_bytes() -> f64 {
-    use wasm_bindgen::JsCast;
-    wasm_bindgen::memory()
-        .dyn_into::<js_sys::WebAssembly::Memory>()
-        .map(|m| {
-            m.buffer()
-                .unchecked_into::<js_sys::ArrayBuffer>()
-                .byte_length() as f64
-        })
-        .unwrap_or(0.0)
 }

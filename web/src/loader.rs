@@ -147,27 +147,6 @@ pub fn now_millis() -> f64 {
     PERFORMANCE.with(|p| p.as_ref().map_or(0.0, |p| p.now()))
 }
 
-/// Reads bytes `[start, end)` of a file with `FileReaderSync` (in a worker only), into `buffer`
-/// (reused between reads, so a worker holds one read buffer).
-pub fn read_range_into(
-    file: &web_sys::Blob,
-    start: u64,
-    end: u64,
-    buffer: &mut Vec<u8>,
-) -> Result<(), String> {
-    let blob = file
-        .slice_with_f64_and_f64(start as f64, end as f64)
-        .map_err(js_error)?;
-    let reader = web_sys::FileReaderSync::new().map_err(js_error)?;
-    let array = reader.read_as_array_buffer(&blob).map_err(js_error)?;
-    let view = Uint8Array::new(&array);
-    let len = view.length() as usize;
-    buffer.clear();
-    buffer.resize(len, 0);
-    view.copy_to(buffer);
-    Ok(())
-}
-
 /// Lets the worker's (or page's) event loop run queued messages: a `setTimeout(0)` task.
 pub async fn yield_to_event_loop() {
     let promise = Promise::new(&mut |resolve, _reject| {
@@ -227,40 +206,6 @@ pub fn forbid_connections() {
     }
 }
 
-/// The embedded sample SSTable (`static/sample/`, written by `sstable-inspect generate`; see
-/// `cli/tests/sample.rs`), as files in a `sample/` directory. Compiled into the worker, which
-/// decodes it as it starts and hands the files to the page (`Request::LoadSample`): showing it
-/// needs no network.
-pub fn sample_files() -> Vec<PickedFile> {
-    macro_rules! sample {
-        ($($name:literal),*) => {
-            [$(($name, &include_bytes!(concat!("../../static/sample/", $name))[..])),*]
-        };
-    }
-    let files = sample!(
-        "oa-1-big-CompressionInfo.db",
-        "oa-1-big-Data.db",
-        "oa-1-big-Digest.crc32",
-        "oa-1-big-Filter.db",
-        "oa-1-big-Index.db",
-        "oa-1-big-Statistics.db",
-        "oa-1-big-Summary.db",
-        "oa-1-big-TOC.txt"
-    );
-    files
-        .iter()
-        .filter_map(|(name, bytes)| {
-            let parts = Array::of1(&Uint8Array::from(*bytes));
-            File::new_with_u8_array_sequence(&parts, name)
-                .ok()
-                .map(|file| PickedFile {
-                    path: format!("sample/{name}"),
-                    file,
-                })
-        })
-        .collect()
-}
-
 /// `performance.now()` as the engine's injected clock.
 pub struct PerformanceClock;
 
@@ -268,4 +213,18 @@ impl sstable_engine::clock::Clock for PerformanceClock {
     fn now_nanos(&self) -> u64 {
         (now_millis() * 1_000_000.0).max(0.0) as u64
     }
+}
+
+/// Bytes of linear memory this WebAssembly instance (the page's or a worker's) holds now (the
+/// page exports it as `wasmBindings.wasm_memory_bytes()` for the end-to-end tests).
+pub fn wasm_memory_bytes() -> f64 {
+    use wasm_bindgen::JsCast;
+    wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .map(|m| {
+            m.buffer()
+                .unchecked_into::<js_sys::ArrayBuffer>()
+                .byte_length() as f64
+        })
+        .unwrap_or(0.0)
 }

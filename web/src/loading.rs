@@ -1,7 +1,7 @@
 //! Loading dropped or picked files: grouped into SSTables here (`sstable_set::group_files`,
 //! file names only), then each SSTable's metadata decoded by a worker of the pool
 //! (`Request::Load`, all SSTables queued at once, so the pool's workers share them); the UI
-//! thread keeps the [`crate::summary::SSTableSummary`] each sends back.
+//! thread keeps the [`crate::protocol::summary::SSTableSummary`] each sends back.
 
 use sstable_engine::component::ComponentType;
 use sstable_engine::sstable_set::{group_files, IgnoredFile, SSTableFiles};
@@ -11,8 +11,8 @@ use crate::loader::{now_millis, yield_to_event_loop, PickedFile};
 /// Queue loads at most this long before [`load`] yields to the event loop.
 const LOAD_SLICE_MILLIS: f64 = 25.0;
 use crate::pool;
+use crate::protocol::{FileRef, Reply, Request};
 use crate::state::{SSTableView, Shared};
-use crate::worker::{FileRef, Reply, Request};
 
 /// Groups files into SSTables and has the pool decode each one's metadata.
 pub async fn load(files: &[PickedFile]) -> (Vec<SSTableView>, Vec<IgnoredFile>) {
@@ -162,10 +162,10 @@ pub async fn load_here(files: &[PickedFile]) -> (Vec<SSTableView>, Vec<IgnoredFi
             .run(&mut loader, &crate::loader::PerformanceClock)
             .await;
         let metadata = loader.finish();
-        let summary = crate::summary::SSTableSummary::new(
+        let summary = crate::protocol::summary::SSTableSummary::new(
             &sstable.prefix,
             &metadata,
-            crate::verification::MIN_SPLIT_BYTES,
+            crate::protocol::MIN_SPLIT_BYTES,
         );
         view.summary = Shared(std::rc::Rc::new(summary));
         views.push(view);

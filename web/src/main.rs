@@ -12,9 +12,9 @@ pub fn wasm_memory_bytes() -> f64 {
 }
 
 /// `cargo xtask bench`'s decode-only scan in one worker (`e2e/bench/scan.mjs`:
-/// `wasmBindings.bench_scan(fileList, runs)`): resolves to `sstable_web::scan_bench::ScanBench`
+/// `wasmBindings.bench_scan(fileList, runs)`): resolves to `ScanBench` (web/src/worker/bench.rs)
 /// as JSON, or rejects with the error.
 #[wasm_bindgen]
 pub fn bench_scan(files: web_sys::FileList, runs: u32) -> js_sys::Promise {
-    sstable_web::scan_bench::bench_in_pool(&files, runs)
+    sstable_web::bench::bench_in_pool(&files, runs)
 }

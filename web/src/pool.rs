@@ -1,4 +1,4 @@
-//! The pool of engine workers ([`crate::worker::EngineWorker`], gloo-worker bridges): jobs queue
+//! The pool of engine workers ([`crate::protocol::Remote`], gloo-worker bridges): jobs queue
 //! here and go to the first idle worker. Its size is `navigator.hardwareConcurrency`, clamped to
 //! 1..=8, and can be set ([`set_size`]). The UI thread only routes messages.
 //!
@@ -9,6 +9,12 @@
 //! ([`crate::loader::forbid_connections`]) once all have loaded (or after
 //! [`FORBID_AFTER_MILLIS`] at the latest). Later the pool can shrink and grow back, but not
 //! beyond the workers started then.
+//!
+//! A worker that dies or fails ends only its job: the pool hears its `error` event (a crash, a
+//! message it could not decode) and, through the Web Lock it holds for its life
+//! ([`crate::protocol::liveness`]), that it closed or was killed. Its job's handler then hears
+//! [`Reply::Failed`] ("the worker stopped while …") and a new worker takes its place, started
+//! from the `WebAssembly.Module` the first worker sent (connections may be forbidden by then).
 
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
@@ -16,10 +22,12 @@ use std::rc::Rc;
 
 use gloo_worker::{Spawnable, WorkerBridge};
 
-use crate::worker::{EngineWorker, JsCodec, Reply, Request};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
 
-/// The most workers the pool runs.
-pub const MAX_WORKERS: usize = 8;
+use crate::protocol::{decode_reply, Encoded, JsCodec, Remote, Reply, Request};
+
+pub use crate::protocol::MAX_WORKERS;
 /// Where Trunk puts the worker's JavaScript (`sstable-worker` bin, `data-type="worker"`).
 const WORKER_SCRIPT: &str = "./sstable-worker.js";
 
@@ -27,8 +35,28 @@ const WORKER_SCRIPT: &str = "./sstable-worker.js";
 pub type Handler = Rc<dyn Fn(Reply)>;
 
 struct Slot {
-    bridge: WorkerBridge<EngineWorker>,
-    job: Option<u64>,
+    bridge: WorkerBridge<Remote>,
+    /// The native worker, when the pool made it (to hear its `error` events and terminate it).
+    worker: Option<web_sys::Worker>,
+    /// Tells this slot's worker from the one before it at the same index.
+    generation: u64,
+    /// The job it runs, and what that job does ([`Request::doing`]).
+    job: Option<(u64, &'static str)>,
+    /// Its worker has sent `Ready`.
+    ready: bool,
+    /// Its worker is gone and was not replaced: no job goes to it.
+    dead: bool,
+    _on_error: Option<Closure<dyn FnMut(web_sys::ErrorEvent)>>,
+}
+
+impl Slot {
+    fn runs(&self, job: u64) -> bool {
+        self.job.is_some_and(|(j, _)| j == job)
+    }
+
+    fn is_idle(&self) -> bool {
+        self.job.is_none() && !self.dead
+    }
 }
 
 #[derive(Default)]
@@ -49,12 +77,16 @@ struct Pool {
     handlers: HashMap<u64, Handler>,
     /// Jobs cancelled with another (the parts of one split verification, by its first part).
     linked: HashMap<u64, Vec<u64>>,
+    /// The workers' compiled WebAssembly (from the first `Ready`): replacements start from it.
+    module: Option<JsValue>,
+    /// The last slot generation given.
+    generations: u64,
 }
 
 thread_local! {
     static POOL: RefCell<Pool> = RefCell::new(Pool {
         size: default_size(),
-        read_size_bytes: crate::worker::DEFAULT_READ_BYTES,
+        read_size_bytes: crate::protocol::DEFAULT_READ_BYTES,
         ..Pool::default()
     });
 }
@@ -122,7 +154,8 @@ pub fn warm_up() {
         let mut p = p.borrow_mut();
         p.started = p.size;
         if p.slots.is_empty() {
-            p.slots.push(spawn(0));
+            let slot = p.spawn(0);
+            p.slots.push(slot);
         }
     });
     let later = wasm_bindgen::closure::Closure::once_into_js(forbid_connections);
@@ -143,38 +176,212 @@ pub fn warm_up() {
 /// before (its "loaded" message). It works once (it removes itself).
 const ADOPT_EARLY_WORKER: &str = "sstableAdoptEarlyWorker";
 
-fn spawn(index: usize) -> Slot {
-    let bridge = adopt_early_worker(index).unwrap_or_else(|| spawner(index).spawn(WORKER_SCRIPT));
-    Slot { bridge, job: None }
+/// The function `index.html`'s first script defines: called with a worker and a function that
+/// spawns one gloo-worker bridge, it has that spawn's `new Worker` return the worker.
+const SPAWN_WITH: &str = "sstableSpawnWith";
+
+impl Pool {
+    /// A new slot at `index`, its worker started: the one `index.html` started if not adopted
+    /// yet; else one the pool makes (from [`Pool::module`] when it has it).
+    fn spawn(&mut self, index: usize) -> Slot {
+        self.generations += 1;
+        let generation = self.generations;
+        let (bridge, worker) = match adopt_early_worker(index, generation) {
+            Some(adopted) => adopted,
+            None => match self
+                .module
+                .as_ref()
+                .map_or_else(|| native_worker(None), |module| native_worker(Some(module)))
+            {
+                Some(worker) => match spawn_with(&worker, index, generation) {
+                    Some(bridge) => (bridge, Some(worker)),
+                    None => {
+                        worker.terminate();
+                        (spawner(index, generation).spawn(WORKER_SCRIPT), None)
+                    }
+                },
+                None => (spawner(index, generation).spawn(WORKER_SCRIPT), None),
+            },
+        };
+        let on_error = worker.as_ref().map(|worker| {
+            let on_error = Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(
+                move |event: web_sys::ErrorEvent| {
+                    // Handled here: its message goes on the job's card.
+                    event.prevent_default();
+                    let cause = format!("it failed: {}", event.message());
+                    wasm_bindgen_futures::spawn_local(async move {
+                        worker_stopped(index, generation, &cause)
+                    });
+                },
+            );
+            let _ =
+                worker.add_event_listener_with_callback("error", on_error.as_ref().unchecked_ref());
+            on_error
+        });
+        Slot {
+            bridge,
+            worker,
+            generation,
+            job: None,
+            ready: false,
+            dead: false,
+            _on_error: on_error,
+        }
+    }
+}
+
+/// A worker running the engine worker's JavaScript, its WebAssembly fetched (as gloo-worker's
+/// spawner does) or, with `module`, instantiated from it (posted as its first message).
+fn native_worker(module: Option<&JsValue>) -> Option<web_sys::Worker> {
+    let href = web_sys::window()?.location().href().ok()?;
+    let js = web_sys::Url::new_with_base(WORKER_SCRIPT, &href)
+        .ok()?
+        .href();
+    let source = match module {
+        None => format!(
+            r#"importScripts("{js}");wasm_bindgen("{}");"#,
+            js.replace(".js", "_bg.wasm")
+        ),
+        Some(_) => format!(
+            r#"importScripts("{js}");self.onmessage=function(e){{self.onmessage=null;wasm_bindgen({{module_or_path:e.data}});}};"#
+        ),
+    };
+    let parts = js_sys::Array::of1(&source.into());
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type("application/javascript");
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).ok()?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).ok()?;
+    let worker = web_sys::Worker::new(&url).ok();
+    let _ = web_sys::Url::revoke_object_url(&url);
+    let worker = worker?;
+    if let Some(module) = module {
+        worker.post_message(module).ok()?;
+    }
+    Some(worker)
+}
+
+/// A gloo-worker bridge over `worker` (through `index.html`'s [`SPAWN_WITH`]).
+fn spawn_with(
+    worker: &web_sys::Worker,
+    index: usize,
+    generation: u64,
+) -> Option<WorkerBridge<Remote>> {
+    let window = web_sys::window()?;
+    let spawn_with = js_sys::Reflect::get(&window, &SPAWN_WITH.into())
+        .ok()?
+        .dyn_into::<js_sys::Function>()
+        .ok()?;
+    let bridge: Rc<RefCell<Option<WorkerBridge<Remote>>>> = Rc::default();
+    let spawn = {
+        let bridge = bridge.clone();
+        // The script URL is not used: `new Worker` answers `worker`.
+        Closure::once(move || {
+            *bridge.borrow_mut() =
+                Some(spawner(index, generation).spawn_with_loader(WORKER_SCRIPT));
+        })
+    };
+    let called = spawn_with.call2(&JsValue::NULL, worker, spawn.as_ref());
+    let spawned = bridge.borrow_mut().take();
+    called.ok().and(spawned)
 }
 
 /// A spawner of the worker at `index` of the pool, its replies going to [`on_reply`].
-fn spawner(index: usize) -> gloo_worker::WorkerSpawner<EngineWorker, JsCodec> {
-    let mut spawner = EngineWorker::spawner();
+fn spawner(index: usize, generation: u64) -> gloo_worker::WorkerSpawner<Remote, JsCodec> {
+    let mut spawner = Remote::spawner();
     let mut spawner = spawner.encoding::<JsCodec>();
-    spawner.callback(move |reply: Reply| on_reply(index, reply));
+    spawner.callback(move |reply: Encoded| on_reply(index, generation, reply));
     spawner
 }
 
-/// A bridge to the worker `index.html` started, if it did and it was not adopted yet.
-fn adopt_early_worker(index: usize) -> Option<WorkerBridge<EngineWorker>> {
-    use wasm_bindgen::JsCast;
+/// A bridge to the worker `index.html` started, and that worker, if it did and it was not
+/// adopted yet.
+fn adopt_early_worker(
+    index: usize,
+    generation: u64,
+) -> Option<(WorkerBridge<Remote>, Option<web_sys::Worker>)> {
     let window = web_sys::window()?;
     let adopt = js_sys::Reflect::get(&window, &ADOPT_EARLY_WORKER.into())
         .ok()?
         .dyn_into::<js_sys::Function>()
         .ok()?;
-    let bridge: Rc<RefCell<Option<WorkerBridge<EngineWorker>>>> = Rc::default();
+    let bridge: Rc<RefCell<Option<WorkerBridge<Remote>>>> = Rc::default();
     let spawn = {
         let bridge = bridge.clone();
         // The script URL is not used: the adopted worker already runs it.
-        wasm_bindgen::closure::Closure::once(move || {
-            *bridge.borrow_mut() = Some(spawner(index).spawn_with_loader(WORKER_SCRIPT));
+        Closure::once(move || {
+            *bridge.borrow_mut() =
+                Some(spawner(index, generation).spawn_with_loader(WORKER_SCRIPT));
         })
     };
-    let called = adopt.call1(&wasm_bindgen::JsValue::NULL, spawn.as_ref());
+    let called = adopt.call1(&JsValue::NULL, spawn.as_ref());
     let adopted = bridge.borrow_mut().take();
-    called.ok().and(adopted)
+    let worker = called.ok()?.dyn_into::<web_sys::Worker>().ok();
+    adopted.map(|bridge| (bridge, worker))
+}
+
+/// The worker of slot `index` (if still of `generation`) is gone (`cause`: why): its job's
+/// handler hears [`Reply::Failed`], and a new worker takes its place (when one can load: from
+/// the kept module, or while connections are allowed).
+fn worker_stopped(index: usize, generation: u64, cause: &str) {
+    let failed = POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        let p = &mut *p;
+        let slot = p
+            .slots
+            .get_mut(index)
+            .filter(|s| s.generation == generation && !s.dead)?;
+        if let Some(worker) = &slot.worker {
+            worker.terminate();
+        }
+        let job = slot.job.take();
+        // One that never loaded is not replaced (its replacement would fail the same way).
+        let replaceable = slot.ready && (p.module.is_some() || !p.forbidden);
+        if replaceable {
+            let fresh = p.spawn(index);
+            // The old bridge is dropped here (its Destroy goes nowhere).
+            drop(p.slots.get_mut(index).map(|s| std::mem::replace(s, fresh)));
+        } else if let Some(slot) = p.slots.get_mut(index) {
+            slot.dead = true;
+        }
+        let next = if replaceable {
+            "another worker took its place"
+        } else {
+            "no worker could replace it"
+        };
+        job.and_then(|(job, doing)| {
+            let handler = p.handlers.remove(&job)?;
+            let message = format!("the worker stopped while {doing} ({cause}); {next}");
+            Some((handler, Reply::Failed { job, message }))
+        })
+    });
+    if let Some((handler, reply)) = failed {
+        handler(reply);
+    }
+    fail_if_no_worker();
+    dispatch();
+}
+
+/// When every worker is gone and none can replace them, queued jobs fail (never wait forever).
+fn fail_if_no_worker() {
+    let failed: Vec<(Handler, u64)> = POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        let size = p.size;
+        let any_alive = (0..size).any(|i| p.slots.get(i).is_none_or(|s| !s.dead));
+        if any_alive {
+            return Vec::new();
+        }
+        let queued: Vec<u64> = p.queue.drain(..).map(|(job, _)| job).collect();
+        queued
+            .into_iter()
+            .filter_map(|job| p.handlers.remove(&job).map(|h| (h, job)))
+            .collect()
+    });
+    for (handler, job) in failed {
+        handler(Reply::Failed {
+            job,
+            message: "every worker stopped and none could replace them".to_owned(),
+        });
+    }
 }
 
 /// Queues a job; `request`'s job id and worker index are filled in here. Returns the job id.
@@ -253,7 +460,7 @@ fn cancel_one(job: u64) {
         if p.queue.len() < before {
             return p.handlers.remove(&job);
         }
-        if let Some(slot) = p.slots.iter().find(|s| s.job == Some(job)) {
+        if let Some(slot) = p.slots.iter().find(|s| s.runs(job)) {
             slot.bridge.send(Request::Cancel { job });
         }
         None
@@ -266,8 +473,7 @@ fn cancel_one(job: u64) {
     }
 }
 
-/// The message of a job cancelled before it started.
-pub const CANCELLED: &str = "cancelled";
+pub use crate::protocol::CANCELLED;
 
 /// Gives queued jobs to idle workers.
 fn dispatch() {
@@ -275,16 +481,18 @@ fn dispatch() {
         let mut p = p.borrow_mut();
         loop {
             let size = p.size;
-            let idle = (0..size).find(|&i| p.slots.get(i).is_none_or(|s| s.job.is_none()));
+            let idle = (0..size).find(|&i| p.slots.get(i).is_none_or(Slot::is_idle));
             let Some(index) = idle else { break };
             let Some((job, mut request)) = p.queue.pop_front() else {
                 break;
             };
             while p.slots.len() <= index {
                 let n = p.slots.len();
-                p.slots.push(spawn(n));
+                let slot = p.spawn(n);
+                p.slots.push(slot);
             }
             request.set_job(job);
+            let doing = request.doing();
             if let Request::Verify {
                 worker,
                 read_size_bytes,
@@ -307,20 +515,51 @@ fn dispatch() {
                 }
             }
             if let Some(slot) = p.slots.get_mut(index) {
-                slot.job = Some(job);
+                slot.job = Some((job, doing));
                 slot.bridge.send(request);
             }
         }
     });
 }
 
-fn on_reply(index: usize, reply: Reply) {
-    if let Reply::Ready = reply {
+fn on_reply(index: usize, generation: u64, encoded: Encoded) {
+    let current = POOL.with(|p| {
+        p.borrow()
+            .slots
+            .get(index)
+            .is_none_or(|s| s.generation == generation)
+    });
+    if !current {
+        // A replaced worker's late message.
+        return;
+    }
+    let reply = match decode_reply(encoded) {
+        Ok(reply) => reply,
+        Err((job, message)) => match job {
+            Some(job) => Reply::Failed { job, message },
+            None => {
+                web_sys::console::error_1(&message.into());
+                return;
+            }
+        },
+    };
+    if let Reply::Ready { lock, module } = reply {
         let all = POOL.with(|p| {
             let mut p = p.borrow_mut();
+            if p.module.is_none() && module.is_instance_of::<js_sys::WebAssembly::Module>() {
+                p.module = Some(module);
+            }
+            if let Some(slot) = p.slots.get_mut(index) {
+                slot.ready = true;
+            }
             p.ready += 1;
             p.ready >= p.started.max(p.slots.len())
         });
+        if let Some(lock) = lock {
+            crate::protocol::liveness::when_released(&lock, move || {
+                worker_stopped(index, generation, "it closed or was killed")
+            });
+        }
         if all {
             forbid_connections();
         }
@@ -346,7 +585,7 @@ fn on_reply(index: usize, reply: Reply) {
         let mut p = p.borrow_mut();
         if reply.is_final() {
             if let Some(slot) = p.slots.get_mut(index) {
-                if slot.job == Some(job) {
+                if slot.runs(job) {
                     slot.job = None;
                 }
             }
@@ -372,7 +611,8 @@ fn start_rest() {
         let mut p = p.borrow_mut();
         while p.slots.len() < p.started {
             let index = p.slots.len();
-            p.slots.push(spawn(index));
+            let slot = p.spawn(index);
+            p.slots.push(slot);
         }
     });
 }

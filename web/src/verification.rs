@@ -9,13 +9,11 @@ use yew::UseReducerHandle;
 
 use crate::loader::now_millis;
 use crate::pool;
+use crate::protocol::{FileRef, Reply, Request};
 use crate::state::{Action, SSTableView, State, Verdict, VerifyProgress, VerifyRun, WorkerTiming};
-use crate::worker::{FileRef, Reply, Request};
 use sstable_engine::verify::{DataSplit, SplitOutcome};
 
-/// A Data.db is split into parts of at least this many bytes (one `FileReaderSync` read of the
-/// default size): smaller SSTables stay one job.
-pub const MIN_SPLIT_BYTES: u64 = crate::worker::DEFAULT_READ_BYTES;
+pub use crate::protocol::MIN_SPLIT_BYTES;
 
 /// Worker replies are applied at most this often (one render for all that arrived meanwhile).
 const APPLY_EVERY_MILLIS: i32 = 100;
@@ -91,7 +89,7 @@ pub fn start(
         let prefix = prefix.clone();
         Rc::new(move |reply: Reply| match reply {
             // Not replies to a verification.
-            Reply::Ready
+            Reply::Ready { .. }
             | Reply::DataPage { .. }
             | Reply::Analytics { .. }
             | Reply::Loaded { .. }
@@ -207,7 +205,7 @@ fn start_split(
             let finish = finish.clone();
             let files = files.clone();
             Rc::new(move |reply: Reply| match reply {
-                Reply::Ready
+                Reply::Ready { .. }
                 | Reply::DataPage { .. }
                 | Reply::Analytics { .. }
                 | Reply::Loaded { .. }

@@ -170,7 +170,8 @@ fn generated_wide() -> (
 #[wasm_bindgen_test]
 async fn a_data_page_builds_at_most_its_row_cap_and_counts_the_rest() {
     use sstable_engine::range::SliceSource;
-    use sstable_web::data_page::{decode_page, PageRequest};
+    use sstable_web::protocol::pages::PageRequest;
+    use sstable_web::worker::data_pages::decode_page;
     let (files, metadata) = generated_wide();
     let slices: Vec<_> = files
         .iter()
@@ -240,7 +241,8 @@ async fn a_capped_page_of_a_wide_partition_stays_small_in_memory() {
     use sstable_engine::range::{SliceSource, SyncDriver};
     use sstable_engine::write::{generate, GenerateOptions, MemorySink};
     use sstable_engine::{Format, Version};
-    use sstable_web::data_page::{decode_page, PageRequest};
+    use sstable_web::protocol::pages::PageRequest;
+    use sstable_web::worker::data_pages::decode_page;
     let rows = 50_000u64;
     let mut o = GenerateOptions::new(Version::parse(Format::Big, "oa").unwrap(), 1, rows);
     o.seed = 9;
@@ -307,5 +309,42 @@ async fn a_capped_page_of_a_wide_partition_stays_small_in_memory() {
     assert!(
         grown_capped < f64::from(8u32 << 20) && grown_whole > 4.0 * grown_capped.max(1.0),
         "wasm memory grew by {grown_capped} bytes capped, {grown_whole} bytes with every row"
+    );
+}
+
+/// The protocol's one rule for 64-bit integers: a reply holding values past 2^53 crosses exactly
+/// (as BigInts), and a reply the page cannot decode still names its job, so the pool fails that
+/// job instead of leaving it waiting.
+#[wasm_bindgen_test]
+fn replies_keep_64_bit_values_and_an_undecodable_reply_names_its_job() {
+    use sstable_web::protocol::{decode_reply, encode_reply, Encoded, Reply};
+    let sent = Reply::Progress {
+        job: u64::MAX,
+        done_bytes: i64::MAX as u64,
+        total_bytes: (1 << 53) + 1,
+    };
+    match decode_reply(encode_reply(&sent)) {
+        Ok(Reply::Progress {
+            job,
+            done_bytes,
+            total_bytes,
+        }) => {
+            assert_eq!(job, u64::MAX);
+            assert_eq!(done_bytes, 9_223_372_036_854_775_807);
+            assert_eq!(total_bytes, 9_007_199_254_740_993);
+        }
+        other => panic!("{other:?}"),
+    }
+    // `{ Loaded: { job: 7n, summary: 3 } }`: a summary that is not one.
+    let fields = js_sys::Object::new();
+    js_sys::Reflect::set(&fields, &"job".into(), &js_sys::BigInt::from(7u64).into()).unwrap();
+    js_sys::Reflect::set(&fields, &"summary".into(), &3.into()).unwrap();
+    let value = js_sys::Object::new();
+    js_sys::Reflect::set(&value, &"Loaded".into(), &fields).unwrap();
+    let (job, message) = decode_reply(Encoded(value.into())).unwrap_err();
+    assert_eq!(job, Some(7));
+    assert!(
+        message.starts_with("the page could not read the worker's answer"),
+        "{message}"
     );
 }

@@ -4,7 +4,7 @@
 //! expired SSTables and their blockers (`sstable_engine::analytics`, as `sstable-inspect
 //! partitions | tombstones | table`).
 //!
-//! The scan runs in the worker pool ([`crate::analytics_scan`], a `Request::Analytics` job):
+//! The scan runs in the worker pool (`crate::worker`'s analytics, a `Request::Analytics` job):
 //! Data.db is read there with `FileReaderSync`, the progress bar follows the worker's reports, and
 //! Cancel, leaving the tab or starting another scan cancels the job. What comes back is a few
 //! hundred numbers; a new gc grace is answered by the worker's kept scan. The table view is
@@ -17,11 +17,11 @@ use sstable_engine::datetime::iso8601_secs;
 use yew::prelude::*;
 
 use super::charts::{Bar, BarChart, TimeAxis, TimelineChart, TimelineRow};
-use crate::analytics_scan::AnalyticsScan;
-use crate::answers::{TableRow, TableView};
 use crate::pool;
+use crate::protocol::analytics::AnalyticsScan;
+use crate::protocol::answers::{TableRow, TableView};
+use crate::protocol::{Reply, Request};
 use crate::state::{SSTableView, Shared};
-use crate::worker::{FileRef, Reply, Request};
 
 #[derive(Properties, PartialEq)]
 pub struct AnalyticsViewProps {
@@ -59,7 +59,7 @@ fn submit_scan(
         Request::Analytics {
             job: 0,
             sstable: view.prefix.clone(),
-            files: FileRef::of_view(view),
+            files: view.file_refs(),
             gc_grace_secs,
         },
         move |reply: Reply| match reply {
@@ -259,7 +259,7 @@ pub fn analytics_view(p: &AnalyticsViewProps) -> Html {
                 job: 0,
                 sstables: all
                     .iter()
-                    .map(|s| (s.prefix.clone(), FileRef::of_view(s)))
+                    .map(|s| (s.prefix.clone(), s.file_refs()))
                     .collect(),
                 gc_grace_secs: *gc_grace,
             };

@@ -4,10 +4,10 @@
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use crate::answers::BloomAnswer;
 use crate::pool;
+use crate::protocol::answers::BloomAnswer;
+use crate::protocol::{Reply, Request};
 use crate::state::SSTableView;
-use crate::worker::{FileRef, Reply, Request};
 
 /// A typed key's answer from the worker (`Ok(None)`: no Filter.db), or why the key did not parse.
 type KeyCheck = Result<Option<BloomAnswer>, String>;
@@ -38,7 +38,7 @@ pub fn bloom_lab(props: &BloomLabProps) -> Html {
                 result.set(None);
                 let request = Request::Bloom {
                     job: 0,
-                    files: FileRef::of_view(&view),
+                    files: view.file_refs(),
                     key: text.clone(),
                 };
                 let asked = text.clone();

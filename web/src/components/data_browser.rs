@@ -7,8 +7,8 @@
 //! and the "atoms" toggle lists the page's raw on-disk atoms, as `sstable-inspect dump --atoms`;
 //! the `CREATE TABLE` box shows what the page's cell names tell of the table.
 //!
-//! Pages (and "Find") are decoded in the worker pool ([`crate::data_page`]); this component only
-//! asks, renders, and cancels a page job it no longer waits for.
+//! Pages (and "Find") are decoded in the worker pool (`crate::worker::data_pages`); this
+//! component only asks, renders, and cancels a page job it no longer waits for.
 
 use sstable_engine::component::legacy_data::AtomJson;
 use sstable_engine::dump::UnfilteredJson;
@@ -17,12 +17,12 @@ use yew::prelude::*;
 
 use std::rc::Rc;
 
-use crate::answers::SchemaAnswer;
-use crate::data_page::{DataPage, PageMessage, PageRequest};
 use crate::loader;
 use crate::pool;
+use crate::protocol::answers::SchemaAnswer;
+use crate::protocol::pages::{DataPage, PageMessage, PageRequest};
+use crate::protocol::{Reply, Request};
 use crate::state::SSTableView;
-use crate::worker::{FileRef, Reply, Request};
 
 const PAGE_PARTITIONS: usize = 10;
 /// Rows shown per partition; the rest is summarised (the view never renders a whole huge partition).
@@ -164,7 +164,7 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
             } else {
                 let request = Request::Schema {
                     job: 0,
-                    files: FileRef::of_view(&view),
+                    files: view.file_refs(),
                     text: text.clone(),
                 };
                 pool::submit_in_slot(&job, request, move |reply| {
@@ -708,7 +708,7 @@ fn page_request(view: &SSTableView, page: PageRequest) -> Request {
     Request::DataPage {
         job: 0,
         sstable: view.prefix.clone(),
-        files: FileRef::of_view(view),
+        files: view.file_refs(),
         page,
     }
 }

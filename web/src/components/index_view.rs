@@ -8,11 +8,11 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::index_listing::{BlockRow, IndexPage};
 use crate::loader;
 use crate::pool;
+use crate::protocol::{BlockRow, IndexPage};
+use crate::protocol::{Reply, Request};
 use crate::state::SSTableView;
-use crate::worker::{FileRef, Reply, Request};
 
 #[derive(Properties, PartialEq)]
 pub struct IndexViewProps {
@@ -40,7 +40,7 @@ pub fn index_view(props: &IndexViewProps) -> Html {
                 open.set(None);
                 let request = Request::IndexPage {
                     job: 0,
-                    files: FileRef::of_view(&view),
+                    files: view.file_refs(),
                     page: *page,
                     export: false,
                 };
@@ -73,7 +73,7 @@ pub fn index_view(props: &IndexViewProps) -> Html {
             let name = name.clone();
             let request = Request::IndexPage {
                 job: 0,
-                files: FileRef::of_view(&view),
+                files: view.file_refs(),
                 page: 0,
                 export: true,
             };
@@ -107,7 +107,7 @@ pub fn index_view(props: &IndexViewProps) -> Html {
                 let open = open.clone();
                 let request = Request::IndexBlocks {
                     job: 0,
-                    files: FileRef::of_view(&view),
+                    files: view.file_refs(),
                     offset,
                 };
                 pool::submit_in_slot(&job, request, move |reply| match reply {

@@ -2,8 +2,8 @@
 
 use yew::prelude::*;
 
+use crate::protocol::summary::SSTableSummary;
 use crate::state::{SSTableView, Shared, Verdict};
-use crate::summary::SSTableSummary;
 
 /// A card's props compare cheaply and stay equal while nothing about its SSTable changes (the
 /// same `on_inspect` for every card, told apart by `index`), so a render of the page re-renders

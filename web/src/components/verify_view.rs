@@ -6,12 +6,14 @@ use std::rc::Rc;
 
 use sstable_engine::component::ComponentType;
 use sstable_engine::span::Span;
+use sstable_engine::verify::{CheckKind, Failure};
 use yew::prelude::*;
 
 use super::hex_view::HexView;
 use super::sstable_card::human_bytes;
 use crate::loader;
-use crate::state::{FailureRun, SSTableView, Verdict, VerifyProgress, VerifyRun};
+
+use crate::state::{SSTableView, Verdict, VerifyProgress, VerifyRun};
 
 /// At most this many cells in the chunk strip; beyond, each cell stands for several chunks (a
 /// report's first render lays out every cell in one task: 2,048 made it 120–220 ms on the 2-core
@@ -96,7 +98,7 @@ fn report_view(
     s: &SSTableView,
 ) -> Html {
     let r = run;
-    let chunk_failures: Vec<&FailureRun> = r
+    let chunk_failures: Vec<&Failure> = r
         .checks
         .iter()
         .filter(|c| c.component == "Data.db" || c.component == "CRC.db")
@@ -107,7 +109,7 @@ fn report_view(
         .map(|n| strip(n, &chunk_failures, selected))
         .unwrap_or_default();
     let detail = selected.and_then(|chunk| {
-        let failures: Vec<&&FailureRun> = chunk_failures.iter().filter(|f| f.chunk == Some(chunk)).collect();
+        let failures: Vec<&&Failure> = chunk_failures.iter().filter(|f| f.chunk == Some(chunk)).collect();
         let first = failures.first()?;
         let span = Span::new(first.offset, first.offset + first.length);
         let data = s.file(&ComponentType::Data)?.clone();
@@ -153,9 +155,9 @@ fn report_view(
                 <thead><tr><th>{ "component" }</th><th>{ "check" }</th><th>{ "algorithm" }</th><th class="num">{ "checked" }</th><th>{ "result" }</th></tr></thead>
                 <tbody>
                     { for r.checks.iter().map(|c| html! {
-                        <tr data-testid="verify-check" data-ok={c.ok.to_string()} data-kind={c.kind.clone()}
+                        <tr data-testid="verify-check" data-ok={c.ok.to_string()} data-kind={kind_name(c.kind)}
                             data-checked={c.checked.to_string()} data-failed={c.failed.to_string()}>
-                            <td>{ &c.component }</td><td>{ &c.kind }</td><td>{ &c.algorithm }</td>
+                            <td>{ &c.component }</td><td>{ kind_name(c.kind) }</td><td>{ &c.algorithm }</td>
                             <td class="num">{ c.checked }</td>
                             <td class={if c.ok { "ok" } else { "tombstone" }}>{
                                 if c.ok { "ok".to_owned() } else {
@@ -176,7 +178,7 @@ fn report_view(
 /// buttons with a class, a title (their accessible name) and two data attributes; one click
 /// handler on the strip reads the cell clicked (thousands of cells with a callback and a label
 /// each made one UI-thread task of 120–220 ms when a large file's report arrived, issue #12).
-fn strip(chunks: u64, failures: &[&FailureRun], selected: &UseStateHandle<Option<u64>>) -> Html {
+fn strip(chunks: u64, failures: &[&Failure], selected: &UseStateHandle<Option<u64>>) -> Html {
     let per_cell = chunks.div_ceil(MAX_STRIP_CELLS).max(1);
     let cells = chunks.div_ceil(per_cell);
     let mut bad = std::collections::BTreeMap::new();
@@ -280,4 +282,9 @@ fn timings(run: &VerifyRun) -> Html {
         </table>
         </>
     }
+}
+
+/// A check's kind as the table and its test attribute name it (`chunk`, `crcdb`, `digest`, …).
+fn kind_name(kind: CheckKind) -> String {
+    format!("{kind:?}").to_lowercase()
 }

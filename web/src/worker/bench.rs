@@ -1,5 +1,5 @@
 //! The browser half of `cargo xtask bench`'s decode-only scan (issue #13 item 4), run in one
-//! worker ([`crate::worker::Request::ScanBench`]): as `sstable-inspect bench` does natively,
+//! worker ([`crate::protocol::Request::ScanBench`]): as `sstable-inspect bench` does natively,
 //! Data.db is read into memory first (`FileReaderSync`), then, best of `runs` each, raw LZ4
 //! decompression of every chunk into one reused buffer (the engine's `compress` module, nothing
 //! else) and the decode-only scan (`data::scan_counts`: every row, cell and tombstone decoded and
@@ -12,7 +12,7 @@ use sstable_engine::component::ComponentType;
 use sstable_engine::compress::{decompress_all_chunks, Compressor};
 
 use crate::loader;
-use crate::worker::FileRef;
+use crate::protocol::{FileRef, Reply};
 
 /// What one [`run`] measured (times are the best of the runs, `performance.now()` milliseconds).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -40,7 +40,7 @@ pub struct ScanBench {
 /// Runs the bench on the SSTable made of `files`.
 pub fn run(files: &[FileRef], runs: u32) -> Result<ScanBench, String> {
     let runs = runs.clamp(1, 20);
-    let (metadata, handles) = crate::worker::load_metadata(files)?;
+    let (metadata, handles) = super::load_metadata(files)?;
     let data_file = handles
         .iter()
         .find(|(c, _)| *c == ComponentType::Data)
@@ -48,7 +48,7 @@ pub fn run(files: &[FileRef], runs: u32) -> Result<ScanBench, String> {
         .ok_or("no Data.db")?;
     let started = loader::now_millis();
     let mut data = Vec::new();
-    loader::read_range_into(data_file, 0, data_file.size() as u64, &mut data)?;
+    super::files::read_range_into(data_file, 0, data_file.size() as u64, &mut data)?;
     let read_millis = loader::now_millis() - started;
     let n = data.len() as u64;
 
@@ -107,29 +107,9 @@ fn best_of(runs: u32, mut pass: impl FnMut()) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-/// Runs [`run`] in a worker of the pool on `files`; resolves to the [`ScanBench`] as JSON, or
-/// rejects with the error (the page's `wasmBindings.bench_scan`).
-pub fn bench_in_pool(files: &web_sys::FileList, runs: u32) -> js_sys::Promise {
-    let files: Vec<FileRef> = (0..files.length())
-        .filter_map(|i| files.item(i))
-        .map(|file| FileRef {
-            path: file.name(),
-            file,
-        })
-        .collect();
-    let reply = crate::pool::ask(crate::worker::Request::ScanBench {
-        job: 0,
-        files,
-        runs,
-    });
-    wasm_bindgen_futures::future_to_promise(async move {
-        let result = match reply.await {
-            crate::worker::Reply::ScanBench { result, .. } => result,
-            crate::worker::Reply::Failed { message, .. } => Err(message),
-            _ => Err("the worker answered something else".to_owned()),
-        };
-        result
-            .map(|json| wasm_bindgen::JsValue::from_str(&json))
-            .map_err(|error| wasm_bindgen::JsValue::from_str(&error))
-    })
+/// [`crate::protocol::Request::ScanBench`]: the bench, as JSON.
+pub(super) fn reply(job: u64, files: &[FileRef], runs: u32) -> Reply {
+    let result =
+        run(files, runs).and_then(|b| serde_json::to_string(&b).map_err(|e| e.to_string()));
+    Reply::ScanBench { job, result }
 }

@@ -81,7 +81,7 @@ pub struct SSTableSummary {
     pub histograms: Option<Histograms>,
     /// Data.db's chunks (compressed chunks, or CRC.db's checksums).
     pub chunk_count: Option<u64>,
-    /// `Verifier::splits` for a pool of `n` workers at index `n - 1` (1..=`pool::MAX_WORKERS`).
+    /// `Verifier::splits` for a pool of `n` workers at index `n - 1` (1..=`protocol::MAX_WORKERS`).
     pub splits: Vec<Vec<DataSplit>>,
     /// The decoded field trees, one per component (by file suffix).
     pub nodes: Vec<(String, Node)>,
@@ -116,7 +116,7 @@ impl SSTableSummary {
                 .collect(),
         });
         let verifier = Verifier::for_sstable(m, VerifyOptions::default());
-        let splits = (1..=crate::pool::MAX_WORKERS)
+        let splits = (1..=super::MAX_WORKERS)
             .map(|n| {
                 verifier
                     .as_ref()

@@ -9,7 +9,6 @@
 //! deletion or expiry time ([`TombstoneScan`]). The finished scan is kept by the worker
 //! ([`ScanState`]) so a new `gc_grace_seconds` is answered without reading Data.db again.
 
-use serde::{Deserialize, Serialize};
 use sstable_engine::analytics::{
     self, PartitionColumn, PartitionFilter, PartitionScan, PartitionStats, PartitionsCollector,
     PartitionsSummary, TombstoneScan,
@@ -19,82 +18,25 @@ use sstable_engine::component::data::{
     ColumnSchema, ComplexColumnHead, DataVisitor, PartitionEnd, PartitionStart,
     RangeTombstoneMarker, RowEnd, RowView, VisitStep,
 };
+use sstable_engine::component::ComponentType;
 use sstable_engine::info::SSTableMetadata;
 use sstable_engine::range::{RangeSource, SyncDriver};
 
-use crate::loader;
+use std::rc::Rc;
 
-/// The largest partitions listed.
-pub const TOP_PARTITIONS: usize = 10;
+use std::cell::RefCell;
+
+use super::{FileSource, Loaded};
+use crate::loader;
+use crate::protocol::analytics::{
+    AnalyticsScan, TimelineBar, TombstoneFigures, TopPartition, TOP_PARTITIONS,
+};
+use crate::protocol::CANCELLED;
+
 /// Decode at most this long before yielding to the worker's event loop (a cancel can arrive).
 const SLICE_MILLIS: f64 = 50.0;
 /// Items decoded between two looks at the clock.
 const ITEMS_PER_CHECK: u32 = 256;
-/// The error of a cancelled scan (the pool's `CANCELLED`).
-const CANCELLED: &str = "cancelled";
-
-/// One of the largest partitions, as the table shows it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TopPartition {
-    pub key: String,
-    pub token: String,
-    pub bytes: u64,
-    pub rows: u64,
-    pub cells: u64,
-    pub tombstones: u64,
-    pub ttl_cells: u64,
-}
-
-/// A bucket of the "what becomes droppable or expires" timeline
-/// (`sstable_engine::analytics::TimelineBucket`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TimelineBar {
-    pub from_secs: i64,
-    pub to_secs: i64,
-    pub tombstones_droppable: u64,
-    pub ttl_cells_expiring: u64,
-}
-
-/// The tombstone report at one gc grace (`sstable_engine::analytics::TombstonesReport`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TombstoneFigures {
-    pub gc_grace_secs: i64,
-    pub now_secs: i64,
-    /// Where "now" came from (`NowSource`, as `{:?}` prints it).
-    pub now_source: String,
-    pub gc_before_secs: i64,
-    pub total: u64,
-    pub droppable: u64,
-    pub invalid_local_deletion_time: u64,
-    pub ttl_total: u64,
-    pub ttl_expired: u64,
-    /// Statistics.db's estimated droppable ratio and the one counted here (when it has STATS).
-    pub estimated_droppable_ratio: Option<f64>,
-    pub counted_droppable_ratio: Option<f64>,
-    pub timeline: Vec<TimelineBar>,
-}
-
-/// What a scan answers: the partitions summary, the largest partitions, the tombstone report.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AnalyticsScan {
-    pub partitions: u64,
-    pub rows: u64,
-    pub cells: u64,
-    pub tombstones: u64,
-    /// Tombstones by kind: partition, row, range, complex, cell.
-    pub tombstones_by_kind: [u64; 5],
-    pub ttl_cells: u64,
-    /// `(bucket upper bound in bytes, partitions)`, the non-empty buckets.
-    pub size_histogram: Vec<(u64, u64)>,
-    pub top: Vec<TopPartition>,
-    pub tombstone_report: TombstoneFigures,
-    /// Data.db bytes read, and the scan's time in the worker (the time of the pass that made
-    /// it, when the report came from the worker's kept scan).
-    pub bytes_read: u64,
-    pub millis: f64,
-    /// Answered from the scan the worker kept (a new gc grace), without reading Data.db.
-    pub reused: bool,
-}
 
 /// A finished pass, as a worker keeps it.
 pub struct ScanState {
@@ -279,4 +221,41 @@ pub async fn scan<S: RangeSource>(
         bytes_read,
         millis: loader::now_millis() - started,
     })
+}
+
+/// A finished analytics scan and the identity of the files it read.
+pub(super) type KeptScan = Option<(String, Rc<ScanState>)>;
+
+/// The analytics scan of the SSTable `loaded` ([`scan`], Data.db read
+/// with `FileReaderSync`), answered at `gc_grace_secs`; the finished scan is kept, so the same
+/// files at another gc grace are answered without reading Data.db again.
+pub(super) async fn run(
+    loaded: &Loaded,
+    scans: &RefCell<KeptScan>,
+    sstable: &str,
+    gc_grace_secs: i64,
+    progress: &dyn Fn(u64, u64),
+    is_cancelled: &dyn Fn() -> bool,
+) -> Result<AnalyticsScan, String> {
+    let kept = scans
+        .borrow()
+        .as_ref()
+        .filter(|(id, _)| *id == loaded.identity)
+        .map(|(_, s)| s.clone());
+    if let Some(kept) = kept {
+        return Ok(kept.answer(sstable, &loaded.metadata, gc_grace_secs, true));
+    }
+    let data_bytes = loaded
+        .handles
+        .iter()
+        .find(|(c, _)| *c == ComponentType::Data)
+        .map(|(_, f)| f.size() as u64)
+        .ok_or("no Data.db was given")?;
+    let source = FileSource {
+        files: &loaded.handles,
+        raw_crc32_millis: None,
+    };
+    let state = Rc::new(scan(&loaded.metadata, source, data_bytes, progress, is_cancelled).await?);
+    *scans.borrow_mut() = Some((loaded.identity.clone(), state.clone()));
+    Ok(state.answer(sstable, &loaded.metadata, gc_grace_secs, false))
 }

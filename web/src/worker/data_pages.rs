@@ -6,7 +6,6 @@
 //! readers ask for from the worker's `RangeSource` (`FileReaderSync`); nothing here does I/O or
 //! touches the DOM. The UI thread only renders the [`DataPage`] that comes back.
 
-use serde::{Deserialize, Serialize};
 use sstable_engine::component::data::{
     DataFileReader, DataItem, DataVisitor, DecodeOptions, DecodeStep, PartitionEnd,
     RangeTombstoneMarker, RowView, VisitStep,
@@ -20,75 +19,13 @@ use sstable_engine::info::SSTableMetadata;
 use sstable_engine::lookup::Lookup;
 use sstable_engine::range::{RangeSource, SyncDriver};
 
+use super::{FileSource, Loaded};
 use crate::loader;
-
-/// A data page ends after the partition that brings it to this many rows (or, for 2.x, atoms):
-/// it holds every row of its partitions, so a page of wide partitions is fewer partitions.
-pub const MAX_PAGE_ROWS: usize = 2000;
-
-/// Said on every 2.x page: a 2.x Statistics.db has no schema (the CLI's `dump` note).
-pub const LEGACY_NOTE: &str = "pre-3.0 cell layout, no schema: names are split by their shape \
-     and values shown as text when valid UTF-8, else as hex";
-
-/// The error of a cancelled page (the pool's `CANCELLED`).
-const CANCELLED: &str = "cancelled";
+use crate::protocol::pages::{DataPage, PageRequest, LEGACY_NOTE, MAX_PAGE_ROWS};
+use crate::protocol::CANCELLED;
 
 /// Decode at most this long before yielding to the worker's event loop (a cancel can arrive).
 const SLICE_MILLIS: f64 = 50.0;
-
-/// What page to decode.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PageRequest {
-    /// Uncompressed Data.db position of the first partition (0: the start).
-    pub start: u64,
-    pub max_partitions: usize,
-    /// Find this partition key (as typed: parsed here by the header's key type, or `0x…` hex)
-    /// through the read path and decode only its partition.
-    pub wanted_key: Option<String>,
-    /// 2.x: also list the page's raw atoms (the "atoms" toggle).
-    pub atoms: bool,
-    /// "Now" for TTL expiry, in seconds (the page's clock; the engine has none).
-    pub now_seconds: i64,
-    /// Rows (and 2.x atoms) sent per partition: the page shows no more, and a wide partition's
-    /// thousands of rows would only cost the UI thread reading them back. A page does not even
-    /// build the rows past it (they are counted: [`DataPage::row_totals`]; 2.x atoms, when
-    /// listed, are still built and then cut), so a worker's memory is bounded by the cap, not
-    /// by the widest partition. `None`: all.
-    pub max_rows_per_partition: Option<usize>,
-    /// Answer with the page's partitions, every row, as the export's pretty JSON
-    /// ([`DataPage::export_json`]) in place of the partitions.
-    pub export: bool,
-}
-
-/// One page of decoded partitions.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct DataPage {
-    pub partitions: Vec<PartitionJson>,
-    /// Where the page started (a found key's partition position for "Find").
-    pub start: u64,
-    /// Where the next page starts (`None` at the end of Data.db).
-    pub next_position: Option<u64>,
-    pub bytes_read: u64,
-    /// Read, decompress and decode in the worker.
-    pub millis: f64,
-    pub findings: Vec<String>,
-    /// A 2.x page asked with `atoms`: the same partitions' raw on-disk atoms, decoded in the
-    /// same pass as the rows.
-    pub atoms: Option<Vec<AtomPartitionJson>>,
-    /// How a 2.x page's names and values are rendered (it has no schema), as the CLI says it.
-    pub legacy_note: Option<String>,
-    /// A 2.x page: the `CREATE TABLE` its cell names show (`InferredTable`).
-    pub legacy_schema: Option<String>,
-    /// "Find": the read path, step by step.
-    pub lookup_steps: Vec<String>,
-    /// "Find": why the key is not in this SSTable.
-    pub not_found: Option<String>,
-    /// Rows of each partition (static row and range tombstone markers included), the ones
-    /// past `max_rows_per_partition` too.
-    pub row_totals: Vec<usize>,
-    /// A page asked with `export`: its partitions as `sstabledump` JSON (pretty).
-    pub export_json: Option<String>,
-}
 
 /// Decodes the page `request` asks for from `source` (the worker's files). `is_cancelled` is
 /// asked between slices of about [`SLICE_MILLIS`], after a yield to the event loop; a cancelled
@@ -460,30 +397,18 @@ pub fn table_names(metadata: &SSTableMetadata, path: &str) -> (Option<String>, O
     (keyspace, table)
 }
 
-/// A page as it crosses from the worker to the UI thread: one JSON string (serde_json) inside the
-/// serde-wasm-bindgen message, not thousands of JavaScript objects that the UI thread would read
-/// back one property at a time; `parse_millis` is what reading it back took on the UI thread.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PageMessage {
-    pub page: DataPage,
-    pub parse_millis: f64,
-}
-
-impl Serialize for PageMessage {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let json = serde_json::to_string(&self.page).map_err(serde::ser::Error::custom)?;
-        s.serialize_str(&json)
-    }
-}
-
-impl<'de> Deserialize<'de> for PageMessage {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<PageMessage, D::Error> {
-        let json = String::deserialize(d)?;
-        let started = loader::now_millis();
-        let page = serde_json::from_str(&json).map_err(serde::de::Error::custom)?;
-        Ok(PageMessage {
-            page,
-            parse_millis: loader::now_millis() - started,
-        })
-    }
+/// [`crate::protocol::Request::DataPage`]: one data page of the SSTable `loaded`, through
+/// [`decode_page`], reading with `FileReaderSync`.
+pub(super) async fn page(
+    loaded: &Loaded,
+    sstable: &str,
+    request: &PageRequest,
+    is_cancelled: &dyn Fn() -> bool,
+) -> Result<DataPage, String> {
+    let source = FileSource {
+        files: &loaded.handles,
+        raw_crc32_millis: None,
+    };
+    let names = table_names(&loaded.metadata, sstable);
+    decode_page(&loaded.metadata, names, source, request, is_cancelled).await
 }

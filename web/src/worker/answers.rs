@@ -3,26 +3,54 @@
 //! the serialization header, and the Analytics tab's table view of every SSTable loaded
 //! (`analytics::table_report`).
 
-use serde::{Deserialize, Serialize};
 use sstable_engine::analytics::table_report;
 use sstable_engine::cql_schema::parse_create_table;
 use sstable_engine::info::SSTableMetadata;
 use sstable_engine::span::hex;
-use sstable_engine::token::Token;
 
-/// What the bloom filter says of a typed key (`info::BloomCheck`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BloomAnswer {
-    pub key_hex: String,
-    pub token: String,
-    /// All probed bits are set.
-    pub maybe_present: bool,
-    /// (bit index, set, byte offset in Filter.db) of each probe, in probe order.
-    pub probes: Vec<(u64, bool, u64)>,
+use super::{cached_metadata, load_metadata, Kept};
+use crate::protocol::answers::{BloomAnswer, SchemaAnswer, TableRow, TableView, TokenView};
+use crate::protocol::{FileRef, Reply};
+
+/// [`crate::protocol::Request::Bloom`]: the filter's answer for the typed `key`.
+pub(super) fn bloom(kept: &Kept, job: u64, files: &[FileRef], key: &str) -> Reply {
+    match cached_metadata(kept, files) {
+        Ok(l) => Reply::Bloom {
+            job,
+            answer: bloom_answer(&l.metadata, key),
+        },
+        Err(message) => Reply::Failed { job, message },
+    }
+}
+
+/// [`crate::protocol::Request::Schema`]: `text` parsed and checked against the header.
+pub(super) fn schema(kept: &Kept, job: u64, files: &[FileRef], text: &str) -> Reply {
+    match cached_metadata(kept, files) {
+        Ok(l) => Reply::Schema {
+            job,
+            answer: schema_answer(&l.metadata, text),
+        },
+        Err(message) => Reply::Failed { job, message },
+    }
+}
+
+/// [`crate::protocol::Request::Table`]: the table view of `sstables` at `gc_grace_secs` (their
+/// metadata decoded here, not kept: the view spans every SSTable loaded).
+pub(super) fn table(job: u64, sstables: &[(String, Vec<FileRef>)], gc_grace_secs: i64) -> Reply {
+    let loaded: Vec<(String, SSTableMetadata)> = sstables
+        .iter()
+        .filter_map(|(name, files)| load_metadata(files).ok().map(|(m, _)| (name.clone(), m)))
+        .collect();
+    let list: Vec<(String, &SSTableMetadata)> =
+        loaded.iter().map(|(n, m)| (n.clone(), m)).collect();
+    Reply::Table {
+        job,
+        table: Box::new(table_view(&list, gc_grace_secs)),
+    }
 }
 
 /// The bloom lab's answer for `text` (`Ok(None)`: the SSTable has no Filter.db).
-pub fn bloom(m: &SSTableMetadata, text: &str) -> Result<Option<BloomAnswer>, String> {
+fn bloom_answer(m: &SSTableMetadata, text: &str) -> Result<Option<BloomAnswer>, String> {
     let key = m.parse_key(text)?;
     Ok(m.bloom_check(&key).map(|c| BloomAnswer {
         key_hex: hex(&key),
@@ -39,17 +67,8 @@ pub fn bloom(m: &SSTableMetadata, text: &str) -> Result<Option<BloomAnswer>, Str
     }))
 }
 
-/// A `CREATE TABLE` as the data browser uses it: its key and clustering column names, and how it
-/// differs from the serialization header.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct SchemaAnswer {
-    pub partition_key: Vec<String>,
-    pub clustering: Vec<String>,
-    pub mismatches: Vec<String>,
-}
-
 /// `text` parsed (`cql_schema`) and checked against `m`'s header.
-pub fn schema(m: &SSTableMetadata, text: &str) -> SchemaAnswer {
+fn schema_answer(m: &SSTableMetadata, text: &str) -> SchemaAnswer {
     match parse_create_table(text) {
         Err(e) => SchemaAnswer {
             mismatches: vec![format!("CREATE TABLE: {e}")],
@@ -68,66 +87,8 @@ pub fn schema(m: &SSTableMetadata, text: &str) -> SchemaAnswer {
     }
 }
 
-/// A token as the table view draws it: its text, and a position on a number line.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TokenView {
-    pub text: String,
-    pub at: Option<f64>,
-}
-
-impl TokenView {
-    fn new(t: &Token) -> TokenView {
-        let at = match t {
-            Token::Murmur3(v) => Some(*v as f64),
-            Token::Random(Some(v)) => Some(*v as f64),
-            Token::Bytes(b) | Token::Key(b) => Some(
-                b.iter()
-                    .take(8)
-                    .chain(std::iter::repeat(&0))
-                    .take(8)
-                    .fold(0.0, |a, x| a * 256.0 + f64::from(*x)),
-            ),
-            _ => None,
-        };
-        TokenView {
-            text: t.to_string(),
-            at,
-        }
-    }
-}
-
-/// One SSTable of the table view (`analytics::TableSSTable`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TableRow {
-    pub sstable: String,
-    pub fully_expired: bool,
-    pub blocked_by: Vec<String>,
-    pub min_timestamp_micros: Option<i64>,
-    pub max_timestamp_micros: Option<i64>,
-    pub max_local_deletion_time_secs: Option<i64>,
-    pub first_token: Option<TokenView>,
-    pub last_token: Option<TokenView>,
-    pub level: Option<i32>,
-    pub repaired_at_millis: Option<i64>,
-    pub pending_repair: Option<String>,
-    pub originating_host_id: Option<String>,
-}
-
-/// The table view (`analytics::TableReport`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct TableView {
-    pub now_secs: i64,
-    /// Where "now" came from, as `{:?}` prints it.
-    pub now_source: String,
-    pub gc_before_secs: i64,
-    pub sstables: Vec<TableRow>,
-    pub overlaps: usize,
-    pub fully_expired: Vec<String>,
-    pub blocked: Vec<String>,
-}
-
 /// `table_report` of `sstables` (name, metadata) at `gc_grace_secs`.
-pub fn table(sstables: &[(String, &SSTableMetadata)], gc_grace_secs: i64) -> TableView {
+fn table_view(sstables: &[(String, &SSTableMetadata)], gc_grace_secs: i64) -> TableView {
     let t = table_report(sstables, gc_grace_secs, None);
     TableView {
         now_secs: t.now_secs,
