@@ -2,8 +2,10 @@
 //! on `wasm32-unknown-unknown` where `usize` is 32 bits and there is no clock or file system.
 #![cfg(target_arch = "wasm32")]
 
+use sstable_engine::clock::NoClock;
 use sstable_engine::component::ComponentType;
 use sstable_engine::descriptor::{parse_file_name, SSTableId};
+use sstable_engine::range::{SliceSource, SyncDriver};
 use sstable_engine::reader::Reader;
 use sstable_engine::sstable_set::group_files;
 use sstable_engine::toc::{ComponentCheck, Toc};
@@ -158,10 +160,10 @@ mod nb_clust {
             m.compression.clone().unwrap(),
             DATA.len() as u64,
         );
-        let items = reader
-            .decode_all_with(
-                |offset, len| Ok(DATA[offset as usize..offset as usize + len].to_vec()),
-            )
+        let files = [(ComponentType::Data, DATA)];
+        let items: Vec<_> = SyncDriver::new(SliceSource { files: &files })
+            .items(&mut reader, &NoClock)
+            .collect::<Result<_, _>>()
             .unwrap();
         let mut keys = Vec::new();
         let mut rows = 0;

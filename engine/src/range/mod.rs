@@ -20,7 +20,8 @@
 //! [`SyncDriver`] over a [`RangeSource`] (a `pread`, a byte slice — the CLI and tests) and
 //! [`AsyncDriver`] over an async read function (`Blob.slice` in the page; the engine depends on
 //! no runtime). Both time the reads with the caller's [`Clock`] ([`ReadStats`]). Data.db items
-//! come from `next_item` (owned 3.0+ items), `visit_next` (a borrowing 3.0+ scan) or
+//! come from `next_item` / `items` (owned 3.0+ items), `visit_next` / `visit_all` (a
+//! borrowing 3.0+ scan) or
 //! `with_next_step` (any chunked reader, 2.x atoms included, the step handed to a closure while
 //! it borrows the window).
 //!
@@ -28,9 +29,11 @@
 
 mod index_entries;
 mod partitions;
+mod rows_entry;
 
 pub use index_entries::{IndexEntries, IndexEntryStep, INDEX_WINDOW_BYTES, MAX_INDEX_WINDOW_BYTES};
 pub use partitions::{PartitionFinder, PartitionRange};
+pub use rows_entry::RowsWindow;
 
 use core::future::Future;
 
@@ -38,7 +41,7 @@ use serde::Serialize;
 
 use crate::clock::Clock;
 use crate::component::data::{
-    ChunkedDataReader, DataFileReader, DataVisitor, DecodeStep, PushDecoder, VisitStep,
+    ChunkedDataReader, DataFileReader, DataItem, DataVisitor, DecodeStep, PushDecoder, VisitStep,
 };
 use crate::component::ComponentType;
 use crate::error::{Error, ErrorKind, Result};
@@ -334,6 +337,33 @@ impl<S: RangeSource> SyncDriver<S> {
         }
     }
 
+    /// Visits every item from the reader's position to the end (a borrowing scan: `visitor`
+    /// sees views into the window), reading chunks as the reader asks. Stops at the first error.
+    pub fn visit_all<V: DataVisitor + ?Sized>(
+        &mut self,
+        reader: &mut DataFileReader,
+        visitor: &mut V,
+        clock: &dyn Clock,
+    ) -> Result<()> {
+        while let VisitStep::Visited = self.visit_next(reader, visitor, clock)? {}
+        Ok(())
+    }
+
+    /// The items from the reader's position to the end, reading chunks as the reader asks; the
+    /// iterator ends after the last item or the first error.
+    pub fn items<'d, R: ItemReader + ?Sized>(
+        &'d mut self,
+        reader: &'d mut R,
+        clock: &'d dyn Clock,
+    ) -> DriverItems<'d, S, R> {
+        DriverItems {
+            driver: self,
+            reader,
+            clock,
+            done: false,
+        }
+    }
+
     /// The next step of any chunked Data.db reader — 3.0+ items or 2.x atoms, whose steps
     /// borrow the reader's window — handed to `take` while the borrow lasts; chunks are read as
     /// the reader asks. `take` never sees "need more data". This is how a caller drives a
@@ -357,6 +387,43 @@ impl<S: RangeSource> SyncDriver<S> {
             drop(step);
             if self.step(reader, clock)?.is_none() {
                 return Err(nothing_to_read());
+            }
+        }
+    }
+}
+
+/// The items of [`SyncDriver::items`].
+pub struct DriverItems<'d, S, R: ?Sized> {
+    driver: &'d mut SyncDriver<S>,
+    reader: &'d mut R,
+    clock: &'d dyn Clock,
+    done: bool,
+}
+
+impl<S, R: ?Sized> core::fmt::Debug for DriverItems<'_, S, R> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DriverItems")
+            .field("done", &self.done)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: RangeSource, R: ItemReader + ?Sized> Iterator for DriverItems<'_, S, R> {
+    type Item = Result<DataItem>;
+
+    fn next(&mut self) -> Option<Result<DataItem>> {
+        if self.done {
+            return None;
+        }
+        match self.driver.next_item(self.reader, self.clock) {
+            Ok(DecodeStep::Item(item)) => Some(Ok(item)),
+            Ok(_) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
             }
         }
     }
@@ -501,6 +568,17 @@ where
         }
     }
 
+    /// Visits every item to the end (see [`SyncDriver::visit_all`]).
+    pub async fn visit_all<V: DataVisitor + ?Sized>(
+        &mut self,
+        reader: &mut DataFileReader,
+        visitor: &mut V,
+        clock: &dyn Clock,
+    ) -> Result<()> {
+        while let VisitStep::Visited = self.visit_next(reader, visitor, clock).await? {}
+        Ok(())
+    }
+
     /// The next step of any chunked Data.db reader, handed to `take` (see
     /// [`SyncDriver::with_next_step`]).
     pub async fn with_next_step<D, T, G>(
@@ -544,19 +622,6 @@ fn nothing_to_read() -> Error {
     )
     .context("Data.db")
     .in_component(ComponentType::Data)
-}
-
-/// Data.db through the protocol, for the 3.0+ and the 2.x decoder alike: a chunk (or a block
-/// of a plain file) at a time.
-impl<D: PushDecoder> RangeReader for ChunkedDataReader<D> {
-    fn next_read(&self) -> Option<ByteRange> {
-        ChunkedDataReader::next_read(self)
-            .map(|(offset, len)| ByteRange::new(ComponentType::Data, offset, len))
-    }
-
-    fn supply(&mut self, range: &ByteRange, bytes: &[u8], _clock: &dyn Clock) -> Result<()> {
-        ChunkedDataReader::supply(self, range.offset, bytes)
-    }
 }
 
 #[cfg(test)]

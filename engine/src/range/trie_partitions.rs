@@ -27,9 +27,9 @@ use crate::component::bti::trie::{TrieBytes, PAGE_SIZE};
 use crate::component::bti::walk::{PartitionWalk, WalkStep};
 use crate::component::data::{DataFileReader, DataItem, DecodeStep};
 use crate::component::ComponentType;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::range::partitions::{overlapping, render_key, MAX_PARTITIONS_PER_RANGE};
-use crate::range::{ByteRange, PartitionRange, RangeReader};
+use crate::range::{ByteRange, PartitionRange, RangeReader, RowsWindow};
 use crate::reader::Reader;
 use crate::token::Partitioner;
 use crate::types::AbstractType;
@@ -112,8 +112,7 @@ pub struct TriePartitionFinder {
     trie_read: Option<ByteRange>,
     /// The trie's prefix and hash byte of the partition whose Rows.db entry is read next.
     rows_trie_key: (Vec<u8>, Option<u8>),
-    rows_window: (u64, Vec<u8>),
-    rows_window_bytes: u64,
+    rows_window: RowsWindow,
     stage: Stage,
     /// A read failed before every partition was found.
     names_lost: bool,
@@ -157,8 +156,11 @@ impl TriePartitionFinder {
             pages: Vec::new(),
             trie_read: None,
             rows_trie_key: (Vec::new(), None),
-            rows_window: (0, Vec::new()),
-            rows_window_bytes: ROWS_WINDOW_BYTES,
+            rows_window: RowsWindow::new(
+                rows_len.unwrap_or(0),
+                ROWS_WINDOW_BYTES,
+                MAX_ROWS_WINDOW_BYTES,
+            ),
             stage,
             names_lost: false,
         }
@@ -495,39 +497,26 @@ impl TriePartitionFinder {
             .context("partition index payload")
             .in_component(ComponentType::Partitions));
         }
-        let (start, bytes) = (&self.rows_window.0, &self.rows_window.1);
-        let window_end = start.saturating_add(bytes.len() as u64);
-        if rows_position < *start || rows_position >= window_end {
-            self.rows_window_bytes = ROWS_WINDOW_BYTES;
+        let version = self.version;
+        let decoded = self
+            .rows_window
+            .decode(rows_position, rows_position, |rows| {
+                decode_entry(rows, rows_position, &version)
+            })?;
+        let Some(entry) = decoded else {
             return Ok(false);
-        }
-        let rows = TrieBytes::rows(bytes, *start);
-        match decode_entry(&rows, rows_position, &self.version) {
-            Ok(entry) => {
-                self.rows_window_bytes = ROWS_WINDOW_BYTES;
-                let (prefix, hash) = &self.rows_trie_key;
-                let key = if self.is_indexed(&entry.key.value, prefix, *hash) {
-                    PendingKey::Raw(entry.key.value)
-                } else {
-                    PendingKey::Mismatch(format!(
-                        "? (Rows.db {rows_position}: the key there, {}, is not the one Partitions.db indexes)",
-                        render_key(self.key_type.as_ref(), &entry.key.value)
-                    ))
-                };
-                self.partition_at(key, entry.data_position.value, ComponentType::Rows)?;
-                Ok(true)
-            }
-            Err(e) if is_short(&e) && window_end < rows_len => {
-                if *start == rows_position {
-                    if self.rows_window_bytes >= MAX_ROWS_WINDOW_BYTES {
-                        return Err(e.context("row index entry longer than 1 MiB"));
-                    }
-                    self.rows_window_bytes = self.rows_window_bytes.saturating_mul(2);
-                }
-                Ok(false)
-            }
-            Err(e) => Err(e),
-        }
+        };
+        let (prefix, hash) = &self.rows_trie_key;
+        let key = if self.is_indexed(&entry.key.value, prefix, *hash) {
+            PendingKey::Raw(entry.key.value)
+        } else {
+            PendingKey::Mismatch(format!(
+                "? (Rows.db {rows_position}: the key there, {}, is not the one Partitions.db indexes)",
+                render_key(self.key_type.as_ref(), &entry.key.value)
+            ))
+        };
+        self.partition_at(key, entry.data_position.value, ComponentType::Rows)?;
+        Ok(true)
     }
 
     fn supply_inner(&mut self, range: &ByteRange, bytes: &[u8], clock: &dyn Clock) -> Result<()> {
@@ -547,7 +536,7 @@ impl TriePartitionFinder {
                 self.advance_walk()?;
             }
             Stage::RowsEntry { rows_position } => {
-                self.rows_window = (range.offset, bytes.to_vec());
+                self.rows_window.supply(range, bytes);
                 if self.rows_entry(rows_position)? {
                     if matches!(self.stage, Stage::RowsEntry { .. }) {
                         self.stage = Stage::Trie;
@@ -596,13 +585,7 @@ impl RangeReader for TriePartitionFinder {
             )),
             Stage::Trie => self.trie_read.clone(),
             Stage::RowsEntry { rows_position } => {
-                let rows_len = self.rows_len.unwrap_or(0);
-                Some(ByteRange::new(
-                    ComponentType::Rows,
-                    *rows_position,
-                    self.rows_window_bytes
-                        .min(rows_len.saturating_sub(*rows_position)),
-                ))
+                Some(self.rows_window.read_for(*rows_position, *rows_position))
             }
             Stage::DataKeys { .. } => self.data.as_ref().ok().and_then(RangeReader::next_read),
             Stage::Done => None,
@@ -642,11 +625,4 @@ fn page_read(position: u64, pages: u64, trie_end: u64) -> ByteRange {
         .min(trie_end.saturating_sub(start))
         .max(1);
     ByteRange::new(ComponentType::Partitions, start, len)
-}
-
-fn is_short(e: &Error) -> bool {
-    matches!(
-        e.kind(),
-        ErrorKind::UnexpectedEof { .. } | ErrorKind::LengthTooLarge { .. }
-    )
 }
