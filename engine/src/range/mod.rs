@@ -30,10 +30,12 @@
 mod index_entries;
 mod partitions;
 mod rows_entry;
+mod trie_pages;
 
 pub use index_entries::{IndexEntries, IndexEntryStep, INDEX_WINDOW_BYTES, MAX_INDEX_WINDOW_BYTES};
 pub use partitions::{PartitionFinder, PartitionRange};
 pub use rows_entry::RowsWindow;
+pub use trie_pages::{TriePages, TrieStep, MAX_CACHED_PAGES, MAX_NODE_PAGES};
 
 use core::future::Future;
 
@@ -126,6 +128,57 @@ impl ItemReader for DataFileReader {
     fn next_item(&mut self) -> Result<DecodeStep> {
         DataFileReader::next_item(self)
     }
+}
+
+/// What a [`PullReader`] produced.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Pulled<T> {
+    Item(T),
+    /// Read [`RangeReader::next_read`] and supply it, then pull again.
+    NeedMoreData,
+    /// Nothing more.
+    End,
+}
+
+/// A reader whose caller pulls items (Index.db entries, the partitions of an index listing):
+/// the drivers' [`SyncDriver::pull`] / [`AsyncDriver::pull`] read what it asks for between
+/// pulls. After a failed read ([`RangeReader::abort`]) the driver pulls once more: an item or
+/// a different range means the reader went on; otherwise the read's error is returned.
+pub trait PullReader: RangeReader {
+    type Item;
+    fn pull(&mut self) -> Result<Pulled<Self::Item>>;
+}
+
+impl PullReader for IndexEntries {
+    type Item = crate::component::index::IndexEntry;
+
+    fn pull(&mut self) -> Result<Pulled<Self::Item>> {
+        Ok(match self.next_entry()? {
+            IndexEntryStep::Entry(e) => Pulled::Item(e),
+            IndexEntryStep::NeedMoreData => Pulled::NeedMoreData,
+            IndexEntryStep::End => Pulled::End,
+        })
+    }
+}
+
+/// After a failed read of `failed`: what the reader's next pull means for the driver.
+fn after_failed_read<T, R: PullReader<Item = T> + ?Sized>(
+    reader: &mut R,
+    failed: Option<ByteRange>,
+    error: Error,
+) -> Result<Option<T>> {
+    let Some(failed) = failed else {
+        return Err(error);
+    };
+    match reader.pull()? {
+        Pulled::Item(item) => Ok(Some(item)),
+        Pulled::NeedMoreData if reader.next_read().is_some_and(|r| r != failed) => Ok(None),
+        _ => Err(error),
+    }
+}
+
+fn no_range_named() -> Error {
+    Error::invalid("a reader asked for more data but named no range", 0).context("read")
 }
 
 /// Where a [`SyncDriver`] reads: a positioned read of one component file.
@@ -294,6 +347,31 @@ impl<S: RangeSource> SyncDriver<S> {
                         return Err(e);
                     }
                     last_error = Some(e);
+                }
+            }
+        }
+    }
+
+    /// The next item of a [`PullReader`] (`None` at its end), reading what it asks for.
+    pub fn pull<R: PullReader + ?Sized>(
+        &mut self,
+        reader: &mut R,
+        clock: &dyn Clock,
+    ) -> Result<Option<R::Item>> {
+        loop {
+            match reader.pull()? {
+                Pulled::Item(item) => return Ok(Some(item)),
+                Pulled::End => return Ok(None),
+                Pulled::NeedMoreData => {}
+            }
+            self.failed_read = None;
+            match self.step(reader, clock) {
+                Ok(Some(_)) => {}
+                Ok(None) => return Err(no_range_named()),
+                Err(e) => {
+                    if let Some(item) = after_failed_read(reader, self.failed_read.take(), e)? {
+                        return Ok(Some(item));
+                    }
                 }
             }
         }
@@ -529,6 +607,31 @@ where
         clock: &dyn Clock,
     ) -> Result<()> {
         self.run_while(reader, clock, |_| true).await
+    }
+
+    /// The next item of a [`PullReader`] (see [`SyncDriver::pull`]).
+    pub async fn pull<R: PullReader + ?Sized>(
+        &mut self,
+        reader: &mut R,
+        clock: &dyn Clock,
+    ) -> Result<Option<R::Item>> {
+        loop {
+            match reader.pull()? {
+                Pulled::Item(item) => return Ok(Some(item)),
+                Pulled::End => return Ok(None),
+                Pulled::NeedMoreData => {}
+            }
+            self.failed_read = None;
+            match self.step(reader, clock).await {
+                Ok(Some(_)) => {}
+                Ok(None) => return Err(no_range_named()),
+                Err(e) => {
+                    if let Some(item) = after_failed_read(reader, self.failed_read.take(), e)? {
+                        return Ok(Some(item));
+                    }
+                }
+            }
+        }
     }
 
     /// The next Data.db item, reading chunks as the reader asks.

@@ -77,8 +77,8 @@ impl RowsWindow {
         self.fresh = true;
     }
 
-    /// Runs `decode` over the bytes held (a Rows.db window starting where they start) for the
-    /// entry at `position`, read from `from`. `Ok(None)`: read [`RowsWindow::read_for`] and
+    /// Runs `decode` over the bytes held from `from` on (a Rows.db window starting there) for
+    /// the entry at `position`. `Ok(None)`: read [`RowsWindow::read_for`] and
     /// call again.
     pub fn decode<T>(
         &mut self,
@@ -98,7 +98,10 @@ impl RowsWindow {
             return Ok(None);
         }
         let window_end = self.start.saturating_add(self.bytes.len() as u64);
-        match decode(&TrieBytes::rows(&self.bytes, self.start)) {
+        // The decoder sees the window from `from` on only, as if it had been read from there.
+        let skip = usize::try_from(from.saturating_sub(self.start)).unwrap_or(usize::MAX);
+        let held = self.bytes.get(skip..).unwrap_or(&[]);
+        match decode(&TrieBytes::rows(held, from)) {
             Ok(v) => {
                 self.tail_bytes = self.initial_tail_bytes;
                 Ok(Some(v))
