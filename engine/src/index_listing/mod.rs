@@ -6,9 +6,9 @@
 //!
 //! | step | big (Index.db) | BTI (Partitions.db, Rows.db) | module |
 //! |---|---|---|---|
-//! | index | entries in 64 KiB windows ([`IndexEntries`](crate::range::IndexEntries)) | footer, then the trie page by page ([`TriePages`](crate::range::TriePages)) | [`big`], [`bti`] |
-//! | blocks (optional) | the promoted index's `IndexInfo` blocks, read on its own past the window | the partition's row-index trie, read with its entry | [`big`], [`bti`] |
-//! | row index entry | — | the `TrieIndexEntry` a payload P ≥ 0 points at ([`RowsWindow`](crate::range::RowsWindow)) | [`bti`] |
+//! | index | entries in 64 KiB windows ([`IndexEntries`](crate::range::IndexEntries)) | footer, then the trie page by page ([`TriePages`](crate::range::TriePages)) | `big`, `bti` |
+//! | blocks (optional) | the promoted index's `IndexInfo` blocks, read on its own past the window | the partition's row-index trie, read with its entry | `big`, `bti` |
+//! | row index entry | — | the `TrieIndexEntry` a payload P ≥ 0 points at ([`RowsWindow`](crate::range::RowsWindow)) | `bti` |
 //! | Data.db header (optional) | the partition header at the entry's position (the key checked against it) | the same; for P < 0 the only source of the key | here |
 //!
 //! Memory is bounded by the windows (an Index.db window, four trie pages, a Rows.db window, a

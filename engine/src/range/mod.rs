@@ -12,9 +12,12 @@
 //! Readers: [`crate::component::data::ChunkedDataReader`] (Data.db chunks or blocks, 3.0+ rows
 //! or 2.x atoms),
 //! [`crate::verify::Verifier`] (all of Data.db once), [`crate::lookup::Lookup`] (one key's read
-//! path), [`IndexEntries`] (Index.db entries in windows), [`PartitionFinder`] (the partitions a
-//! set of uncompressed Data.db ranges overlap) and [`crate::load::MetadataLoader`] (the small
-//! components, whole).
+//! path), [`IndexEntries`] (Index.db entries in windows), [`PartitionFinder`] and
+//! [`TriePartitionFinder`] (the partitions a set of uncompressed Data.db ranges overlap),
+//! [`crate::index_listing::IndexListing`] (every partition an index lists) and
+//! [`crate::load::MetadataLoader`] (the small components, whole). Two shared steps are read
+//! once here for all of them: [`RowsWindow`] (a Rows.db entry: grow the window, retry) and
+//! [`TriePages`] (the Partitions.db trie walked over a few cached pages).
 //!
 //! Two drivers run any of them over a caller's source, so no front end writes its own loop:
 //! [`SyncDriver`] over a [`RangeSource`] (a `pread`, a byte slice — the CLI and tests) and
@@ -23,7 +26,8 @@
 //! come from `next_item` / `items` (owned 3.0+ items), `visit_next` / `visit_all` (a
 //! borrowing 3.0+ scan) or
 //! `with_next_step` (any chunked reader, 2.x atoms included, the step handed to a closure while
-//! it borrows the window).
+//! it borrows the window); the items of any [`PullReader`] (Index.db entries, the index
+//! listing's partitions) from `pull`.
 //!
 //! The model is arrow-rs parquet's push decoder: I/O never enters the parser.
 
