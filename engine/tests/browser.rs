@@ -2,10 +2,8 @@
 //! on `wasm32-unknown-unknown` where `usize` is 32 bits and there is no clock or file system.
 #![cfg(target_arch = "wasm32")]
 
-use sstable_engine::clock::NoClock;
 use sstable_engine::component::ComponentType;
 use sstable_engine::descriptor::{parse_file_name, SSTableId};
-use sstable_engine::range::{SliceSource, SyncDriver};
 use sstable_engine::reader::Reader;
 use sstable_engine::sstable_set::group_files;
 use sstable_engine::toc::{ComponentCheck, Toc};

@@ -779,6 +779,73 @@ mod tests {
         assert_eq!(e.component(), Some(&ComponentType::PrimaryIndex));
     }
 
+    /// Pulls one item per 4-byte range of `Three`; a failed read is skipped when `skips`.
+    struct Pulling {
+        three: Three,
+        items: Vec<u64>,
+        skips: bool,
+    }
+
+    impl RangeReader for Pulling {
+        fn next_read(&self) -> Option<ByteRange> {
+            self.three.next_read()
+        }
+        fn supply(&mut self, range: &ByteRange, bytes: &[u8], clock: &dyn Clock) -> Result<()> {
+            let before = self.three.sum;
+            self.three.supply(range, bytes, clock)?;
+            self.items.push(self.three.sum - before);
+            Ok(())
+        }
+        fn abort(&mut self, _: &ByteRange, _: &Error, _: &dyn Clock) {
+            if self.skips {
+                self.three.next += 4;
+                self.items.push(0);
+            } else {
+                self.three.next = u64::MAX;
+            }
+        }
+    }
+
+    impl PullReader for Pulling {
+        type Item = u64;
+        fn pull(&mut self) -> Result<Pulled<u64>> {
+            Ok(match self.items.pop() {
+                Some(x) => Pulled::Item(x),
+                None if self.three.next >= 12 => Pulled::End,
+                None => Pulled::NeedMoreData,
+            })
+        }
+    }
+
+    #[test]
+    fn pull_reads_between_items_and_goes_on_after_a_failed_read_only_if_the_reader_does() {
+        let bytes: Vec<u8> = (1..=12).collect();
+        let read = |range: &ByteRange| -> Result<Vec<u8>> {
+            if range.offset == 4 {
+                return Err(Error::invalid("bad sector", 4));
+            }
+            Ok(bytes[range.offset as usize..range.end() as usize].to_vec())
+        };
+        for skips in [true, false] {
+            let mut d = SyncDriver::new(FnSource(read));
+            let mut r = Pulling {
+                three: Three { next: 0, sum: 0 },
+                items: Vec::new(),
+                skips,
+            };
+            assert_eq!(d.pull(&mut r, &NoClock).unwrap(), Some(1 + 2 + 3 + 4));
+            if skips {
+                assert_eq!(d.pull(&mut r, &NoClock).unwrap(), Some(0));
+                assert_eq!(d.pull(&mut r, &NoClock).unwrap(), Some(9 + 10 + 11 + 12));
+                assert_eq!(d.pull(&mut r, &NoClock).unwrap(), None);
+            } else {
+                let e = d.pull(&mut r, &NoClock).unwrap_err();
+                assert_eq!(e.offset(), 4);
+                assert!(e.to_string().contains("bad sector"), "{e}");
+            }
+        }
+    }
+
     #[test]
     fn async_driver_matches_the_sync_one() {
         let bytes: Vec<u8> = (1..=12).collect();
