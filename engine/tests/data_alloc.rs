@@ -1,7 +1,8 @@
 //! The borrowed decode path allocates nothing per row or per cell: a counting global allocator
-//! (`cap`, stats feature) measures the bytes allocated while `data::scan_counts` walks two
-//! generated tables that differ only in rows per partition (same partitions, same seed). Alone
-//! in its test binary, so no other test allocates at the same time.
+//! (`cap`, stats feature) measures the bytes allocated while the decode-only scan (`ScanCounts`
+//! through `SyncDriver::visit_all`) walks two generated tables that differ only in rows per
+//! partition (same partitions, same seed). Alone in its test binary, so no other test allocates
+//! at the same time.
 
 use cap::Cap;
 use sstable_engine::clock::NoClock;
