@@ -231,3 +231,85 @@ fn a_rows_db_that_cannot_be_read_skips_its_partitions_and_the_listing_goes_on() 
     // Every clust partition has a row index (more than one block each).
     assert_eq!(skipped, 5);
 }
+
+#[test]
+fn a_listing_started_at_a_page_start_gives_that_page() {
+    let Some(fx) = common::cassandra_fixtures("index_listing::pages") else {
+        return;
+    };
+    // MANIFEST §5: 900 partitions with keys "100".."999".
+    let t = load(&fx.join("legacy-sstables/jb/Keyspace1"));
+    let files: Vec<(ComponentType, &[u8])> = t
+        .files
+        .iter()
+        .map(|(c, b)| (c.clone(), b.as_slice()))
+        .collect();
+    let all = partitions(list(
+        &t,
+        ListingOptions::index_only(),
+        SliceSource { files: &files },
+    ));
+    assert_eq!(all.len(), 900);
+    let mut keys: Vec<String> = all
+        .iter()
+        .map(|p| String::from_utf8(p.key.clone().unwrap()).unwrap())
+        .collect();
+    keys.sort();
+    assert_eq!(keys.first().map(String::as_str), Some("100"));
+    assert_eq!(keys.last().map(String::as_str), Some("999"));
+    let index_len = t.metadata.size_of(&ComponentType::PrimaryIndex).unwrap();
+    let start = all[500].index_offset.unwrap();
+    let mut listing = IndexListing::new(&t.metadata, index_len, ListingOptions::index_only())
+        .starting_at(start, 500);
+    let mut driver = SyncDriver::new(SliceSource { files: &files });
+    let mut page = Vec::new();
+    while let Some(item) = driver.pull(&mut listing, &NoClock).unwrap() {
+        page.push(item);
+    }
+    let page = partitions(page);
+    assert_eq!(page.len(), 400);
+    assert_eq!(page[0].number, 500);
+    assert!(page.iter().zip(&all[500..]).all(|(a, b)| a == b));
+    // Only the page's part of Index.db was read.
+    assert!(driver.stats().bytes <= index_len - start);
+}
+
+#[test]
+fn blocks_are_capped_and_a_promoted_index_over_the_limit_is_an_error() {
+    let Some(fx) = common::cassandra_fixtures("index_listing::caps") else {
+        return;
+    };
+    // MANIFEST §3: legacy_ka_clust's promoted index has 100 IndexInfo blocks per partition.
+    let t = load(&common::legacy_dir(&fx, "ka", "legacy_ka_clust"));
+    let files: Vec<(ComponentType, &[u8])> = t
+        .files
+        .iter()
+        .map(|(c, b)| (c.clone(), b.as_slice()))
+        .collect();
+    let capped = ListingOptions {
+        blocks: true,
+        max_blocks: 7,
+        ..ListingOptions::index_only()
+    };
+    for p in partitions(list(&t, capped, SliceSource { files: &files })) {
+        assert_eq!(p.block_count, Some(100));
+        match p.blocks {
+            Some(Ok(ListedBlocks::Index(list))) => {
+                assert_eq!(list.len(), 7);
+                assert!(list
+                    .windows(2)
+                    .all(|w| w[0].offset.value < w[1].offset.value));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    let limited = ListingOptions {
+        blocks: true,
+        max_promoted_bytes: 1,
+        ..ListingOptions::index_only()
+    };
+    for p in partitions(list(&t, limited, SliceSource { files: &files })) {
+        let e = p.blocks.unwrap().unwrap_err();
+        assert!(e.to_string().contains("over the 1-byte limit"), "{e}");
+    }
+}
