@@ -1,7 +1,7 @@
 //! `sstable-inspect bench PATH`: how fast verification and row decoding run next to the limits
 //! measured in the same run on the same bytes — a memcpy, one raw `crc32fast` pass, and raw LZ4
 //! decompression of every chunk. Row decoding: the decode-only scan
-//! (`data::scan_counts`: every row, cell and tombstone decoded and counted), and `dump --jsonl`
+//! (`ScanCounts` over `SyncDriver::visit_all`: every row, cell and tombstone decoded and counted), and `dump --jsonl`
 //! and `dump --json` (this binary, output to /dev/null), and the partitions pass
 //! (`sstablepartitions`' figures, `analytics::partitions` on the borrowing decoder), and `export
 //! --format parquet` (`sstable-arrow`, into a sink), as MB/s of
@@ -13,14 +13,15 @@ use std::time::Instant;
 use sstable_arrow::write::{BatchWriter, Format};
 use sstable_arrow::{RowBatchReader, RowOptions};
 use sstable_engine::analytics::{self, PartitionFilter, PartitionScan, PartitionsCollector};
+use sstable_engine::clock::NoClock;
 use sstable_engine::component::data::{
-    self, DataFileReader, DataSchema, DecodeOptions, ScanCounts, VisitStep,
+    DataFileReader, DataSchema, DecodeOptions, ScanCounts, VisitStep,
 };
 use sstable_engine::component::ComponentType;
 use sstable_engine::compress::{decompress_all_chunks, Compressor};
 use sstable_engine::dump::{DumpFormat, DumpWriter};
 use sstable_engine::info::SSTableMetadata;
-use sstable_engine::range::{RangeReader, SliceSource};
+use sstable_engine::range::{SliceSource, SyncDriver};
 use sstable_engine::verify::{Verifier, VerifyOptions};
 use sstable_native::clock::InstantClock;
 
@@ -143,14 +144,9 @@ pub fn run(args: Args) -> Result<Outcome, String> {
             ) else {
                 return;
             };
-            while let Some(range) = v.next_read() {
-                let Some(slice) = data.get(range.offset as usize..range.end() as usize) else {
-                    break;
-                };
-                if v.supply(&range, slice, &clock).is_err() {
-                    break;
-                }
-            }
+            // A read or decode error ends the run; the report says what was not checked.
+            let files = data_files(&data);
+            let _ = SyncDriver::new(SliceSource { files: &files }).run(&mut v, &clock);
             valid = v.finish(&sstable.prefix).valid;
         });
         Ok((secs, valid))
@@ -177,17 +173,14 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         ),
         None => DataFileReader::uncompressed(schema.clone(), DecodeOptions::default(), n as u64),
     };
-    let read_at = data::read_at_slice(&data);
     if let Some(part) = &args.only {
-        return only(part, &metadata, &schema, new_reader, read_at, &data);
+        return only(part, &metadata, &schema, new_reader, &data);
     }
     let mut failure = None;
     let mut counts = ScanCounts::default();
-    let scan = best_cpu_of(runs, || {
-        match data::scan_counts(&mut new_reader(), read_at) {
-            Ok(c) => counts = c,
-            Err(e) => failure = Some(format!("decode-only scan: {e}")),
-        }
+    let scan = best_cpu_of(runs, || match scan_counts(&mut new_reader(), &data) {
+        Ok(c) => counts = c,
+        Err(e) => failure = Some(format!("decode-only scan: {e}")),
     });
     let uncompressed = metadata
         .compression
@@ -216,7 +209,7 @@ pub fn run(args: Args) -> Result<Outcome, String> {
     }
     let mut partitions_seen = 0u64;
     let partitions = best_cpu_of(runs, || {
-        match partitions_pass(&metadata, &schema, &mut new_reader(), read_at) {
+        match partitions_pass(&metadata, &schema, &mut new_reader(), &data) {
             Ok(n) => partitions_seen = n,
             Err(e) => failure = Some(format!("partitions pass: {e}")),
         }
@@ -366,6 +359,23 @@ pub fn run(args: Args) -> Result<Outcome, String> {
     })
 }
 
+/// Data.db held in memory, as the files of a [`SliceSource`].
+fn data_files(data: &[u8]) -> [(ComponentType, &[u8]); 1] {
+    [(ComponentType::Data, data)]
+}
+
+/// The decode-only scan of Data.db in memory: every partition, row and cell decoded and
+/// counted, nothing kept.
+fn scan_counts(
+    reader: &mut DataFileReader,
+    data: &[u8],
+) -> Result<ScanCounts, sstable_engine::Error> {
+    let files = data_files(data);
+    let mut counts = ScanCounts::default();
+    SyncDriver::new(SliceSource { files: &files }).visit_all(reader, &mut counts, &NoClock)?;
+    Ok(counts)
+}
+
 /// `dump` of every partition into `out`, as the `dump` command drives the writer.
 fn dump_all(
     reader: &mut DataFileReader,
@@ -381,18 +391,14 @@ fn dump_all(
     if json {
         io = out.write_all(b"[\n");
     }
+    let files = data_files(data);
+    let mut driver = SyncDriver::new(SliceSource { files: &files });
     loop {
-        match reader.visit_next(&mut writer).map_err(|e| e.to_string())? {
-            VisitStep::Finished => break,
-            VisitStep::NeedMoreData => {
-                let Some((offset, len)) = reader.next_read() else {
-                    break;
-                };
-                let bytes = data
-                    .get(offset as usize..(offset + len) as usize)
-                    .ok_or("read past the end of Data.db")?;
-                reader.supply(offset, bytes).map_err(|e| e.to_string())?;
-            }
+        match driver
+            .visit_next(reader, &mut writer, &NoClock)
+            .map_err(|e| e.to_string())?
+        {
+            VisitStep::Finished | VisitStep::NeedMoreData => break,
             VisitStep::Visited => {
                 if writer.has_output() {
                     if json && !first {
@@ -444,28 +450,19 @@ fn partitions_pass(
     metadata: &SSTableMetadata,
     schema: &DataSchema,
     reader: &mut DataFileReader,
-    mut read_at: impl FnMut(u64, &mut Vec<u8>) -> Result<(), sstable_engine::Error>,
+    data: &[u8],
 ) -> Result<u64, String> {
     let (now_secs, _) = analytics::default_now(metadata);
     let mut scan = PartitionScan::new(schema.key_type.clone(), metadata.partitioner(), now_secs);
     let mut collector = PartitionsCollector::new(PartitionFilter::default(), None);
-    let mut bytes = Vec::new();
-    loop {
-        match reader.visit_next(&mut scan).map_err(|e| e.to_string())? {
-            VisitStep::Finished => break,
-            VisitStep::Visited => {
-                if let Some((key, p)) = scan.take_finished() {
-                    collector.add(&key, p);
-                }
-            }
-            VisitStep::NeedMoreData => {
-                let Some((offset, len)) = reader.next_read() else {
-                    break;
-                };
-                bytes.resize(len as usize, 0);
-                read_at(offset, &mut bytes).map_err(|e| e.to_string())?;
-                reader.supply(offset, &bytes).map_err(|e| e.to_string())?;
-            }
+    let files = data_files(data);
+    let mut driver = SyncDriver::new(SliceSource { files: &files });
+    while let VisitStep::Visited = driver
+        .visit_next(reader, &mut scan, &NoClock)
+        .map_err(|e| e.to_string())?
+    {
+        if let Some((key, p)) = scan.take_finished() {
+            collector.add(&key, p);
         }
     }
     let (_, summary) = collector.finish();
@@ -479,13 +476,12 @@ fn only(
     metadata: &SSTableMetadata,
     schema: &DataSchema,
     new_reader: impl Fn() -> DataFileReader,
-    read_at: impl Fn(u64, &mut Vec<u8>) -> Result<(), sstable_engine::Error> + Copy,
     data: &[u8],
 ) -> Result<Outcome, String> {
     let t = Instant::now();
     let what = match part {
         "scan" => {
-            let c = data::scan_counts(&mut new_reader(), read_at).map_err(|e| e.to_string())?;
+            let c = scan_counts(&mut new_reader(), data).map_err(|e| e.to_string())?;
             format!("{} rows", c.rows + c.static_rows)
         }
         "dump" | "dump-json" => {
@@ -501,7 +497,7 @@ fn only(
         }
         "partitions" => format!(
             "{} partitions",
-            partitions_pass(metadata, schema, &mut new_reader(), read_at)?
+            partitions_pass(metadata, schema, &mut new_reader(), data)?
         ),
         other => {
             return Err(format!(

@@ -121,18 +121,12 @@ pub fn run(
             let mut grouper = RowGrouper::new(LegacyLayout::inferred(), None);
             counts = Counts::default();
             loop {
-                match reader.next_item().map_err(|e| e.to_string())? {
-                    LegacyStep::Finished => break,
-                    LegacyStep::NeedMoreData => {
-                        if driver
-                            .step(&mut reader, &NoClock)
-                            .map_err(|e| e.to_string())?
-                            .is_none()
-                        {
-                            break;
-                        }
-                    }
-                    LegacyStep::Item(item) => {
+                // Each step borrows the reader's window: it is counted while the borrow lasts.
+                let finished = driver
+                    .with_next_step(&mut reader, &NoClock, |step| {
+                        let LegacyStep::Item(item) = step else {
+                            return true;
+                        };
                         match &item {
                             LegacyItem::Atom(_) => counts.atoms += 1,
                             LegacyItem::PartitionEnd(_) => counts.partitions += 1,
@@ -143,7 +137,11 @@ pub fn run(
                                 counts.rows += p.rows.len() as u64;
                             }
                         }
-                    }
+                        false
+                    })
+                    .map_err(|e| e.to_string())?;
+                if finished {
+                    break;
                 }
             }
         }

@@ -2,11 +2,11 @@
 //! — key (rendered per the key type, and hex), token, Data.db position, row-index block count —
 //! and the cross-checks of the index against Data.db, the bloom filter and Summary.db.
 //!
-//! big: Index.db is read in windows of 64 KiB (an entry's promoted index only with `--blocks`,
-//! which lists its `IndexInfo` blocks: first/last clustering, offset, width, end-open marker).
-//! bti: Partitions.db is read whole and walked; each partition with a row index has its Rows.db
-//! entry read (with `--blocks`, its trie too: separators, offsets, widths, open markers). For
-//! every partition the header at its Data.db position is read (one chunk) and its key compared.
+//! The engine's `IndexListing` walks the index through the sync driver (big: Index.db in
+//! windows, a promoted index's `IndexInfo` blocks with `--blocks`; bti: Partitions.db page by
+//! page, each partition's Rows.db entry, with `--blocks` its trie too) and reads the header at
+//! every partition's Data.db position; this command renders what it lists and feeds the
+//! engine's `CrossChecker`.
 //!
 //! Exit status: 0 when every SSTable was listed (cross-check findings are reported, they are not
 //! errors), 1 when a read or decode error cut a listing short, 2 on bad usage.
@@ -17,28 +17,22 @@ use std::io::Write as _;
 use serde_json::{json, Value};
 use sstable_engine::clock::NoClock;
 use sstable_engine::component::bti::bytecomparable::describe;
-use sstable_engine::component::bti::partitions::{self, PartitionTarget};
-use sstable_engine::component::bti::rows::{decode_entry, decode_row_index};
-use sstable_engine::component::bti::TrieBytes;
 use sstable_engine::component::common::ClusteringValueState;
-use sstable_engine::component::data::DecodeOptions;
-use sstable_engine::component::index::{
-    clustering_value_lengths, DeletionTime, IndexEntry, IndexFile, IndexInfo, IndexName,
-};
+use sstable_engine::component::index::{DeletionTime, IndexInfo, IndexName};
 use sstable_engine::crosscheck::{CrossCheckReport, CrossChecker, IndexedPartition};
+use sstable_engine::index_listing::{
+    index_component, IndexListing, ListedBlocks, ListedPartition, ListingItem, ListingOptions,
+    MissingIndex, RowsBlock,
+};
 use sstable_engine::info::SSTableMetadata;
-use sstable_engine::lookup::{read_partition_start_with, CheckedDataReader};
-use sstable_engine::range::{IndexEntries, IndexEntryStep, SyncDriver};
+use sstable_engine::range::SyncDriver;
 use sstable_engine::types::value::format_value;
 use sstable_engine::types::AbstractType;
-use sstable_engine::{ComponentType, Error, ErrorKind, Format};
+use sstable_engine::Format;
 
 use crate::files::ComponentFiles;
 use crate::lookup::{hex, load_sstables, render_key};
 use crate::Outcome;
-
-/// Rows.db bytes read after an entry's position at first (grown when the entry is longer).
-const ROWS_ENTRY_READ_BYTES: u64 = 4096;
 
 /// `sstable-inspect index PATH... [--json] [--blocks]`
 #[derive(clap::Args, Debug)]
@@ -70,10 +64,7 @@ pub fn run(args: Args) -> Result<Outcome, String> {
             let heading = listing.heading();
             listing.print(&heading);
         }
-        match metadata.descriptor.format {
-            Format::Big => listing.list_big(&mut files),
-            Format::Bti => listing.list_bti(&mut files),
-        }
+        listing.list(&mut files);
         let (report, errors) = listing.finish();
         any_errors |= errors;
         if json_out {
@@ -102,7 +93,6 @@ struct Listing<'m> {
     with_blocks: bool,
     json_out: bool,
     checker: CrossChecker<'m>,
-    data: Option<CheckedDataReader>,
     partitions: Vec<Value>,
     count: usize,
     expected_count: Option<u64>,
@@ -113,14 +103,7 @@ struct Listing<'m> {
 
 impl<'m> Listing<'m> {
     fn new(prefix: &str, metadata: &'m SSTableMetadata, with_blocks: bool, json_out: bool) -> Self {
-        let mut errors: Vec<String> = metadata.errors.iter().map(|e| e.to_string()).collect();
-        let data = match CheckedDataReader::for_sstable(metadata, DecodeOptions::default()) {
-            Ok(r) => Some(r),
-            Err(e) => {
-                errors.push(format!("Data.db keys not checked: {e}"));
-                None
-            }
-        };
+        let errors: Vec<String> = metadata.errors.iter().map(|e| e.to_string()).collect();
         let clustering_types = metadata.clustering_types();
         Listing {
             prefix: prefix.to_owned(),
@@ -130,7 +113,6 @@ impl<'m> Listing<'m> {
             with_blocks,
             json_out,
             checker: CrossChecker::new(metadata),
-            data,
             partitions: Vec::new(),
             count: 0,
             expected_count: None,
@@ -292,22 +274,6 @@ impl<'m> Listing<'m> {
         (value, had_errors)
     }
 
-    /// The partition header at `position`, read from Data.db.
-    fn data_start(
-        &mut self,
-        files: &mut ComponentFiles,
-        position: u64,
-    ) -> Option<Result<sstable_engine::component::data::PartitionStart, Error>> {
-        let reader = self.data.as_mut()?;
-        let mut driver = SyncDriver::new(files);
-        Some(read_partition_start_with(
-            reader,
-            position,
-            &mut driver,
-            &NoClock,
-        ))
-    }
-
     fn partition_json(
         &self,
         number: usize,
@@ -332,96 +298,86 @@ impl<'m> Listing<'m> {
         v
     }
 
-    fn list_big(&mut self, files: &mut ComponentFiles) {
-        let version = self.metadata.descriptor.version;
-        let Some(size) = self.metadata.size_of(&ComponentType::PrimaryIndex) else {
-            self.error("the SSTable has no Index.db");
+    /// Lists every partition through the engine's listing, driven over `files`.
+    fn list(&mut self, files: &mut ComponentFiles) {
+        let component = index_component(self.metadata);
+        let index_len = self.metadata.size_of(&component);
+        let options = ListingOptions::full(self.with_blocks);
+        let mut listing = IndexListing::new(self.metadata, index_len.unwrap_or(0), options);
+        if let Some(e) = listing.data_error() {
+            self.error(format!("Data.db keys not checked: {e}"));
+        }
+        if index_len.is_none() {
+            self.error(MissingIndex(component));
             return;
-        };
-        // Index.db in windows through the engine's protocol.
-        let mut entries = IndexEntries::new(version, size);
-        let mut number = 0usize;
-        loop {
-            match entries.next_entry() {
-                Ok(IndexEntryStep::Entry(_)) if self.closed => return,
-                Ok(IndexEntryStep::Entry(e)) => {
-                    self.big_entry(files, &entries.window(), number, &e);
-                    number += 1;
-                }
-                Ok(IndexEntryStep::NeedMoreData) => {
-                    if let Err(e) = SyncDriver::new(&mut *files).step(&mut entries, &NoClock) {
-                        self.error(format!("Index.db listing stopped: {e}"));
-                        return;
-                    }
-                }
-                Ok(IndexEntryStep::End) => return,
+        }
+        let warnings_at = self.errors.len();
+        let mut driver = SyncDriver::new(files);
+        while !self.closed {
+            match driver.pull(&mut listing, &NoClock) {
+                Ok(Some(ListingItem::Partition(p))) => self.partition(&p),
+                Ok(Some(ListingItem::Skipped { message, .. })) => self.error(message),
+                Ok(None) => break,
                 Err(e) => {
-                    self.error(format!("Index.db listing stopped: {e}"));
-                    return;
+                    self.error(match self.metadata.descriptor.format {
+                        Format::Big => format!("Index.db listing stopped: {e}"),
+                        Format::Bti => format!("Partitions.db: {e}"),
+                    });
+                    break;
                 }
             }
         }
+        self.expected_count = listing.expected_count();
+        let warnings = listing.warnings();
+        for (i, w) in warnings.into_iter().enumerate() {
+            self.errors
+                .insert(warnings_at + i, format!("Partitions.db: {w}"));
+        }
     }
 
-    fn big_entry(
-        &mut self,
-        files: &mut ComponentFiles,
-        window: &IndexFile<'_>,
-        number: usize,
-        e: &IndexEntry,
-    ) {
-        let key = e.key.value.as_slice();
-        let position = e.position.value;
+    /// Cross-checks and prints (or keeps) one listed partition.
+    fn partition(&mut self, lp: &ListedPartition) {
+        let key = lp.key.as_deref().unwrap_or_default();
+        let position = lp.position.unwrap_or(0);
         let p = IndexedPartition {
-            number,
+            number: lp.number,
             key,
             position,
-            index_offset: Some(e.span.start),
+            index_offset: lp.index_offset,
         };
         self.checker.add_entry(&p);
-        if let Some(start) = self.data_start(files, position) {
-            self.checker.check_data_key(&p, start.as_ref());
+        if let Some(trie) = &lp.trie {
+            self.checker
+                .check_trie_prefix(&p, &trie.key_prefix, trie.hash_byte);
         }
-        let mut extra = vec![("index_offset", json!(e.span.start))];
-        if self.with_blocks {
-            let list = match e.promoted_span {
-                None => Ok(Vec::new()),
-                Some(span)
-                    if window.window().start <= span.start && span.end <= window.window().end =>
-                {
-                    self.big_blocks(window, e)
-                }
-                Some(span) => {
-                    match files.read_at(&ComponentType::PrimaryIndex, span.start, span.len_bytes())
-                    {
-                        Ok(bytes) => {
-                            let own = IndexFile::new(&bytes, span.start, window.version());
-                            self.big_blocks(&own, e)
-                        }
-                        Err(err) => Err(err),
-                    }
-                }
-            };
-            match list {
-                Ok(list) => extra.push(("block_list", Value::Array(list))),
-                Err(err) => self.error(format!("entry {number}: promoted index: {err}")),
-            }
+        if let Some(header) = &lp.data_header {
+            self.checker.check_data_key(&p, header.as_ref());
         }
-        let v = self.partition_json(number, key, position, e.block_count.unwrap_or(0), &extra);
+        let mut extra = Vec::new();
+        if let Some(offset) = lp.index_offset {
+            extra.push(("index_offset", json!(offset)));
+        }
+        if let Some(rows_position) = lp.rows_position {
+            extra.push(("rows_position", json!(rows_position)));
+        }
+        match &lp.blocks {
+            Some(Ok(ListedBlocks::Index(list))) => extra.push((
+                "block_list",
+                Value::Array(list.iter().map(|b| self.block_json(b)).collect()),
+            )),
+            Some(Ok(ListedBlocks::Rows(list))) => extra.push((
+                "block_list",
+                Value::Array(list.iter().map(rows_block_json).collect()),
+            )),
+            Some(Err(err)) => self.error(format!("entry {}: promoted index: {err}", lp.number)),
+            None => {}
+        }
+        if let Some(trie) = &lp.trie {
+            extra.push(("trie_node", json!(trie.node_position)));
+        }
+        let blocks = lp.block_count.unwrap_or(0);
+        let v = self.partition_json(lp.number, key, position, blocks, &extra);
         self.emit(v);
-    }
-
-    fn big_blocks(&self, file: &IndexFile<'_>, e: &IndexEntry) -> Result<Vec<Value>, Error> {
-        let Some(promoted) = file.promoted_index(e)? else {
-            return Ok(Vec::new());
-        };
-        let lengths = clustering_value_lengths(&self.clustering_types);
-        let mut out = Vec::new();
-        for j in 0..promoted.block_count.value {
-            let b = file.block(&promoted, j, &lengths)?;
-            out.push(self.block_json(&b));
-        }
-        Ok(out)
     }
 
     fn block_json(&self, b: &IndexInfo) -> Value {
@@ -466,209 +422,19 @@ impl<'m> Listing<'m> {
             }
         }
     }
-
-    fn list_bti(&mut self, files: &mut ComponentFiles) {
-        let Some(size) = self.metadata.size_of(&ComponentType::Partitions) else {
-            self.error("the SSTable has no Partitions.db");
-            return;
-        };
-        let bytes = match files.read_at(&ComponentType::Partitions, 0, size) {
-            Ok(b) => b,
-            Err(e) => {
-                self.error(e);
-                return;
-            }
-        };
-        let index = match partitions::decode(&bytes) {
-            Ok(i) => i,
-            Err(e) => {
-                self.error(format!("Partitions.db: {e}"));
-                return;
-            }
-        };
-        for w in &index.warnings {
-            self.error(format!("Partitions.db: {w}"));
-        }
-        self.expected_count = Some(index.footer.partition_count.value);
-        let rows_size = self.metadata.size_of(&ComponentType::Rows).unwrap_or(0);
-        let mut previous_rows_end = 0u64;
-        for (number, pe) in index.entries.iter().enumerate() {
-            if self.closed {
-                return;
-            }
-            let (key, position, blocks, mut extra, header) = match pe.payload.target {
-                PartitionTarget::Data { data_position } => {
-                    match self.data_start(files, data_position) {
-                        Some(Ok(start)) => (
-                            start.key.bytes.bytes.clone(),
-                            data_position,
-                            0,
-                            Vec::new(),
-                            Some(start),
-                        ),
-                        Some(Err(e)) => {
-                            self.error(format!(
-                                "entry {number}: no partition header at Data.db {data_position}: {e}"
-                            ));
-                            continue;
-                        }
-                        None => {
-                            self.error(format!(
-                                "entry {number}: Data.db {data_position} not read: the key is unknown"
-                            ));
-                            continue;
-                        }
-                    }
-                }
-                PartitionTarget::RowIndex { rows_position } => {
-                    let lower = if self.with_blocks {
-                        previous_rows_end.min(rows_position)
-                    } else {
-                        rows_position
-                    };
-                    match self.rows_entry(files, lower, rows_position, rows_size) {
-                        Ok(entry) => {
-                            previous_rows_end = entry.end;
-                            let mut extra = vec![("rows_position", json!(rows_position))];
-                            if let Some(list) = entry.blocks {
-                                extra.push(("block_list", Value::Array(list)));
-                            }
-                            (
-                                entry.key,
-                                entry.data_position,
-                                entry.block_count,
-                                extra,
-                                None,
-                            )
-                        }
-                        Err(e) => {
-                            self.error(format!("entry {number}: Rows.db {rows_position}: {e}"));
-                            continue;
-                        }
-                    }
-                }
-            };
-            let p = IndexedPartition {
-                number,
-                key: &key,
-                position,
-                index_offset: None,
-            };
-            self.checker.add_entry(&p);
-            self.checker
-                .check_trie_prefix(&p, &pe.key_prefix, pe.payload.hash_byte);
-            match &header {
-                // The key came from Data.db: the header counts as confirmed.
-                Some(start) => self.checker.check_data_key(&p, Ok(start)),
-                // The Rows.db entry's key against Data.db.
-                None => {
-                    if let Some(start) = self.data_start(files, position) {
-                        self.checker.check_data_key(&p, start.as_ref());
-                    }
-                }
-            }
-            extra.push(("trie_node", json!(pe.node_position)));
-            let v = self.partition_json(number, &key, position, blocks, &extra);
-            self.emit(v);
-        }
-    }
-
-    /// The Rows.db entry at `position`, read from `lower` so that `--blocks` has the trie.
-    fn rows_entry(
-        &self,
-        files: &mut ComponentFiles,
-        lower: u64,
-        position: u64,
-        rows_size: u64,
-    ) -> Result<RowsEntry, Error> {
-        let version = self.metadata.descriptor.version;
-        if position >= rows_size {
-            return Err(Error::invalid(
-                format!("the trie points at Rows.db {position}, past its end ({rows_size} bytes)"),
-                position,
-            )
-            .in_component(ComponentType::Rows));
-        }
-        let lower = lower.min(position);
-        let mut tail = ROWS_ENTRY_READ_BYTES;
-        loop {
-            let end = position.saturating_add(tail).min(rows_size);
-            let bytes = files.read_at(&ComponentType::Rows, lower, end.saturating_sub(lower))?;
-            let trie = TrieBytes::rows(&bytes, lower);
-            let result = if self.with_blocks {
-                decode_row_index(&trie, position, &version).map(|ri| {
-                    let list = bti_blocks(&ri);
-                    (ri.entry, Some(list))
-                })
-            } else {
-                decode_entry(&trie, position, &version).map(|e| (e, None))
-            };
-            match result {
-                Ok((entry, blocks)) => {
-                    return Ok(RowsEntry {
-                        end: entry.span.end,
-                        key: entry.key.value,
-                        data_position: entry.data_position.value,
-                        block_count: entry.block_count.value,
-                        blocks,
-                    })
-                }
-                Err(e)
-                    if end < rows_size
-                        && matches!(
-                            e.kind(),
-                            ErrorKind::UnexpectedEof { .. } | ErrorKind::LengthTooLarge { .. }
-                        ) =>
-                {
-                    tail = tail.saturating_mul(4);
-                }
-                Err(e) => return Err(e),
-            }
-        }
-    }
 }
 
-/// A partition's `TrieIndexEntry` in Rows.db, as listed.
-struct RowsEntry {
-    /// Where the entry ends in Rows.db (the next partition's trie starts there).
-    end: u64,
-    key: Vec<u8>,
-    data_position: u64,
-    block_count: u32,
-    /// With `--blocks`: the blocks, as JSON.
-    blocks: Option<Vec<Value>>,
-}
-
-/// The row-index blocks of a bti partition (the trie's final end-of-partition entry gives the
-/// last block's width).
-fn bti_blocks(ri: &sstable_engine::component::bti::RowIndex) -> Vec<Value> {
-    let count = ri.entry.block_count.value as usize;
-    ri.blocks
-        .iter()
-        .take(count)
-        .enumerate()
-        .map(|(i, b)| {
-            let width = ri.blocks.get(i + 1).map(|next| {
-                let end = if i + 1 == count {
-                    // The extra entry points at the end-of-partition byte, which the last
-                    // block includes.
-                    next.offset + 1
-                } else {
-                    next.offset
-                };
-                end - b.offset
-            });
-            json!({
-                "index": i,
-                "separator": describe(&b.separator),
-                "first": Value::Null,
-                "last": Value::Null,
-                "offset": b.offset,
-                "width": width,
-                "open_marker": b.open_marker.as_ref().map(deletion_json),
-            })
-        })
-        .collect()
+/// A bti row-index block, as listed.
+fn rows_block_json(b: &RowsBlock) -> Value {
+    json!({
+        "index": b.index,
+        "separator": describe(&b.separator),
+        "first": Value::Null,
+        "last": Value::Null,
+        "offset": b.offset,
+        "width": b.width,
+        "open_marker": b.open_marker.as_ref().map(deletion_json),
+    })
 }
 
 fn deletion_json(d: &DeletionTime) -> Value {

@@ -8,13 +8,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
+use sstable_engine::clock::NoClock;
 use sstable_engine::component::bti::bytecomparable::escaped;
 use sstable_engine::component::compression_info::{self, CompressionInfo};
 use sstable_engine::component::data::{DataFileReader, DataItem, DataSchema, DecodeOptions};
 use sstable_engine::component::statistics;
 use sstable_engine::compress::{decompress_chunk, Compressor};
 use sstable_engine::descriptor::parse_file_name;
-use sstable_engine::Version;
+use sstable_engine::range::{SliceSource, SyncDriver};
+use sstable_engine::{ComponentType, Version};
 
 const TABLES: [&str; 4] = ["simple", "simple_counter", "clust", "clust_counter"];
 const VERSIONS: [&str; 12] = [
@@ -115,7 +117,9 @@ impl Data {
             };
             let all = data.bytes.clone();
             let mut current: Option<(Vec<u8>, Partition)> = None;
-            for item in reader.items_with(|o, l| Ok(all[o as usize..o as usize + l].to_vec())) {
+            let files = [(ComponentType::Data, all.as_slice())];
+            let mut driver = SyncDriver::new(SliceSource { files: &files });
+            for item in driver.items(&mut reader, &NoClock) {
                 match item.unwrap() {
                     DataItem::PartitionStart(p) => {
                         current = Some((

@@ -7,7 +7,7 @@
 
 use crate::clock::Clock;
 use crate::component::crc::{ChecksumType, CrcFile};
-use crate::component::data::{DataFileReader, DecodeOptions, DecodeStep};
+use crate::component::data::{DataFileReader, DataItem, DecodeOptions, DecodeStep, PartitionStart};
 use crate::component::ComponentType;
 use crate::error::{Error, Result};
 use crate::info::SSTableMetadata;
@@ -73,6 +73,27 @@ impl CheckedDataReader {
 
     pub fn reader_mut(&mut self) -> &mut DataFileReader {
         &mut self.reader
+    }
+
+    /// Starts reading the partition header at uncompressed Data.db `position`.
+    pub fn seek_to_partition(&mut self, position: u64) -> Result<()> {
+        self.reader.seek_to_partition(position)
+    }
+
+    /// The partition header at `position` (after [`CheckedDataReader::seek_to_partition`])
+    /// from the bytes supplied so far; `None`: supply [`RangeReader::next_read`] first.
+    pub fn poll_partition_start(&mut self, position: u64) -> Option<Result<PartitionStart>> {
+        match self.reader.next_item() {
+            Ok(DecodeStep::NeedMoreData) => None,
+            Ok(DecodeStep::Item(DataItem::PartitionStart(s))) => Some(Ok(s)),
+            Ok(DecodeStep::Item(other)) => Some(Err(not_a_partition_header(position, &other))),
+            Ok(DecodeStep::Finished) => Some(Err(Error::invalid(
+                format!("no partition at Data.db {position}: the data ends there"),
+                position,
+            )
+            .in_component(ComponentType::Data))),
+            Err(e) => Some(Err(e)),
+        }
     }
 
     /// Verifies the checksum after the stored chunk `bytes` read at `range`.
@@ -187,6 +208,18 @@ impl CheckedDataReader {
         }
         Ok(())
     }
+}
+
+/// The error for an item other than a partition header where the index says one starts.
+pub(crate) fn not_a_partition_header(position: u64, found: &DataItem) -> Error {
+    Error::invalid(
+        format!(
+            "expected a partition header at Data.db {position}, found an item at {}",
+            found.position()
+        ),
+        position,
+    )
+    .in_component(ComponentType::Data)
 }
 
 impl RangeReader for CheckedDataReader {

@@ -38,6 +38,7 @@ pub mod dump;
 #[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod error;
 pub mod hash;
+pub mod index_listing;
 pub mod info;
 #[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod load;

@@ -9,11 +9,13 @@ use sstable_engine::analytics::{
     self, table_report, PartitionColumn, PartitionFilter, PartitionScan, PartitionStats,
     PartitionsCollector, TombstoneScan,
 };
-use sstable_engine::component::data::{visit_all_with, DataItem, VisitStep};
+use sstable_engine::clock::NoClock;
+use sstable_engine::component::data::{DataItem, VisitStep};
 use sstable_engine::component::ComponentType;
 use sstable_engine::compress::Compressor;
 use sstable_engine::descriptor::parse_file_name;
 use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
+use sstable_engine::range::{SliceSource, SyncDriver};
 use sstable_engine::sstable_set::group_files;
 use sstable_engine::write::{
     expected_counts, generate, ExpectedPartition, GenerateOptions, MemorySink,
@@ -68,11 +70,10 @@ fn build(options: &GenerateOptions, generation: u64) -> Table {
 /// Every item of Data.db through the analytics reader.
 fn items(metadata: &SSTableMetadata, data: &[u8]) -> Vec<DataItem> {
     let (mut reader, _) = analytics::data_reader(metadata).unwrap();
-    reader
-        .decode_all_with(|offset, len| {
-            let start = offset as usize;
-            Ok(data[start..(start + len).min(data.len())].to_vec())
-        })
+    let files = [(ComponentType::Data, data)];
+    SyncDriver::new(SliceSource { files: &files })
+        .items(&mut reader, &NoClock)
+        .collect::<Result<_, _>>()
         .unwrap()
 }
 
@@ -86,17 +87,12 @@ fn partitions(
     let (mut reader, key_type) = analytics::data_reader(metadata).unwrap();
     let mut scan = PartitionScan::new(key_type, metadata.partitioner(), now_secs);
     let mut out = Vec::new();
-    let mut bytes = Vec::new();
+    let files = [(ComponentType::Data, data)];
+    let mut driver = SyncDriver::new(SliceSource { files: &files });
     loop {
-        match reader.visit_next(&mut scan).unwrap() {
+        match driver.visit_next(&mut reader, &mut scan, &NoClock).unwrap() {
             VisitStep::Visited => out.extend(scan.take_finished()),
-            VisitStep::Finished => return out,
-            VisitStep::NeedMoreData => {
-                let (offset, len) = reader.next_read().unwrap();
-                bytes.clear();
-                bytes.extend_from_slice(&data[offset as usize..(offset + len) as usize]);
-                reader.supply(offset, &bytes).unwrap();
-            }
+            VisitStep::Finished | VisitStep::NeedMoreData => return out,
         }
     }
 }
@@ -119,16 +115,10 @@ fn partitions_from_items(
 fn tombstone_scan(metadata: &SSTableMetadata, data: &[u8]) -> TombstoneScan {
     let (mut reader, _) = analytics::data_reader(metadata).unwrap();
     let mut scan = TombstoneScan::new();
-    visit_all_with(
-        &mut reader,
-        |offset, buf| {
-            let (start, len) = (offset as usize, buf.len());
-            buf.copy_from_slice(&data[start..start + len]);
-            Ok(())
-        },
-        &mut scan,
-    )
-    .unwrap();
+    let files = [(ComponentType::Data, data)];
+    SyncDriver::new(SliceSource { files: &files })
+        .visit_all(&mut reader, &mut scan, &NoClock)
+        .unwrap();
     scan
 }
 
@@ -621,14 +611,12 @@ fn fixture_clust_tables_and_pre_3_0_refusal() {
 }
 
 /// The benches' limit and their in-memory source (`compress::decompress_all_chunks`,
-/// `data::read_at_slice`): every chunk of a generated LZ4 Data.db decompresses to its whole
+/// `SliceSource`): every chunk of a generated LZ4 Data.db decompresses to its whole
 /// uncompressed length; the decode-only scan over the bytes in memory counts the model's rows
 /// and cells; a truncated copy decompresses less and fails the scan instead of reading past it.
 #[test]
 fn whole_file_decompression_and_the_in_memory_scan_match_the_model() {
-    use sstable_engine::component::data::{
-        read_at_slice, scan_counts, DataFileReader, DecodeOptions,
-    };
+    use sstable_engine::component::data::{DataFileReader, DecodeOptions, ScanCounts};
     use sstable_engine::compress::decompress_all_chunks;
     let o = options("oa");
     assert_eq!(o.compression, Some(Compressor::Lz4));
@@ -645,10 +633,17 @@ fn whole_file_decompression_and_the_in_memory_scan_match_the_model() {
 
     let want = expected_counts(&o, BASE_SECS).unwrap();
     let mut reader = DataFileReader::for_sstable(&t.metadata, DecodeOptions::default()).unwrap();
-    let c = scan_counts(&mut reader, read_at_slice(t.data())).unwrap();
+    let scan = |reader: &mut DataFileReader, data: &[u8]| {
+        let files = [(ComponentType::Data, data)];
+        let mut c = ScanCounts::default();
+        SyncDriver::new(SliceSource { files: &files })
+            .visit_all(reader, &mut c, &NoClock)
+            .map(|()| c)
+    };
+    let c = scan(&mut reader, t.data()).unwrap();
     assert_eq!(c.partitions, want.len() as u64);
     assert_eq!(c.rows, want.iter().map(|e| e.rows).sum::<u64>());
     assert_eq!(c.cells, want.iter().map(|e| e.cells).sum::<u64>());
     let mut reader = DataFileReader::for_sstable(&t.metadata, DecodeOptions::default()).unwrap();
-    assert!(scan_counts(&mut reader, read_at_slice(half)).is_err());
+    assert!(scan(&mut reader, half).is_err());
 }

@@ -158,10 +158,10 @@ mod nb_clust {
             m.compression.clone().unwrap(),
             DATA.len() as u64,
         );
-        let items = reader
-            .decode_all_with(
-                |offset, len| Ok(DATA[offset as usize..offset as usize + len].to_vec()),
-            )
+        let files = [(ComponentType::Data, DATA)];
+        let items: Vec<_> = SyncDriver::new(SliceSource { files: &files })
+            .items(&mut reader, &NoClock)
+            .collect::<Result<_, _>>()
             .unwrap();
         let mut keys = Vec::new();
         let mut rows = 0;

@@ -7,6 +7,7 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 
+use sstable_engine::clock::NoClock;
 use sstable_engine::component::compression_info::{self, CompressionInfo};
 use sstable_engine::component::data::{
     self, CellKind, ColumnData, ColumnsEncoding, CounterShardKind, DataDecoder, DataFileReader,
@@ -16,6 +17,7 @@ use sstable_engine::component::data::{
 use sstable_engine::component::statistics;
 use sstable_engine::compress::{decompress_chunk, Compressor};
 use sstable_engine::descriptor::parse_file_name;
+use sstable_engine::range::{RangeReader, SliceSource, SyncDriver};
 use sstable_engine::types::parse_type;
 use sstable_engine::{ComponentType, Format, Version};
 
@@ -78,7 +80,7 @@ impl Table {
         }
     }
 
-    /// Every item, through next_read / supply.
+    /// Every item, through the protocol's next_read / supply.
     fn items(&self) -> Vec<DataItem> {
         self.items_with(DecodeOptions::default())
     }
@@ -93,9 +95,9 @@ impl Table {
             {
                 DecodeStep::Item(item) => items.push(item),
                 DecodeStep::NeedMoreData => {
-                    let (offset, len) = reader.next_read().expect("a range to read");
-                    let bytes = &self.data[offset as usize..(offset + len) as usize];
-                    reader.supply(offset, bytes).unwrap();
+                    let range = reader.next_read().expect("a range to read");
+                    let bytes = &self.data[range.offset as usize..range.end() as usize];
+                    reader.supply(&range, bytes, &NoClock).unwrap();
                 }
                 DecodeStep::Finished => {
                     assert!(reader.take_findings().is_empty(), "chunk checksums");
@@ -452,15 +454,15 @@ fn seek_to_partition_and_recover_after_an_error() {
     let from = all.iter().position(|i| i.position() == third).unwrap();
     let mut reader = table.reader(DecodeOptions::default());
     reader.seek_to_partition(third).unwrap();
-    let (offset, _) = reader.next_read().unwrap();
+    let offset = reader.next_read().unwrap().offset;
     assert_eq!(
         offset,
         table.compression.as_ref().unwrap().chunk_offsets[(third / 16384) as usize]
     );
-    let tail = reader
-        .decode_all_with(|offset, len| {
-            Ok(table.data[offset as usize..offset as usize + len].to_vec())
-        })
+    let files = [(ComponentType::Data, table.data.as_slice())];
+    let tail: Vec<DataItem> = SyncDriver::new(SliceSource { files: &files })
+        .items(&mut reader, &NoClock)
+        .collect::<Result<_, _>>()
         .unwrap();
     assert!(tail == all[from..], "items after the seek differ");
     assert!(reader
@@ -929,9 +931,11 @@ fn every_truncation_and_flip_gives_items_or_an_error() {
             match reader.next_item() {
                 Ok(DecodeStep::Item(_)) => items += 1,
                 Ok(DecodeStep::NeedMoreData) => {
-                    let (offset, len) = reader.next_read().expect("a range");
-                    let bytes = &data[offset as usize..(offset + len) as usize];
-                    reader.supply(offset, bytes).map_err(|e| e.to_string())?;
+                    let range = reader.next_read().expect("a range");
+                    let bytes = &data[range.offset as usize..range.end() as usize];
+                    reader
+                        .supply(&range, bytes, &NoClock)
+                        .map_err(|e| e.to_string())?;
                 }
                 Ok(DecodeStep::Finished) => return Ok((items, reader.take_findings().len())),
                 Err(e) => return Err(e.to_string()),
@@ -1499,12 +1503,11 @@ fn scan_counts_match_the_manifest() {
             let ctx = format!("{v}/{table_name}");
             let table = load(&common::legacy_dir(&fx, v, &table_name));
             let mut reader = table.reader(DecodeOptions::default());
-            let counts = data::scan_counts(&mut reader, |offset, buf| {
-                let (start, len) = (offset as usize, buf.len());
-                buf.copy_from_slice(&table.data[start..start + len]);
-                Ok(())
-            })
-            .unwrap_or_else(|e| panic!("{ctx}: {e}"));
+            let files = [(ComponentType::Data, table.data.as_slice())];
+            let mut counts = data::ScanCounts::default();
+            SyncDriver::new(SliceSource { files: &files })
+                .visit_all(&mut reader, &mut counts, &NoClock)
+                .unwrap_or_else(|e| panic!("{ctx}: {e}"));
             let clust = table_name.contains("clust");
             let compact_simple = table_name.ends_with("compact") && !clust;
             let rows_per_partition = if clust { 50 } else { 1 };

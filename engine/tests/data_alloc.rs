@@ -1,15 +1,18 @@
 //! The borrowed decode path allocates nothing per row or per cell: a counting global allocator
-//! (`cap`, stats feature) measures the bytes allocated while `data::scan_counts` walks two
-//! generated tables that differ only in rows per partition (same partitions, same seed). Alone
-//! in its test binary, so no other test allocates at the same time.
+//! (`cap`, stats feature) measures the bytes allocated while the decode-only scan (`ScanCounts`
+//! through `SyncDriver::visit_all`) walks two generated tables that differ only in rows per
+//! partition (same partitions, same seed). Alone in its test binary, so no other test allocates
+//! at the same time.
 
 use cap::Cap;
+use sstable_engine::clock::NoClock;
 use sstable_engine::component::compression_info;
 use sstable_engine::component::data::{
-    self, DataFileReader, DataSchema, DecodeOptions, DecodeStep, ScanCounts,
+    DataFileReader, DataSchema, DecodeOptions, DecodeStep, ScanCounts,
 };
 use sstable_engine::component::statistics;
 use sstable_engine::compress::Compressor;
+use sstable_engine::range::{RangeReader, SliceSource, SyncDriver};
 use sstable_engine::write::generate::{self, GenerateOptions};
 use sstable_engine::write::MemorySink;
 use sstable_engine::{ComponentType, Format, Version};
@@ -59,12 +62,11 @@ impl Generated {
         let mut reader = self.reader();
         let data = self.file(ComponentType::Data);
         let before = ALLOC.total_allocated();
-        let counts = data::scan_counts(&mut reader, |offset, buf| {
-            let (start, len) = (offset as usize, buf.len());
-            buf.copy_from_slice(&data[start..start + len]);
-            Ok(())
-        })
-        .unwrap();
+        let files = [(ComponentType::Data, data)];
+        let mut counts = ScanCounts::default();
+        SyncDriver::new(SliceSource { files: &files })
+            .visit_all(&mut reader, &mut counts, &NoClock)
+            .unwrap();
         (counts, ALLOC.total_allocated() - before)
     }
 
@@ -79,11 +81,9 @@ impl Generated {
                 DecodeStep::Item(_) => items += 1,
                 DecodeStep::Finished => break,
                 DecodeStep::NeedMoreData => {
-                    let (offset, len) = reader.next_read().unwrap();
-                    let start = offset as usize;
-                    reader
-                        .supply(offset, &data[start..start + len as usize])
-                        .unwrap();
+                    let range = reader.next_read().unwrap();
+                    let bytes = &data[range.offset as usize..range.end() as usize];
+                    reader.supply(&range, bytes, &NoClock).unwrap();
                 }
             }
         }

@@ -20,7 +20,7 @@ use sstable_engine::compress::{decompress_chunk, Compressor};
 use sstable_engine::cql_schema::parse_create_table;
 use sstable_engine::descriptor::parse_file_name;
 use sstable_engine::dump::PartitionJson;
-use sstable_engine::range::{SliceSource, SyncDriver};
+use sstable_engine::range::{RangeReader, SliceSource, SyncDriver};
 use sstable_engine::span::hex;
 use sstable_engine::types::AbstractType;
 use sstable_engine::{Error, Version};
@@ -1039,12 +1039,12 @@ fn the_row_reader_checks_adler32_before_3_0() {
             ci.clone(),
             stored.len() as u64,
         );
-        let (offset, len) = reader.next_read().unwrap();
-        let mut chunk = stored[offset as usize..(offset + len) as usize].to_vec();
+        let range = reader.next_read().unwrap();
+        let mut chunk = stored[range.offset as usize..range.end() as usize].to_vec();
         if flip {
-            chunk[(len / 2) as usize] ^= 0x40;
+            chunk[(range.len / 2) as usize] ^= 0x40;
         }
-        let supplied = reader.supply(offset, &chunk);
+        let supplied = reader.supply(&range, &chunk, &NoClock);
         let findings: Vec<String> = reader
             .take_findings()
             .into_iter()
@@ -1114,9 +1114,9 @@ fn atoms_per_second_beside_raw_decompression() {
             match reader.next_item().unwrap() {
                 LegacyStep::Finished => break,
                 LegacyStep::NeedMoreData => {
-                    let (o, l) = reader.next_read().unwrap();
+                    let r = reader.next_read().unwrap();
                     reader
-                        .supply(o, &stored[o as usize..(o + l) as usize])
+                        .supply(&r, &stored[r.offset as usize..r.end() as usize], &NoClock)
                         .unwrap();
                 }
                 LegacyStep::Item(LegacyItem::Atom(_)) => atoms += 1,

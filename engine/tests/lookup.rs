@@ -22,7 +22,9 @@ use sstable_engine::lookup::{
     lookup_with, read_partition_start_with, read_partition_with, CheckedDataReader, Lookup,
     LookupResult, StopReason,
 };
-use sstable_engine::range::{ByteRange, FnSource, RangeReader, RangeSource, SyncDriver};
+use sstable_engine::range::{
+    ByteRange, FnSource, RangeReader, RangeSource, SliceSource, SyncDriver,
+};
 use sstable_engine::sstable_set::group_files;
 use sstable_engine::{ComponentType, Error};
 
@@ -104,14 +106,6 @@ impl Table {
         }))
     }
 
-    fn data_reader(&self) -> impl FnMut(u64, usize) -> Result<Vec<u8>, Error> + '_ {
-        let data = self.bytes(&ComponentType::Data);
-        move |offset, len| {
-            let start = offset as usize;
-            Ok(data[start..(start + len).min(data.len())].to_vec())
-        }
-    }
-
     /// The uncompressed Data.db.
     fn uncompressed(&self) -> Vec<u8> {
         let data = self.bytes(&ComponentType::Data);
@@ -139,7 +133,10 @@ impl Table {
         let mut out = BTreeMap::new();
         if self.metadata.descriptor.version.has_row_format() {
             let mut reader = data_file_reader(&self.metadata).unwrap();
-            for item in reader.items_with(self.data_reader()) {
+            let data = self.bytes(&ComponentType::Data);
+            let files = [(ComponentType::Data, data.as_slice())];
+            let mut driver = SyncDriver::new(SliceSource { files: &files });
+            for item in driver.items(&mut reader, &NoClock) {
                 if let DataItem::PartitionStart(s) = item.unwrap() {
                     out.insert(s.key.bytes.bytes.clone(), s.position);
                 }

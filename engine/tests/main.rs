@@ -11,6 +11,7 @@ mod data;
 mod filter;
 mod fuzz_regressions;
 mod grouping;
+mod index_listing;
 mod indexes;
 mod info;
 mod legacy_data;

@@ -13,11 +13,13 @@ use crate::common;
 
 use std::path::Path;
 
+use sstable_engine::clock::NoClock;
 use sstable_engine::component::compression_info::{self, CompressionInfo};
 use sstable_engine::component::statistics::{self, MetadataType, Statistics, StatsMetadata};
 use sstable_engine::component::{crc, digest, filter, index, summary};
 use sstable_engine::component::{ComponentType, DigestAlgorithm};
 use sstable_engine::compress::{decompress_chunk, Compressor};
+use sstable_engine::range::{SliceSource, SyncDriver};
 use sstable_engine::reader::Reader;
 use sstable_engine::token::Partitioner;
 use sstable_engine::types::AbstractType;
@@ -696,8 +698,10 @@ fn decode_data(sink: &MemorySink, version: &Version) -> (Vec<Partition>, Vec<u64
         ),
         None => DataFileReader::uncompressed(schema, DecodeOptions::default(), data.len() as u64),
     };
-    let items = reader
-        .decode_all_with(|offset, len| Ok(data[offset as usize..offset as usize + len].to_vec()))
+    let files = [(ComponentType::Data, data)];
+    let items: Vec<DataItem> = SyncDriver::new(SliceSource { files: &files })
+        .items(&mut reader, &NoClock)
+        .collect::<Result<_, _>>()
         .unwrap();
     let mut partitions: Vec<Partition> = Vec::new();
     let mut positions = Vec::new();

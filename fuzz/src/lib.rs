@@ -362,11 +362,11 @@ pub fn decode_data(input: &SSTableInput, m: &SSTableMetadata) -> Option<Result<u
             Ok(DecodeStep::Item(_)) => items += 1,
             Ok(DecodeStep::Finished) => return Some(Ok(items)),
             Ok(DecodeStep::NeedMoreData) => {
-                let (offset, len) = reader.next_read()?;
-                let Ok(bytes) = read_range(data, offset, len) else {
+                let range = reader.next_read()?;
+                let Ok(bytes) = read_range(data, range.offset, range.len) else {
                     return Some(Ok(items));
                 };
-                if let Err(e) = reader.supply(offset, bytes) {
+                if let Err(e) = reader.supply(&range, bytes, &NoClock) {
                     return Some(Err(e));
                 }
             }

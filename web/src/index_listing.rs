@@ -1,17 +1,20 @@
-//! The index view's pages, decoded in a worker ([`crate::worker`]): Index.db (big format) is
-//! walked in windows by the engine's `IndexEntries` from where the page starts (the start of
-//! each page seen is kept, so "next" and "previous" read only their page); a partition's
-//! promoted-index (`IndexInfo`) blocks are read from its entry's promoted index. For BTI,
-//! Partitions.db (at most [`MAX_TRIE_BYTES`]) is decoded once and kept. Nothing is read on the
-//! UI thread, which renders the [`IndexPage`] that comes back.
+//! The index view's pages, decoded in a worker ([`crate::worker`]) by the engine's index
+//! listing (`sstable_engine::index_listing`, the one `sstable-inspect index` uses) through the
+//! sync driver: Index.db (big format) from where the page starts (the start of each page seen
+//! is kept, so "next" and "previous" read only their page); a partition's promoted-index
+//! (`IndexInfo`) blocks from its entry. For BTI, the Partitions.db trie (at most
+//! [`MAX_TRIE_BYTES`]) is walked once and its rows kept. Nothing is read on the UI thread,
+//! which renders the [`IndexPage`] that comes back.
 
 use serde::{Deserialize, Serialize};
-use sstable_engine::component::bti::partitions;
-use sstable_engine::component::index::{self, IndexFile, IndexName};
+use sstable_engine::component::index::IndexName;
 use sstable_engine::component::legacy_data::{untyped, CellName};
 use sstable_engine::component::ComponentType;
+use sstable_engine::index_listing::{
+    IndexListing, ListedBlocks, ListedPartition, ListingItem, ListingOptions,
+};
 use sstable_engine::info::SSTableMetadata;
-use sstable_engine::range::{ByteRange, IndexEntries, IndexEntryStep, RangeSource, SyncDriver};
+use sstable_engine::range::{RangeSource, SyncDriver};
 use sstable_engine::span::hex;
 use sstable_engine::types::value::format_value;
 use sstable_engine::types::AbstractType;
@@ -124,7 +127,7 @@ pub fn page<S: RangeSource>(
             }
             let rows = listing
                 .trie_rows
-                .get_or_insert_with(|| trie_rows(&mut source, file_len, &mut out.bytes_read));
+                .get_or_insert_with(|| trie_rows(m, &mut source, file_len, &mut out.bytes_read));
             match rows {
                 Ok(rows) => {
                     out.total = Some(rows.len());
@@ -165,55 +168,48 @@ pub fn page<S: RangeSource>(
                 out.first.saturating_add(page_rows)
             };
             let mut driver = SyncDriver::new(source);
-            let mut walk =
-                IndexEntries::range(m.descriptor.version, file_len, start_offset, file_len);
+            let mut walk = IndexListing::new(m, file_len, ListingOptions::index_only())
+                .starting_at(start_offset, number);
             let clock = loader::PerformanceClock;
             let mut rows = Vec::new();
             loop {
-                let step = match walk.next_entry() {
-                    Ok(s) => s,
+                let p = match driver.pull(&mut walk, &clock) {
+                    Ok(Some(ListingItem::Partition(p))) => p,
+                    Ok(Some(ListingItem::Skipped { .. })) => continue,
+                    Ok(None) => {
+                        listing.total = Some(number);
+                        break;
+                    }
                     Err(e) => {
                         out.error = Some(e.to_string());
                         break;
                     }
                 };
-                match step {
-                    IndexEntryStep::Entry(e) => {
-                        if number % page_rows == 0 {
-                            let this_page = number / page_rows;
-                            if listing.page_starts.len() == this_page {
-                                listing.page_starts.push(e.span.start);
-                            }
-                        }
-                        if number >= wanted_end {
-                            out.more = true;
-                            break;
-                        }
-                        if number >= out.first {
-                            rows.push(IndexRow {
-                                key: key_text(&key_type, &e.key.value),
-                                key_hex: hex(&e.key.value),
-                                token: partitioner.token(&e.key.value).to_string(),
-                                position: e.position.value.to_string(),
-                                blocks: e.block_count,
-                                entry_offset: Some(e.span.start),
-                            });
-                        }
-                        number = number.saturating_add(1);
-                    }
-                    IndexEntryStep::NeedMoreData => match driver.step(&mut walk, &clock) {
-                        Ok(Some(_)) => {}
-                        Ok(None) => break,
-                        Err(e) => {
-                            out.error = Some(e.to_string());
-                            break;
-                        }
-                    },
-                    IndexEntryStep::End => {
-                        listing.total = Some(number);
-                        break;
+                number = p.number;
+                let (Some(key), Some(entry_offset)) = (&p.key, p.index_offset) else {
+                    continue;
+                };
+                if number % page_rows == 0 {
+                    let this_page = number / page_rows;
+                    if listing.page_starts.len() == this_page {
+                        listing.page_starts.push(entry_offset);
                     }
                 }
+                if number >= wanted_end {
+                    out.more = true;
+                    break;
+                }
+                if number >= out.first {
+                    rows.push(IndexRow {
+                        key: key_text(&key_type, key),
+                        key_hex: hex(key),
+                        token: partitioner.token(key).to_string(),
+                        position: p.position.unwrap_or(0).to_string(),
+                        blocks: p.block_count,
+                        entry_offset: Some(entry_offset),
+                    });
+                }
+                number = number.saturating_add(1);
             }
             out.total = listing.total;
             out.bytes_read = driver.stats().bytes;
@@ -232,35 +228,44 @@ fn json(rows: &[IndexRow]) -> String {
     serde_json::to_string_pretty(rows).unwrap_or_default()
 }
 
-/// Partitions.db read whole and decoded (BTI).
+/// The Partitions.db trie walked once (BTI): each partition's key prefix and payload.
 fn trie_rows<S: RangeSource>(
+    m: &SSTableMetadata,
     source: &mut S,
     file_len: u64,
     bytes_read: &mut u64,
 ) -> Result<Vec<IndexRow>, String> {
-    let range = ByteRange::new(ComponentType::Partitions, 0, file_len);
-    let mut bytes = Vec::new();
-    source
-        .read_into(&range, &mut bytes)
-        .map_err(|e| e.to_string())?;
-    *bytes_read = bytes.len() as u64;
-    let p = partitions::decode(&bytes).map_err(|e| e.to_string())?;
-    Ok(p.entries
-        .iter()
-        .map(|e| IndexRow {
-            key: format!("prefix 0x{}", hex(&e.key_prefix)),
-            key_hex: hex(&e.key_prefix),
-            token: String::new(),
-            position: e.payload.target.display(),
-            blocks: None,
-            entry_offset: None,
-        })
-        .collect())
+    let mut driver = SyncDriver::new(source);
+    let mut walk = IndexListing::new(m, file_len, ListingOptions::index_only());
+    let clock = loader::PerformanceClock;
+    let mut rows = Vec::new();
+    let walked = loop {
+        match driver.pull(&mut walk, &clock) {
+            Ok(Some(ListingItem::Partition(p))) => rows.extend(trie_row(&p)),
+            Ok(Some(ListingItem::Skipped { .. })) => {}
+            Ok(None) => break Ok(rows),
+            Err(e) => break Err(e.to_string()),
+        }
+    };
+    *bytes_read = driver.stats().bytes;
+    walked
+}
+
+/// A partition as the trie lists it: its key prefix and where the payload points.
+fn trie_row(p: &ListedPartition) -> Option<IndexRow> {
+    let trie = p.trie.as_ref()?;
+    Some(IndexRow {
+        key: format!("prefix 0x{}", hex(&trie.key_prefix)),
+        key_hex: hex(&trie.key_prefix),
+        token: String::new(),
+        position: trie.target.display(),
+        blocks: None,
+        entry_offset: None,
+    })
 }
 
 /// The `IndexInfo` blocks of the Index.db entry at `offset` (big format), at most
-/// [`MAX_BLOCKS`]: the entry read through a window, then its promoted index (at most
-/// [`MAX_PROMOTED_BYTES`]).
+/// [`MAX_BLOCKS`], from its promoted index (at most [`MAX_PROMOTED_BYTES`]).
 pub fn blocks<S: RangeSource>(
     m: &SSTableMetadata,
     source: S,
@@ -270,58 +275,41 @@ pub fn blocks<S: RangeSource>(
     let file_len = index_bytes.ok_or("no Index.db was given")?;
     let mut driver = SyncDriver::new(source);
     let clock = loader::PerformanceClock;
-    let mut walk = IndexEntries::range(m.descriptor.version, file_len, offset, file_len);
-    let e = loop {
-        match walk.next_entry().map_err(|e| e.to_string())? {
-            IndexEntryStep::Entry(e) => break e,
-            IndexEntryStep::NeedMoreData => {
-                if driver
-                    .step(&mut walk, &clock)
-                    .map_err(|e| e.to_string())?
-                    .is_none()
-                {
-                    return Err("Index.db ended inside the entry".to_owned());
-                }
-            }
-            IndexEntryStep::End => return Err("Index.db ended before the entry".to_owned()),
-        }
+    let options = ListingOptions {
+        blocks: true,
+        max_blocks: MAX_BLOCKS,
+        max_promoted_bytes: MAX_PROMOTED_BYTES,
+        ..ListingOptions::index_only()
     };
-    // The walk skips a promoted index it does not need: read it whole (bounded).
-    let Some(span) = e.promoted_span else {
-        return Ok(Vec::new());
+    let mut walk = IndexListing::new(m, file_len, options).starting_at(offset, 0);
+    let p = match driver.pull(&mut walk, &clock).map_err(|e| e.to_string())? {
+        Some(ListingItem::Partition(p)) => p,
+        Some(ListingItem::Skipped { message, .. }) => return Err(message),
+        None => return Err("Index.db ended before the entry".to_owned()),
     };
-    if span.len_bytes() > MAX_PROMOTED_BYTES {
+    if let Some(span) = p
+        .promoted_span
+        .filter(|s| s.len_bytes() > MAX_PROMOTED_BYTES)
+    {
         return Err(format!(
             "the promoted index of this partition is {} bytes: list its blocks with `sstable-inspect index`",
             span.len_bytes()
         ));
     }
-    let mut bytes = Vec::new();
-    driver
-        .into_source()
-        .read_into(
-            &ByteRange::new(ComponentType::PrimaryIndex, span.start, span.len_bytes()),
-            &mut bytes,
-        )
-        .map_err(|e| e.to_string())?;
-    let file = IndexFile::new(&bytes, span.start, m.descriptor.version);
-    let Some(promoted) = file.promoted_index(&e).map_err(|e| e.to_string())? else {
-        return Ok(Vec::new());
-    };
-    let lengths = index::clustering_value_lengths(&m.clustering_types());
-    (0..promoted.block_count.value.min(MAX_BLOCKS))
-        .map(|j| {
-            file.block(&promoted, j, &lengths)
-                .map(|b| BlockRow {
-                    first: block_name(&b.first_name),
-                    last: block_name(&b.last_name),
-                    offset: b.offset.value,
-                    width: b.width.value,
-                    end_open_marker: b.has_end_open_marker.as_ref().is_some_and(|m| m.value),
-                })
-                .map_err(|e| e.to_string())
-        })
-        .collect()
+    match p.blocks {
+        Some(Ok(ListedBlocks::Index(list))) => Ok(list
+            .iter()
+            .map(|b| BlockRow {
+                first: block_name(&b.first_name),
+                last: block_name(&b.last_name),
+                offset: b.offset.value,
+                width: b.width.value,
+                end_open_marker: b.has_end_open_marker.as_ref().is_some_and(|m| m.value),
+            })
+            .collect()),
+        Some(Err(e)) => Err(e.to_string()),
+        Some(Ok(ListedBlocks::Rows(_))) | None => Ok(Vec::new()),
+    }
 }
 
 /// Characters of one name component shown (a 2.x clustering value can be kilobytes).

@@ -423,6 +423,7 @@ const ENGINE_LAYERS: &[(&str, &[&str])] = &[
         &[
             "verify",
             "lookup",
+            "index_listing",
             "checked_data",
             "load",
             "analytics",

@@ -135,8 +135,7 @@ enum Stage {
     PartitionsNode(TrieDescent),
     RowsEntry {
         position: u64,
-        file_len: u64,
-        window_bytes: u64,
+        window: crate::range::RowsWindow,
     },
     DataHeader {
         position: u64,

@@ -11,17 +11,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::range::{ItemReader, RangeSource, SyncDriver};
 use crate::version::Version;
 
-/// The error for an item other than a partition header where the index says one starts.
-pub(super) fn not_a_partition_header(position: u64, found: &DataItem) -> Error {
-    Error::invalid(
-        format!(
-            "expected a partition header at Data.db {position}, found an item at {}",
-            found.position()
-        ),
-        position,
-    )
-    .in_component(ComponentType::Data)
-}
+pub(super) use crate::checked_data::not_a_partition_header;
 
 pub fn decodes_rows(version: &Version) -> bool {
     version.has_row_format()

@@ -34,15 +34,7 @@ impl RangeReader for Lookup {
                         .min(d.file_len.saturating_sub(start)),
                 ))
             }
-            Stage::RowsEntry {
-                position,
-                file_len,
-                window_bytes,
-            } => Some(ByteRange::new(
-                ComponentType::Rows,
-                *position,
-                (*window_bytes).min(file_len.saturating_sub(*position)),
-            )),
+            Stage::RowsEntry { position, window } => Some(window.read_for(*position, *position)),
             Stage::DataHeader { .. } => self.data.as_ref().ok()?.next_read(),
             Stage::Done => None,
         }
@@ -131,11 +123,9 @@ impl Lookup {
             Stage::IndexScan(scan) => self.scan_index(scan, offset, bytes),
             Stage::PartitionsFooter { file_len } => self.read_footer(file_len, offset, bytes),
             Stage::PartitionsNode(d) => self.descend(d, offset, bytes),
-            Stage::RowsEntry {
-                position,
-                file_len,
-                window_bytes,
-            } => self.read_rows_entry(position, file_len, window_bytes, bytes),
+            Stage::RowsEntry { position, window } => {
+                self.read_rows_entry(position, window, range, bytes)
+            }
             Stage::DataHeader { position } => self.read_data_header(position, range, bytes, clock),
             Stage::Done => Err(Error::invalid("the lookup is finished", offset)),
         }

@@ -14,6 +14,7 @@ use crate::component::summary::display_key;
 use crate::component::ComponentType;
 use crate::error::{Error, ErrorKind, Result};
 use crate::info::SSTableMetadata;
+use crate::range::{ByteRange, RowsWindow};
 use crate::reader::Reader;
 
 impl Lookup {
@@ -254,9 +255,11 @@ impl Lookup {
                     }
                     self.stage = Stage::RowsEntry {
                         position: rows_position,
-                        file_len,
-                        window_bytes: (self.key.len() as u64)
-                            .saturating_add(2 + TRIE_ENTRY_TAIL_BYTES),
+                        window: RowsWindow::new(
+                            file_len,
+                            (self.key.len() as u64).saturating_add(2 + TRIE_ENTRY_TAIL_BYTES),
+                            u64::MAX,
+                        ),
                     };
                 }
                 PartitionTarget::Data { data_position } => {
@@ -288,8 +291,8 @@ impl Lookup {
     pub(super) fn read_rows_entry(
         &mut self,
         position: u64,
-        file_len: u64,
-        window_bytes: u64,
+        mut window: RowsWindow,
+        range: &ByteRange,
         bytes: &[u8],
     ) -> Result<Processed> {
         let mut r = Reader::new(bytes, position).for_component(ComponentType::Rows);
@@ -309,21 +312,17 @@ impl Lookup {
                 note,
             });
         }
-        let window = TrieBytes::rows(bytes, position);
-        let entry = match decode_entry(&window, position, &self.version) {
-            Ok(e) => e,
-            Err(e) if is_short(&e) && position.saturating_add(window_bytes) < file_len => {
-                self.stage = Stage::RowsEntry {
-                    position,
-                    file_len,
-                    window_bytes: window_bytes.saturating_mul(2),
-                };
-                return Ok(Processed {
-                    touched_bytes: bytes.len() as u64,
-                    note: "the entry is longer than the window: reading more".to_owned(),
-                });
-            }
-            Err(e) => return Err(e),
+        window.supply(range, bytes);
+        let version = self.version;
+        let Some(entry) = window.decode(position, position, |rows| {
+            decode_entry(rows, position, &version)
+        })?
+        else {
+            self.stage = Stage::RowsEntry { position, window };
+            return Ok(Processed {
+                touched_bytes: bytes.len() as u64,
+                note: "the entry is longer than the window: reading more".to_owned(),
+            });
         };
         let data_position = entry.data_position.value;
         let blocks = entry.block_count.value;

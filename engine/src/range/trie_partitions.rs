@@ -4,7 +4,7 @@
 //! | stage | reads | what it gives |
 //! |---|---|---|
 //! | footer | the last 24 bytes of Partitions.db | the root, where the trie ends |
-//! | trie | 4096-byte pages of Partitions.db (up to 16 for a node crossing pages), the last [`MAX_CACHED_PAGES`] kept | each partition's payload P, in key order ([`PartitionWalk`]) |
+//! | trie | 4096-byte pages of Partitions.db (up to 16 for a node crossing pages), the last few kept ([`TriePages`]) | each partition's payload P, in key order ([`PartitionWalk`]) |
 //! | row index entries | Rows.db from P (64 KiB, doubled while one entry does not fit), only for P ≥ 0 | the key and Data.db position of a partition with a row index (`TrieIndexEntry`) |
 //! | keys | the Data.db chunk(s) holding a partition's header, only for partitions without a row index that overlap a wanted range | the whole key (the trie holds only a prefix of it) |
 //!
@@ -23,13 +23,12 @@ use crate::clock::Clock;
 use crate::component::bti::bytecomparable::partition_key;
 use crate::component::bti::partitions::{hash_byte, PartitionTarget};
 use crate::component::bti::rows::decode_entry;
-use crate::component::bti::trie::{TrieBytes, PAGE_SIZE};
-use crate::component::bti::walk::{PartitionWalk, WalkStep};
 use crate::component::data::{DataFileReader, DataItem, DecodeStep};
 use crate::component::ComponentType;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::range::partitions::{overlapping, render_key, MAX_PARTITIONS_PER_RANGE};
-use crate::range::{ByteRange, PartitionRange, RangeReader};
+use crate::range::trie_pages::{TriePages, TrieStep};
+use crate::range::{ByteRange, PartitionRange, RangeReader, RowsWindow};
 use crate::reader::Reader;
 use crate::token::Partitioner;
 use crate::types::AbstractType;
@@ -37,10 +36,6 @@ use crate::version::Version;
 
 /// Bytes of the Partitions.db footer: first-key position, partition count, root position.
 const FOOTER_BYTES: u64 = 24;
-/// A trie node (with its payload) spread over more pages than this is an error.
-const MAX_NODE_PAGES: u64 = 16;
-/// Partitions.db windows kept (the walk returns to parents on later pages).
-pub const MAX_CACHED_PAGES: usize = 4;
 /// Bytes of Rows.db asked for at a time.
 pub const ROWS_WINDOW_BYTES: u64 = 64 * 1024;
 /// A Rows.db entry longer than this is an error.
@@ -105,15 +100,11 @@ pub struct TriePartitionFinder {
     found: Vec<Vec<(KeyAt, u64, u64)>>,
     data_keys: Vec<DataKey>,
     previous: Option<(PendingKey, u64)>,
-    walk: Option<PartitionWalk>,
-    /// Partitions.db windows, newest first: (start, bytes, pages).
-    pages: Vec<(u64, Vec<u8>, u64)>,
-    /// The next Partitions.db read (trie stage).
-    trie_read: Option<ByteRange>,
+    /// The trie walk and its pages (from the footer on).
+    trie: Option<TriePages>,
     /// The trie's prefix and hash byte of the partition whose Rows.db entry is read next.
     rows_trie_key: (Vec<u8>, Option<u8>),
-    rows_window: (u64, Vec<u8>),
-    rows_window_bytes: u64,
+    rows_window: RowsWindow,
     stage: Stage,
     /// A read failed before every partition was found.
     names_lost: bool,
@@ -153,12 +144,13 @@ impl TriePartitionFinder {
             wanted,
             data_keys: Vec::new(),
             previous: None,
-            walk: None,
-            pages: Vec::new(),
-            trie_read: None,
+            trie: None,
             rows_trie_key: (Vec::new(), None),
-            rows_window: (0, Vec::new()),
-            rows_window_bytes: ROWS_WINDOW_BYTES,
+            rows_window: RowsWindow::new(
+                rows_len.unwrap_or(0),
+                ROWS_WINDOW_BYTES,
+                MAX_ROWS_WINDOW_BYTES,
+            ),
             stage,
             names_lost: false,
         }
@@ -381,28 +373,20 @@ impl TriePartitionFinder {
                     "footer: root position",
                 )
             })?;
-        self.walk = Some(PartitionWalk::new(root, trie_end));
+        self.trie = Some(TriePages::new(root, trie_end));
         self.stage = Stage::Trie;
-        self.trie_read = Some(page_read(root, 1, trie_end));
         Ok(())
     }
 
     /// Runs the walk over the pages held until it needs another read.
     fn advance_walk(&mut self) -> Result<()> {
         loop {
-            let Some(walk) = self.walk.as_mut() else {
+            let Some(trie) = self.trie.as_mut() else {
                 self.stage = Stage::Done;
                 return Ok(());
             };
-            let windows: Vec<TrieBytes<'_>> = self
-                .pages
-                .iter()
-                .map(|(start, bytes, _)| TrieBytes::partitions(bytes, *start))
-                .collect();
-            let step = walk.next(&windows)?;
-            drop(windows);
-            match step {
-                WalkStep::End => {
+            match trie.next_step()? {
+                TrieStep::End => {
                     if self.previous.is_none() {
                         return Err(Error::invalid("the trie lists no partition", 0)
                             .context("partition index trie walk")
@@ -412,35 +396,8 @@ impl TriePartitionFinder {
                     self.start_data_keys();
                     return Ok(());
                 }
-                WalkStep::NeedBytes { position, grow } => {
-                    let trie_end = self.walk.as_ref().map_or(0, |w| w.trie_end());
-                    let pages = if grow {
-                        let held = self
-                            .pages
-                            .iter()
-                            .find(|(start, b, _)| {
-                                *start <= position
-                                    && position < start.saturating_add(b.len() as u64)
-                            })
-                            .map_or(1, |p| p.2);
-                        if held >= MAX_NODE_PAGES {
-                            return Err(Error::invalid(
-                                format!(
-                                    "the trie node at {position} runs over more than {MAX_NODE_PAGES} pages"
-                                ),
-                                position,
-                            )
-                            .context("partition index trie node")
-                            .in_component(ComponentType::Partitions));
-                        }
-                        held.saturating_add(1)
-                    } else {
-                        1
-                    };
-                    self.trie_read = Some(page_read(position, pages, trie_end));
-                    return Ok(());
-                }
-                WalkStep::Entry(entry) => match entry.payload.target {
+                TrieStep::NeedMoreData => return Ok(()),
+                TrieStep::Entry(entry) => match entry.payload.target {
                     PartitionTarget::Data { data_position } => {
                         let key = DataKey {
                             position: data_position,
@@ -495,39 +452,26 @@ impl TriePartitionFinder {
             .context("partition index payload")
             .in_component(ComponentType::Partitions));
         }
-        let (start, bytes) = (&self.rows_window.0, &self.rows_window.1);
-        let window_end = start.saturating_add(bytes.len() as u64);
-        if rows_position < *start || rows_position >= window_end {
-            self.rows_window_bytes = ROWS_WINDOW_BYTES;
+        let version = self.version;
+        let decoded = self
+            .rows_window
+            .decode(rows_position, rows_position, |rows| {
+                decode_entry(rows, rows_position, &version)
+            })?;
+        let Some(entry) = decoded else {
             return Ok(false);
-        }
-        let rows = TrieBytes::rows(bytes, *start);
-        match decode_entry(&rows, rows_position, &self.version) {
-            Ok(entry) => {
-                self.rows_window_bytes = ROWS_WINDOW_BYTES;
-                let (prefix, hash) = &self.rows_trie_key;
-                let key = if self.is_indexed(&entry.key.value, prefix, *hash) {
-                    PendingKey::Raw(entry.key.value)
-                } else {
-                    PendingKey::Mismatch(format!(
-                        "? (Rows.db {rows_position}: the key there, {}, is not the one Partitions.db indexes)",
-                        render_key(self.key_type.as_ref(), &entry.key.value)
-                    ))
-                };
-                self.partition_at(key, entry.data_position.value, ComponentType::Rows)?;
-                Ok(true)
-            }
-            Err(e) if is_short(&e) && window_end < rows_len => {
-                if *start == rows_position {
-                    if self.rows_window_bytes >= MAX_ROWS_WINDOW_BYTES {
-                        return Err(e.context("row index entry longer than 1 MiB"));
-                    }
-                    self.rows_window_bytes = self.rows_window_bytes.saturating_mul(2);
-                }
-                Ok(false)
-            }
-            Err(e) => Err(e),
-        }
+        };
+        let (prefix, hash) = &self.rows_trie_key;
+        let key = if self.is_indexed(&entry.key.value, prefix, *hash) {
+            PendingKey::Raw(entry.key.value)
+        } else {
+            PendingKey::Mismatch(format!(
+                "? (Rows.db {rows_position}: the key there, {}, is not the one Partitions.db indexes)",
+                render_key(self.key_type.as_ref(), &entry.key.value)
+            ))
+        };
+        self.partition_at(key, entry.data_position.value, ComponentType::Rows)?;
+        Ok(true)
     }
 
     fn supply_inner(&mut self, range: &ByteRange, bytes: &[u8], clock: &dyn Clock) -> Result<()> {
@@ -539,15 +483,13 @@ impl TriePartitionFinder {
         match self.stage.clone() {
             Stage::Footer => self.read_footer(range.offset, bytes)?,
             Stage::Trie => {
-                self.pages.retain(|(start, _, _)| *start != range.offset);
-                let pages = range.len.div_ceil(PAGE_SIZE).max(1);
-                self.pages.insert(0, (range.offset, bytes.to_vec(), pages));
-                self.pages.truncate(MAX_CACHED_PAGES);
-                self.trie_read = None;
+                if let Some(trie) = self.trie.as_mut() {
+                    trie.supply(range, bytes);
+                }
                 self.advance_walk()?;
             }
             Stage::RowsEntry { rows_position } => {
-                self.rows_window = (range.offset, bytes.to_vec());
+                self.rows_window.supply(range, bytes);
                 if self.rows_entry(rows_position)? {
                     if matches!(self.stage, Stage::RowsEntry { .. }) {
                         self.stage = Stage::Trie;
@@ -594,15 +536,9 @@ impl RangeReader for TriePartitionFinder {
                 self.partitions_len.saturating_sub(FOOTER_BYTES),
                 FOOTER_BYTES.min(self.partitions_len),
             )),
-            Stage::Trie => self.trie_read.clone(),
+            Stage::Trie => self.trie.as_ref().and_then(TriePages::next_read),
             Stage::RowsEntry { rows_position } => {
-                let rows_len = self.rows_len.unwrap_or(0);
-                Some(ByteRange::new(
-                    ComponentType::Rows,
-                    *rows_position,
-                    self.rows_window_bytes
-                        .min(rows_len.saturating_sub(*rows_position)),
-                ))
+                Some(self.rows_window.read_for(*rows_position, *rows_position))
             }
             Stage::DataKeys { .. } => self.data.as_ref().ok().and_then(RangeReader::next_read),
             Stage::Done => None,
@@ -632,21 +568,4 @@ impl RangeReader for TriePartitionFinder {
         }
         self.stage = Stage::Done;
     }
-}
-
-/// `pages` pages of Partitions.db from the page holding `position`, not past `trie_end`.
-fn page_read(position: u64, pages: u64, trie_end: u64) -> ByteRange {
-    let start = position.saturating_sub(position % PAGE_SIZE);
-    let len = pages
-        .saturating_mul(PAGE_SIZE)
-        .min(trie_end.saturating_sub(start))
-        .max(1);
-    ByteRange::new(ComponentType::Partitions, start, len)
-}
-
-fn is_short(e: &Error) -> bool {
-    matches!(
-        e.kind(),
-        ErrorKind::UnexpectedEof { .. } | ErrorKind::LengthTooLarge { .. }
-    )
 }

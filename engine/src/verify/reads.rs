@@ -9,9 +9,8 @@ use crate::error::{Error, ErrorKind};
 use crate::range::{ByteRange, RangeReader};
 
 impl Verifier {
-    /// The next Data.db byte range to supply, as `(offset, length)`; `None` when all of Data.db
-    /// has been supplied.
-    pub(super) fn next_data_read(&self) -> Option<(u64, u64)> {
+    /// The next Data.db byte range to supply; `None` when all of Data.db has been supplied.
+    pub(super) fn next_data_read(&self) -> Option<ByteRange> {
         if self.pos >= self.range_end {
             return None;
         }
@@ -60,7 +59,11 @@ impl Verifier {
             }
             Layout::Plain => limit,
         };
-        Some((self.pos, end.saturating_sub(self.pos)))
+        Some(ByteRange::new(
+            ComponentType::Data,
+            self.pos,
+            end.saturating_sub(self.pos),
+        ))
     }
 
     /// Hands over Data.db bytes `[offset, offset + bytes.len())`. `offset` must be where the
@@ -77,11 +80,13 @@ impl Verifier {
             .checked_add(len)
             .is_some_and(|end| end <= self.range_end);
         if offset != self.pos || len == 0 || !fits {
-            let (start, want) = self.next_data_read().unwrap_or((self.pos, 0));
+            let want =
+                self.next_data_read()
+                    .unwrap_or(ByteRange::new(ComponentType::Data, self.pos, 0));
             return Err(Error::new(
                 ErrorKind::MissingBytes {
-                    wanted_start: start,
-                    wanted_end: start.saturating_add(want),
+                    wanted_start: want.offset,
+                    wanted_end: want.end(),
                 },
                 offset,
             )
@@ -180,7 +185,6 @@ impl Verifier {
 impl RangeReader for Verifier {
     fn next_read(&self) -> Option<ByteRange> {
         self.next_data_read()
-            .map(|(offset, len)| ByteRange::new(ComponentType::Data, offset, len))
     }
 
     /// A short read (Data.db shorter than it was when measured) verifies what came and fails.

@@ -2,14 +2,16 @@
 //! worker ([`crate::protocol::Request::ScanBench`]): as `sstable-inspect bench` does natively,
 //! Data.db is read into memory first (`FileReaderSync`), then, best of `runs` each, raw LZ4
 //! decompression of every chunk into one reused buffer (the engine's `compress` module, nothing
-//! else) and the decode-only scan (`data::scan_counts`: every row, cell and tombstone decoded and
+//! else) and the decode-only scan (`ScanCounts` through `SyncDriver::visit_all`: every row, cell and tombstone decoded and
 //! counted) over those bytes — so the ratio of the two is measured in the same run, in the same
 //! worker, on the same bytes. A benchmark entry, not a page feature: it holds the whole Data.db.
 
 use serde::{Deserialize, Serialize};
+use sstable_engine::clock::NoClock;
 use sstable_engine::component::data::{self, DataFileReader, DecodeOptions};
 use sstable_engine::component::ComponentType;
 use sstable_engine::compress::{decompress_all_chunks, Compressor};
+use sstable_engine::range::{SliceSource, SyncDriver};
 
 use crate::loader;
 use crate::protocol::{FileRef, Reply};
@@ -64,10 +66,15 @@ pub fn run(files: &[FileRef], runs: u32) -> Result<ScanBench, String> {
         });
 
     let new_reader = || DataFileReader::for_sstable(&metadata, DecodeOptions::default());
-    let read_at = data::read_at_slice(&data);
+    let data_files = [(ComponentType::Data, data.as_slice())];
     let mut counts = Ok(data::ScanCounts::default());
     let scan_millis = best_of(runs, || {
-        counts = new_reader().and_then(|mut reader| data::scan_counts(&mut reader, read_at));
+        counts = new_reader().and_then(|mut reader| {
+            let mut c = data::ScanCounts::default();
+            SyncDriver::new(SliceSource { files: &data_files })
+                .visit_all(&mut reader, &mut c, &NoClock)
+                .map(|()| c)
+        });
     });
     let c = counts.map_err(|e| format!("decode-only scan: {e}"))?;
     let uncompressed_bytes = metadata

@@ -13,9 +13,10 @@
 //! length)` bytes are the data); every other chunk is decompressed with the compressor
 //! CompressionInfo names, straight into the decoder's window.
 //!
-//! [`ChunkedDataReader`] never reads a file: it says which range it needs next
-//! ([`ChunkedDataReader::next_read`]: one chunk, or a block of a plain file), the caller reads it
-//! and hands it over ([`ChunkedDataReader::supply`]), and [`ChunkedDataReader::next_item`] yields
+//! [`ChunkedDataReader`] never reads a file: it speaks the one byte-range protocol
+//! ([`RangeReader`]: the range it needs next — one chunk, or a block of a plain file — and the
+//! bytes of it), driven by [`SyncDriver`](crate::range::SyncDriver) or
+//! [`AsyncDriver`](crate::range::AsyncDriver), and [`ChunkedDataReader::next_item`] yields
 //! items. Chunk checksums are checked cheaply; a mismatch is a finding
 //! ([`ChunkedDataReader::take_findings`]), never a failure (the verifier owns checksums).
 //!
@@ -25,13 +26,15 @@
 #![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use super::schema::DataSchema;
-use super::stream::{DataDecoder, DecodeStep, PushDecoder, VisitStep};
+use super::stream::{DataDecoder, PushDecoder, VisitStep};
 use super::view::DataVisitor;
-use super::{DataItem, DecodeOptions, Finding, FindingKind};
+use super::{DecodeOptions, Finding, FindingKind};
+use crate::clock::Clock;
 use crate::component::compression_info::CompressionInfo;
 use crate::component::ComponentType;
 use crate::compress::{decompress_chunk, decompress_chunk_into, CodecError, Compressor};
 use crate::error::{Error, ErrorKind, Result};
+use crate::range::{ByteRange, RangeReader};
 use crate::span::Span;
 use crate::version::Version;
 
@@ -60,27 +63,28 @@ struct DataLayout {
 }
 
 impl DataLayout {
-    /// The physical byte range `(offset, len)` to read next, or `None` when every byte was
-    /// supplied (or no chunk holds `next_pos`).
-    fn next_read(&self) -> Option<(u64, u64)> {
+    /// The physical byte range of Data.db to read next, or `None` when every byte was supplied
+    /// (or no chunk holds `next_pos`).
+    fn next_read(&self) -> Option<ByteRange> {
         let left = self.data_len_bytes.checked_sub(self.next_pos)?;
         if left == 0 {
             return None;
         }
-        match &self.compressed {
-            None => Some((self.next_pos, self.read_block_bytes.min(left))),
+        let (offset, len) = match &self.compressed {
+            None => (self.next_pos, self.read_block_bytes.min(left)),
             Some(c) => {
                 let i = c.info.chunk_for_position(self.next_pos)?;
                 let (start, end) = c.info.chunk_span(i, self.file_len_bytes)?;
-                Some((start, end.checked_sub(start)?))
+                (start, end.checked_sub(start)?)
             }
-        }
+        };
+        Some(ByteRange::new(ComponentType::Data, offset, len))
     }
 
     fn missing(&self, offset: u64, len: u64) -> Error {
         let (start, end) = self
             .next_read()
-            .map_or((offset, offset), |(s, l)| (s, s.saturating_add(l)));
+            .map_or((offset, offset), |r| (r.offset, r.end()));
         Error::new(
             ErrorKind::MissingBytes {
                 wanted_start: start,
@@ -214,19 +218,14 @@ impl<D: PushDecoder> ChunkedDataReader<D> {
         }
     }
 
-    /// The physical byte range `(offset, len)` to read next, or `None` when every byte was
-    /// supplied.
-    pub fn next_read(&self) -> Option<(u64, u64)> {
-        self.layout.next_read()
-    }
-
     /// Hands over the bytes read at physical `offset`: they must cover what
-    /// [`ChunkedDataReader::next_read`] asked for (plain files: start at or before it and
-    /// reach into it; compressed files: exactly the chunk).
-    pub fn supply(&mut self, offset: u64, bytes: &[u8]) -> Result<()> {
-        let Some((want_start, want_len)) = self.layout.next_read() else {
+    /// [`RangeReader::next_read`] asked for (plain files: start at or before it and reach
+    /// into it; compressed files: exactly the chunk).
+    fn supply_at(&mut self, offset: u64, bytes: &[u8]) -> Result<()> {
+        let Some(want) = self.layout.next_read() else {
             return Err(self.layout.missing(offset, 0));
         };
+        let (want_start, want_len) = (want.offset, want.len);
         if self.layout.compressed.is_some() {
             self.supply_chunk(offset, bytes, want_start, want_len)?;
         } else {
@@ -352,8 +351,9 @@ impl<D: PushDecoder> ChunkedDataReader<D> {
         Ok(())
     }
 
-    /// The next item; "need more data" means: call [`ChunkedDataReader::next_read`], read that
-    /// range and [`ChunkedDataReader::supply`] it.
+    /// The next item; "need more data" means: read the range [`RangeReader::next_read`] names
+    /// and [`RangeReader::supply`] it (a [`SyncDriver`](crate::range::SyncDriver) or
+    /// [`AsyncDriver`](crate::range::AsyncDriver) does both).
     pub fn next_item(&mut self) -> Result<D::Step<'_>> {
         let step = self.decoder.next_item()?;
         if D::needs_more_data(&step) && self.layout.next_read().is_none() {
@@ -431,8 +431,8 @@ impl DataFileReader {
     }
 
     /// Decodes the next item into `visitor` (borrowed: rows and cells as views into the
-    /// window); [`VisitStep::NeedMoreData`] means: call [`DataFileReader::next_read`], read that
-    /// range and [`DataFileReader::supply`] it.
+    /// window); [`VisitStep::NeedMoreData`] means: read the range [`RangeReader::next_read`]
+    /// names and [`RangeReader::supply`] it.
     pub fn visit_next<V: DataVisitor + ?Sized>(&mut self, visitor: &mut V) -> Result<VisitStep> {
         match self.decoder.visit_next(visitor)? {
             VisitStep::NeedMoreData if self.layout.next_read().is_none() => {
@@ -440,28 +440,6 @@ impl DataFileReader {
             }
             step => Ok(step),
         }
-    }
-
-    /// An iterator over the items, reading with `read_at(offset, len)` (e.g. `pread`). It ends
-    /// after the last item or the first error.
-    pub fn items_with<F>(&mut self, read_at: F) -> DataItems<'_, F>
-    where
-        F: FnMut(u64, usize) -> Result<Vec<u8>>,
-    {
-        DataItems {
-            reader: self,
-            read_at,
-            done: false,
-        }
-    }
-
-    /// Every item from the current position to the end, for small files and tests (a large
-    /// file is better walked with [`DataFileReader::items_with`]).
-    pub fn decode_all_with<F>(&mut self, read_at: F) -> Result<Vec<DataItem>>
-    where
-        F: FnMut(u64, usize) -> Result<Vec<u8>>,
-    {
-        self.items_with(read_at).collect()
     }
 }
 
@@ -483,52 +461,14 @@ pub(crate) fn headers_only_schema(version: crate::version::Version) -> DataSchem
     )
 }
 
-/// Iterator returned by [`DataFileReader::items_with`].
-pub struct DataItems<'r, F> {
-    reader: &'r mut DataFileReader,
-    read_at: F,
-    done: bool,
-}
+/// Data.db through the protocol, for the 3.0+ and the 2.x decoder alike: a chunk (or a block
+/// of a plain file) at a time.
+impl<D: PushDecoder> RangeReader for ChunkedDataReader<D> {
+    fn next_read(&self) -> Option<ByteRange> {
+        self.layout.next_read()
+    }
 
-impl<F> Iterator for DataItems<'_, F>
-where
-    F: FnMut(u64, usize) -> Result<Vec<u8>>,
-{
-    type Item = Result<DataItem>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        while !self.done {
-            let step = match self.reader.next_item() {
-                Ok(s) => s,
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(e));
-                }
-            };
-            match step {
-                DecodeStep::Item(item) => return Some(Ok(item)),
-                DecodeStep::Finished => self.done = true,
-                DecodeStep::NeedMoreData => {
-                    let Some((offset, len)) = self.reader.next_read() else {
-                        // Unreachable in practice: next_item finishes the input when nothing
-                        // more can be read.
-                        self.done = true;
-                        return None;
-                    };
-                    let result = usize::try_from(len)
-                        .map_err(|_| {
-                            Error::invalid(format!("read of {len} bytes"), offset)
-                                .in_component(ComponentType::Data)
-                        })
-                        .and_then(|n| (self.read_at)(offset, n))
-                        .and_then(|bytes| self.reader.supply(offset, &bytes));
-                    if let Err(e) = result {
-                        self.done = true;
-                        return Some(Err(e));
-                    }
-                }
-            }
-        }
-        None
+    fn supply(&mut self, range: &ByteRange, bytes: &[u8], _clock: &dyn Clock) -> Result<()> {
+        self.supply_at(range.offset, bytes)
     }
 }

@@ -21,15 +21,16 @@
 //! * [`DataDecoder`] is the sans-I/O push decoder over *uncompressed* bytes: `push`, `finish`,
 //!   `next_item` → [`DecodeStep`] (owned items), or `visit_next` with a [`DataVisitor`]
 //!   (borrowed: rows and cells as views into the window, [`RowView`] / [`CellView`], nothing
-//!   allocated per row or cell). [`scan_counts`] is the decode-only scan.
+//!   allocated per row or cell). [`ScanCounts`] is the decode-only scan's visitor.
 //! * [`DataFileReader`] sits on top for the physical file, plain or compressed
-//!   (CompressionInfo.db): it names the byte range it needs ([`DataFileReader::next_read`]), the
-//!   caller reads it (a Blob slice, `pread`) and hands it over ([`DataFileReader::supply`]). It
-//!   is [`ChunkedDataReader`] over a [`DataDecoder`]; the same reader feeds the 2.x
+//!   (CompressionInfo.db): it speaks the one byte-range protocol
+//!   ([`RangeReader`](crate::range::RangeReader): the range it needs, then its bytes). It is
+//!   [`ChunkedDataReader`] over a [`DataDecoder`]; the same reader feeds the 2.x
 //!   [`LegacyDataDecoder`](crate::component::legacy_data::LegacyDataDecoder) through the
-//!   [`PushDecoder`] trait, whose [`Window`] both decoders share.
-//!   [`DataFileReader::items_with`] / [`DataFileReader::decode_all_with`] drive that loop for
-//!   native callers with a `read_at` closure.
+//!   [`PushDecoder`] trait, whose [`Window`] both decoders share. The drivers run it:
+//!   [`SyncDriver::items`](crate::range::SyncDriver::items) (owned items),
+//!   [`SyncDriver::visit_all`](crate::range::SyncDriver::visit_all) (a borrowing scan), and
+//!   their async twins.
 //!
 //! Suspicious but decodable things (a row size that does not match its body, negative or
 //! overflowed deletion times, duplicate clusterings, …) are [`Finding`]s on the item. Errors
@@ -76,7 +77,7 @@ pub use deletion::{
     DeletionTime, DeletionTimeEncoding, LivenessInfo, LocalDeletionTime, EXPIRED_LIVENESS_TTL_SECS,
 };
 pub(crate) use file::headers_only_schema;
-pub use file::{ChunkedDataReader, DataFileReader, DataItems};
+pub use file::{ChunkedDataReader, DataFileReader};
 pub use node::{partition_node, HexValues, ValueRenderer};
 pub(crate) use partition::read_partition_start;
 pub use partition::{KeyComponent, PartitionEnd, PartitionKey, PartitionStart};
@@ -85,7 +86,7 @@ pub use row::{
     HAS_SHADOWABLE_DELETION, HAS_TIMESTAMP, HAS_TTL, IS_MARKER, IS_STATIC,
     SCYLLA_HAS_SHADOWABLE_TOMBSTONE,
 };
-pub use scan::{read_at_slice, scan_counts, visit_all_with, ScanCounts};
+pub use scan::ScanCounts;
 pub use schema::{ColumnKind, ColumnSchema, DataSchema, DeltaBase};
 pub(crate) use stream::waits_for_more;
 pub use stream::{DataDecoder, DecodeStep, PushDecoder, VisitStep, Window};

@@ -1,17 +1,14 @@
 //! The decode-only scan (what `sstable-inspect bench` times): [`ScanCounts`] counts what a
-//! visitor sees, [`scan_counts`] drives it over a whole file.
+//! visitor sees; [`SyncDriver::visit_all`](crate::range::SyncDriver::visit_all) drives it over a
+//! whole file.
 
 use serde::Serialize;
 
-use super::file::DataFileReader;
 use super::partition::{PartitionEnd, PartitionStart};
 use super::schema::ColumnSchema;
-use super::stream::VisitStep;
 use super::view::{
     CellKind, CellView, ComplexColumnHead, DataVisitor, RangeTombstoneMarker, RowEnd, RowView,
 };
-use crate::component::ComponentType;
-use crate::error::{Error, Result};
 
 /// What a decode-only scan counted.
 #[derive(Serialize, Debug, Clone, Default, PartialEq, Eq)]
@@ -101,72 +98,4 @@ impl DataVisitor for ScanCounts {
 #[inline(always)]
 fn add(count: &mut u64, n: u64) {
     *count = count.saturating_add(n);
-}
-
-/// Drives `reader` from its position to the end, reading with `read_at(offset, len)`
-/// into a reused buffer, and hands everything to `visitor`. Stops at the first error.
-pub fn visit_all_with<F, V>(
-    reader: &mut DataFileReader,
-    mut read_at: F,
-    visitor: &mut V,
-) -> Result<()>
-where
-    F: FnMut(u64, &mut Vec<u8>) -> Result<()>,
-    V: DataVisitor + ?Sized,
-{
-    let mut bytes = Vec::new();
-    loop {
-        match reader.visit_next(visitor)? {
-            VisitStep::Visited => {}
-            VisitStep::Finished => return Ok(()),
-            VisitStep::NeedMoreData => {
-                let Some((offset, len)) = reader.next_read() else {
-                    return Ok(());
-                };
-                let n = usize::try_from(len).map_err(|_| {
-                    Error::invalid(format!("read of {len} bytes"), offset)
-                        .in_component(ComponentType::Data)
-                })?;
-                // Sized, not cleared: `read_at` overwrites every byte (no memset per chunk).
-                bytes.resize(n, 0);
-                read_at(offset, &mut bytes)?;
-                reader.supply(offset, &bytes)?;
-            }
-        }
-    }
-}
-
-/// The `read_at` of [`visit_all_with`] and [`scan_counts`] for a Data.db held in memory: fills
-/// `buf` (already sized) from `data` at `offset`; an error past its end.
-pub fn read_at_slice(data: &[u8]) -> impl Fn(u64, &mut Vec<u8>) -> Result<()> + Copy + '_ {
-    move |offset, buf| {
-        let range = usize::try_from(offset)
-            .ok()
-            .and_then(|start| Some(start..start.checked_add(buf.len())?));
-        match range.and_then(|r| data.get(r)) {
-            Some(src) => {
-                buf.copy_from_slice(src);
-                Ok(())
-            }
-            None => Err(Error::new(
-                crate::error::ErrorKind::MissingBytes {
-                    wanted_start: offset,
-                    wanted_end: offset.saturating_add(buf.len() as u64),
-                },
-                offset,
-            )
-            .in_component(ComponentType::Data)),
-        }
-    }
-}
-
-/// The decode-only scan: every partition, row and cell of the file decoded and counted,
-/// nothing kept. `read_at(offset, buf)` fills `buf` (already sized) from Data.db at `offset`.
-pub fn scan_counts<F>(reader: &mut DataFileReader, read_at: F) -> Result<ScanCounts>
-where
-    F: FnMut(u64, &mut Vec<u8>) -> Result<()>,
-{
-    let mut counts = ScanCounts::default();
-    visit_all_with(reader, read_at, &mut counts)?;
-    Ok(counts)
 }
