@@ -20,6 +20,7 @@
 
 #[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod analytics;
+pub mod byte_range;
 pub mod checked_data;
 #[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod checksum;

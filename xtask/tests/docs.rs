@@ -386,6 +386,7 @@ const ENGINE_LAYERS: &[(&str, &[&str])] = &[
             "datetime",
             "clock",
             "checksum",
+            "byte_range",
         ],
     ),
     (

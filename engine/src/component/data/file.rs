@@ -29,12 +29,12 @@ use super::schema::DataSchema;
 use super::stream::{DataDecoder, PushDecoder, VisitStep};
 use super::view::DataVisitor;
 use super::{DecodeOptions, Finding, FindingKind};
+use crate::byte_range::{ByteRange, RangeReader};
 use crate::clock::Clock;
 use crate::component::compression_info::CompressionInfo;
 use crate::component::ComponentType;
 use crate::compress::{decompress_chunk, decompress_chunk_into, CodecError, Compressor};
 use crate::error::{Error, ErrorKind, Result};
-use crate::range::{ByteRange, RangeReader};
 use crate::span::Span;
 use crate::version::Version;
 
