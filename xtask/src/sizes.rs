@@ -23,7 +23,6 @@ const ALLOWED: &[(&str, &str)] = &[
          module per request family): remove this entry when that branch merges",
         "web/src/worker.rs",
     ),
-    (SPLITTING_HERE, "engine/src/types/parser.rs"),
     (SPLITTING_HERE, "engine/src/component/scylla.rs"),
 ];
 
