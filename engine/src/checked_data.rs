@@ -7,7 +7,7 @@ use crate::component::crc::ChecksumType;
 use crate::component::data::{DataFileReader, DecodeOptions, DecodeStep};
 use crate::component::ComponentType;
 use crate::error::{Error, Result};
-use crate::info::SSTableMetadata;
+use crate::metadata::SSTableMetadata;
 use crate::range::{ByteRange, ItemReader, RangeReader};
 use crate::version::Format;
 
