@@ -5,6 +5,7 @@
 //! Src: `.../io/sstable/format/big/RowIndexEntry.java` (`Serializer`, `ShallowIndexedEntry`),
 //! `.../io/sstable/IndexInfo.java`.
 
+use crate::component::common::count::read_int_count;
 use crate::component::common::DeletionTime;
 use crate::component::ComponentType;
 use crate::error::{Error, ErrorKind, Result};
@@ -130,14 +131,7 @@ impl<'a> IndexFile<'a> {
         let count = match layout {
             IndexLayout::Current => r.unsigned_vint32("promoted index: block count")?,
             IndexLayout::Legacy => {
-                let n = r.i32("promoted index: block count")?;
-                u32::try_from(n).map_err(|_| {
-                    r.invalid_at(
-                        format!("negative block count {n}"),
-                        count_start,
-                        "promoted index: block count",
-                    )
-                })?
+                read_int_count(&mut r, "promoted index: block count", "block count")?.value
             }
         };
         let block_count = Spanned {
@@ -440,15 +434,7 @@ fn read_block_count(r: &mut Reader<'_>, layout: IndexLayout, version: &Version) 
         }
         IndexLayout::Legacy => {
             DeletionTime::decode_legacy(r, "promoted index: partition deletion")?;
-            let start = r.offset();
-            let n = r.i32("promoted index: block count")?;
-            u32::try_from(n).map_err(|_| {
-                r.invalid_at(
-                    format!("negative block count {n}"),
-                    start,
-                    "promoted index: block count",
-                )
-            })
+            Ok(read_int_count(r, "promoted index: block count", "block count")?.value)
         }
     }
 }

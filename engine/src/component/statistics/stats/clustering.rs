@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 
+use crate::component::common::count::read_int_count;
 use crate::component::common::{
     ClusteringLayout, ClusteringPrefix, ClusteringPrefixBuf, ClusteringValueState,
 };
@@ -21,7 +22,7 @@ use super::short_type;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ClusteringValues {
     pub span: Span,
-    pub count: Spanned<i32>,
+    pub count: Spanned<u32>,
     pub values: Vec<RawBytes>,
 }
 
@@ -31,15 +32,8 @@ impl ClusteringValues {
         what: &'static str,
     ) -> Result<Self> {
         let start = r.offset();
-        let count = r.spanned(|r| r.i32(what))?;
-        let n = u64::try_from(count.value).map_err(|_| {
-            r.invalid_at(
-                format!("negative value count {}", count.value),
-                count.span.start,
-                what,
-            )
-        })?;
-        let n = r.check_count(n, 2, what)?;
+        let count = read_int_count(r, what, "value count")?;
+        let n = r.check_count(u64::from(count.value), 2, what)?;
         let mut values = Vec::with_capacity(n);
         for _ in 0..n {
             let v_start = r.offset();

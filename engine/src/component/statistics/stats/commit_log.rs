@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+use crate::component::common::count::read_int_count;
 use crate::component::statistics::leaf;
 use crate::error::Result;
 use crate::reader::Reader;
@@ -59,21 +60,14 @@ pub struct CommitLogInterval {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CommitLogIntervals {
     pub span: Span,
-    pub count: Spanned<i32>,
+    pub count: Spanned<u32>,
     pub intervals: Vec<CommitLogInterval>,
 }
 
 pub(super) fn decode_intervals(r: &mut Reader<'_>) -> Result<CommitLogIntervals> {
     let start = r.offset();
-    let count = r.spanned(|r| r.i32("STATS: commit log interval count"))?;
-    let n = u64::try_from(count.value).map_err(|_| {
-        r.invalid_at(
-            format!("negative interval count {}", count.value),
-            count.span.start,
-            "STATS: commit log interval count",
-        )
-    })?;
-    let n = r.check_count(n, 24, "STATS: commit log intervals")?;
+    let count = read_int_count(r, "STATS: commit log interval count", "interval count")?;
+    let n = r.check_count(u64::from(count.value), 24, "STATS: commit log intervals")?;
     let mut intervals = Vec::with_capacity(n);
     for _ in 0..n {
         let s = CommitLogPosition::decode(r, "STATS: commit log interval start")?;
