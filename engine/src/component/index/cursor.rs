@@ -5,7 +5,7 @@
 //! Src: `.../io/sstable/format/big/RowIndexEntry.java` (`Serializer`, `ShallowIndexedEntry`),
 //! `.../io/sstable/IndexInfo.java`.
 
-use crate::component::common::count::read_int_count;
+use crate::component::common::count::{read_int_count, read_non_negative_long};
 use crate::component::common::DeletionTime;
 use crate::component::ComponentType;
 use crate::error::{Error, ErrorKind, Result};
@@ -321,37 +321,18 @@ impl<'a> IndexCursor<'a> {
         let mut r = self.file.reader_from(start)?;
         let key = r.spanned(|r| r.short_length_bytes("partition key").map(<[u8]>::to_vec))?;
         let layout = self.file.layout();
-        let pos_start = r.offset();
         let position = match layout {
-            IndexLayout::Current => r.unsigned_vint("Data.db position")?,
+            IndexLayout::Current => r.spanned(|r| r.unsigned_vint("Data.db position"))?,
             IndexLayout::Legacy => {
-                let p = r.i64("Data.db position")?;
-                u64::try_from(p).map_err(|_| {
-                    r.invalid_at(
-                        format!("negative Data.db position {p}"),
-                        pos_start,
-                        "Data.db position",
-                    )
-                })?
+                read_non_negative_long(&mut r, "Data.db position", "Data.db position")?
             }
-        };
-        let position = Spanned {
-            value: position,
-            span: r.span_from(pos_start),
         };
         let size_start = r.offset();
         let size = match layout {
             IndexLayout::Current => u64::from(r.unsigned_vint32("promoted index size")?),
-            IndexLayout::Legacy => {
-                let s = r.i32("promoted index size")?;
-                u64::try_from(s).map_err(|_| {
-                    r.invalid_at(
-                        format!("negative promoted index size {s}"),
-                        size_start,
-                        "promoted index size",
-                    )
-                })?
-            }
+            IndexLayout::Legacy => u64::from(
+                read_int_count(&mut r, "promoted index size", "promoted index size")?.value,
+            ),
         };
         let promoted_size = Spanned {
             value: size,

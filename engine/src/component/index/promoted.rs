@@ -8,6 +8,7 @@
 
 use serde::Serialize;
 
+use crate::component::common::count::read_non_negative_long;
 use crate::component::common::offset_table::{offset_entry_span, offsets_node};
 use crate::component::common::DeletionTime;
 use crate::component::common::{
@@ -298,28 +299,8 @@ impl IndexInfo {
         let start = r.offset();
         let first_name = LegacyCellName::decode(r, "IndexInfo: first name")?;
         let last_name = LegacyCellName::decode(r, "IndexInfo: last name")?;
-        let offset = r.spanned(|r| r.i64("IndexInfo: offset"))?;
-        let width = r.spanned(|r| r.i64("IndexInfo: width"))?;
-        let offset = Spanned {
-            value: u64::try_from(offset.value).map_err(|_| {
-                r.invalid_at(
-                    format!("negative block offset {}", offset.value),
-                    offset.span.start,
-                    "IndexInfo: offset",
-                )
-            })?,
-            span: offset.span,
-        };
-        let width = Spanned {
-            value: u64::try_from(width.value).map_err(|_| {
-                r.invalid_at(
-                    format!("negative block width {}", width.value),
-                    width.span.start,
-                    "IndexInfo: width",
-                )
-            })?,
-            span: width.span,
-        };
+        let offset = read_non_negative_long(r, "IndexInfo: offset", "block offset")?;
+        let width = read_non_negative_long(r, "IndexInfo: width", "block width")?;
         Ok(IndexInfo {
             span: r.span_from(start),
             index,
