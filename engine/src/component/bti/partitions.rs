@@ -342,23 +342,13 @@ pub fn decode(bytes: &[u8]) -> Result<PartitionIndex> {
 
 impl PartitionIndex {
     pub fn to_node(&self) -> Node {
-        let mut nodes: Vec<Node> = self
-            .entries
-            .iter()
-            .enumerate()
-            .take(MAX_CHILD_NODES)
-            .map(|(i, e)| e.to_node(i))
-            .collect();
-        if self.entries.len() > MAX_CHILD_NODES {
-            nodes.push(Node::new(
-                "…",
-                format!(
-                    "{} more partitions",
-                    self.entries.len().saturating_sub(MAX_CHILD_NODES)
-                ),
-                None,
-            ));
-        }
+        let nodes = Node::capped_list(
+            &self.entries,
+            MAX_CHILD_NODES,
+            "partitions",
+            || None,
+            |(i, e)| e.to_node(i),
+        );
         let trie_span = Span::new(0, self.footer.span.start);
         let mut children = vec![
             self.footer.to_node(),

@@ -283,28 +283,18 @@ impl PrimaryIndex {
     }
 
     pub fn to_node(&self) -> Node {
-        let mut nodes: Vec<Node> = self
-            .entries
-            .iter()
-            .enumerate()
-            .take(MAX_CHILD_NODES)
-            .map(|(i, e)| e.to_node(i))
-            .collect();
-        if self.entries.len() > MAX_CHILD_NODES {
-            let hidden = self
-                .entries
-                .get(MAX_CHILD_NODES)
-                .zip(self.entries.last())
-                .map(|(a, b)| Span::new(a.span.start, b.span.end));
-            nodes.push(Node::new(
-                "…",
-                format!(
-                    "{} more partitions",
-                    self.entries.len().saturating_sub(MAX_CHILD_NODES)
-                ),
-                hidden,
-            ));
-        }
+        let nodes = Node::capped_list(
+            &self.entries,
+            MAX_CHILD_NODES,
+            "partitions",
+            || {
+                self.entries
+                    .get(MAX_CHILD_NODES)
+                    .zip(self.entries.last())
+                    .map(|(a, b)| Span::new(a.span.start, b.span.end))
+            },
+            |(i, e)| e.to_node(i),
+        );
         let mut children = vec![Node::new(
             "partitions",
             format!(
