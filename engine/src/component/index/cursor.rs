@@ -127,17 +127,15 @@ impl<'a> IndexFile<'a> {
                 DeletionTime::decode_legacy(&mut r, "promoted index: partition deletion")?
             }
         };
-        let count_start = r.offset();
-        let count = match layout {
-            IndexLayout::Current => r.unsigned_vint32("promoted index: block count")?,
+        let block_count = match layout {
+            IndexLayout::Current => {
+                r.spanned(|r| r.unsigned_vint32("promoted index: block count"))?
+            }
             IndexLayout::Legacy => {
-                read_int_count(&mut r, "promoted index: block count", "block count")?.value
+                read_int_count(&mut r, "promoted index: block count", "block count")?
             }
         };
-        let block_count = Spanned {
-            value: count,
-            span: r.span_from(count_start),
-        };
+        let (count, count_start) = (block_count.value, block_count.span.start);
         if count < 2 {
             warnings.push(format!(
                 "{count} IndexInfo blocks: Cassandra only writes a promoted index for 2 or more"
@@ -327,17 +325,17 @@ impl<'a> IndexCursor<'a> {
                 read_non_negative_long(&mut r, "Data.db position", "Data.db position")?
             }
         };
-        let size_start = r.offset();
         let size = match layout {
-            IndexLayout::Current => u64::from(r.unsigned_vint32("promoted index size")?),
-            IndexLayout::Legacy => u64::from(
-                read_int_count(&mut r, "promoted index size", "promoted index size")?.value,
-            ),
+            IndexLayout::Current => r.spanned(|r| r.unsigned_vint32("promoted index size"))?,
+            IndexLayout::Legacy => {
+                read_int_count(&mut r, "promoted index size", "promoted index size")?
+            }
         };
         let promoted_size = Spanned {
-            value: size,
-            span: r.span_from(size_start),
+            value: u64::from(size.value),
+            span: size.span,
         };
+        let (size, size_start) = (promoted_size.value, promoted_size.span.start);
         let promoted_start = r.offset();
         let promoted_end = promoted_start.checked_add(size).ok_or_else(|| {
             r.invalid_at(
