@@ -208,7 +208,8 @@ impl<'a> IndexFile<'a> {
     }
 
     /// Decodes `IndexInfo` block `j` of a promoted index. `clustering` gives the clustering
-    /// columns' value lengths (`ma`+; see [`clustering_value_lengths`]); ignored before `ma`.
+    /// columns' value lengths (`ma`+; see
+    /// [`clustering_value_lengths`](super::clustering_value_lengths)); ignored before `ma`.
     pub fn block(
         &self,
         promoted: &PromotedIndex,

@@ -24,7 +24,7 @@ pub enum TypeParseErrorKind {
     },
     /// Characters follow a complete type.
     TrailingCharacters { found: char },
-    /// Parameters nest deeper than [`MAX_NESTING_DEPTH`].
+    /// Parameters nest deeper than [`MAX_NESTING_DEPTH`](super::MAX_NESTING_DEPTH).
     TooDeep { limit: usize },
     /// A type got the wrong number of type parameters.
     ParameterCount {
