@@ -10,7 +10,7 @@ use crate::component::crc::{ChecksumType, CrcFile};
 use crate::component::data::{DataFileReader, DataItem, DecodeOptions, DecodeStep, PartitionStart};
 use crate::component::ComponentType;
 use crate::error::{Error, Result};
-use crate::info::SSTableMetadata;
+use crate::metadata::SSTableMetadata;
 use crate::range::{ByteRange, ItemReader, RangeReader};
 use crate::version::Format;
 

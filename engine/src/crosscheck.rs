@@ -34,7 +34,7 @@ use crate::component::data::PartitionStart;
 use crate::component::filter::BloomFilter;
 use crate::component::summary::{display_key, BASE_SAMPLING_LEVEL};
 use crate::error::Error;
-use crate::info::SSTableMetadata;
+use crate::metadata::SSTableMetadata;
 use crate::span::serialize_opt_hex;
 use crate::token::{Partitioner, Token};
 

@@ -15,7 +15,7 @@ use crate::clock::Clock;
 use crate::component::ComponentType;
 use crate::descriptor::Descriptor;
 use crate::error::{Error, Result};
-use crate::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
+use crate::metadata::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
 use crate::range::{ByteRange, RangeReader};
 
 /// Reads and decodes the metadata components of one SSTable (see the module docs).

@@ -99,6 +99,27 @@ impl Node {
         self
     }
 
+    /// The first `max` of `items` as nodes (`node` gets each with its index), then, when there
+    /// are more, one "… N more {noun}" node over `rest_span()` (the bytes of those not shown):
+    /// how every long list in a tree is cut.
+    pub fn capped_list<'a, T>(
+        items: &'a [T],
+        max: usize,
+        noun: &str,
+        rest_span: impl FnOnce() -> Option<Span>,
+        node: impl FnMut((usize, &'a T)) -> Node,
+    ) -> Vec<Node> {
+        let mut nodes: Vec<Node> = items.iter().enumerate().take(max).map(node).collect();
+        if items.len() > max {
+            nodes.push(Node::new(
+                "…",
+                format!("{} more {noun}", items.len().saturating_sub(max)),
+                rest_span(),
+            ));
+        }
+        nodes
+    }
+
     /// The innermost node whose span contains `offset` (depth first), for "click a byte, select its field".
     pub fn find_at(&self, offset: u64) -> Option<&Node> {
         for child in &self.children {
@@ -116,6 +137,29 @@ impl Node {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_list_is_cut_with_one_node_for_the_rest() {
+        let items = [10u32, 11, 12, 13, 14];
+        let node = |(i, v): (usize, &u32)| Node::new(format!("item {i}"), v.to_string(), None);
+        let cut = Node::capped_list(&items, 3, "items", || Some(Span::new(30, 50)), node);
+        let shown: Vec<(&str, &str)> = cut
+            .iter()
+            .map(|n| (n.label.as_str(), n.value.as_str()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("item 0", "10"),
+                ("item 1", "11"),
+                ("item 2", "12"),
+                ("…", "2 more items")
+            ]
+        );
+        assert_eq!(cut[3].span, Some(Span::new(30, 50)));
+        let whole = Node::capped_list(&items, 5, "items", || panic!("nothing is cut"), node);
+        assert_eq!(whole.len(), 5);
+    }
 
     #[test]
     fn find_at_returns_innermost_field() {

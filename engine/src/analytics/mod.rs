@@ -28,7 +28,7 @@ pub use tombstones::{TimelineBucket, TombstoneScan, TombstonesReport};
 use crate::component::data::DataFileReader;
 use crate::component::ComponentType;
 use crate::error::{Error, Result};
-use crate::info::SSTableMetadata;
+use crate::metadata::SSTableMetadata;
 use crate::types::AbstractType;
 
 /// A Data.db reader for an analytics pass, and the partition key type. Refuses SSTables before

@@ -24,7 +24,7 @@
 use serde::Serialize;
 
 use super::partitions::NowSource;
-use crate::info::SSTableMetadata;
+use crate::metadata::SSTableMetadata;
 use crate::token::Token;
 
 /// One SSTable's times and placement.

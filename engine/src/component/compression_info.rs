@@ -565,32 +565,22 @@ impl CompressionInfo {
             self.chunk_count.value.to_string(),
             Some(self.chunk_count.span),
         ));
-        let mut offsets: Vec<Node> = self
-            .chunk_offsets
-            .iter()
-            .enumerate()
-            .take(MAX_CHILD_NODES)
-            .map(|(i, o)| {
+        let offsets = Node::capped_list(
+            &self.chunk_offsets,
+            MAX_CHILD_NODES,
+            "offsets",
+            || {
+                self.chunk_offset_span(MAX_CHILD_NODES)
+                    .map(|s| Span::new(s.start, self.chunk_offsets_span.end))
+            },
+            |(i, o)| {
                 Node::new(
                     format!("chunk {i}"),
                     o.to_string(),
                     self.chunk_offset_span(i),
                 )
-            })
-            .collect();
-        if self.chunk_offsets.len() > MAX_CHILD_NODES {
-            let hidden = self
-                .chunk_offset_span(MAX_CHILD_NODES)
-                .map(|s| Span::new(s.start, self.chunk_offsets_span.end));
-            offsets.push(Node::new(
-                "…",
-                format!(
-                    "{} more offsets",
-                    self.chunk_offsets.len().saturating_sub(MAX_CHILD_NODES)
-                ),
-                hidden,
-            ));
-        }
+            },
+        );
         children.push(
             Node::new(
                 "chunk offsets",

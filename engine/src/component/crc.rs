@@ -265,30 +265,22 @@ impl CrcFile {
                 Some(self.chunk_size_bytes.span),
             ),
         ];
-        let mut sums: Vec<Node> = self
-            .checksums
-            .iter()
-            .enumerate()
-            .take(MAX_CHILD_NODES)
-            .map(|(i, c)| {
+        let sums = Node::capped_list(
+            &self.checksums,
+            MAX_CHILD_NODES,
+            "checksums",
+            || {
+                self.checksum_span(MAX_CHILD_NODES)
+                    .map(|s| Span::new(s.start, self.checksums_span.end))
+            },
+            |(i, c)| {
                 Node::new(
                     format!("chunk {i}"),
                     format!("{c:#010x}"),
                     self.checksum_span(i),
                 )
-            })
-            .collect();
-        if self.checksums.len() > MAX_CHILD_NODES {
-            let first_hidden = self.checksum_span(MAX_CHILD_NODES).map(|s| s.start);
-            sums.push(Node::new(
-                "…",
-                format!(
-                    "{} more checksums",
-                    self.checksums.len().saturating_sub(MAX_CHILD_NODES)
-                ),
-                first_hidden.map(|s| Span::new(s, self.checksums_span.end)),
-            ));
-        }
+            },
+        );
         children.push(
             Node::new(
                 "checksums",

@@ -432,12 +432,16 @@ impl IndexSummary {
                 MAX_CHILD_NODES,
             ));
         }
-        let mut nodes: Vec<Node> = self
-            .entries
-            .iter()
-            .enumerate()
-            .take(MAX_CHILD_NODES)
-            .map(|(i, e)| {
+        let nodes = Node::capped_list(
+            &self.entries,
+            MAX_CHILD_NODES,
+            "entries",
+            || {
+                self.entries
+                    .get(MAX_CHILD_NODES)
+                    .map(|e| Span::new(e.span().start, self.entries_span.end))
+            },
+            |(i, e)| {
                 Node::new(
                     format!("entry {i}"),
                     format!(
@@ -455,22 +459,8 @@ impl IndexSummary {
                         Some(e.index_position.span),
                     ),
                 ])
-            })
-            .collect();
-        if self.entries.len() > MAX_CHILD_NODES {
-            let hidden = self
-                .entries
-                .get(MAX_CHILD_NODES)
-                .map(|e| Span::new(e.span().start, self.entries_span.end));
-            nodes.push(Node::new(
-                "…",
-                format!(
-                    "{} more entries",
-                    self.entries.len().saturating_sub(MAX_CHILD_NODES)
-                ),
-                hidden,
-            ));
-        }
+            },
+        );
         children.push(
             Node::new(
                 "entries",

@@ -7,9 +7,9 @@
 //! from the borrowed decoder into a byte buffer (the CLI's `dump`).
 
 mod json;
-mod write;
+mod printer;
 
-pub use write::{DumpFormat, DumpWriter};
+pub use printer::{DumpFormat, DumpWriter};
 
 use serde::{Deserialize, Deserializer, Serialize};
 

@@ -33,6 +33,7 @@ use serde::Serialize;
 
 use super::bytecomparable::{self, partition_key};
 use super::trie::{read_signed, NodeType, TrieBytes, TrieNode};
+use crate::component::common::count::read_non_negative_long;
 use crate::component::crc::push_warnings;
 use crate::component::summary::display_key;
 use crate::error::{ErrorKind, Result};
@@ -116,9 +117,9 @@ pub fn decode_footer(tail: &[u8], tail_offset: u64) -> Result<PartitionIndexFoot
         .in_component(trie.component().clone())
     })?;
     let mut r = trie.reader_at(footer_start)?;
-    let first_key_position = spanned_u64(&mut r, "footer: first key position")?;
-    let partition_count = spanned_u64(&mut r, "footer: partition count")?;
-    let root_position = spanned_u64(&mut r, "footer: root position")?;
+    let first_key_position = read_non_negative_long(&mut r, "footer: first key position", "value")?;
+    let partition_count = read_non_negative_long(&mut r, "footer: partition count", "value")?;
+    let root_position = read_non_negative_long(&mut r, "footer: root position", "value")?;
     let fk = first_key_position.value;
     if fk > footer_start {
         return Err(r.invalid_at(
@@ -341,23 +342,13 @@ pub fn decode(bytes: &[u8]) -> Result<PartitionIndex> {
 
 impl PartitionIndex {
     pub fn to_node(&self) -> Node {
-        let mut nodes: Vec<Node> = self
-            .entries
-            .iter()
-            .enumerate()
-            .take(MAX_CHILD_NODES)
-            .map(|(i, e)| e.to_node(i))
-            .collect();
-        if self.entries.len() > MAX_CHILD_NODES {
-            nodes.push(Node::new(
-                "…",
-                format!(
-                    "{} more partitions",
-                    self.entries.len().saturating_sub(MAX_CHILD_NODES)
-                ),
-                None,
-            ));
-        }
+        let nodes = Node::capped_list(
+            &self.entries,
+            MAX_CHILD_NODES,
+            "partitions",
+            || None,
+            |(i, e)| e.to_node(i),
+        );
         let trie_span = Span::new(0, self.footer.span.start);
         let mut children = vec![
             self.footer.to_node(),
@@ -445,17 +436,6 @@ pub fn lookup(
         matched_bytes: followed.matched,
         payload,
     }))
-}
-
-fn spanned_u64(r: &mut crate::reader::Reader<'_>, what: &'static str) -> Result<Spanned<u64>> {
-    let start = r.offset();
-    let raw = r.i64(what)?;
-    let value = u64::try_from(raw)
-        .map_err(|_| r.invalid_at(format!("negative value {raw}"), start, what))?;
-    Ok(Spanned {
-        value,
-        span: r.span_from(start),
-    })
 }
 
 fn spanned_key(r: &mut crate::reader::Reader<'_>, what: &'static str) -> Result<Spanned<Vec<u8>>> {

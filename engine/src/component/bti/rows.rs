@@ -270,23 +270,13 @@ impl RowIndex {
     }
 
     pub fn to_node(&self) -> Node {
-        let mut nodes: Vec<Node> = self
-            .blocks
-            .iter()
-            .enumerate()
-            .take(MAX_CHILD_NODES)
-            .map(|(i, b)| b.to_node(i))
-            .collect();
-        if self.blocks.len() > MAX_CHILD_NODES {
-            nodes.push(Node::new(
-                "…",
-                format!(
-                    "{} more blocks",
-                    self.blocks.len().saturating_sub(MAX_CHILD_NODES)
-                ),
-                None,
-            ));
-        }
+        let nodes = Node::capped_list(
+            &self.blocks,
+            MAX_CHILD_NODES,
+            "blocks",
+            || None,
+            |(i, b)| b.to_node(i),
+        );
         let mut children = vec![
             self.entry.to_node(),
             Node::new("blocks", self.blocks.len().to_string(), None).with_children(nodes),

@@ -1,6 +1,8 @@
 //! A count stored as a Java `int` that must not be negative (`in.readInt()`, then a `< 0`
 //! check): Summary.db's entry count, CompressionInfo.db's option and chunk counts, the bloom
-//! filter's bitset word count.
+//! filter's bitset word count, the counts in Statistics.db and the legacy promoted index; and
+//! a Java `long` that must not be negative (legacy Index.db positions, `IndexInfo` offsets and
+//! widths, the Partitions.db footer).
 //!
 //! Src: `io/sstable/indexsummary/IndexSummary.java` (`IndexSummarySerializer.deserialize`),
 //! `io/compress/CompressionMetadata.java`, `utils/BloomFilterSerializer.java`.
@@ -24,6 +26,23 @@ pub fn read_int_count(r: &mut Reader<'_>, what: &'static str, noun: &str) -> Res
     })
 }
 
+/// Reads a big-endian `long` with its 8-byte span; a negative one is an error
+/// "negative {noun} {value}" at its offset, reading `what`.
+pub fn read_non_negative_long(
+    r: &mut Reader<'_>,
+    what: &'static str,
+    noun: &str,
+) -> Result<Spanned<u64>> {
+    let start = r.offset();
+    let raw = r.i64(what)?;
+    let value = u64::try_from(raw)
+        .map_err(|_| r.invalid_at(format!("negative {noun} {raw}"), start, what))?;
+    Ok(Spanned {
+        value,
+        span: r.span_from(start),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -39,5 +58,18 @@ mod tests {
         let e = read_int_count(&mut r, "chunk count", "chunk count").unwrap_err();
         assert_eq!(e.offset(), 0x44);
         assert_eq!(e.message(), "negative chunk count -2 (reading chunk count)");
+    }
+
+    #[test]
+    fn reads_a_long_and_refuses_a_negative_one_at_its_offset() {
+        let mut bytes = 0x1_0000_0002i64.to_be_bytes().to_vec();
+        bytes.extend_from_slice(&(-3i64).to_be_bytes());
+        let mut r = Reader::new(&bytes, 0x10);
+        let v = read_non_negative_long(&mut r, "offset", "block offset").unwrap();
+        assert_eq!(v.value, 0x1_0000_0002);
+        assert_eq!(v.span, Span::new(0x10, 0x18));
+        let e = read_non_negative_long(&mut r, "width", "block width").unwrap_err();
+        assert_eq!(e.offset(), 0x18);
+        assert_eq!(e.message(), "negative block width -3 (reading width)");
     }
 }

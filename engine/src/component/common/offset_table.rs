@@ -29,22 +29,13 @@ pub fn offset_entry_span(table: Span, count: usize, i: usize) -> Option<Span> {
 /// (`"i32"`, `"u32 (little-endian)"`).
 pub fn offsets_node(offsets: &[u32], table: Span, encoding: &str, max_children: usize) -> Node {
     let span_of = |i: usize| offset_entry_span(table, offsets.len(), i);
-    let mut nodes: Vec<Node> = offsets
-        .iter()
-        .enumerate()
-        .take(max_children)
-        .map(|(i, o)| Node::new(format!("offset {i}"), o.to_string(), span_of(i)))
-        .collect();
-    if offsets.len() > max_children {
-        nodes.push(Node::new(
-            "…",
-            format!(
-                "{} more offsets",
-                offsets.len().saturating_sub(max_children)
-            ),
-            span_of(max_children).map(|s| Span::new(s.start, table.end)),
-        ));
-    }
+    let nodes = Node::capped_list(
+        offsets,
+        max_children,
+        "offsets",
+        || span_of(max_children).map(|s| Span::new(s.start, table.end)),
+        |(i, o)| Node::new(format!("offset {i}"), o.to_string(), span_of(i)),
+    );
     Node::new(
         "offsets",
         format!("{} × {encoding}", offsets.len()),

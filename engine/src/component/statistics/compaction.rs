@@ -21,6 +21,7 @@
 use serde::Serialize;
 
 use super::{leaf, spanned_leaf, HyperLogLogPlus};
+use crate::component::common::count::read_int_count;
 use crate::error::{Error, Result};
 use crate::reader::Reader;
 use crate::span::{Node, Span, Spanned};
@@ -30,7 +31,7 @@ use crate::version::Version;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Ancestors {
     pub span: Span,
-    pub count: Spanned<i32>,
+    pub count: Spanned<u32>,
     pub generations: Vec<Spanned<i32>>,
 }
 
@@ -43,15 +44,8 @@ impl Ancestors {
         what_items: &'static str,
     ) -> Result<Ancestors> {
         let a_start = r.offset();
-        let count = r.spanned(|r| r.i32(what_count))?;
-        let n = u64::try_from(count.value).map_err(|_| {
-            r.invalid_at(
-                format!("negative ancestor count {}", count.value),
-                count.span.start,
-                what_count,
-            )
-        })?;
-        let n = r.check_count(n, 4, what_items)?;
+        let count = read_int_count(r, what_count, "ancestor count")?;
+        let n = r.check_count(u64::from(count.value), 4, what_items)?;
         let mut generations = Vec::with_capacity(n);
         for _ in 0..n {
             generations.push(r.spanned(|r| r.i32(what_items))?);

@@ -17,6 +17,7 @@
 use serde::Serialize;
 
 use super::{leaf, spanned_leaf, uuid_string};
+use crate::component::common::count::read_int_count;
 use crate::error::{Error, Result};
 use crate::reader::Reader;
 use crate::span::{Node, Span, Spanned};
@@ -57,17 +58,17 @@ impl DseStatsFields {
         }
         let incremental_node_sync =
             r.spanned(|r| r.i64("STATS (DSE): incremental NodeSync metadata"))?;
-        let count_at = r.offset();
-        let count = r.i32("STATS (DSE): max column value length count")?;
-        let n = u64::try_from(count).map_err(|_| {
-            r.invalid_at(
-                format!("negative column count {count}"),
-                count_at,
-                "STATS (DSE): max column value length count",
-            )
-        })?;
+        let count = read_int_count(
+            r,
+            "STATS (DSE): max column value length count",
+            "column count",
+        )?;
         // Each entry is at least a 1-byte vint length and an i32.
-        let n = r.check_count(n, 5, "STATS (DSE): max column value lengths")?;
+        let n = r.check_count(
+            u64::from(count.value),
+            5,
+            "STATS (DSE): max column value lengths",
+        )?;
         let mut max_column_value_lengths = Vec::with_capacity(n);
         for _ in 0..n {
             let name = r.spanned(|r| {

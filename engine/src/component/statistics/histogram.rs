@@ -14,6 +14,7 @@
 use serde::Serialize;
 
 use super::{leaf, spanned_leaf};
+use crate::component::common::count::read_int_count;
 use crate::error::Result;
 use crate::reader::Reader;
 use crate::span::{Node, Span, Spanned};
@@ -264,7 +265,7 @@ pub struct TombstoneHistogram {
     pub layout: TombstoneHistogramLayout,
     /// Written for compatibility (100 in old writers, the bin count in new ones); ignored on read.
     pub max_bin_size: Spanned<i32>,
-    pub bin_count: Spanned<i32>,
+    pub bin_count: Spanned<u32>,
     pub bins: Vec<TombstoneBin>,
 }
 
@@ -272,15 +273,8 @@ impl TombstoneHistogram {
     pub fn decode(r: &mut Reader<'_>, layout: TombstoneHistogramLayout) -> Result<Self> {
         let start = r.offset();
         let max_bin_size = r.spanned(|r| r.i32("TombstoneHistogram: max bin size"))?;
-        let bin_count = r.spanned(|r| r.i32("TombstoneHistogram: bin count"))?;
-        let count = u64::try_from(bin_count.value).map_err(|_| {
-            r.invalid_at(
-                format!("negative bin count {}", bin_count.value),
-                bin_count.span.start,
-                "TombstoneHistogram: bin count",
-            )
-        })?;
-        let n = r.check_count(count, 12, "TombstoneHistogram: bins")?;
+        let bin_count = read_int_count(r, "TombstoneHistogram: bin count", "bin count")?;
+        let n = r.check_count(u64::from(bin_count.value), 12, "TombstoneHistogram: bins")?;
         let mut bins = Vec::with_capacity(n);
         for _ in 0..n {
             let bin_start = r.offset();
@@ -428,5 +422,20 @@ mod tests {
             Some((3_000_000_000, 9))
         );
         assert_eq!(h.span, Span::new(0, 20));
+    }
+
+    #[test]
+    fn a_negative_bin_count_is_an_error_at_the_count() {
+        let bytes = [0, 0, 0, 100, 0xff, 0xff, 0xff, 0xff];
+        let e = TombstoneHistogram::decode(
+            &mut Reader::new(&bytes, 0x20),
+            TombstoneHistogramLayout::Legacy,
+        )
+        .unwrap_err();
+        assert_eq!(e.offset(), 0x24);
+        assert_eq!(
+            e.message(),
+            "negative bin count -1 (reading TombstoneHistogram: bin count)"
+        );
     }
 }

@@ -64,6 +64,7 @@ pub use stats::{
 };
 pub use validation::ValidationMetadata;
 
+use crate::component::common::count::read_int_count;
 use crate::component::ComponentType;
 use crate::error::{Error, Result};
 use crate::reader::Reader;
@@ -189,7 +190,7 @@ pub struct Statistics {
     pub span: Span,
     /// The container's component count; 0 with an empty span for the legacy record, which has
     /// none (see [`Statistics::layout`]).
-    pub component_count: Spanned<i32>,
+    pub component_count: Spanned<u32>,
     /// Empty for the legacy record.
     pub toc: Vec<TocEntry>,
     /// The metadata CRC32s (na+, da), in file order.
@@ -387,7 +388,7 @@ pub fn decode(bytes: &[u8], version: &Version) -> Result<Statistics> {
     let mut checksums = Vec::new();
     let mut running = crc32fast::Hasher::new();
 
-    let component_count = r.spanned(|r| r.i32("metadata component count"))?;
+    let component_count = read_int_count(&mut r, "metadata component count", "component count")?;
     running.update(&component_count.value.to_be_bytes());
     if checksummed {
         let stored = r.spanned(|r| r.u32("CRC32 of the component count"))?;
@@ -400,14 +401,11 @@ pub fn decode(bytes: &[u8], version: &Version) -> Result<Statistics> {
             covered: vec![component_count.span],
         });
     }
-    let count = u64::try_from(component_count.value).map_err(|_| {
-        r.invalid_at(
-            format!("negative component count {}", component_count.value),
-            0,
-            "metadata component count",
-        )
-    })?;
-    let n = r.check_count(count, 8, "metadata table of contents")?;
+    let n = r.check_count(
+        u64::from(component_count.value),
+        8,
+        "metadata table of contents",
+    )?;
     let toc_start = r.offset();
     let mut raw_toc = Vec::with_capacity(n);
     for _ in 0..n {
@@ -685,6 +683,18 @@ mod tests {
         assert_eq!(
             uuid_string(0x0011_2233_4455_6677, 0x8899_aabb_ccdd_eeff),
             "00112233-4455-6677-8899-aabbccddeeff"
+        );
+    }
+
+    #[test]
+    fn a_negative_component_count_is_an_error_at_offset_0() {
+        let mut bytes = (-2i32).to_be_bytes().to_vec();
+        bytes.extend_from_slice(&crc32fast::hash(&bytes).to_be_bytes());
+        let e = decode(&bytes, &nb()).unwrap_err();
+        assert_eq!(e.offset(), 0);
+        assert_eq!(
+            e.message(),
+            "negative component count -2 (reading metadata component count)"
         );
     }
 

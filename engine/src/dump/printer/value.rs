@@ -1,0 +1,291 @@
+//! Cell values, clustering values and times written straight into the dump's byte buffer:
+//! integers, booleans, blobs, UUIDs, text, dates and timestamps by hand, every other type
+//! through [`format_value`], hex by table lookup.
+//!
+//! Src: `tools/JsonTransformer.java`.
+
+use crate::datetime::{civil_from_days, iso8601_micros, iso8601_secs};
+use crate::dump::json::{
+    hex_pair, needs_escape, plain_text, push_hex, push_i64, push_padded, string_bytes, DIGIT_PAIRS,
+};
+use crate::types::value::{format_cell_path, format_value, push_double, push_float};
+use crate::types::AbstractType;
+
+/// A JSON string whose text `f` writes straight into `out` (escaped afterwards only when it
+/// needs it, through `scratch`; not checked when `f` says its text needs no escape); returns
+/// what `f` returns.
+pub(super) fn json_string_with<R>(
+    out: &mut Vec<u8>,
+    scratch: &mut Vec<u8>,
+    f: impl FnOnce(&mut Vec<u8>) -> (R, bool),
+) -> R {
+    out.push(b'"');
+    let start = out.len();
+    let (r, plain) = f(out);
+    match out.get(start..).filter(|t| !plain && needs_escape(t)) {
+        Some(text) => {
+            scratch.clear();
+            scratch.extend_from_slice(text);
+            out.truncate(start.saturating_sub(1));
+            string_bytes(out, scratch);
+        }
+        None => out.push(b'"'),
+    }
+    r
+}
+
+/// Writes `bytes` of type `t` like cqlsh into `out`; returns the note, if any, and whether the
+/// text written is known to need no JSON escape.
+pub(super) fn render(
+    out: &mut Vec<u8>,
+    t: Option<&AbstractType>,
+    bytes: &[u8],
+) -> (Option<String>, bool) {
+    match t {
+        Some(t) => match fast_value(out, t.base(), bytes, false) {
+            Fast::Plain => (None, true),
+            Fast::NeedsEscape => (None, false),
+            Fast::No => {
+                let f = format_value(t, bytes);
+                out.extend_from_slice(f.text.as_bytes());
+                (f.note, false)
+            }
+        },
+        None => {
+            out.extend_from_slice(b"0x");
+            push_hex(out, bytes);
+            (Some("no type for this value".to_owned()), true)
+        }
+    }
+}
+
+/// A cell path like [`format_cell_path`]; returns whether the text written is known to need no
+/// JSON escape.
+pub(super) fn render_path(out: &mut Vec<u8>, column_type: &AbstractType, path: &[u8]) -> bool {
+    let fast = match column_type.base() {
+        AbstractType::List { .. } => match <[u8; 16]>::try_from(path) {
+            Ok(uuid) => {
+                push_uuid(out, &uuid);
+                Fast::Plain
+            }
+            Err(_) => Fast::No,
+        },
+        AbstractType::Set { element: t, .. } | AbstractType::Map { key: t, .. } => {
+            fast_value(out, t.base(), path, true)
+        }
+        _ => Fast::No,
+    };
+    if fast == Fast::No {
+        out.extend_from_slice(format_cell_path(column_type, path).as_bytes());
+    }
+    fast == Fast::Plain
+}
+
+/// What [`fast_value`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fast {
+    /// Not handled here, nothing written.
+    No,
+    /// Written; no byte of it needs a JSON escape (digits, hex, dates, `True`…).
+    Plain,
+    /// Written text that holds a `"`.
+    NeedsEscape,
+}
+
+impl From<bool> for Fast {
+    fn from(written: bool) -> Fast {
+        if written {
+            Fast::Plain
+        } else {
+            Fast::No
+        }
+    }
+}
+
+/// The common types written directly, exactly as `format_value` renders them (`nested`: inside a
+/// collection, where text is quoted).
+fn fast_value(out: &mut Vec<u8>, t: &AbstractType, bytes: &[u8], nested: bool) -> Fast {
+    let written = match t {
+        AbstractType::Utf8 | AbstractType::Ascii => {
+            // Printable ASCII needs no escape (and no quote doubling when nested).
+            let quote = if nested { b'\'' } else { b'\\' };
+            let Some(has_double_quote) = plain_text(bytes, quote) else {
+                return Fast::No;
+            };
+            if nested {
+                out.push(b'\'');
+            }
+            out.extend_from_slice(bytes);
+            if nested {
+                out.push(b'\'');
+            }
+            return if has_double_quote {
+                Fast::NeedsEscape
+            } else {
+                Fast::Plain
+            };
+        }
+        AbstractType::Int32 => fixed(bytes).is_some_and(|b: [u8; 4]| {
+            push_i64(out, i64::from(i32::from_be_bytes(b)));
+            true
+        }),
+        AbstractType::Long => fixed(bytes).is_some_and(|b: [u8; 8]| {
+            push_i64(out, i64::from_be_bytes(b));
+            true
+        }),
+        AbstractType::Short => fixed(bytes).is_some_and(|b: [u8; 2]| {
+            push_i64(out, i64::from(i16::from_be_bytes(b)));
+            true
+        }),
+        AbstractType::Byte => fixed(bytes).is_some_and(|b: [u8; 1]| {
+            push_i64(out, i64::from(i8::from_be_bytes(b)));
+            true
+        }),
+        AbstractType::Double => fixed(bytes).is_some_and(|b: [u8; 8]| {
+            push_double(out, f64::from_be_bytes(b));
+            true
+        }),
+        AbstractType::Float => fixed(bytes).is_some_and(|b: [u8; 4]| {
+            push_float(out, f32::from_be_bytes(b));
+            true
+        }),
+        AbstractType::Boolean => match bytes {
+            [0] => {
+                out.extend_from_slice(b"False");
+                true
+            }
+            [1] => {
+                out.extend_from_slice(b"True");
+                true
+            }
+            _ => false,
+        },
+        AbstractType::Bytes => {
+            out.extend_from_slice(b"0x");
+            push_hex(out, bytes);
+            true
+        }
+        AbstractType::Uuid | AbstractType::LexicalUuid => fixed(bytes).is_some_and(|b| {
+            push_uuid(out, &b);
+            true
+        }),
+        AbstractType::TimeUuid => match fixed::<16>(bytes) {
+            Some(b) if b.get(6).is_some_and(|v| v >> 4 == 1) => {
+                push_uuid(out, &b);
+                true
+            }
+            _ => false,
+        },
+        AbstractType::Timestamp | AbstractType::Date if !nested => {
+            let Some(b) = fixed::<8>(bytes) else {
+                return Fast::No;
+            };
+            let ms = i64::from_be_bytes(b);
+            let days = ms.div_euclid(86_400_000);
+            let of_day = ms.rem_euclid(86_400_000);
+            let (y, m, d) = civil_from_days(days);
+            if !(1..=9999).contains(&y) {
+                return Fast::No;
+            }
+            push_date(out, y, m, d);
+            out.push(b'T');
+            push_time(out, of_day / 1000);
+            out.push(b'.');
+            push_padded(out, (of_day % 1000) as u64, 3);
+            out.push(b'Z');
+            true
+        }
+        _ => false,
+    };
+    Fast::from(written)
+}
+
+fn fixed<const N: usize>(bytes: &[u8]) -> Option<[u8; N]> {
+    <[u8; N]>::try_from(bytes).ok()
+}
+
+/// 8-4-4-4-12 lowercase hex digits.
+fn push_uuid(out: &mut Vec<u8>, b: &[u8; 16]) {
+    let h = |i: usize| b.get(i).map_or([b'0'; 2], |&v| hex_pair(v));
+    let [a0, a1] = h(0);
+    let [a2, a3] = h(1);
+    let [a4, a5] = h(2);
+    let [a6, a7] = h(3);
+    let [b0, b1] = h(4);
+    let [b2, b3] = h(5);
+    let [c0, c1] = h(6);
+    let [c2, c3] = h(7);
+    let [d0, d1] = h(8);
+    let [d2, d3] = h(9);
+    let [e0, e1] = h(10);
+    let [e2, e3] = h(11);
+    let [e4, e5] = h(12);
+    let [e6, e7] = h(13);
+    let [e8, e9] = h(14);
+    let [ea, eb] = h(15);
+    out.extend_from_slice(&[
+        a0, a1, a2, a3, a4, a5, a6, a7, b'-', b0, b1, b2, b3, b'-', c0, c1, c2, c3, b'-', d0, d1,
+        d2, d3, b'-', e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, ea, eb,
+    ]);
+}
+
+/// `YYYY-MM-DDTHH:MM:SS` (19 bytes) of a date in years 0–9999 and seconds into the day, written
+/// two digits at a time into a stack buffer.
+// Digit indices: `v % 100 * 2` < 200.
+#[allow(clippy::arithmetic_side_effects)]
+fn iso_date_time(y: i64, m: u32, d: u32, secs_of_day: i64) -> [u8; 19] {
+    let two = |v: u64| -> [u8; 2] {
+        let i = (v % 100) as usize * 2;
+        match DIGIT_PAIRS.get(i..i + 2) {
+            Some(&[a, b]) => [a, b],
+            _ => *b"00",
+        }
+    };
+    let y = y.unsigned_abs();
+    let s = secs_of_day.unsigned_abs();
+    let [y0, y1] = two(y / 100);
+    let [y2, y3] = two(y);
+    let [m0, m1] = two(u64::from(m));
+    let [d0, d1] = two(u64::from(d));
+    let [h0, h1] = two(s / 3600);
+    let [n0, n1] = two(s % 3600 / 60);
+    let [s0, s1] = two(s % 60);
+    [
+        y0, y1, y2, y3, b'-', m0, m1, b'-', d0, d1, b'T', h0, h1, b':', n0, n1, b':', s0, s1,
+    ]
+}
+
+/// `YYYY-MM-DD` for years 0–9999.
+fn push_date(out: &mut Vec<u8>, y: i64, m: u32, d: u32) {
+    out.extend_from_slice(iso_date_time(y, m, d, 0).get(..10).unwrap_or(&[]));
+}
+
+/// `HH:MM:SS` of seconds into the day.
+fn push_time(out: &mut Vec<u8>, secs_of_day: i64) {
+    out.extend_from_slice(iso_date_time(0, 1, 1, secs_of_day).get(11..).unwrap_or(&[]));
+}
+
+/// [`iso8601_secs`] into `out`.
+pub(super) fn push_iso_secs(out: &mut Vec<u8>, secs: i64) {
+    let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
+    if !(0..=9999).contains(&y) {
+        out.extend_from_slice(iso8601_secs(secs).as_bytes());
+        return;
+    }
+    out.extend_from_slice(&iso_date_time(y, m, d, secs.rem_euclid(86_400)));
+    out.push(b'Z');
+}
+
+/// [`iso8601_micros`] into `out`.
+pub(super) fn push_iso_micros(out: &mut Vec<u8>, micros: i64) {
+    let secs = micros.div_euclid(1_000_000);
+    let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
+    if !(0..=9999).contains(&y) {
+        out.extend_from_slice(iso8601_micros(micros).as_bytes());
+        return;
+    }
+    out.extend_from_slice(&iso_date_time(y, m, d, secs.rem_euclid(86_400)));
+    out.push(b'.');
+    push_padded(out, micros.rem_euclid(1_000_000).unsigned_abs(), 6);
+    out.push(b'Z');
+}
