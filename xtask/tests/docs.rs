@@ -392,6 +392,7 @@ const ENGINE_LAYERS: &[(&str, &[&str])] = &[
     (
         "metadata",
         &[
+            "metadata",
             "info",
             "component::statistics",
             "component::compression_info",
