@@ -180,6 +180,17 @@ fn human(r: &VerifyReport) -> String {
             let _ = writeln!(out, "    … and {} more", c.failed - c.failures.len() as u64);
         }
     }
+    for c in &r.coverage {
+        let _ = writeln!(
+            out,
+            "  covered: {} {}..{} by {} ({})",
+            c.component,
+            c.start,
+            c.end,
+            c.check,
+            if c.passed { "passed" } else { "failed" }
+        );
+    }
     for u in &r.unverified {
         let _ = writeln!(out, "  not verified: {u}");
     }

@@ -1650,6 +1650,44 @@ fn uncompressed_without_toc_and_crc_db_is_covered_by_its_digest() {
         .collect();
     assert_eq!(located.len(), 1, "{r:#?}");
     assert!(located[0].message.contains("detected, not located"));
+    // The report says what covered Data.db: the digest alone, all of it; with CRC.db, its
+    // checksums too.
+    let len = whole.data().len() as u64;
+    let covered: Vec<_> = r
+        .coverage
+        .iter()
+        .map(|c| {
+            (
+                c.check.as_str(),
+                c.component.as_str(),
+                c.start,
+                c.end,
+                c.passed,
+            )
+        })
+        .collect();
+    assert_eq!(covered, [("Digest.sha1 digest", "Data.db", 0, len, true)]);
+    let r = whole.run(decompressing());
+    let covered: Vec<_> = r
+        .coverage
+        .iter()
+        .map(|c| {
+            (
+                c.check.as_str(),
+                c.component.as_str(),
+                c.start,
+                c.end,
+                c.passed,
+            )
+        })
+        .collect();
+    assert_eq!(
+        covered,
+        [
+            ("CRC.db CRC.db checksums", "Data.db", 0, len, true),
+            ("Digest.sha1 digest", "Data.db", 0, len, true)
+        ]
+    );
     // The same file with a flipped Data.db byte: the digest fails it.
     let mut flipped = without(&[ComponentType::Toc, ComponentType::Crc]);
     flipped.file_mut(&ComponentType::Data)[100] ^= 1;
@@ -1670,4 +1708,51 @@ fn uncompressed_without_toc_and_crc_db_is_covered_by_its_digest() {
             .any(|u| u.contains("no check covers Data.db")),
         "{r:#?}"
     );
+}
+
+#[test]
+fn the_report_lists_which_check_covered_which_bytes() {
+    let Some(fx) = common::cassandra_fixtures("verify::coverage") else {
+        return;
+    };
+    // MANIFEST: nb/legacy_nb_clust is LZ4-compressed, with Digest.crc32 and na+ metadata CRCs.
+    let t = legacy(&fx, "nb", "legacy_nb_clust", "nb-1-big");
+    let len = t.data().len() as u64;
+    let r = t.run(decompressing());
+    assert_eq!(r.verdict, Verdict::Valid, "{r:#?}");
+    let data: Vec<_> = r
+        .coverage
+        .iter()
+        .filter(|c| c.component == "Data.db")
+        .map(|c| (c.check.as_str(), c.start, c.end, c.passed))
+        .collect();
+    assert_eq!(
+        data,
+        [
+            ("Data.db chunk checksums", 0, len, true),
+            ("Digest.crc32 digest", 0, len, true)
+        ]
+    );
+    // Statistics.db: the parts its metadata CRCs cover, inside the file, each passed.
+    let statistics_len = t.files[&ComponentType::Statistics].len() as u64;
+    let parts: Vec<_> = r
+        .coverage
+        .iter()
+        .filter(|c| c.component == "Statistics.db")
+        .collect();
+    assert!(!parts.is_empty());
+    assert!(parts
+        .iter()
+        .all(|c| c.check == "Statistics.db metadata checksums"
+            && c.passed
+            && c.start < c.end
+            && c.end <= statistics_len));
+    // A flipped chunk byte: the chunk checksums' range did not pass.
+    let mut flipped = t;
+    flipped.file_mut(&ComponentType::Data)[10] ^= 1;
+    let r = flipped.run(decompressing());
+    assert!(r
+        .coverage
+        .iter()
+        .any(|c| c.check == "Data.db chunk checksums" && !c.passed));
 }

@@ -71,7 +71,7 @@ mod verify_run;
 
 pub use preconditions::unverifiable_reasons;
 pub use report::{
-    Check, CheckKind, Failure, FindingKind, Phase, PhaseTiming, Verdict, VerifyReport,
+    Check, CheckKind, Coverage, Failure, FindingKind, Phase, PhaseTiming, Verdict, VerifyReport,
     MAX_LISTED_FAILURES,
 };
 pub use split::{DataSplit, RangeChecksum, SplitOutcome};
@@ -306,6 +306,8 @@ pub struct Verifier {
     crc_check: Option<Check>,
     decompress_check: Option<Check>,
     metadata_check: Option<Check>,
+    /// The Statistics.db bytes the metadata checksums cover.
+    statistics_covered: Vec<crate::span::Span>,
     checksum_time: Timer,
     decompress_time: Timer,
     digest_time: Timer,

@@ -79,6 +79,16 @@ impl Verifier {
             .statistics
             .filter(|_| version.has_metadata_checksum())
             .map(metadata_check);
+        let statistics_covered = input
+            .statistics
+            .filter(|_| version.has_metadata_checksum())
+            .map(|s| {
+                s.checksums
+                    .iter()
+                    .flat_map(|c| c.covered.iter().copied())
+                    .collect()
+            })
+            .unwrap_or_default();
         Verifier {
             file_len,
             pos: 0,
@@ -96,6 +106,7 @@ impl Verifier {
             crc_check,
             decompress_check,
             metadata_check,
+            statistics_covered,
             checksum_time: Timer::default(),
             decompress_time: Timer::default(),
             digest_time: Timer::default(),

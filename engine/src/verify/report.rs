@@ -52,6 +52,19 @@ pub enum CheckKind {
     Decompress,
 }
 
+impl CheckKind {
+    /// In words, as the coverage list names a check.
+    pub fn describe(self) -> &'static str {
+        match self {
+            CheckKind::Chunk => "chunk checksums",
+            CheckKind::CrcDb => "CRC.db checksums",
+            CheckKind::Digest => "digest",
+            CheckKind::Metadata => "metadata checksums",
+            CheckKind::Decompress => "decompression",
+        }
+    }
+}
+
 /// What a single failure is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -185,6 +198,21 @@ impl Verdict {
 }
 
 /// The verification of one SSTable.
+/// Bytes of one component that one check compared (`passed`: the comparison held for all of
+/// them). The verdict by coverage: `valid` needs every byte of Data.db (and of Statistics.db's
+/// checksummed metadata, where the version has it) in a range whose check passed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Coverage {
+    /// The check, as `checks` names it: its component and kind (`"Digest.crc32 digest"`).
+    pub check: String,
+    /// The file whose bytes were compared (`"Data.db"`, or `"Data.db (uncompressed)"` for the
+    /// decompression check).
+    pub component: String,
+    pub start: u64,
+    pub end: u64,
+    pub passed: bool,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct VerifyReport {
     pub sstable: String,
@@ -198,6 +226,8 @@ pub struct VerifyReport {
     pub data_bytes: u64,
     pub verified_bytes: u64,
     pub checks: Vec<Check>,
+    /// Which checks covered which byte ranges.
+    pub coverage: Vec<Coverage>,
     pub timings: Vec<PhaseTiming>,
     /// Why a check could not run, in words (empty when every check ran).
     pub unverified: Vec<String>,
@@ -218,6 +248,7 @@ impl VerifyReport {
             data_bytes: 0,
             verified_bytes: 0,
             checks: Vec::new(),
+            coverage: Vec::new(),
             timings: Vec::new(),
             unverified: vec![reason.into()],
             findings: Vec::new(),

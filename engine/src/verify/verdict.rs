@@ -7,8 +7,8 @@ use sha1::Digest as _;
 
 use super::running_checksum::Running;
 use super::{
-    algorithm_name, DigestExpected, DigestState, Failure, FindingKind, Layout, Phase, PhaseTiming,
-    Verdict, Verifier, VerifyReport, MAX_LISTED_PARTITIONS,
+    algorithm_name, Check, Coverage, DigestExpected, DigestState, Failure, FindingKind, Layout,
+    Phase, PhaseTiming, Verdict, Verifier, VerifyReport, MAX_LISTED_PARTITIONS,
 };
 
 impl Verifier {
@@ -165,11 +165,59 @@ impl Verifier {
         }
     }
 
+    /// Which check compared which bytes: the chunk or CRC.db checksums the Data.db bytes
+    /// verified so far, the digest all of Data.db (when compared), the metadata checksums the
+    /// Statistics.db parts they cover. A check that compared nothing covers nothing.
+    fn coverage(&self, complete: bool) -> Vec<Coverage> {
+        let data = ComponentType::Data.file_suffix();
+        let start = self.split.as_ref().map_or(0, |s| s.start);
+        let entry = |c: &Check, component: &str, start: u64, end: u64| Coverage {
+            check: format!("{} {}", c.component, c.kind.describe()),
+            component: component.to_owned(),
+            start,
+            end,
+            passed: c.ok,
+        };
+        let mut out = Vec::new();
+        for c in [&self.chunk_check, &self.crc_check].into_iter().flatten() {
+            if c.checked > 0 && self.pos > start {
+                out.push(entry(c, data, start, self.pos));
+            }
+        }
+        if let Some(d) = self
+            .digest
+            .as_ref()
+            .filter(|_| complete && self.split.is_none())
+        {
+            out.push(entry(&d.check, data, 0, self.file_len));
+        }
+        if let Some(c) = &self.metadata_check {
+            let statistics = ComponentType::Statistics.file_suffix();
+            let mut spans: Vec<(u64, u64)> = self
+                .statistics_covered
+                .iter()
+                .map(|s| (s.start, s.end))
+                .collect();
+            spans.sort_unstable();
+            // Overlapping parts (the table of contents is under more than one CRC) once.
+            let mut merged: Vec<(u64, u64)> = Vec::new();
+            for (a, b) in spans {
+                match merged.last_mut() {
+                    Some(last) if a <= last.1 => last.1 = last.1.max(b),
+                    _ => merged.push((a, b)),
+                }
+            }
+            out.extend(merged.into_iter().map(|(a, b)| entry(c, statistics, a, b)));
+        }
+        out
+    }
+
     /// The report, whether or not all of Data.db was supplied (if not, `complete` is false, the
     /// digest is not compared and `valid` is false).
     pub fn finish(mut self, sstable: &str) -> VerifyReport {
         self.finalize();
         let complete = self.is_done();
+        let coverage = self.coverage(complete);
         let mut checks = Vec::new();
         let decompressed = self.decompress_check.is_some();
         checks.extend(self.chunk_check.take());
@@ -217,6 +265,7 @@ impl Verifier {
             data_bytes: self.file_len,
             verified_bytes: self.pos,
             checks,
+            coverage,
             timings,
             unverified,
             findings: self.findings,
