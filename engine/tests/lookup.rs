@@ -357,7 +357,16 @@ fn legacy_tables_find_every_key_through_their_index() {
                 }
             };
             assert_eq!(r.stopped_at, Some(expected), "{what}");
-            assert!(!components(&r).contains(&"Data.db"), "{what}");
+            if t.is_bti() {
+                // "No transition" is confirmed by the first partition under the nearest
+                // transition: its key shares the prefix the trie gives it.
+                assert!(
+                    components(&r).contains(&"Data.db") || components(&r).contains(&"Rows.db"),
+                    "{what}"
+                );
+            } else {
+                assert!(!components(&r).contains(&"Data.db"), "{what}");
+            }
             // A key inside the range that passes the bloom filter: the index must rule it out.
             if let Some(fp) = bloom_false_positive(&t) {
                 misses_in_range += 1;

@@ -89,6 +89,15 @@ impl Lookup {
                         }
                         _ => note,
                     };
+                    let note = match (self.no_transition_after, self.hash_mismatch) {
+                        (Some(matched), _) => format!(
+                            "{note}; Partitions.db is corrupt: the trie has no transition for the key's byte after {matched} bytes, but the key is under another"
+                        ),
+                        (None, Some((stored, expected))) => format!(
+                            "{note}; Partitions.db is corrupt: its hash byte for the key is 0x{stored:02x}, the key's is 0x{expected:02x}"
+                        ),
+                        (None, None) => note,
+                    };
                     let note = match self.outside {
                         Some(side) => format!(
                             "{note}; Summary.db is corrupt: by its key range the key sorts {side}, but Index.db holds it"
@@ -101,15 +110,21 @@ impl Lookup {
                     self.stopped_at = None;
                     self.stage = Stage::Done;
                     Ok(Some((touched, note)))
-                } else if self.version.format() == Format::Big {
-                    // The index entry held this very key: Data.db does not match its index.
-                    let entry = self
+                } else if self.version.format() == Format::Big
+                    || self
                         .index_hit
                         .as_ref()
-                        .map_or_else(String::new, |hit| format!(" entry at {}", hit.offset));
+                        .is_some_and(|h| h.component == ComponentType::Rows)
+                {
+                    // The index entry (Index.db, or a Rows.db entry) held this very key: Data.db
+                    // does not match its index.
+                    let index = match &self.index_hit {
+                        Some(hit) => format!("{} entry at {}", hit.component, hit.offset),
+                        None => "Index.db entry".to_owned(),
+                    };
                     Err(Error::invalid(
                         format!(
-                            "the Index.db{entry} gives Data.db {position} for the key, but the partition there holds {}",
+                            "the {index} gives Data.db {position} for the key, but the partition there holds {}",
                             display_key(stored)
                         ),
                         position,
@@ -117,15 +132,18 @@ impl Lookup {
                     .context("partition header")
                     .in_component(ComponentType::Data))
                 } else {
+                    self.check_trie_prefix(stored, "Data.db", position)?;
                     let note = format!(
-                        "partition header at {position} holds {}, not the key: absent",
+                        "partition header at {position} holds {}, not the key (it shares the trie's prefix): absent",
                         display_key(stored)
                     );
-                    let stored_key = stored.clone();
-                    self.stop(StopReason::DataKeyMismatch {
-                        data_position: position,
-                        stored_key,
-                    });
+                    let reason = self
+                        .trie_miss()
+                        .unwrap_or_else(|| StopReason::DataKeyMismatch {
+                            data_position: position,
+                            stored_key: stored.clone(),
+                        });
+                    self.stop(reason);
                     Ok(Some((touched, note)))
                 }
             }

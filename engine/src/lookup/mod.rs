@@ -23,9 +23,15 @@
 //!
 //! ## A miss only when the path is sound
 //!
-//! "Absent" is said only by a structure that was read whole and is consistent: a clear bloom
-//! bit, a key outside Summary.db's range, an Index.db range scanned to a greater key, a trie
-//! without the transition, a hash byte or a Rows.db key that differs. A component of the path
+//! "Absent" is said only by a structure that was read whole and is consistent, and each
+//! negative is confirmed by the next structure where one can: a clear bloom bit by the index (a
+//! key the index holds is a bloom false negative), a key outside Summary.db's range by the edge
+//! range of Index.db, an Index.db range scanned to a greater key by that entry's Data.db
+//! partition (it must hold the entry's key), and in the trie a missing transition by the first
+//! partition under the nearest transition, a hash byte or a Rows.db/Data.db key that differs by
+//! the key found there (it must share the prefix the trie matched; the sought key itself there
+//! means a corrupt hash byte or transition, said as such, and the lookup finds it). A descent
+//! that ends on a node without a payload is a corrupt trie. A component of the path
 //! that does not decode (Filter.db, Summary.db, Index.db, Partitions.db, Rows.db, Data.db) or an
 //! index or Data.db that is missing (a missing Filter.db or Summary.db is what Cassandra rebuilds
 //! on open: no filter is probed, Index.db is scanned from its start), a sample past the end of Index.db, an Index.db that ends before Summary.db's last
@@ -124,6 +130,9 @@ struct TrieDescent {
     file_len: u64,
     pages: u64,
     nodes_visited: usize,
+    /// After "no transition" for the key's byte: walking down a neighbouring transition to its
+    /// first payload, whose key must share the prefix the trie gives it.
+    neighbour: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -160,6 +169,15 @@ pub struct Lookup {
     outside: Option<&'static str>,
     /// An index miss being confirmed by the Data.db partition of the entry that ended it.
     confirming: Option<ConfirmMiss>,
+    /// bti: the byte-comparable prefix the trie matched on the way to its payload. The key of
+    /// the partition (or Rows.db entry) it leads to must share it, else the trie is corrupt.
+    trie_prefix: Option<Vec<u8>>,
+    /// bti: the payload's hash byte differed from the key's; the partition it leads to is read
+    /// anyway, to tell a corrupt hash byte (the key is there) from an absent key.
+    hash_mismatch: Option<(u8, u8)>,
+    /// bti: the trie had no transition for the key's byte after this many matched bytes; the
+    /// first partition under the nearest transition is read to confirm the trie there.
+    no_transition_after: Option<usize>,
     steps: Vec<LookupStep>,
     last_nanos: u64,
     stage: Stage,

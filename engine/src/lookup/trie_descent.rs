@@ -17,6 +17,10 @@ use crate::info::SSTableMetadata;
 use crate::range::{ByteRange, RowsWindow};
 use crate::reader::Reader;
 
+/// The longest byte-comparable partition key: a 65,535-byte key with its escapes, the token
+/// and the separators, generously.
+const MAX_KEY_COMPARABLE_BYTES: usize = 2 * 65_536 + 64;
+
 impl Lookup {
     pub(super) fn start_bti(&mut self, metadata: &SSTableMetadata) {
         let Some(file_len) = metadata.size_of(&ComponentType::Partitions) else {
@@ -82,6 +86,7 @@ impl Lookup {
             file_len: end,
             pages: 1,
             nodes_visited: 0,
+            neighbour: false,
         });
         Ok(Processed {
             touched_bytes: FOOTER_BYTES,
@@ -163,23 +168,57 @@ impl Lookup {
             };
             d.nodes_visited = d.nodes_visited.saturating_add(1);
             touched = touched.saturating_add(node.span().len_bytes());
-            if let Some(&b) = d.comparable.get(d.matched) {
+            if d.neighbour {
+                // Down the neighbouring transition to its first payload (a node's own payload
+                // sorts before its children's), one node per key byte at most.
+                if !node.has_payload() {
+                    if let Some(t) = node.transitions.first() {
+                        d.matched = d.matched.saturating_add(1);
+                        if d.matched > MAX_KEY_COMPARABLE_BYTES {
+                            return Err(Error::invalid(
+                                format!(
+                                    "the trie below {} is deeper than any key's byte-comparable form ({MAX_KEY_COMPARABLE_BYTES} bytes)",
+                                    node.position
+                                ),
+                                node.position,
+                            )
+                            .in_component(ComponentType::Partitions)
+                            .context("partition index trie"));
+                        }
+                        d.node = t.child;
+                        continue;
+                    }
+                }
+            } else if let Some(&b) = d.comparable.get(d.matched) {
                 if let Some(child) = node.child(b) {
                     d.matched = d.matched.saturating_add(1);
                     d.node = child;
                     continue;
                 }
-                if node.has_children() {
+                // Absent, once the first partition under the nearest transition holds a key
+                // with the prefix the trie gives it (a corrupt transition byte would not).
+                let nearest = node
+                    .transitions
+                    .iter()
+                    .rev()
+                    .find(|t| t.byte < b)
+                    .or_else(|| node.transitions.iter().find(|t| t.byte > b));
+                if let Some(t) = nearest {
+                    let mut prefix = d.comparable.get(..d.matched).unwrap_or(&[]).to_vec();
+                    prefix.push(t.byte);
                     let note = format!(
-                        "{} nodes; no transition for byte 0x{b:02x} after {} of {} key bytes: absent",
+                        "{} nodes; no transition for byte 0x{b:02x} after {} of {} key bytes; the first partition under 0x{:02x}, to confirm",
                         d.nodes_visited.saturating_sub(visited_before),
                         d.matched,
-                        d.comparable.len()
+                        d.comparable.len(),
+                        t.byte
                     );
-                    self.stop(StopReason::PartitionIndexMiss {
-                        reason: NotFound::NoTransition,
-                        matched_bytes: d.matched,
-                    });
+                    self.no_transition_after = Some(d.matched);
+                    d.comparable = prefix;
+                    d.matched = d.comparable.len();
+                    d.neighbour = true;
+                    d.node = t.child;
+                    self.stage = Stage::PartitionsNode(d);
                     return Ok(Processed {
                         touched_bytes: touched,
                         note,
@@ -199,37 +238,39 @@ impl Lookup {
             };
             let nodes = d.nodes_visited.saturating_sub(visited_before);
             let Some(payload) = payload else {
-                self.stop(StopReason::PartitionIndexMiss {
-                    reason: NotFound::NoPayload,
-                    matched_bytes: d.matched,
-                });
-                return Ok(Processed {
-                    touched_bytes: touched,
-                    note: format!(
-                        "{nodes} nodes; the node at {} has no payload: absent",
-                        node.position
+                // Byte-comparable partition keys are prefix-free and the writer gives every
+                // leaf a payload: a descent that ends on a node without one is a corrupt trie.
+                return Err(Error::invalid(
+                    format!(
+                        "the descent ends at the trie node at {} after {} of {} key bytes, but it has no payload (every leaf of a sound Partitions.db has one)",
+                        node.position,
+                        d.matched,
+                        d.comparable.len()
                     ),
-                });
+                    node.position,
+                )
+                .in_component(ComponentType::Partitions)
+                .context("partition index trie node"));
             };
             touched = touched.saturating_add(payload.span.len_bytes());
-            if let Some(stored) = payload.hash_byte {
+            self.trie_prefix = d
+                .comparable
+                .get(..d.matched.min(d.comparable.len()))
+                .map(<[u8]>::to_vec);
+            let mut hash_note = String::new();
+            if let Some(stored) = payload.hash_byte.filter(|_| !d.neighbour) {
                 let expected = hash_byte(&self.key);
                 if stored != expected {
-                    self.stop(StopReason::PartitionIndexMiss {
-                        reason: NotFound::HashMismatch { stored, expected },
-                        matched_bytes: d.matched,
-                    });
-                    return Ok(Processed {
-                        touched_bytes: touched,
-                        note: format!(
-                            "{nodes} nodes; candidate at {} has hash byte 0x{stored:02x}, the key's \
-                             is 0x{expected:02x}: absent",
-                            node.position
-                        )});
+                    // Absent, once the partition it leads to holds another key that shares the
+                    // trie's prefix; the key itself there means the hash byte is corrupt.
+                    self.hash_mismatch = Some((stored, expected));
+                    hash_note = format!(
+                        "; hash byte 0x{stored:02x}, the key's is 0x{expected:02x}: the partition it leads to, to confirm"
+                    );
                 }
             }
             let note = format!(
-                "{nodes} nodes, {} of {} key bytes matched; payload at {} → {}",
+                "{nodes} nodes, {} of {} key bytes matched; payload at {} → {}{hash_note}",
                 d.matched,
                 d.comparable.len(),
                 node.position,
@@ -298,15 +339,19 @@ impl Lookup {
         let mut r = Reader::new(bytes, position).for_component(ComponentType::Rows);
         let stored = r.short_length_bytes("row index entry: key")?;
         if stored != self.key.as_slice() {
+            self.check_trie_prefix(stored, "the Rows.db entry at", position)?;
             let note = format!(
-                "row index entry for {}, not the key: absent",
+                "row index entry for {}, not the key (it shares the trie's prefix): absent",
                 display_key(stored)
             );
             let touched = (stored.len() as u64).saturating_add(2);
-            self.stop(StopReason::RowIndexKeyMismatch {
-                rows_position: position,
-                stored_key: stored.to_vec(),
-            });
+            let reason = self
+                .trie_miss()
+                .unwrap_or_else(|| StopReason::RowIndexKeyMismatch {
+                    rows_position: position,
+                    stored_key: stored.to_vec(),
+                });
+            self.stop(reason);
             return Ok(Processed {
                 touched_bytes: touched,
                 note,
@@ -340,5 +385,47 @@ impl Lookup {
                 entry.deletion.display()
             ),
         })
+    }
+}
+
+impl Lookup {
+    /// A key the trie led to (in Rows.db or Data.db, at `what` `position`) that is not the
+    /// sought one must still share the byte-comparable prefix the trie matched: else the
+    /// trie's transitions are corrupt, and "absent" cannot be said.
+    pub(super) fn check_trie_prefix(&self, stored: &[u8], what: &str, position: u64) -> Result<()> {
+        let Some(prefix) = &self.trie_prefix else {
+            return Ok(());
+        };
+        let shares =
+            partition_key(&self.partitioner, stored).is_some_and(|c| c.starts_with(prefix));
+        if shares {
+            return Ok(());
+        }
+        Err(Error::invalid(
+            format!(
+                "the Partitions.db trie leads to {what} {position} by the key's first {} byte-comparable bytes, but the key there, {}, does not start with them: Partitions.db is corrupt",
+                prefix.len(),
+                display_key(stored)
+            ),
+            position,
+        )
+        .in_component(ComponentType::Partitions)
+        .context("partition index trie"))
+    }
+
+    /// The miss the trie itself gave (a hash byte, no transition), now confirmed by the
+    /// partition it led to; `None` when the trie led to a payload for the key.
+    pub(super) fn trie_miss(&self) -> Option<StopReason> {
+        if let Some(matched_bytes) = self.no_transition_after {
+            return Some(StopReason::PartitionIndexMiss {
+                reason: NotFound::NoTransition,
+                matched_bytes,
+            });
+        }
+        self.hash_mismatch
+            .map(|(stored, expected)| StopReason::PartitionIndexMiss {
+                reason: NotFound::HashMismatch { stored, expected },
+                matched_bytes: self.trie_prefix.as_ref().map_or(0, Vec::len),
+            })
     }
 }
