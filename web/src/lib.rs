@@ -22,7 +22,6 @@
 
 pub mod bench;
 pub mod components;
-pub mod index_listing;
 pub mod loader;
 pub mod loading;
 pub mod pool;

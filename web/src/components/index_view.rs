@@ -1,7 +1,7 @@
 //! The partition index: the partitions Index.db lists (key, token, Data.db position, row-index
 //! blocks), a page at a time, and a partition's promoted-index (`IndexInfo`) blocks on demand;
 //! for BTI, the entries of the Partitions.db trie. Exportable as JSON. Every page is read and
-//! decoded in a worker ([`crate::index_listing`], Index.db in windows); this view asks and
+//! decoded in a worker (`worker::index_listing`, Index.db in windows); this view asks and
 //! renders.
 
 use std::rc::Rc;

@@ -8,6 +8,7 @@
 
 pub mod analytics;
 pub mod answers;
+pub mod index_page;
 pub mod liveness;
 pub mod pages;
 pub mod summary;
@@ -18,10 +19,9 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use sstable_engine::verify::{DataSplit, SplitOutcome};
 use wasm_bindgen::{JsCast, JsValue};
 
-/// The index view's payload (the listing is `crate::index_listing`'s, run by the worker).
-pub use crate::index_listing::{BlockRow, IndexPage, IndexRow, PAGE_ROWS};
 use analytics::AnalyticsScan;
 use answers::{BloomAnswer, SchemaAnswer, TableView};
+pub use index_page::{BlockRow, IndexPage, IndexRow, PAGE_ROWS};
 use pages::{PageMessage, PageRequest};
 use summary::SSTableSummary;
 use verify_run::{VerifyRun, WorkerTiming};

@@ -1,12 +1,13 @@
-//! The index view's pages and an entry's `IndexInfo` blocks, listed by [`crate::index_listing`]
+//! The index view's pages and an entry's `IndexInfo` blocks, listed by [`crate::worker::index_listing`]
 //! over the worker's files.
 
 use std::cell::RefCell;
 
 use sstable_engine::component::ComponentType;
 
+use super::index_listing::{self, Listing};
 use super::{cached_metadata, FileSource, Kept, Loaded};
-use crate::index_listing::{self, Listing};
+use crate::protocol::PAGE_ROWS;
 use crate::protocol::{FileRef, Reply};
 
 /// [`crate::protocol::Request::IndexPage`]: page `page` (with `export`, every partition as
@@ -47,7 +48,7 @@ pub(super) fn page(
             source,
             index_bytes(&l),
             page,
-            index_listing::PAGE_ROWS,
+            PAGE_ROWS,
             export,
         )),
     }

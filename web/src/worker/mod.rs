@@ -4,7 +4,7 @@
 //! as its own bin (`sstable-worker`, `data-type="worker"`).
 //!
 //! This side imports the engine and [`crate::protocol`] (with the clock and yields of
-//! [`crate::loader`] and the index listing of [`crate::index_listing`]), never the UI's modules.
+//! [`crate::loader`] and the index listing of [`crate::worker::index_listing`]), never the UI's modules.
 //! One handler module per request family: [`load`], [`verify`], [`data_pages`], [`index`],
 //! [`analytics`], [`answers`], [`mod@bench`].
 //!
@@ -20,6 +20,7 @@ mod bench;
 pub mod data_pages;
 mod files;
 mod index;
+pub mod index_listing;
 mod load;
 mod verify;
 
@@ -31,11 +32,11 @@ use gloo_worker::{HandlerId, Registrable, Worker, WorkerScope};
 use sstable_engine::component::ComponentType;
 use sstable_engine::info::SSTableMetadata;
 
-use crate::index_listing::Listing;
 use crate::protocol::pages::PageMessage;
 use crate::protocol::{encode_reply, Encoded, FileRef, JsCodec, Reply, Request};
 use files::load_metadata;
 pub(crate) use files::FileSource;
+use index_listing::Listing;
 
 /// Work at most this long between yields to the worker's event loop (for cancel messages).
 const SLICE_MILLIS: f64 = 50.0;

@@ -1,4 +1,4 @@
-//! The index view's pages, decoded in a worker ([`crate::worker`]) by the engine's index
+//! The index view's pages, decoded in the worker by the engine's index
 //! listing (`sstable_engine::index_listing`, the one `sstable-inspect index` uses) through the
 //! sync driver: Index.db (big format) from where the page starts (the start of each page seen
 //! is kept, so "next" and "previous" read only their page); a partition's promoted-index
@@ -6,7 +6,6 @@
 //! [`MAX_TRIE_BYTES`]) is walked once and its rows kept. Nothing is read on the UI thread,
 //! which renders the [`IndexPage`] that comes back.
 
-use serde::{Deserialize, Serialize};
 use sstable_engine::component::index::IndexName;
 use sstable_engine::component::legacy_data::{untyped, CellName};
 use sstable_engine::component::ComponentType;
@@ -21,57 +20,14 @@ use sstable_engine::types::AbstractType;
 use sstable_engine::Format;
 
 use crate::loader;
+use crate::protocol::{BlockRow, IndexPage, IndexRow};
 
 /// Partitions.db larger than this is not listed in the page (the CLI lists any size).
 pub const MAX_TRIE_BYTES: u64 = 64 << 20;
-/// Partitions listed per page.
-pub const PAGE_ROWS: usize = 500;
 /// A partition's promoted index larger than this is not read for its blocks.
 pub const MAX_PROMOTED_BYTES: u64 = 16 << 20;
 /// `IndexInfo` blocks listed for one partition.
 pub const MAX_BLOCKS: u32 = 500;
-
-/// One listed partition (the page's export shape, a subset of `sstable-inspect index --json`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct IndexRow {
-    pub key: String,
-    pub key_hex: String,
-    pub token: String,
-    /// Data.db position (big), or the trie payload's target (bti).
-    pub position: String,
-    pub blocks: Option<u32>,
-    /// Where the entry starts in Index.db (big format): its blocks are read from there.
-    pub entry_offset: Option<u64>,
-}
-
-/// One `IndexInfo` block of a partition.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BlockRow {
-    pub first: String,
-    pub last: String,
-    pub offset: u64,
-    pub width: u64,
-    pub end_open_marker: bool,
-}
-
-/// One page of the listing.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct IndexPage {
-    /// The page's number (0: the first) and its first partition's number.
-    pub page: usize,
-    pub first: usize,
-    pub rows: Vec<IndexRow>,
-    /// Another page follows.
-    pub more: bool,
-    /// Partitions in the index, once the walk has reached its end.
-    pub total: Option<usize>,
-    pub bytes_read: u64,
-    pub millis: f64,
-    /// Why the listing stopped early.
-    pub error: Option<String>,
-    /// Asked with `export`: every partition as pretty JSON, in place of `rows`.
-    pub export_json: Option<String>,
-}
 
 /// What the worker keeps of one SSTable's listing between pages.
 #[derive(Debug, Default)]
