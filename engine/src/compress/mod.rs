@@ -131,6 +131,41 @@ impl fmt::Display for CodecError {
 
 impl std::error::Error for CodecError {}
 
+/// The most bytes `stored_bytes` of `compressor`'s framing can decompress to: what a buffer
+/// for the chunk may be sized by, whatever CompressionInfo.db's chunk length says (an untrusted
+/// length). LZ4 expands at most 255 × (a match length run of 255-bytes, plus a block's last
+/// literals), Snappy at most 64 bytes per 2-byte copy tag, Deflate at most 1,032 × (258 bytes per
+/// 2-bit … 1-bit code, RFC 1951), Zstd at most a 128 KiB block per 4 bytes (an RLE block);
+/// stored bytes as they are, and no bound for an unknown codec (it cannot be decompressed).
+pub fn max_decompressed_bytes(compressor: &Compressor, stored_bytes: usize) -> u64 {
+    let n = stored_bytes as u64;
+    let (ratio, slack) = match compressor {
+        Compressor::Lz4 => (255, 64),
+        Compressor::Snappy => (32, 64),
+        Compressor::Deflate => (1032, 64),
+        Compressor::Zstd => (32 * 1024, 128 * 1024),
+        Compressor::Noop => (1, 0),
+        Compressor::Unknown(_) => return u64::MAX,
+    };
+    n.saturating_mul(ratio).saturating_add(slack)
+}
+
+/// A chunk whose expected uncompressed length no codec could reach from its stored bytes.
+pub fn check_expansion(
+    compressor: &Compressor,
+    stored_bytes: usize,
+    expected_bytes: u64,
+) -> Result<(), CodecError> {
+    let limit_bytes = max_decompressed_bytes(compressor, stored_bytes);
+    if expected_bytes > limit_bytes {
+        return Err(CodecError::LengthTooLarge {
+            claimed_bytes: expected_bytes,
+            limit_bytes,
+        });
+    }
+    Ok(())
+}
+
 /// Decompresses one stored chunk (without its trailing checksum) into `out`, which is cleared
 /// first. `expected_bytes` is the chunk's uncompressed length from CompressionInfo (the chunk
 /// length, or less for the last chunk); the output must be exactly that long.
@@ -141,6 +176,10 @@ pub fn decompress_chunk(
     out: &mut Vec<u8>,
 ) -> Result<(), CodecError> {
     out.clear();
+    // (A noop chunk copies what is stored: its length is checked below.)
+    if *compressor != Compressor::Noop {
+        check_expansion(compressor, stored.len(), expected_bytes as u64)?;
+    }
     match compressor {
         Compressor::Lz4 => lz4::decompress(stored, expected_bytes, out)?,
         Compressor::Snappy => snappy::decompress(stored, expected_bytes, out)?,

@@ -287,3 +287,24 @@ fn class_names_short_or_qualified() {
         Compressor::Unknown(_)
     ));
 }
+
+/// A chunk length CompressionInfo.db claims (1 GiB here) sizes no buffer: a few stored bytes
+/// can hold only so much, whatever the codec.
+#[test]
+fn an_expected_length_no_stored_bytes_could_hold_is_refused_before_allocating() {
+    let mut stored = Vec::new();
+    let mut out = Vec::new();
+    for codec in &CODECS {
+        compress_chunk(codec, b"abc", &mut stored).unwrap();
+        if *codec == Compressor::Noop {
+            continue;
+        }
+        let e = decompress_chunk(codec, &stored, 1 << 30, &mut out).unwrap_err();
+        assert!(
+            matches!(e, CodecError::LengthTooLarge { claimed_bytes, .. } if claimed_bytes == 1 << 30),
+            "{codec:?}: {e:?}"
+        );
+        assert!(out.capacity() < 1 << 20, "{codec:?}");
+        assert!(max_decompressed_bytes(codec, stored.len()) < 1 << 30);
+    }
+}

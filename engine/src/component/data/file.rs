@@ -33,7 +33,9 @@ use crate::byte_range::{ByteRange, RangeReader};
 use crate::clock::Clock;
 use crate::component::compression_info::CompressionInfo;
 use crate::component::ComponentType;
-use crate::compress::{decompress_chunk, decompress_chunk_into, CodecError, Compressor};
+use crate::compress::{
+    check_expansion, decompress_chunk, decompress_chunk_into, CodecError, Compressor,
+};
 use crate::error::{Error, ErrorKind, Result};
 use crate::span::Span;
 use crate::version::Version;
@@ -288,6 +290,21 @@ impl<D: PushDecoder> ChunkedDataReader<D> {
             .info
             .is_chunk_stored_raw(i, layout.file_len_bytes)
             .unwrap_or(false);
+        // The window is sized by the chunk's uncompressed length, which CompressionInfo.db
+        // claims: never more than its stored bytes can hold.
+        let codec = if raw {
+            &Compressor::Noop
+        } else {
+            &c.compressor
+        };
+        if let Err(e) = check_expansion(codec, stored.len(), expected) {
+            return Err(Error::invalid(
+                format!("chunk {i} (Data.db bytes {offset}..{end}) does not decompress: {e}"),
+                chunk_start,
+            )
+            .context("compressed chunk")
+            .in_component(ComponentType::Data));
+        }
         let skip =
             usize::try_from(layout.next_pos.saturating_sub(chunk_start)).unwrap_or(usize::MAX);
         let corrupt = |e: CodecError| {
