@@ -135,7 +135,7 @@ pub fn overview_table(props: &OverviewTableProps) -> Html {
                     html! {
                         <tr class={classes!(selected.then_some("selected"))} data-testid="overview-row"
                             onclick={Callback::from(move |_| on_select.emit(i))}>
-                            <td><button class="link" aria-pressed={selected.to_string()}>{ &s.prefix }</button></td>
+                            <td class="name"><button class="link" aria-pressed={selected.to_string()} title={s.prefix.clone()}>{ &s.prefix }</button></td>
                             <td>{ format!("{} {}", s.format, s.version) }</td>
                             <td>{ m.partitioner.clone().unwrap_or_default() }</td>
                             <td>{ m.compressor.clone().unwrap_or_else(|| "none".into()) }</td>

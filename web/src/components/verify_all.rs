@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
+use super::plural;
 use crate::loader;
 use crate::pool;
 use crate::state::{State, Verdict, VerifyRun};
@@ -147,15 +148,6 @@ fn components(checks: &[&Check]) -> String {
         .map(|c| c.component.as_str())
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// `1 chunk`, `2 chunks`: a count with its noun in the right number.
-pub fn plural(n: u64, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {many}")
-    }
 }
 
 fn summary(state: &State) -> Html {

@@ -1,6 +1,7 @@
 //! Horizontal ranges on a shared axis, one row per SSTable: [min, max] timestamps, local
-//! deletion times or token ranges; overlapping rows overlap on screen. Rows shrink to 2 px for
-//! 1,000 SSTables (the chart then scrolls); every row stays focusable with its value readout.
+//! deletion times or token ranges; overlapping rows overlap on screen. Every row is labelled
+//! with its SSTable and is 14 px high: a chart of many rows scrolls inside its box (the page
+//! does not grow); every row stays focusable with its value readout.
 
 use sstable_engine::datetime::{iso8601_micros, iso8601_secs};
 use yew::prelude::*;
@@ -50,12 +51,29 @@ const LEFT: f64 = 150.0;
 const RIGHT: f64 = 16.0;
 const TOP: f64 = 8.0;
 const BOTTOM: f64 = 40.0;
+/// Every row's height: enough for its label.
+const ROW_H: f64 = 14.0;
+/// A label's most characters (the rest is cut from its start: the generation stays).
+const LABEL_CHARS: usize = 24;
+
+/// The row's label: the SSTable's file-name prefix (its directory is the chart's table), cut
+/// from the start to fit.
+fn row_label(label: &str) -> String {
+    let name = label.rsplit('/').next().unwrap_or(label);
+    let n = name.chars().count();
+    if n <= LABEL_CHARS {
+        name.to_owned()
+    } else {
+        let tail: String = name.chars().skip(n - (LABEL_CHARS - 1)).collect();
+        format!("…{tail}")
+    }
+}
 
 #[function_component(TimelineChart)]
 pub fn timeline_chart(p: &TimelineChartProps) -> Html {
     let active = use_state(|| None::<usize>);
     let n = p.rows.len().max(1);
-    let row_h = (480.0 / n as f64).clamp(2.0, 18.0);
+    let row_h = ROW_H;
     let plot_h = row_h * n as f64;
     let h = TOP + plot_h + BOTTOM;
     let lo = p.rows.iter().map(|r| r.start).fold(f64::INFINITY, f64::min);
@@ -85,7 +103,7 @@ pub fn timeline_chart(p: &TimelineChartProps) -> Html {
             <figcaption>{ p.title.clone() }
                 <button class="small" onclick={on_export} data-testid="export-svg">{ "Export SVG" }</button>
             </figcaption>
-            <div style="max-height: 32rem; overflow-y: auto">
+            <div class="chart-scroll" data-testid="chart-scroll" style="max-height: 32rem; overflow-y: auto; overflow-x: hidden">
             <svg id={p.id.clone()} xmlns="http://www.w3.org/2000/svg" viewBox={format!("0 0 {W} {h}")}
                  width="100%" role="group" aria-label={p.title.clone()} style="max-width: 54rem; font: 11px system-ui, sans-serif">
                 { for [0.0, 0.5, 1.0].iter().map(|f| {
@@ -108,10 +126,8 @@ pub fn timeline_chart(p: &TimelineChartProps) -> Html {
                     let x0 = x(r.start);
                     let w = (x(r.end) - x0).max(2.0);
                     html! { <g>
-                        if row_h >= 10.0 {
-                            <text x={(LEFT - 4.0).to_string()} y={(y + row_h * 0.75).to_string()} text-anchor="end"
-                                  style={format!("fill: {FG}")}>{ r.label.rsplit('/').next().unwrap_or(&r.label).to_owned() }</text>
-                        }
+                        <text x={(LEFT - 4.0).to_string()} y={(y + row_h * 0.75).to_string()} text-anchor="end"
+                              data-testid="timeline-label" style={format!("fill: {FG}")}>{ row_label(&r.label) }</text>
                         <rect x={x0.to_string()} y={(y + row_h * 0.1).to_string()} width={w.to_string()} height={(row_h * 0.8).to_string()}
                               style={format!("fill: {colour}; stroke: {}", if *active == Some(i) { FG } else { "none" })}
                               tabindex="0" role="img" aria-label={format!("{}: {}", r.label, r.detail)}
