@@ -142,6 +142,16 @@ pub fn decode_metadata(descriptor: &Descriptor, inputs: &[ComponentInput<'_>]) -
     }
     let present: Vec<ComponentType> = inputs.iter().map(|i| i.component.clone()).collect();
     m.components = ComponentCheck::new(&present, m.toc.as_ref());
+    if m.toc.as_ref().is_some_and(|t| t.entries.is_empty()) {
+        // Cassandra's `SSTable.readTOC` reads the component list from it: an empty one lists
+        // none of the files given.
+        findings.push(Finding {
+            component: ComponentType::Toc,
+            message:
+                "TOC.txt lists no component (it is empty): none of this SSTable's files is listed"
+                    .to_owned(),
+        });
+    }
 
     if let Some(s) = &m.statistics {
         errors.extend(
@@ -701,5 +711,25 @@ mod tests {
         let r = m.report("x");
         assert_eq!(r.errors[0].component.as_deref(), Some("Statistics.db"));
         assert!(m.components.missing.is_empty());
+    }
+
+    #[test]
+    fn an_empty_toc_is_a_finding() {
+        let (d, _) = parse_file_name("nb-1-big-Data.db").unwrap();
+        let toc_c = ComponentType::Toc;
+        let input = |bytes: &'static [u8]| ComponentInput {
+            component: &toc_c,
+            size_bytes: bytes.len() as u64,
+            bytes: Some(bytes),
+        };
+        let m = decode_metadata(&d, &[input(b"")]);
+        assert_eq!(m.findings.len(), 1);
+        assert_eq!(m.findings[0].component, ComponentType::Toc);
+        assert!(m.findings[0].message.contains("TOC.txt lists no component"));
+        // Blank lines only: as empty.
+        assert_eq!(decode_metadata(&d, &[input(b"\n \n")]).findings.len(), 1);
+        assert!(decode_metadata(&d, &[input(b"Data.db\n")])
+            .findings
+            .is_empty());
     }
 }

@@ -14,9 +14,10 @@ use sstable_engine::component::legacy_data::{
     AtomPartitionJson, AtomsBuilder, InferredTable, LegacyDataFileReader, LegacyItem, LegacyLayout,
     LegacyStep, RowGrouper,
 };
+use sstable_engine::component::ComponentType;
 use sstable_engine::dump::{PartitionBuilder, PartitionJson};
 use sstable_engine::info::SSTableMetadata;
-use sstable_engine::lookup::Lookup;
+use sstable_engine::lookup::{Lookup, LookupResult, StopReason};
 use sstable_engine::range::{RangeSource, SyncDriver};
 
 use super::{FileSource, Loaded};
@@ -69,10 +70,7 @@ pub async fn decode_page<S: RangeSource>(
         match r.partition_position {
             Some(p) => page.start = p,
             None => {
-                page.not_found = Some(format!(
-                    "not in this SSTable: {}",
-                    r.stopped_at.map(|s| s.describe()).unwrap_or_default()
-                ));
+                page.not_found = Some(unfound(&r));
                 page.millis = loader::now_millis() - started;
                 return Ok(page);
             }
@@ -411,4 +409,51 @@ pub(super) async fn page(
     };
     let names = table_names(&loaded.metadata, sstable);
     decode_page(&loaded.metadata, names, source, request, is_cancelled).await
+}
+
+/// Why "Find" shows no partition, honestly: "not in this SSTable" only when a sound structure
+/// ruled the key out ([`StopReason::is_absent`]); an index entry whose Data.db chunk fails its
+/// checksum is "present but unreadable"; any other error says the lookup could not be done.
+fn unfound(r: &LookupResult) -> String {
+    let Some(stop) = &r.stopped_at else {
+        return "not found: the lookup did not say why".to_owned();
+    };
+    if stop.is_absent() {
+        return format!("not in this SSTable: {}", stop.describe());
+    }
+    if let StopReason::Error {
+        component: Some(ComponentType::Data),
+        message,
+        ..
+    } = stop
+    {
+        if r.index_entry.is_some() {
+            // The engine's words: "chunk N (Data.db a..b) fails its checksum: …".
+            let chunk = failing_chunk(message);
+            return match chunk {
+                Some(n) => format!(
+                    "present but unreadable (chunk {n} fails its checksum): the index holds the key, its Data.db chunk does not read — {}",
+                    stop.describe()
+                ),
+                None => format!(
+                    "present but unreadable: the index holds the key, its Data.db partition does not read — {}",
+                    stop.describe()
+                ),
+            };
+        }
+    }
+    format!("could not be looked up: {}", stop.describe())
+}
+
+/// N of the engine's "chunk N (Data.db a..b) fails its checksum" in `message`.
+fn failing_chunk(message: &str) -> Option<&str> {
+    if !message.contains("fails its checksum") {
+        return None;
+    }
+    message.match_indices("chunk ").find_map(|(i, m)| {
+        let rest = message.get(i + m.len()..)?;
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let n = rest.get(..digits)?;
+        (!n.is_empty() && rest.get(digits..)?.starts_with(" (")).then_some(n)
+    })
 }
