@@ -219,9 +219,11 @@ pub fn analytics_view(p: &AnalyticsViewProps) -> Html {
             let [partition, row, range, complex, cell] = r.tombstones_by_kind;
             html! { <>
                 <p data-testid="scan-summary" data-reused={r.reused.to_string()}>{ format!(
-                    "{} partitions scanned in {:.0} ms (in a worker, {} bytes of Data.db read): {} rows, {} cells, {} tombstones ({} partition, {} row, {} range, {} complex, {} cell), {} live TTL cells",
-                    r.partitions, r.millis, r.bytes_read, r.rows, r.cells, r.tombstones,
-                    partition, row, range, complex, cell, r.ttl_cells) }</p>
+                    "{} scanned in {:.0} ms (in a worker, {} bytes of Data.db read): {}, {}, {} ({} partition, {} row, {} range, {} complex, {} cell), {}",
+                    plural(r.partitions, "partition", "partitions"), r.millis, r.bytes_read,
+                    plural(r.rows, "row", "rows"), plural(r.cells, "cell", "cells"),
+                    plural(r.tombstones, "tombstone", "tombstones"),
+                    partition, row, range, complex, cell, plural(r.ttl_cells, "live TTL cell", "live TTL cells")) }</p>
                 <BarChart id="scan-partition-size" title="Partition sizes (scan of Data.db)"
                           x_label="partition size (bytes, bucket upper bound)" y_label="partitions" bars={size_bars} />
                 <h4>{ "Largest partitions" }</h4>

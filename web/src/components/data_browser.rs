@@ -17,6 +17,7 @@ use yew::prelude::*;
 
 use std::rc::Rc;
 
+use super::plural;
 use crate::loader;
 use crate::pool;
 use crate::protocol::answers::SchemaAnswer;
@@ -345,7 +346,12 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
                         pool::submit(request, handler);
                     })
                 }}>{ "Export this page as JSON" }</button>
-                <p class="timing" data-testid="data-timing">{ format!("{} partitions decoded in a worker from {} bytes read (read + decompress + decode) in {:.1} ms, {:.1} MB/s; read back on the page in {:.1} ms", page.partitions.len(), page.bytes_read, page.millis, page.bytes_read as f64 / 1e3 / page.millis.max(0.001), browse.parse_millis) }</p>
+                <p class="timing" data-testid="data-timing">{ format!("{} decoded in a worker from {} bytes read (read + decompress + decode) in {:.1} ms, {:.1} MB/s; read back on the page in {:.1} ms", plural(page.partitions.len() as u64, "partition", "partitions"), page.bytes_read, page.millis, page.bytes_read as f64 / 1e3 / page.millis.max(0.001), browse.parse_millis) }</p>
+                <p class="legend muted" data-testid="cell-legend">
+                    { "Cells: " }<span class="cell ttl">{ "value" }</span>{ " has a TTL (underlined; hover for when it expires) · " }
+                    <span class="cell expired">{ "value" }</span>{ " its TTL has passed: expired (struck through) · " }
+                    <span class="cell tombstone">{ "✝ deleted" }</span>{ " a cell tombstone" }
+                </p>
                 if let Some(note) = &page.legacy_note { <p class="muted" data-testid="legacy-note">{ note }</p> }
                 { for page.findings.iter().map(|f| html! { <p class="warning">{ f }</p> }) }
                 if let (Some(atoms), true) = (page.atoms.as_ref(), page.legacy_note.is_some() && *show_atoms) {
@@ -382,13 +388,14 @@ fn partition(
             None => v.clone(),
         })
         .collect::<Vec<_>>()
-        .join(", ");
+        // As Find takes it and the Index tab prints it: `uuid:text` (named: `a = …, b = …`).
+        .join(if key_names.is_empty() { ":" } else { ", " });
     let shown = p.rows.len().min(MAX_ROWS_SHOWN);
     html! {
         <article class="partition" data-testid="partition" data-key={p.partition.key.join(":")}>
             <h3>
                 <span data-testid="partition-key">{ key }</span>
-                <span class="muted">{ format!("  at {} · {} rows", p.partition.position, total_rows) }</span>
+                <span class="muted">{ format!("  at {} · {}", p.partition.position, plural(total_rows as u64, "row", "rows")) }</span>
             </h3>
             if let Some(d) = &p.partition.deletion_info {
                 <p class="tombstone">{ format!("partition deleted at {} (local {}{})", d.marked_deleted, d.local_delete_time, if d.invalid_local_delete_time { ", invalid" } else { "" }) }</p>

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use sstable_engine::component::ComponentType;
 use sstable_engine::span::Span;
-use sstable_engine::verify::{CheckKind, Failure};
+use sstable_engine::verify::{CheckKind, Failure, FindingKind};
 use yew::prelude::*;
 
 use super::hex_view::HexView;
@@ -119,7 +119,8 @@ fn report_view(
                 { for failures.iter().map(|f| html! {
                     <p>
                         <strong>{ format!("chunk {}", chunk) }</strong>
-                        { format!(" — {} at bytes {}..{} ({} bytes): expected {}, actual {}", f.message, f.offset, f.offset + f.length, f.length, f.expected, f.actual) }
+                        { format!(" — {} at bytes {}..{} ({} bytes{}): expected {}, actual {}", without_chunk_prefix(&f.message, chunk), f.offset, f.offset + f.length, f.length,
+                            if f.kind == FindingKind::Chunk { ", then its 4-byte checksum" } else { "" }, f.expected, f.actual) }
                         if !f.partitions.is_empty() {
                             <br />{ format!("overlapping partitions: {}", f.partitions.join(", ")) }
                         }
@@ -287,4 +288,21 @@ fn timings(run: &VerifyRun) -> Html {
 /// A check's kind as the table and its test attribute name it (`chunk`, `crcdb`, `digest`, …).
 fn kind_name(kind: CheckKind) -> String {
     format!("{kind:?}").to_lowercase()
+}
+
+/// A failure's message without the "chunk N (Data.db a..b): " the detail already leads with.
+fn without_chunk_prefix(message: &str, chunk: u64) -> &str {
+    let Some(rest) = message.strip_prefix(&format!("chunk {chunk}")) else {
+        return message;
+    };
+    let rest = match rest.trim_start().strip_prefix('(') {
+        Some(r) => r.split_once("): ").map_or(r, |(_, after)| after),
+        None => rest,
+    };
+    let rest = rest.trim_start_matches([':', ' ']);
+    if rest.is_empty() {
+        message
+    } else {
+        rest
+    }
 }
