@@ -6,9 +6,11 @@
 //! page's export). [`DumpWriter`] writes the same output (text, JSON, JSON lines) straight
 //! from the borrowed decoder into a byte buffer (the CLI's `dump`).
 
+mod cqlsh;
 mod json;
 mod write;
 
+pub use cqlsh::multi_cell_literal;
 pub use write::{DumpFormat, DumpWriter};
 
 use serde::{Deserialize, Deserializer, Serialize};

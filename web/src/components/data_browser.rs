@@ -21,7 +21,7 @@ use super::plural;
 use crate::loader;
 use crate::pool;
 use crate::protocol::answers::SchemaAnswer;
-use crate::protocol::pages::{DataPage, PageMessage, PageRequest};
+use crate::protocol::pages::{CollectionLiteral, DataPage, PageMessage, PageRequest};
 use crate::protocol::{Reply, Request};
 use crate::state::SSTableView;
 
@@ -479,7 +479,14 @@ fn atom_row(a: &AtomJson) -> Html {
     }
 }
 
-fn row(r: &UnfilteredJson, clustering_count: usize, columns: &[String]) -> Html {
+/// One row; `literals`: its non-frozen collection and UDT columns as cqlsh shows them (the
+/// worker's `multi_cell_literal`), shown in place of their cells.
+fn row(
+    r: &UnfilteredJson,
+    clustering_count: usize,
+    columns: &[String],
+    literals: &[&CollectionLiteral],
+) -> Html {
     let kind = match r.r#type {
         "static_block" => "static",
         "range_tombstone_bound" | "range_tombstone_boundary" => "range tombstone",
@@ -487,24 +494,7 @@ fn row(r: &UnfilteredJson, clustering_count: usize, columns: &[String]) -> Html 
     };
     let mut clustering: Vec<Html> = Vec::new();
     if r.start.is_some() || r.end.is_some() {
-        let describe = |b: &Option<sstable_engine::dump::BoundJson>, side: &str| {
-            b.as_ref().map(|b| {
-                format!(
-                    "{side} {} [{}]",
-                    b.r#type,
-                    b.clustering
-                        .iter()
-                        .map(|v| v.clone().unwrap_or_else(|| "null".into()))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            })
-        };
-        let text = [describe(&r.start, "from"), describe(&r.end, "to")]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>()
-            .join(" ");
+        let text = range_tombstone_words(r.start.as_ref(), r.end.as_ref());
         clustering.push(html! { <td class="tombstone" colspan={clustering_count.max(1).to_string()}>{ text }</td> });
     } else {
         for i in 0..clustering_count {
@@ -517,6 +507,34 @@ fn row(r: &UnfilteredJson, clustering_count: usize, columns: &[String]) -> Html 
         let cells: Vec<_> = r.cells.iter().filter(|c| c.name == *name).collect();
         if cells.is_empty() {
             return html! { <td></td> };
+        }
+        if let Some(l) = literals.iter().find(|l| l.column == *name) {
+            let mut class = classes!("cell", "collection");
+            let ttl = cells.iter().find_map(|c| c.ttl.map(|t| (t, c)));
+            if let Some((_, c)) = ttl {
+                class.push(if c.expired == Some(true) { "expired" } else { "ttl" });
+            }
+            let title = cells
+                .iter()
+                .map(|c| {
+                    let mut t = format!(
+                        "{}: {}",
+                        c.path.as_ref().map(|p| p.join(",")).unwrap_or_default(),
+                        c.tstamp.clone().unwrap_or_default()
+                    );
+                    if let Some(ttl) = c.ttl {
+                        t.push_str(&format!(
+                            " ttl {ttl}s, expires {}",
+                            c.expires_at.clone().unwrap_or_default()
+                        ));
+                    }
+                    t
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            return html! {
+                <td class="value"><span {class} {title} data-testid="collection" data-column={name.clone()}>{ &l.literal }</span></td>
+            };
         }
         let parts: Vec<Html> = cells
             .iter()
@@ -682,7 +700,14 @@ fn row_chunk(props: &RowChunkProps) -> Html {
                 .partitions
                 .get(index)
                 .and_then(|p| p.rows.get(i))
-                .map(|r| row(r, *clustering_count, columns))
+                .map(|r| {
+                    let literals: Vec<&CollectionLiteral> = page
+                        .collections
+                        .iter()
+                        .filter(|l| l.partition == index && l.row == i)
+                        .collect();
+                    row(r, *clustering_count, columns, &literals)
+                })
                 .unwrap_or_default(),
             RowsOf::Atoms => page
                 .atoms
@@ -718,4 +743,46 @@ fn page_request(view: &SSTableView, page: PageRequest) -> Request {
         files: view.file_refs(),
         page,
     }
+}
+
+/// A range tombstone marker in words, with each bound's deletion time: `from [104] inclusive
+/// (deleted at …, local …) to [104] exclusive`; an empty bound is the partition's start or end.
+fn range_tombstone_words(
+    start: Option<&sstable_engine::dump::BoundJson>,
+    end: Option<&sstable_engine::dump::BoundJson>,
+) -> String {
+    let bound = |b: &sstable_engine::dump::BoundJson, side: &str, open: &str| {
+        let at = if b.clustering.is_empty() {
+            open.to_owned()
+        } else {
+            format!(
+                "[{}] {}",
+                b.clustering
+                    .iter()
+                    .map(|v| v.clone().unwrap_or_else(|| "null".into()))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                b.r#type
+            )
+        };
+        let d = &b.deletion_info;
+        format!(
+            "{side} {at} (deleted at {}, local deletion time {}{})",
+            d.marked_deleted,
+            d.local_delete_time,
+            if d.invalid_local_delete_time {
+                ", invalid"
+            } else {
+                ""
+            }
+        )
+    };
+    [
+        start.map(|b| bound(b, "from", "the partition's start")),
+        end.map(|b| bound(b, "to", "the partition's end")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(" ")
 }

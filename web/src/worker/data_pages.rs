@@ -7,22 +7,24 @@
 //! touches the DOM. The UI thread only renders the [`DataPage`] that comes back.
 
 use sstable_engine::component::data::{
-    DataFileReader, DataItem, DataVisitor, DecodeOptions, DecodeStep, PartitionEnd,
-    RangeTombstoneMarker, RowView, VisitStep,
+    ColumnSchema, DataFileReader, DataItem, DataSchema, DataVisitor, DecodeOptions, DecodeStep,
+    PartitionEnd, RangeTombstoneMarker, RowView, VisitStep,
 };
 use sstable_engine::component::legacy_data::{
     AtomPartitionJson, AtomsBuilder, InferredTable, LegacyDataFileReader, LegacyItem, LegacyLayout,
     LegacyStep, RowGrouper,
 };
 use sstable_engine::component::ComponentType;
-use sstable_engine::dump::{PartitionBuilder, PartitionJson};
+use sstable_engine::dump::{multi_cell_literal, CellJson, PartitionBuilder, PartitionJson};
 use sstable_engine::info::SSTableMetadata;
 use sstable_engine::lookup::{Lookup, LookupResult, StopReason};
 use sstable_engine::range::{RangeSource, SyncDriver};
 
 use super::{FileSource, Loaded};
 use crate::loader;
-use crate::protocol::pages::{DataPage, PageRequest, LEGACY_NOTE, MAX_PAGE_ROWS};
+use crate::protocol::pages::{
+    CollectionLiteral, DataPage, PageRequest, LEGACY_NOTE, MAX_PAGE_ROWS,
+};
 use crate::protocol::CANCELLED;
 
 /// Decode at most this long before yielding to the worker's event loop (a cancel can arrive).
@@ -257,7 +259,46 @@ async fn rows_page<S: RangeSource>(
         .into_iter()
         .map(|f| f.message)
         .collect();
+    page.collections = collection_literals(&schema, &page.partitions);
     Ok(())
+}
+
+/// Every non-frozen collection or UDT column of every row of `partitions` as cqlsh shows it.
+fn collection_literals(
+    schema: &DataSchema,
+    partitions: &[PartitionJson],
+) -> Vec<CollectionLiteral> {
+    let multi_cell: Vec<&ColumnSchema> = schema
+        .static_columns
+        .iter()
+        .chain(&schema.regular_columns)
+        .filter(|c| c.column_type.is_multi_cell())
+        .collect();
+    let mut out = Vec::new();
+    if multi_cell.is_empty() {
+        return out;
+    }
+    for (pi, p) in partitions.iter().enumerate() {
+        for (ri, r) in p.rows.iter().enumerate() {
+            for column in &multi_cell {
+                let cells: Vec<&CellJson> =
+                    r.cells.iter().filter(|c| c.name == column.name).collect();
+                // A frozen UDT that the header calls multi-cell (CASSANDRA-15035) has no paths.
+                if cells.is_empty() || cells.iter().any(|c| c.path.is_none()) {
+                    continue;
+                }
+                if let Some(literal) = multi_cell_literal(&column.column_type, &cells) {
+                    out.push(CollectionLiteral {
+                        partition: pi,
+                        row: ri,
+                        column: column.name.clone(),
+                        literal,
+                    });
+                }
+            }
+        }
+    }
+    out
 }
 
 /// A 2.x page: the engine's driver hands each step of the `LegacyDataFileReader` (atoms borrow
