@@ -68,13 +68,7 @@ mod tests {
             name: "c".into(),
             path: path.map(|p| vec![p.to_owned()]),
             value: value.map(str::to_owned),
-            value_note: None,
-            deletion_info: None,
-            tstamp: None,
-            ttl: None,
-            expires_at: None,
-            expired: None,
-            shards: Vec::new(),
+            ..CellJson::default()
         }
     }
 
@@ -113,6 +107,19 @@ mod tests {
         assert_eq!(
             literal(map, &[cell(Some("13"), Some("Text 13"))]).as_deref(),
             Some("{13: 'Text 13'}")
+        );
+        // A non-frozen UDT (`address`: name text, num int): its fields by name.
+        let udt = "org.apache.cassandra.db.marshal.UserType(ks,61646472657373,6e616d65:org.apache.cassandra.db.marshal.UTF8Type,6e756d:org.apache.cassandra.db.marshal.Int32Type)";
+        assert_eq!(
+            literal(
+                udt,
+                &[
+                    cell(Some("name"), Some("Main St")),
+                    cell(Some("num"), Some("5"))
+                ]
+            )
+            .as_deref(),
+            Some("{name: 'Main St', num: 5}")
         );
         // Frozen: one cell, already a literal.
         let frozen = "org.apache.cassandra.db.marshal.FrozenType(org.apache.cassandra.db.marshal.ListType(org.apache.cassandra.db.marshal.Int32Type))";

@@ -96,7 +96,7 @@ pub struct UnfilteredJson {
     pub findings: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct CellJson {
     pub name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
