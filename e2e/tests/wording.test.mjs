@@ -81,3 +81,24 @@ test('partition keys read the same in the Data tab, the Index tab and Find', { t
   assert.deepEqual(await page.locator('[data-testid=partition-key]').allTextContents(), [indexKeys[4]]);
   assert.deepEqual(errors, []);
 });
+
+test('a CRC.db with one checksum more than Data.db has chunks: the strip shows the chunks checked, a note the extra one', { timeout: 120000 }, async (t) => {
+  if (!cli()) { t.skip('sstable-inspect not built (set SSTABLE_INSPECT)'); return; }
+  // Uncompressed, 1 KiB CRC.db chunks: Data.db of 8,215 bytes is 9 chunks (the CLI says so);
+  // a tenth checksum appended to CRC.db.
+  const dir = generateSSTables('crc-extra', [{ generation: 1, args: ['--compression', 'none', '--chunk-kib', '1', '--partitions', '10', '--rows-per-partition', '5'] }]);
+  const data = fs.statSync(path.join(dir, 'oa-1-big-Data.db')).size;
+  const chunks = Math.ceil(data / 1024);
+  fs.appendFileSync(path.join(dir, 'oa-1-big-CRC.db'), Buffer.alloc(4));
+  const { page, errors } = await openPage(browser);
+  await inputFiles(page, 'file-input', filesIn(dir));
+  await page.locator('[data-testid=tab-verify]').click();
+  await page.locator('[data-testid=verify-start]').click();
+  await page.locator('[data-testid=verify-badge]').waitFor({ timeout: 120000 });
+  const crc = page.locator('[data-testid=verify-check][data-kind=crcdb]');
+  assert.equal(await crc.getAttribute('data-checked'), String(chunks));
+  assert.equal(await page.locator('[data-testid=chunk]').count(), chunks);
+  assert.equal(await textOf(page.locator('[data-testid=chunk-count-note]')),
+    `CRC.db holds ${chunks + 1} checksums, Data.db's ${data} bytes make ${chunks} chunks: the last 1 checksum is not checked: no Data.db bytes are left for it.`);
+  assert.deepEqual(errors, []);
+});

@@ -105,9 +105,32 @@ fn report_view(
         .flat_map(|c| &c.failures)
         .filter(|f| f.chunk.is_some())
         .collect();
-    let strip = chunk_count
+    // The strip shows the chunks the checks counted (a finished run's chunk or CRC.db check);
+    // a CRC.db with more checksums than Data.db has chunks says so, its extra entries unchecked.
+    let checked = r
+        .checks
+        .iter()
+        .find(|c| matches!(c.kind, CheckKind::Chunk | CheckKind::CrcDb))
+        .filter(|_| r.complete)
+        .map(|c| (c.component.clone(), c.checked));
+    let strip_chunks = checked.as_ref().map(|(_, n)| *n).or(chunk_count);
+    let extra = match (&checked, chunk_count) {
+        (Some((component, n)), Some(listed)) if listed > *n => Some(format!(
+            "{component} holds {listed} checksums, Data.db's {} bytes make {}: the last {} not checked: no Data.db bytes are left for {}.",
+            r.data_bytes,
+            super::plural(*n, "chunk", "chunks"),
+            super::plural(listed - n, "checksum is", "checksums are"),
+            if listed - n == 1 { "it" } else { "them" },
+        )),
+        _ => None,
+    };
+    let strip = strip_chunks
         .map(|n| strip(n, &chunk_failures, selected))
         .unwrap_or_default();
+    let strip = html! { <>
+        { strip }
+        if let Some(extra) = extra { <p class="warning" data-testid="chunk-count-note">{ extra }</p> }
+    </> };
     let detail = selected.and_then(|chunk| {
         let failures: Vec<&&Failure> = chunk_failures.iter().filter(|f| f.chunk == Some(chunk)).collect();
         let first = failures.first()?;
