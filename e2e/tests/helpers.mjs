@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
 
 export const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
@@ -165,3 +166,32 @@ export async function expectNoLongTasks(t, tasks, what, knownGap) {
   }, () => assert.deepEqual(tasks, []));
   assert.ok(tasks.every((task) => task.ms < 2 * LONG_TASK_LIMIT_MS), `UI-thread tasks ${what}: ${JSON.stringify(tasks)}`);
 }
+
+/**
+ * A fresh directory OUT/name of generated SSTables (`sstable-inspect generate`): for each entry,
+ * `--generation G` with its own options after the common ones (oa, LZ4, 5 partitions of 3 rows
+ * unless the entry's args say otherwise).
+ */
+export function generateSSTables(name, sstables) {
+  const dir = path.join(OUT, name);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  for (const { generation, args = [], subdir = '' } of sstables) {
+    const base = { '--version': 'oa', '--compression': 'lz4', '--partitions': '5', '--rows-per-partition': '3' };
+    for (let i = 0; i < args.length; i += 2) if (args[i] in base) { base[args[i]] = args[i + 1]; }
+    const rest = args.filter((a, i) => !(a in base) && !(i > 0 && args[i - 1] in base));
+    const out = path.join(dir, subdir);
+    execFileSync(cli(), ['generate', '-q', '--out', out, ...Object.entries(base).flat(), '--generation', String(generation), ...rest]);
+  }
+  return dir;
+}
+
+/** Flips the byte at each offset of a file. */
+export function flipBytes(file, offsets) {
+  const bytes = fs.readFileSync(file);
+  for (const o of offsets) bytes[o] ^= 0xff;
+  fs.writeFileSync(file, bytes);
+}
+
+/** The trimmed text of a locator. */
+export const textOf = async (locator) => (await locator.textContent())?.trim();

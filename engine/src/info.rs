@@ -323,4 +323,24 @@ mod tests {
         assert_eq!(r.errors[0].component.as_deref(), Some("Statistics.db"));
         assert!(m.components.missing.is_empty());
     }
+
+    #[test]
+    fn an_empty_toc_is_a_finding() {
+        let (d, _) = parse_file_name("nb-1-big-Data.db").unwrap();
+        let toc_c = ComponentType::Toc;
+        let input = |bytes: &'static [u8]| ComponentInput {
+            component: &toc_c,
+            size_bytes: bytes.len() as u64,
+            bytes: Some(bytes),
+        };
+        let m = decode_metadata(&d, &[input(b"")]);
+        assert_eq!(m.findings.len(), 1);
+        assert_eq!(m.findings[0].component, ComponentType::Toc);
+        assert!(m.findings[0].message.contains("TOC.txt lists no component"));
+        // Blank lines only: as empty.
+        assert_eq!(decode_metadata(&d, &[input(b"\n \n")]).findings.len(), 1);
+        assert!(decode_metadata(&d, &[input(b"Data.db\n")])
+            .findings
+            .is_empty());
+    }
 }

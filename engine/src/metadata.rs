@@ -146,6 +146,16 @@ pub fn decode_metadata(descriptor: &Descriptor, inputs: &[ComponentInput<'_>]) -
     }
     let present: Vec<ComponentType> = inputs.iter().map(|i| i.component.clone()).collect();
     m.components = ComponentCheck::new(&present, m.toc.as_ref());
+    if m.toc.as_ref().is_some_and(|t| t.entries.is_empty()) {
+        // Cassandra's `SSTable.readTOC` reads the component list from it: an empty one lists
+        // none of the files given.
+        findings.push(Finding {
+            component: ComponentType::Toc,
+            message:
+                "TOC.txt lists no component (it is empty): none of this SSTable's files is listed"
+                    .to_owned(),
+        });
+    }
 
     if let Some(s) = &m.statistics {
         errors.extend(

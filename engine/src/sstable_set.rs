@@ -109,6 +109,82 @@ pub fn group_files<S: AsRef<str>>(paths: &[S]) -> Grouping {
     Grouping { sstables, ignored }
 }
 
+/// The table an SSTable belongs to, told by its path (Cassandra's `Directories`: data files live in
+/// `<keyspace>/<table>-<table id, 32 hex>/`, before 2.1 in `<keyspace>/<table>/` with
+/// `<keyspace>-<table>-` in the file names).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TableOf {
+    /// What SSTables of one table share: the table id when the path has one, else the keyspace and
+    /// table of a legacy file name, else the directory.
+    pub key: String,
+    /// The table in words: `keyspace.table`, or the last two directories `a/b`.
+    pub name: String,
+    /// The table id of the directory name (32 hex digits), when there is one.
+    pub table_id: Option<String>,
+}
+
+/// The table of the SSTable whose prefix (`directory/` + file-name prefix, as
+/// [`SSTableFiles::prefix`]) is `prefix`: the deepest directory named `<table>-<32 hex>` (a
+/// snapshot or backup directory below it stays apart), else a legacy file name's keyspace and
+/// table, else the directory itself.
+pub fn table_of(prefix: &str) -> TableOf {
+    let (dir, name) = split_path(prefix);
+    let dirs: Vec<&str> = dir.split(['/', '\\']).filter(|d| !d.is_empty()).collect();
+    let found = dirs
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(at, d)| table_id(d).map(|t| (at, t)));
+    if let Some((at, (table, id))) = found {
+        let below = dirs
+            .get(at.saturating_add(1)..)
+            .unwrap_or_default()
+            .join("/");
+        let keyspace = at.checked_sub(1).and_then(|k| dirs.get(k));
+        let mut name = match keyspace {
+            Some(k) => format!("{k}.{table}"),
+            None => table.to_owned(),
+        };
+        if !below.is_empty() {
+            name = format!("{name} ({below})");
+        }
+        return TableOf {
+            key: format!("{id}/{below}"),
+            name,
+            table_id: Some(id.to_owned()),
+        };
+    }
+    if let Ok((d, _)) = parse_file_name(&format!("{name}-Data.db")) {
+        if let (Some(k), Some(t)) = (d.keyspace, d.table) {
+            let name = format!("{k}.{t}");
+            return TableOf {
+                key: format!("{dir}/{name}"),
+                name,
+                table_id: None,
+            };
+        }
+    }
+    let name = match dirs.len() {
+        0 => "(no directory)".to_owned(),
+        n => dirs
+            .get(n.saturating_sub(2)..)
+            .unwrap_or_default()
+            .join("/"),
+    };
+    TableOf {
+        key: dir.to_owned(),
+        name,
+        table_id: None,
+    }
+}
+
+/// `users-5b6ca5a0e4c211e6a4b5b1c7a6ec8a25` → (`users`, the id): a table directory's name.
+fn table_id(dir: &str) -> Option<(&str, &str)> {
+    let (table, id) = dir.rsplit_once('-')?;
+    (!table.is_empty() && id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then_some((table, id))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,5 +212,39 @@ mod tests {
         assert_eq!(g.ignored.len(), 1);
         assert_eq!(g.ignored[0].path, "t2/README.md");
         assert!(g.ignored[0].reason.contains("expected <version>"));
+    }
+
+    #[test]
+    fn the_table_of_an_sstable() {
+        let id = "5b6ca5a0e4c211e6a4b5b1c7a6ec8a25";
+        let t = table_of(&format!("data/ks1/users-{id}/nb-1-big"));
+        assert_eq!(
+            (t.name.as_str(), t.table_id.as_deref()),
+            ("ks1.users", Some(id))
+        );
+        // The same table id on another node's disk: the same table.
+        assert_eq!(
+            table_of(&format!("node2/ks1/users-{id}/nb-7-big")).key,
+            t.key
+        );
+        // Its snapshot stays apart.
+        let s = table_of(&format!("data/ks1/users-{id}/snapshots/s1/nb-1-big"));
+        assert_eq!(s.name, "ks1.users (snapshots/s1)");
+        assert_ne!(s.key, t.key);
+        // Two tables of one keyspace are two tables.
+        assert_ne!(
+            table_of("ks1/a/nb-1-big").key,
+            table_of("ks1/b/nb-1-big").key
+        );
+        assert_eq!(table_of("x/ks1/a/nb-1-big").name, "ks1/a");
+        // A legacy file name names its keyspace and table.
+        let l = table_of("legacy_tables/legacy_ka_clust/legacy_tables-legacy_ka_clust-ka-1");
+        assert_eq!(l.name, "legacy_tables.legacy_ka_clust");
+        assert_eq!(table_of("nb-1-big").name, "(no directory)");
+        // Not a table id: 31 hex digits, or not hex.
+        assert_eq!(
+            table_of(&format!("ks/users-{}/nb-1-big", &id[1..])).table_id,
+            None
+        );
     }
 }

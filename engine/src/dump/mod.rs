@@ -6,9 +6,11 @@
 //! page's export). [`DumpWriter`] writes the same output (text, JSON, JSON lines) straight
 //! from the borrowed decoder into a byte buffer (the CLI's `dump`).
 
+mod cqlsh;
 mod json;
 mod printer;
 
+pub use cqlsh::multi_cell_literal;
 pub use printer::{DumpFormat, DumpWriter};
 
 use serde::{Deserialize, Deserializer, Serialize};
@@ -94,7 +96,7 @@ pub struct UnfilteredJson {
     pub findings: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct CellJson {
     pub name: String,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -96,7 +96,9 @@ use core::fmt;
 
 use serde::Serialize;
 
-pub use format::{format_cell_path, format_value, split_composite_key, KeyComponent};
+pub use format::{
+    format_cell_path, format_nested_value, format_value, split_composite_key, KeyComponent,
+};
 pub(crate) use num::{push_double, push_float};
 pub use parse::{parse_partition_key, parse_value};
 

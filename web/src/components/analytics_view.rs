@@ -14,9 +14,11 @@
 use std::rc::Rc;
 
 use sstable_engine::datetime::iso8601_secs;
+use sstable_engine::sstable_set::table_of;
 use yew::prelude::*;
 
 use super::charts::{Bar, BarChart, TimeAxis, TimelineChart, TimelineRow};
+use super::plural;
 use crate::pool;
 use crate::protocol::analytics::AnalyticsScan;
 use crate::protocol::answers::{TableRow, TableView};
@@ -217,9 +219,11 @@ pub fn analytics_view(p: &AnalyticsViewProps) -> Html {
             let [partition, row, range, complex, cell] = r.tombstones_by_kind;
             html! { <>
                 <p data-testid="scan-summary" data-reused={r.reused.to_string()}>{ format!(
-                    "{} partitions scanned in {:.0} ms (in a worker, {} bytes of Data.db read): {} rows, {} cells, {} tombstones ({} partition, {} row, {} range, {} complex, {} cell), {} live TTL cells",
-                    r.partitions, r.millis, r.bytes_read, r.rows, r.cells, r.tombstones,
-                    partition, row, range, complex, cell, r.ttl_cells) }</p>
+                    "{} scanned in {:.0} ms (in a worker, {} bytes of Data.db read): {}, {}, {} ({} partition, {} row, {} range, {} complex, {} cell), {}",
+                    plural(r.partitions, "partition", "partitions"), r.millis, r.bytes_read,
+                    plural(r.rows, "row", "rows"), plural(r.cells, "cell", "cells"),
+                    plural(r.tombstones, "tombstone", "tombstones"),
+                    partition, row, range, complex, cell, plural(r.ttl_cells, "live TTL cell", "live TTL cells")) }</p>
                 <BarChart id="scan-partition-size" title="Partition sizes (scan of Data.db)"
                           x_label="partition size (bytes, bucket upper bound)" y_label="partitions" bars={size_bars} />
                 <h4>{ "Largest partitions" }</h4>
@@ -247,29 +251,42 @@ pub fn analytics_view(p: &AnalyticsViewProps) -> Html {
         }
     };
 
-    // The table: every SSTable loaded, computed in a worker once per set of SSTables and gc
-    // grace (not on every progress report of the scan).
+    // The table: the SSTables loaded of the selected SSTable's table (by its path:
+    // `sstable_set::table_of`), computed in a worker once per set of SSTables and gc grace (not
+    // on every progress report of the scan). Other tables' SSTables are never compared with them.
+    let table_of = table_of(&p.sstable.prefix);
+    let tables_loaded = {
+        let mut keys: Vec<String> = p.all.iter().map(|s| table_of_key(&s.prefix)).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        keys.len()
+    };
     let table_view = use_state(|| None::<Rc<TableView>>);
     let table_job = use_mut_ref(|| None::<u64>);
     {
         let table_view = table_view.clone();
         let table_job = table_job.clone();
-        use_effect_with((p.all.clone(), *gc_grace), move |(all, gc_grace)| {
-            let request = Request::Table {
-                job: 0,
-                sstables: all
-                    .iter()
-                    .map(|s| (s.prefix.clone(), s.file_refs()))
-                    .collect(),
-                gc_grace_secs: *gc_grace,
-            };
-            pool::submit_in_slot(&table_job, request, move |reply| {
-                if let Reply::Table { table, .. } = reply {
-                    table_view.set(Some(Rc::new(*table)));
-                }
-            });
-            move || pool::cancel_slot(&table_job)
-        });
+        use_effect_with(
+            (p.all.clone(), table_of.key.clone(), *gc_grace),
+            move |(all, key, gc_grace)| {
+                table_view.set(None);
+                let request = Request::Table {
+                    job: 0,
+                    sstables: all
+                        .iter()
+                        .filter(|s| table_of_key(&s.prefix) == *key)
+                        .map(|s| (s.prefix.clone(), s.file_refs()))
+                        .collect(),
+                    gc_grace_secs: *gc_grace,
+                };
+                pool::submit_in_slot(&table_job, request, move |reply| {
+                    if let Reply::Table { table, .. } = reply {
+                        table_view.set(Some(Rc::new(*table)));
+                    }
+                });
+                move || pool::cancel_slot(&table_job)
+            },
+        );
     }
     let empty = Rc::new(TableView::default());
     let table = (*table_view).clone().unwrap_or(empty);
@@ -340,7 +357,14 @@ pub fn analytics_view(p: &AnalyticsViewProps) -> Html {
                 }
             </p>
             { scan_html }
-            <h3>{ format!("The table: {} SSTable{}", table.sstables.len(), if table.sstables.len() == 1 { "" } else { "s" }) }</h3>
+            <h3 data-testid="table-heading" data-table={table_of.key.clone()}>
+                { format!("Table {}: {}", table_of.name, plural(table.sstables.len() as u64, "SSTable", "SSTables")) }
+            </h3>
+            if tables_loaded > 1 {
+                <p class="muted" data-testid="table-scope">{ format!(
+                    "The SSTables of {} loaded, one of {tables_loaded} tables: another table's SSTables are never compared with these (select one of them for its table).",
+                    table_of.name) }</p>
+            }
             <p data-testid="table-summary" data-ready={table_view.is_some().to_string()} data-overlaps={table.overlaps.to_string()}
                data-fully-expired={table.fully_expired.join(",")} data-blocked={table.blocked.join(",")}>
                 { format!("now {} ({}), gcBefore {}; {} token-range overlaps; fully expired: {}; expired but blocked: {}",
@@ -367,4 +391,9 @@ pub fn analytics_view(p: &AnalyticsViewProps) -> Html {
             </table>
         </section>
     }
+}
+
+/// The key SSTables of one table share (`sstable_set::table_of`).
+fn table_of_key(prefix: &str) -> String {
+    table_of(prefix).key
 }

@@ -17,10 +17,11 @@ use yew::prelude::*;
 
 use std::rc::Rc;
 
+use super::plural;
 use crate::loader;
 use crate::pool;
 use crate::protocol::answers::SchemaAnswer;
-use crate::protocol::pages::{DataPage, PageMessage, PageRequest};
+use crate::protocol::pages::{CollectionLiteral, DataPage, PageMessage, PageRequest};
 use crate::protocol::{Reply, Request};
 use crate::state::SSTableView;
 
@@ -345,7 +346,12 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
                         pool::submit(request, handler);
                     })
                 }}>{ "Export this page as JSON" }</button>
-                <p class="timing" data-testid="data-timing">{ format!("{} partitions decoded in a worker from {} bytes read (read + decompress + decode) in {:.1} ms, {:.1} MB/s; read back on the page in {:.1} ms", page.partitions.len(), page.bytes_read, page.millis, page.bytes_read as f64 / 1e3 / page.millis.max(0.001), browse.parse_millis) }</p>
+                <p class="timing" data-testid="data-timing">{ format!("{} decoded in a worker from {} bytes read (read + decompress + decode) in {:.1} ms, {:.1} MB/s; read back on the page in {:.1} ms", plural(page.partitions.len() as u64, "partition", "partitions"), page.bytes_read, page.millis, page.bytes_read as f64 / 1e3 / page.millis.max(0.001), browse.parse_millis) }</p>
+                <p class="legend muted" data-testid="cell-legend">
+                    { "Cells: " }<span class="cell ttl">{ "value" }</span>{ " has a TTL (underlined; hover for when it expires) · " }
+                    <span class="cell expired">{ "value" }</span>{ " its TTL has passed: expired (struck through) · " }
+                    <span class="cell tombstone">{ "✝ deleted" }</span>{ " a cell tombstone" }
+                </p>
                 if let Some(note) = &page.legacy_note { <p class="muted" data-testid="legacy-note">{ note }</p> }
                 { for page.findings.iter().map(|f| html! { <p class="warning">{ f }</p> }) }
                 if let (Some(atoms), true) = (page.atoms.as_ref(), page.legacy_note.is_some() && *show_atoms) {
@@ -382,13 +388,14 @@ fn partition(
             None => v.clone(),
         })
         .collect::<Vec<_>>()
-        .join(", ");
+        // As Find takes it and the Index tab prints it: `uuid:text` (named: `a = …, b = …`).
+        .join(if key_names.is_empty() { ":" } else { ", " });
     let shown = p.rows.len().min(MAX_ROWS_SHOWN);
     html! {
         <article class="partition" data-testid="partition" data-key={p.partition.key.join(":")}>
             <h3>
                 <span data-testid="partition-key">{ key }</span>
-                <span class="muted">{ format!("  at {} · {} rows", p.partition.position, total_rows) }</span>
+                <span class="muted">{ format!("  at {} · {}", p.partition.position, plural(total_rows as u64, "row", "rows")) }</span>
             </h3>
             if let Some(d) = &p.partition.deletion_info {
                 <p class="tombstone">{ format!("partition deleted at {} (local {}{})", d.marked_deleted, d.local_delete_time, if d.invalid_local_delete_time { ", invalid" } else { "" }) }</p>
@@ -472,7 +479,14 @@ fn atom_row(a: &AtomJson) -> Html {
     }
 }
 
-fn row(r: &UnfilteredJson, clustering_count: usize, columns: &[String]) -> Html {
+/// One row; `literals`: its non-frozen collection and UDT columns as cqlsh shows them (the
+/// worker's `multi_cell_literal`), shown in place of their cells.
+fn row(
+    r: &UnfilteredJson,
+    clustering_count: usize,
+    columns: &[String],
+    literals: &[&CollectionLiteral],
+) -> Html {
     let kind = match r.r#type {
         "static_block" => "static",
         "range_tombstone_bound" | "range_tombstone_boundary" => "range tombstone",
@@ -480,24 +494,7 @@ fn row(r: &UnfilteredJson, clustering_count: usize, columns: &[String]) -> Html 
     };
     let mut clustering: Vec<Html> = Vec::new();
     if r.start.is_some() || r.end.is_some() {
-        let describe = |b: &Option<sstable_engine::dump::BoundJson>, side: &str| {
-            b.as_ref().map(|b| {
-                format!(
-                    "{side} {} [{}]",
-                    b.r#type,
-                    b.clustering
-                        .iter()
-                        .map(|v| v.clone().unwrap_or_else(|| "null".into()))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            })
-        };
-        let text = [describe(&r.start, "from"), describe(&r.end, "to")]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>()
-            .join(" ");
+        let text = range_tombstone_words(r.start.as_ref(), r.end.as_ref());
         clustering.push(html! { <td class="tombstone" colspan={clustering_count.max(1).to_string()}>{ text }</td> });
     } else {
         for i in 0..clustering_count {
@@ -510,6 +507,34 @@ fn row(r: &UnfilteredJson, clustering_count: usize, columns: &[String]) -> Html 
         let cells: Vec<_> = r.cells.iter().filter(|c| c.name == *name).collect();
         if cells.is_empty() {
             return html! { <td></td> };
+        }
+        if let Some(l) = literals.iter().find(|l| l.column == *name) {
+            let mut class = classes!("cell", "collection");
+            let ttl = cells.iter().find_map(|c| c.ttl.map(|t| (t, c)));
+            if let Some((_, c)) = ttl {
+                class.push(if c.expired == Some(true) { "expired" } else { "ttl" });
+            }
+            let title = cells
+                .iter()
+                .map(|c| {
+                    let mut t = format!(
+                        "{}: {}",
+                        c.path.as_ref().map(|p| p.join(",")).unwrap_or_default(),
+                        c.tstamp.clone().unwrap_or_default()
+                    );
+                    if let Some(ttl) = c.ttl {
+                        t.push_str(&format!(
+                            " ttl {ttl}s, expires {}",
+                            c.expires_at.clone().unwrap_or_default()
+                        ));
+                    }
+                    t
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            return html! {
+                <td class="value"><span {class} {title} data-testid="collection" data-column={name.clone()}>{ &l.literal }</span></td>
+            };
         }
         let parts: Vec<Html> = cells
             .iter()
@@ -675,7 +700,14 @@ fn row_chunk(props: &RowChunkProps) -> Html {
                 .partitions
                 .get(index)
                 .and_then(|p| p.rows.get(i))
-                .map(|r| row(r, *clustering_count, columns))
+                .map(|r| {
+                    let literals: Vec<&CollectionLiteral> = page
+                        .collections
+                        .iter()
+                        .filter(|l| l.partition == index && l.row == i)
+                        .collect();
+                    row(r, *clustering_count, columns, &literals)
+                })
                 .unwrap_or_default(),
             RowsOf::Atoms => page
                 .atoms
@@ -711,4 +743,46 @@ fn page_request(view: &SSTableView, page: PageRequest) -> Request {
         files: view.file_refs(),
         page,
     }
+}
+
+/// A range tombstone marker in words, with each bound's deletion time: `from [104] inclusive
+/// (deleted at …, local …) to [104] exclusive`; an empty bound is the partition's start or end.
+fn range_tombstone_words(
+    start: Option<&sstable_engine::dump::BoundJson>,
+    end: Option<&sstable_engine::dump::BoundJson>,
+) -> String {
+    let bound = |b: &sstable_engine::dump::BoundJson, side: &str, open: &str| {
+        let at = if b.clustering.is_empty() {
+            open.to_owned()
+        } else {
+            format!(
+                "[{}] {}",
+                b.clustering
+                    .iter()
+                    .map(|v| v.clone().unwrap_or_else(|| "null".into()))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                b.r#type
+            )
+        };
+        let d = &b.deletion_info;
+        format!(
+            "{side} {at} (deleted at {}, local deletion time {}{})",
+            d.marked_deleted,
+            d.local_delete_time,
+            if d.invalid_local_delete_time {
+                ", invalid"
+            } else {
+                ""
+            }
+        )
+    };
+    [
+        start.map(|b| bound(b, "from", "the partition's start")),
+        end.map(|b| bound(b, "to", "the partition's end")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(" ")
 }

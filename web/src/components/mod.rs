@@ -14,3 +14,12 @@ pub mod overview_table;
 pub mod sstable_card;
 pub mod verify_all;
 pub mod verify_view;
+
+/// A count with its noun in the right number: `1 partition`, `2 partitions`.
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}

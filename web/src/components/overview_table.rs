@@ -9,6 +9,7 @@ use sstable_engine::component::ComponentType;
 use sstable_engine::datetime::iso8601_micros;
 use yew::prelude::*;
 
+use super::plural;
 use super::sstable_card::human_bytes;
 use crate::state::SSTableView;
 
@@ -135,7 +136,7 @@ pub fn overview_table(props: &OverviewTableProps) -> Html {
                     html! {
                         <tr class={classes!(selected.then_some("selected"))} data-testid="overview-row"
                             onclick={Callback::from(move |_| on_select.emit(i))}>
-                            <td><button class="link" aria-pressed={selected.to_string()}>{ &s.prefix }</button></td>
+                            <td class="name"><button class="link" aria-pressed={selected.to_string()} title={s.prefix.clone()}>{ &s.prefix }</button></td>
                             <td>{ format!("{} {}", s.format, s.version) }</td>
                             <td>{ m.partitioner.clone().unwrap_or_default() }</td>
                             <td>{ m.compressor.clone().unwrap_or_else(|| "none".into()) }</td>
@@ -143,8 +144,8 @@ pub fn overview_table(props: &OverviewTableProps) -> Html {
                             <td class="num">{ m.estimated_partitions.map(|n| n.to_string()).unwrap_or_default() }</td>
                             <td>{ m.max_timestamp_micros.map(iso8601_micros).unwrap_or_default() }</td>
                             <td>{
-                                if problems > 0 { html! { <span class="badge bad">{ format!("{problems} errors") }</span> } }
-                                else if findings > 0 { html! { <span class="badge warn">{ format!("{findings} findings") }</span> } }
+                                if problems > 0 { html! { <span class="badge bad">{ plural(problems as u64, "error", "errors") }</span> } }
+                                else if findings > 0 { html! { <span class="badge warn">{ plural(findings as u64, "finding", "findings") }</span> } }
                                 else { html! { <span class="badge ok">{ "decoded" }</span> } }
                             }</td>
                         </tr>

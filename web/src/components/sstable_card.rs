@@ -69,7 +69,7 @@ pub fn sstable_card(props: &SSTableCardProps) -> Html {
             }
             <dl class="facts">
                 <dt>{ "Version" }</dt><dd data-testid="version">{ &s.version }</dd>
-                <dt>{ "Written by" }</dt><dd>{ format!("Cassandra {}", s.release) }</dd>
+                <dt>{ "Written by" }</dt><dd data-testid="written-by">{ written_by(&s.release) }</dd>
                 <dt>{ "Format" }</dt><dd data-testid="format">{ &s.format }</dd>
                 <dt>{ "Generation" }</dt><dd data-testid="generation">{ &s.generation }</dd>
                 <dt>{ "Components" }</dt><dd data-testid="component-count">{ s.components.len() }</dd>
@@ -124,4 +124,29 @@ fn export_info(summary: &Shared<SSTableSummary>, prefix: &str) -> Callback<Mouse
     Callback::from(move |_| {
         let _ = crate::loader::download_json(&name, &summary.info_json);
     })
+}
+
+/// Who writes this version, in words: `Cassandra 4.0 / 4.1`, but a release line that names its
+/// maker (`ScyllaDB (trie index)`, `DataStax Enterprise 6.8`) as it is.
+pub fn written_by(release: &str) -> String {
+    if release.starts_with("ScyllaDB") || release.starts_with("DataStax") {
+        release.to_owned()
+    } else {
+        format!("Cassandra {release}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::written_by;
+
+    #[test]
+    fn the_maker_is_named_once() {
+        assert_eq!(written_by("4.0 / 4.1"), "Cassandra 4.0 / 4.1");
+        assert_eq!(written_by("ScyllaDB (trie index)"), "ScyllaDB (trie index)");
+        assert_eq!(
+            written_by("DataStax Enterprise 6.8"),
+            "DataStax Enterprise 6.8"
+        );
+    }
 }

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use sstable_engine::component::ComponentType;
 use sstable_engine::span::Span;
-use sstable_engine::verify::{CheckKind, Failure};
+use sstable_engine::verify::{CheckKind, Failure, FindingKind};
 use yew::prelude::*;
 
 use super::hex_view::HexView;
@@ -105,9 +105,32 @@ fn report_view(
         .flat_map(|c| &c.failures)
         .filter(|f| f.chunk.is_some())
         .collect();
-    let strip = chunk_count
+    // The strip shows the chunks the checks counted (a finished run's chunk or CRC.db check);
+    // a CRC.db with more checksums than Data.db has chunks says so, its extra entries unchecked.
+    let checked = r
+        .checks
+        .iter()
+        .find(|c| matches!(c.kind, CheckKind::Chunk | CheckKind::CrcDb))
+        .filter(|_| r.complete)
+        .map(|c| (c.component.clone(), c.checked));
+    let strip_chunks = checked.as_ref().map(|(_, n)| *n).or(chunk_count);
+    let extra = match (&checked, chunk_count) {
+        (Some((component, n)), Some(listed)) if listed > *n => Some(format!(
+            "{component} holds {listed} checksums, Data.db's {} bytes make {}: the last {} not checked: no Data.db bytes are left for {}.",
+            r.data_bytes,
+            super::plural(*n, "chunk", "chunks"),
+            super::plural(listed - n, "checksum is", "checksums are"),
+            if listed - n == 1 { "it" } else { "them" },
+        )),
+        _ => None,
+    };
+    let strip = strip_chunks
         .map(|n| strip(n, &chunk_failures, selected))
         .unwrap_or_default();
+    let strip = html! { <>
+        { strip }
+        if let Some(extra) = extra { <p class="warning" data-testid="chunk-count-note">{ extra }</p> }
+    </> };
     let detail = selected.and_then(|chunk| {
         let failures: Vec<&&Failure> = chunk_failures.iter().filter(|f| f.chunk == Some(chunk)).collect();
         let first = failures.first()?;
@@ -119,7 +142,8 @@ fn report_view(
                 { for failures.iter().map(|f| html! {
                     <p>
                         <strong>{ format!("chunk {}", chunk) }</strong>
-                        { format!(" — {} at bytes {}..{} ({} bytes): expected {}, actual {}", f.message, f.offset, f.offset + f.length, f.length, f.expected, f.actual) }
+                        { format!(" — {} at bytes {}..{} ({} bytes{}): expected {}, actual {}", without_chunk_prefix(&f.message, chunk), f.offset, f.offset + f.length, f.length,
+                            if f.kind == FindingKind::Chunk { ", then its 4-byte checksum" } else { "" }, f.expected, f.actual) }
                         if !f.partitions.is_empty() {
                             <br />{ format!("overlapping partitions: {}", f.partitions.join(", ")) }
                         }
@@ -287,4 +311,21 @@ fn timings(run: &VerifyRun) -> Html {
 /// A check's kind as the table and its test attribute name it (`chunk`, `crcdb`, `digest`, …).
 fn kind_name(kind: CheckKind) -> String {
     format!("{kind:?}").to_lowercase()
+}
+
+/// A failure's message without the "chunk N (Data.db a..b): " the detail already leads with.
+fn without_chunk_prefix(message: &str, chunk: u64) -> &str {
+    let Some(rest) = message.strip_prefix(&format!("chunk {chunk}")) else {
+        return message;
+    };
+    let rest = match rest.trim_start().strip_prefix('(') {
+        Some(r) => r.split_once("): ").map_or(r, |(_, after)| after),
+        None => rest,
+    };
+    let rest = rest.trim_start_matches([':', ' ']);
+    if rest.is_empty() {
+        message
+    } else {
+        rest
+    }
 }

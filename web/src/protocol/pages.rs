@@ -66,6 +66,21 @@ pub struct DataPage {
     pub row_totals: Vec<usize>,
     /// A page asked with `export`: its partitions as `sstabledump` JSON (pretty).
     pub export_json: Option<String>,
+    /// Each non-frozen collection or UDT column of a row as cqlsh shows it
+    /// (`dump::multi_cell_literal`): the page shows it in place of its cells.
+    #[serde(default)]
+    pub collections: Vec<CollectionLiteral>,
+}
+
+/// One multi-cell column of one row, as a cqlsh literal.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CollectionLiteral {
+    /// Index of the partition in the page, and of the row in the partition.
+    pub partition: usize,
+    pub row: usize,
+    pub column: String,
+    /// `['a', 'b']`, `{1, 2}`, `{1: 'a'}`, `{f: 1}`.
+    pub literal: String,
 }
 
 /// A page as it crosses from the worker to the UI thread: one JSON string (serde_json) inside the

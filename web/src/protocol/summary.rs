@@ -93,6 +93,19 @@ impl SSTableSummary {
     /// Built in the worker from the decoded metadata; `min_split_bytes` as verification splits.
     pub fn new(prefix: &str, m: &SSTableMetadata, min_split_bytes: u64) -> SSTableSummary {
         let info = m.report(prefix);
+        // A CompressionInfo.db that is there but does not decode: the compression is unknown,
+        // never "none".
+        let compression_undecoded = (info.compression.is_none()
+            && m.sizes_bytes
+                .iter()
+                .any(|(c, _)| *c == ComponentType::CompressionInfo))
+        .then(|| {
+            info.errors
+                .iter()
+                .find(|e| e.component.as_deref() == Some("CompressionInfo.db"))
+                .map(|e| format!("at offset {}: {}", e.offset, e.message))
+                .unwrap_or_else(|| "no decode error was reported".to_owned())
+        });
         let suffixes = |list: &[ComponentType]| {
             list.iter()
                 .map(|c| c.file_suffix().to_owned())
@@ -135,7 +148,7 @@ impl SSTableSummary {
                 unlisted: suffixes(&m.components.unlisted),
                 unknown: suffixes(&m.components.unknown),
             },
-            facts: facts(&info),
+            facts: facts(&info, compression_undecoded.as_deref()),
             findings: info
                 .findings
                 .iter()
@@ -157,7 +170,10 @@ impl SSTableSummary {
                 .validation
                 .as_ref()
                 .map(|v| v.partitioner.rsplit('.').next().unwrap_or("").to_owned()),
-            compressor: info.compression.as_ref().map(|c| c.compressor.clone()),
+            compressor: match &compression_undecoded {
+                Some(_) => Some("unknown: CompressionInfo.db does not decode".to_owned()),
+                None => info.compression.as_ref().map(|c| c.compressor.clone()),
+            },
             estimated_partitions: info.stats.as_ref().map(|s| s.estimated_partition_count),
             max_timestamp_micros: info.stats.as_ref().map(|s| s.max_timestamp),
             header: info.header.as_ref().map(|h| HeaderSummary {
@@ -233,7 +249,8 @@ fn digest_name(a: &DigestAlgorithm) -> &'static str {
 }
 
 /// What Statistics, CompressionInfo, Filter and Digest say, in words (the card's facts).
-fn facts(info: &InfoReport) -> Vec<Fact> {
+/// `compression_undecoded`: why a CompressionInfo.db that is present did not decode.
+fn facts(info: &InfoReport, compression_undecoded: Option<&str>) -> Vec<Fact> {
     let mut rows = Vec::new();
     let mut row = |label: &str, id: &str, value: String| {
         rows.push(Fact {
@@ -268,6 +285,12 @@ fn facts(info: &InfoReport) -> Vec<Fact> {
                 c.chunk_length / 1024,
                 c.chunk_count
             ),
+        );
+    } else if let Some(why) = compression_undecoded {
+        row(
+            "Compression",
+            "compressor",
+            format!("unknown: CompressionInfo.db is present but does not decode ({why})"),
         );
     } else {
         row("Compression", "compressor", "none".to_owned());

@@ -7,21 +7,24 @@
 //! touches the DOM. The UI thread only renders the [`DataPage`] that comes back.
 
 use sstable_engine::component::data::{
-    DataFileReader, DataItem, DataVisitor, DecodeOptions, DecodeStep, PartitionEnd,
-    RangeTombstoneMarker, RowView, VisitStep,
+    ColumnSchema, DataFileReader, DataItem, DataSchema, DataVisitor, DecodeOptions, DecodeStep,
+    PartitionEnd, RangeTombstoneMarker, RowView, VisitStep,
 };
 use sstable_engine::component::legacy_data::{
     AtomPartitionJson, AtomsBuilder, InferredTable, LegacyDataFileReader, LegacyItem, LegacyLayout,
     LegacyStep, RowGrouper,
 };
-use sstable_engine::dump::{PartitionBuilder, PartitionJson};
+use sstable_engine::component::ComponentType;
+use sstable_engine::dump::{multi_cell_literal, CellJson, PartitionBuilder, PartitionJson};
 use sstable_engine::info::SSTableMetadata;
-use sstable_engine::lookup::Lookup;
+use sstable_engine::lookup::{Lookup, LookupResult, StopReason};
 use sstable_engine::range::{RangeSource, SyncDriver};
 
 use super::{FileSource, Loaded};
 use crate::loader;
-use crate::protocol::pages::{DataPage, PageRequest, LEGACY_NOTE, MAX_PAGE_ROWS};
+use crate::protocol::pages::{
+    CollectionLiteral, DataPage, PageRequest, LEGACY_NOTE, MAX_PAGE_ROWS,
+};
 use crate::protocol::CANCELLED;
 
 /// Decode at most this long before yielding to the worker's event loop (a cancel can arrive).
@@ -69,10 +72,7 @@ pub async fn decode_page<S: RangeSource>(
         match r.partition_position {
             Some(p) => page.start = p,
             None => {
-                page.not_found = Some(format!(
-                    "not in this SSTable: {}",
-                    r.stopped_at.map(|s| s.describe()).unwrap_or_default()
-                ));
+                page.not_found = Some(unfound(&r));
                 page.millis = loader::now_millis() - started;
                 return Ok(page);
             }
@@ -259,7 +259,46 @@ async fn rows_page<S: RangeSource>(
         .into_iter()
         .map(|f| f.message)
         .collect();
+    page.collections = collection_literals(&schema, &page.partitions);
     Ok(())
+}
+
+/// Every non-frozen collection or UDT column of every row of `partitions` as cqlsh shows it.
+fn collection_literals(
+    schema: &DataSchema,
+    partitions: &[PartitionJson],
+) -> Vec<CollectionLiteral> {
+    let multi_cell: Vec<&ColumnSchema> = schema
+        .static_columns
+        .iter()
+        .chain(&schema.regular_columns)
+        .filter(|c| c.column_type.is_multi_cell())
+        .collect();
+    let mut out = Vec::new();
+    if multi_cell.is_empty() {
+        return out;
+    }
+    for (pi, p) in partitions.iter().enumerate() {
+        for (ri, r) in p.rows.iter().enumerate() {
+            for column in &multi_cell {
+                let cells: Vec<&CellJson> =
+                    r.cells.iter().filter(|c| c.name == column.name).collect();
+                // A frozen UDT that the header calls multi-cell (CASSANDRA-15035) has no paths.
+                if cells.is_empty() || cells.iter().any(|c| c.path.is_none()) {
+                    continue;
+                }
+                if let Some(literal) = multi_cell_literal(&column.column_type, &cells) {
+                    out.push(CollectionLiteral {
+                        partition: pi,
+                        row: ri,
+                        column: column.name.clone(),
+                        literal,
+                    });
+                }
+            }
+        }
+    }
+    out
 }
 
 /// A 2.x page: the engine's driver hands each step of the `LegacyDataFileReader` (atoms borrow
@@ -411,4 +450,51 @@ pub(super) async fn page(
     };
     let names = table_names(&loaded.metadata, sstable);
     decode_page(&loaded.metadata, names, source, request, is_cancelled).await
+}
+
+/// Why "Find" shows no partition, honestly: "not in this SSTable" only when a sound structure
+/// ruled the key out ([`StopReason::is_absent`]); an index entry whose Data.db chunk fails its
+/// checksum is "present but unreadable"; any other error says the lookup could not be done.
+fn unfound(r: &LookupResult) -> String {
+    let Some(stop) = &r.stopped_at else {
+        return "not found: the lookup did not say why".to_owned();
+    };
+    if stop.is_absent() {
+        return format!("not in this SSTable: {}", stop.describe());
+    }
+    if let StopReason::Error {
+        component: Some(ComponentType::Data),
+        message,
+        ..
+    } = stop
+    {
+        if r.index_entry.is_some() {
+            // The engine's words: "chunk N (Data.db a..b) fails its checksum: …".
+            let chunk = failing_chunk(message);
+            return match chunk {
+                Some(n) => format!(
+                    "present but unreadable (chunk {n} fails its checksum): the index holds the key, its Data.db chunk does not read — {}",
+                    stop.describe()
+                ),
+                None => format!(
+                    "present but unreadable: the index holds the key, its Data.db partition does not read — {}",
+                    stop.describe()
+                ),
+            };
+        }
+    }
+    format!("could not be looked up: {}", stop.describe())
+}
+
+/// N of the engine's "chunk N (Data.db a..b) fails its checksum" in `message`.
+fn failing_chunk(message: &str) -> Option<&str> {
+    if !message.contains("fails its checksum") {
+        return None;
+    }
+    message.match_indices("chunk ").find_map(|(i, m)| {
+        let rest = message.get(i + m.len()..)?;
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let n = rest.get(..digits)?;
+        (!n.is_empty() && rest.get(digits..)?.starts_with(" (")).then_some(n)
+    })
 }

@@ -28,6 +28,12 @@ pub fn format_value(t: &AbstractType, bytes: &[u8]) -> FormattedValue {
     fmt(t, bytes, false, 0)
 }
 
+/// A value of type `t` as cqlsh shows it inside a collection, tuple or UDT: text and the other
+/// quoted types in `'…'`.
+pub fn format_nested_value(t: &AbstractType, bytes: &[u8]) -> FormattedValue {
+    fmt(t, bytes, true, 0)
+}
+
 /// The element a cell of a non-frozen collection or UDT column belongs to, from its cell path
 /// (format doc §4.7): a list cell's 16-byte timeuuid, a set cell's element, a map cell's key
 /// (both rendered as inside a collection, so text is quoted: `'k'`), a UDT cell's field name
