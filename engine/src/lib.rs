@@ -43,6 +43,8 @@ pub mod info;
 pub mod load;
 pub mod lookup;
 #[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
+pub mod merge;
+#[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod range;
 pub mod reader;
 pub mod span;

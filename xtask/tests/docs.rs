@@ -428,6 +428,7 @@ const ENGINE_LAYERS: &[(&str, &[&str])] = &[
             "analytics",
             "crosscheck",
             "write",
+            "merge",
         ],
     ),
 ];

@@ -1,0 +1,164 @@
+//! Which of two versions of the same thing wins, as Cassandra's read path decides it.
+//!
+//! | what | rule | Src |
+//! |---|---|---|
+//! | two cells | higher timestamp; on a tie an expiring cell or tombstone beats a live cell, a tombstone beats an expiring cell, then the larger local deletion time, then the greater value | `db/rows/Cells.java` `reconcile` / `resolveRegular` (4.0+; `db/Conflicts.java` before) |
+//! | two liveness infos | higher timestamp; on a tie an expired liveness, then (both expiring or both not) the larger local expiration time, else the expiring one | `db/LivenessInfo.java` `supersedes` |
+//! | two deletions | larger markedForDeleteAt, then larger local deletion time | `db/DeletionTime.java` `supersedes` |
+//! | deletion over data | deletes a timestamp `≤` markedForDeleteAt, unless it is live | `db/DeletionTime.java` `deletes` |
+//! | two clusterings | the clustering types' order value by value, then the prefix kinds | `db/ClusteringComparator.java`, `ClusteringPrefix.Kind` |
+//!
+//! Counter cells are reconciled as regular cells here (`resolveCounter`'s context merge by
+//! `db/context/CounterContext.java` is not implemented): [`is_counter_pair`] says when that
+//! happened, and the merge records it.
+
+use core::cmp::Ordering;
+
+use crate::component::data::{
+    Cell, ClusteringPrefixKind, ClusteringValueBuf, ClusteringValueState, DeletionTime,
+    LivenessInfo,
+};
+use crate::types::AbstractType;
+use crate::write::schema::compare_values;
+
+/// `Cells.resolveRegular`: whether `right` wins over `left` (on a full tie `left` stays, as
+/// `compareValues(left, right) >= 0 ? left : right` keeps it).
+pub fn cell_wins(left: &Cell, right: &Cell) -> bool {
+    if left.timestamp_micros != right.timestamp_micros {
+        return right.timestamp_micros > left.timestamp_micros;
+    }
+    let l_ldt = left.local_deletion_time.filter(|l| !l.is_none());
+    let r_ldt = right.local_deletion_time.filter(|l| !l.is_none());
+    if l_ldt.is_some() || r_ldt.is_some() {
+        // CASSANDRA-14592: an expiring cell or a tombstone beats a live cell of the same
+        // timestamp, whatever the clock says.
+        if l_ldt.is_some() != r_ldt.is_some() {
+            return r_ldt.is_some();
+        }
+        if left.is_tombstone() != right.is_tombstone() {
+            return right.is_tombstone();
+        }
+        let (l, r) = (
+            l_ldt.map_or(i64::MIN, |l| l.secs),
+            r_ldt.map_or(i64::MIN, |l| l.secs),
+        );
+        if l != r {
+            return r > l;
+        }
+    }
+    right.value.bytes.as_slice() > left.value.bytes.as_slice()
+}
+
+/// Whether either cell is a counter (its reconciliation is `resolveCounter`'s, not done here).
+pub fn is_counter_pair(left: &Cell, right: &Cell) -> bool {
+    left.counter.is_some() || right.counter.is_some()
+}
+
+fn liveness_expiry_secs(l: &LivenessInfo) -> i64 {
+    l.local_expiration_time
+        .as_ref()
+        .map_or(i64::MAX, |e| e.value.secs)
+}
+
+/// `LivenessInfo.supersedes`: whether `a` beats `b`.
+pub fn liveness_supersedes(a: &LivenessInfo, b: &LivenessInfo) -> bool {
+    let (ta, tb) = (a.timestamp_micros.value, b.timestamp_micros.value);
+    if ta != tb {
+        return ta > tb;
+    }
+    if a.is_expired_liveness() != b.is_expired_liveness() {
+        return a.is_expired_liveness();
+    }
+    if a.is_expiring() == b.is_expiring() {
+        return liveness_expiry_secs(a) > liveness_expiry_secs(b);
+    }
+    a.is_expiring()
+}
+
+/// `DeletionTime.supersedes`: whether `a` beats `b`.
+pub fn deletion_supersedes(a: &DeletionTime, b: &DeletionTime) -> bool {
+    a.marked_for_delete_at_micros > b.marked_for_delete_at_micros
+        || (a.marked_for_delete_at_micros == b.marked_for_delete_at_micros
+            && a.local_deletion_time.secs > b.local_deletion_time.secs)
+}
+
+/// The same deletion (markedForDeleteAt and local deletion time), however it was stored.
+pub fn same_deletion(a: &DeletionTime, b: &DeletionTime) -> bool {
+    a.marked_for_delete_at_micros == b.marked_for_delete_at_micros
+        && a.local_deletion_time.secs == b.local_deletion_time.secs
+}
+
+/// `DeletionTime.deletes(timestamp)`: a deletion that deletes something shadows every
+/// timestamp up to and including its markedForDeleteAt.
+pub fn deletes(d: &DeletionTime, timestamp_micros: i64) -> bool {
+    !d.deletes_nothing() && timestamp_micros <= d.marked_for_delete_at_micros
+}
+
+/// `ClusteringPrefix.Kind.comparison`: the order of prefixes of equal values.
+fn kind_comparison(kind: ClusteringPrefixKind) -> i8 {
+    use ClusteringPrefixKind::*;
+    match kind {
+        SstableLowerBound => -2,
+        StaticClustering => -1,
+        ExclEndBound | InclStartBound | ExclEndInclStartBoundary => 0,
+        Clustering => 2,
+        InclEndExclStartBoundary | InclEndBound | ExclStartBound => 3,
+        SstableUpperBound => 4,
+    }
+}
+
+/// Whether a kind sorts before the clusterings its values prefix (`comparison` 0) or after (3):
+/// the group a marker belongs to at one position.
+pub fn sorts_before_clusterings(kind: ClusteringPrefixKind) -> bool {
+    kind_comparison(kind) < 2
+}
+
+fn compare_value(
+    t: Option<&AbstractType>,
+    a: &ClusteringValueBuf,
+    b: &ClusteringValueBuf,
+) -> Ordering {
+    let rank = |v: &ClusteringValueBuf| match v.state {
+        ClusteringValueState::Null => 0u8,
+        ClusteringValueState::Empty | ClusteringValueState::Present => 1,
+    };
+    match (rank(a), rank(b)) {
+        (1, 1) => match t {
+            Some(t) => compare_values(t, &a.bytes, &b.bytes),
+            None => a.bytes.cmp(&b.bytes),
+        },
+        (x, y) => x.cmp(&y),
+    }
+}
+
+/// `ClusteringComparator.compare` over two decoded prefixes (values, then kinds).
+pub fn compare_clusterings(
+    types: &[AbstractType],
+    a: (&[ClusteringValueBuf], ClusteringPrefixKind),
+    b: (&[ClusteringValueBuf], ClusteringPrefixKind),
+) -> Ordering {
+    for (i, (x, y)) in a.0.iter().zip(b.0).enumerate() {
+        let c = compare_value(types.get(i), x, y);
+        if c != Ordering::Equal {
+            return c;
+        }
+    }
+    let side = |kind: ClusteringPrefixKind| match kind_comparison(kind) {
+        c if c < 2 => Ordering::Less,
+        c if c > 2 => Ordering::Greater,
+        _ => Ordering::Equal,
+    };
+    match a.0.len().cmp(&b.0.len()) {
+        Ordering::Equal => kind_comparison(a.1).cmp(&kind_comparison(b.1)),
+        Ordering::Less => side(a.1),
+        Ordering::Greater => side(b.1).reverse(),
+    }
+}
+
+/// Orders two cell paths of one complex column by the column's path type.
+pub fn compare_paths(t: Option<&AbstractType>, a: &[u8], b: &[u8]) -> Ordering {
+    match t {
+        Some(t) => compare_values(t, a, b),
+        None => a.cmp(b),
+    }
+}
