@@ -32,12 +32,14 @@ use core::fmt;
 
 use partition::{merge_partition, Context, SourcePartition};
 
+use crate::checked_data::CheckedDataReader;
 use crate::clock::Clock;
 use crate::component::data::{
-    ColumnData, DataFileReader, DataItem, DataSchema, DecodeStep, PartitionStart, Row,
+    ColumnData, DataItem, DataSchema, DecodeOptions, DecodeStep, PartitionStart, Row,
 };
 use crate::component::ComponentType;
 use crate::error::Error;
+use crate::info::SSTableMetadata;
 use crate::range::{RangeSource, SyncDriver};
 use crate::token::Partitioner;
 
@@ -48,14 +50,24 @@ pub struct MergeError {
     pub sstable: String,
     /// The partition being read or merged (key bytes in hex), when there was one.
     pub partition_key_hex: Option<String>,
+    /// The last partition this SSTable gave to the merge, when there was one: no partition
+    /// after it could be reconciled.
+    pub last_merged_key_hex: Option<String>,
     pub error: Error,
 }
 
 impl fmt::Display for MergeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.sstable, self.error)?;
-        if let Some(k) = &self.partition_key_hex {
-            write!(f, "; partition 0x{k} could not be reconciled")?;
+        match (&self.partition_key_hex, &self.last_merged_key_hex) {
+            (Some(k), _) => write!(
+                f,
+                "; partition 0x{k} and those after it could not be reconciled"
+            )?,
+            (None, Some(last)) => {
+                write!(f, "; the partitions after 0x{last} could not be reconciled")?
+            }
+            (None, None) => f.write_str("; no partition could be reconciled")?,
         }
         Ok(())
     }
@@ -63,21 +75,41 @@ impl fmt::Display for MergeError {
 
 impl std::error::Error for MergeError {}
 
-/// One SSTable of the merge: its name, its Data.db reader
-/// ([`DataFileReader::for_sstable`]) and the source its ranges are read from.
+/// One SSTable of the merge: its name, its Data.db reader (every chunk's checksum checked
+/// before use: [`CheckedDataReader`]) and the source its ranges are read from.
 #[derive(Debug)]
 pub struct MergeInput<S> {
     pub name: String,
-    pub reader: DataFileReader,
+    pub reader: CheckedDataReader,
     pub driver: SyncDriver<S>,
 }
 
 impl<S: RangeSource> MergeInput<S> {
-    pub fn new(name: impl Into<String>, reader: DataFileReader, source: S) -> Self {
+    pub fn new(name: impl Into<String>, reader: CheckedDataReader, source: S) -> Self {
         MergeInput {
             name: name.into(),
             reader,
             driver: SyncDriver::new(source),
+        }
+    }
+
+    /// The input of a decoded SSTable ([`CheckedDataReader::for_sstable`]); `options.now_seconds`
+    /// decides which cells are expired.
+    pub fn for_sstable(
+        name: impl Into<String>,
+        metadata: &SSTableMetadata,
+        options: DecodeOptions,
+        source: S,
+    ) -> Result<Self, MergeError> {
+        let name = name.into();
+        match CheckedDataReader::for_sstable(metadata, options) {
+            Ok(reader) => Ok(MergeInput::new(name, reader, source)),
+            Err(error) => Err(MergeError {
+                sstable: name,
+                partition_key_hex: None,
+                last_merged_key_hex: None,
+                error,
+            }),
         }
     }
 }
@@ -95,13 +127,15 @@ pub struct MergeOptions {
 #[derive(Debug)]
 struct Input<S> {
     name: String,
-    reader: DataFileReader,
+    reader: CheckedDataReader,
     driver: SyncDriver<S>,
     /// This input's static / regular column index → the merge schema's.
     static_map: Vec<Option<usize>>,
     regular_map: Vec<Option<usize>>,
     /// The next partition's start, read ahead.
     peeked: Option<PartitionStart>,
+    /// The key of the last partition read whole.
+    last_key: Option<Vec<u8>>,
     finished: bool,
 }
 
@@ -132,6 +166,7 @@ fn schema_error(sstable: &str, msg: String) -> MergeError {
     MergeError {
         sstable: sstable.to_owned(),
         partition_key_hex: None,
+        last_merged_key_hex: None,
         error: Error::invalid(msg, 0).in_component(ComponentType::Statistics),
     }
 }
@@ -147,10 +182,10 @@ impl<S: RangeSource> TableMerger<S> {
         let first = inputs
             .first()
             .ok_or_else(|| schema_error("(none)", "no SSTable to merge".to_owned()))?;
-        let schema = first.reader.decoder().schema().clone();
+        let schema = first.reader.reader().decoder().schema().clone();
         let mut out = Vec::with_capacity(inputs.len());
         for i in inputs {
-            let theirs = i.reader.decoder().schema();
+            let theirs = i.reader.reader().decoder().schema();
             if theirs.clustering_types != schema.clustering_types {
                 return Err(schema_error(
                     &i.name,
@@ -178,6 +213,7 @@ impl<S: RangeSource> TableMerger<S> {
                 static_map,
                 regular_map,
                 peeked: None,
+                last_key: None,
                 finished: false,
             });
         }
@@ -256,6 +292,7 @@ impl<S: RangeSource> Input<S> {
                 .peeked
                 .as_ref()
                 .map(|p| crate::span::hex(&p.key.bytes.bytes)),
+            last_merged_key_hex: self.last_key.as_deref().map(crate::span::hex),
             error,
         }
     }
@@ -313,6 +350,7 @@ impl<S: RangeSource> Input<S> {
                 DecodeStep::Item(m @ DataItem::RangeTombstoneMarker(_)) => unfiltereds.push(m),
                 DecodeStep::Item(DataItem::PartitionEnd(end)) => {
                     self.peeked = None;
+                    self.last_key = Some(start.key.bytes.bytes.clone());
                     return Ok(SourcePartition {
                         source,
                         start,

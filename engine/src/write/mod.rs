@@ -39,6 +39,7 @@ pub mod hll;
 pub mod index;
 pub mod metadata;
 pub mod model;
+pub mod overlap;
 pub mod schema;
 pub mod writer;
 
