@@ -7,6 +7,7 @@
 //! | [`TableMerger`] | a k-way merge of the SSTables' Data.db in partitioner order (token, then key bytes); each input read by its own [`SyncDriver`], one partition at a time | `db/partitions/UnfilteredPartitionIterators.java` `merge` |
 //! | [`partition`] | one partition's versions merged: partition deletion, range tombstones, rows, complex columns | `db/rows/UnfilteredRowIterators.java` `merge`, `db/rows/Rows.java`, `db/rows/RangeTombstoneMarker.java` |
 //! | [`reconcile`] | two versions of a cell, liveness or deletion: which wins | `db/rows/Cells.java`, `db/Conflicts.java`, `db/LivenessInfo.java`, `db/DeletionTime.java` |
+//! | `counter` | two versions of a counter cell: a tombstone wins, else the contexts merged | `db/rows/Cells.java` `resolveCounter`, `db/context/CounterContext.java` |
 //!
 //! Memory is bounded by the partitions being merged (one version per SSTable of the current
 //! key) and each reader's window, never by the table. Inputs are 3.0+ SSTables (ma … oa, da)
@@ -16,9 +17,11 @@
 //! naming the SSTable, the component, the offset and the partition it was reading: the merge
 //! never answers without it.
 //!
-//! Counter cells are reconciled by timestamp, not by `db/context/CounterContext.java`'s
-//! merge; [`MergedPartition::counter_conflicts`] counts where that happened.
+//! Counter cells are reconciled by `counter` (`Cells.resolveCounter`,
+//! `db/context/CounterContext.java`'s merge); [`MergedPartition::counter_merges`] counts the
+//! cells whose contexts were merged.
 
+mod counter;
 pub mod partition;
 pub mod reconcile;
 

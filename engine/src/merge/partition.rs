@@ -16,6 +16,7 @@ use core::cmp::Ordering;
 
 use serde::Serialize;
 
+use super::counter::{resolve_counter, CounterResolution};
 use super::reconcile::{
     cell_wins, compare_clusterings, compare_paths, deletes, deletion_supersedes, is_counter_pair,
     liveness_supersedes, same_deletion, sorts_before_clusterings,
@@ -37,6 +38,9 @@ pub enum TombstoneKind {
     RangeTombstone,
     Row,
     ComplexDeletion,
+    /// A cell tombstone of a counter column (it beats live counter cells whatever their
+    /// timestamps).
+    CellTombstone,
 }
 
 /// A deletion over data, and the SSTable it came from.
@@ -135,9 +139,8 @@ pub struct MergedPartition {
     pub unfiltereds: Vec<MergedUnfiltered>,
     /// What lost, and to what (filled when the merge explains).
     pub losses: Vec<Loss>,
-    /// Counter cells met by another version: reconciled by timestamp here, not by
-    /// `CounterContext` (not implemented).
-    pub counter_conflicts: u64,
+    /// Counter cells whose versions were merged shard by shard (`CounterContext.merge`).
+    pub counter_merges: u64,
 }
 
 impl MergedPartition {
@@ -176,7 +179,7 @@ pub(crate) struct Context<'s> {
     pub now_seconds: Option<i64>,
     pub explain: bool,
     losses: Vec<Loss>,
-    counter_conflicts: u64,
+    counter_merges: u64,
 }
 
 impl<'s> Context<'s> {
@@ -186,7 +189,7 @@ impl<'s> Context<'s> {
             now_seconds,
             explain,
             losses: Vec::new(),
-            counter_conflicts: 0,
+            counter_merges: 0,
         }
     }
 
@@ -293,7 +296,7 @@ pub(crate) fn merge_partition(
         static_row,
         unfiltereds,
         losses: core::mem::take(&mut ctx.losses),
-        counter_conflicts: core::mem::take(&mut ctx.counter_conflicts),
+        counter_merges: core::mem::take(&mut ctx.counter_merges),
     })
 }
 
@@ -547,6 +550,23 @@ fn cell_loss(
     }
 }
 
+/// What beat a counter cell: a tombstone (whatever its timestamp), or a context that already
+/// held its shards.
+fn counter_beaten(source: SourceId, winner: &Cell) -> Beaten {
+    if winner.is_tombstone() {
+        Beaten::Tombstone {
+            kind: TombstoneKind::CellTombstone,
+            source,
+            marked_for_delete_at_micros: winner.timestamp_micros,
+        }
+    } else {
+        Beaten::Newer {
+            source,
+            timestamp_micros: winner.timestamp_micros,
+        }
+    }
+}
+
 /// The same cell content (timestamp, kind, times, path, value), wherever it was stored.
 fn same_cell(a: &Cell, b: &Cell) -> bool {
     a.timestamp_micros == b.timestamp_micros
@@ -568,32 +588,77 @@ fn reconcile_cells(
 ) -> Option<(SourceId, Cell)> {
     let mut winner: Option<(SourceId, Cell)> = None;
     for (s, c) in versions {
-        match winner.take() {
-            None => winner = Some((s, c)),
-            Some((ws, wc)) => {
-                if is_counter_pair(&wc, &c) {
-                    ctx.counter_conflicts = ctx.counter_conflicts.saturating_add(1);
-                }
-                if cell_wins(&wc, &c) {
-                    let b = Beaten::Newer {
-                        source: s,
-                        timestamp_micros: c.timestamp_micros,
-                    };
-                    let loss = cell_loss(ctx, is_static, clustering, ws, &wc, b);
-                    ctx.lose(loss);
-                    winner = Some((s, c));
-                } else {
-                    if !same_cell(&wc, &c) {
-                        let b = Beaten::Newer {
-                            source: ws,
-                            timestamp_micros: wc.timestamp_micros,
-                        };
-                        let loss = cell_loss(ctx, is_static, clustering, s, &c, b);
-                        ctx.lose(loss);
+        let Some((ws, wc)) = winner.take() else {
+            winner = Some((s, c));
+            continue;
+        };
+        let counter_column = ctx
+            .schema
+            .columns(is_static)
+            .get(c.column_index)
+            .is_some_and(|col| col.is_counter);
+        if counter_column || is_counter_pair(&wc, &c) {
+            if let Some(resolution) = resolve_counter(&wc, &c) {
+                winner = Some(match resolution {
+                    CounterResolution::Left => {
+                        if !same_cell(&wc, &c) {
+                            let loss = cell_loss(
+                                ctx,
+                                is_static,
+                                clustering,
+                                s,
+                                &c,
+                                counter_beaten(ws, &wc),
+                            );
+                            ctx.lose(loss);
+                        }
+                        (ws, wc)
                     }
-                    winner = Some((ws, wc));
-                }
+                    CounterResolution::Right => {
+                        if !same_cell(&wc, &c) {
+                            let loss = cell_loss(
+                                ctx,
+                                is_static,
+                                clustering,
+                                ws,
+                                &wc,
+                                counter_beaten(s, &c),
+                            );
+                            ctx.lose(loss);
+                        }
+                        (s, c)
+                    }
+                    CounterResolution::Merged(merged) => {
+                        ctx.counter_merges = ctx.counter_merges.saturating_add(1);
+                        let newer = if c.timestamp_micros > wc.timestamp_micros {
+                            s
+                        } else {
+                            ws
+                        };
+                        (newer, *merged)
+                    }
+                });
+                continue;
             }
+        }
+        if cell_wins(&wc, &c) {
+            let b = Beaten::Newer {
+                source: s,
+                timestamp_micros: c.timestamp_micros,
+            };
+            let loss = cell_loss(ctx, is_static, clustering, ws, &wc, b);
+            ctx.lose(loss);
+            winner = Some((s, c));
+        } else {
+            if !same_cell(&wc, &c) {
+                let b = Beaten::Newer {
+                    source: ws,
+                    timestamp_micros: wc.timestamp_micros,
+                };
+                let loss = cell_loss(ctx, is_static, clustering, s, &c, b);
+                ctx.lose(loss);
+            }
+            winner = Some((ws, wc));
         }
     }
     let (s, c) = winner?;

@@ -8,9 +8,7 @@
 //! | deletion over data | deletes a timestamp `≤` markedForDeleteAt, unless it is live | `db/DeletionTime.java` `deletes` |
 //! | two clusterings | the clustering types' order value by value, then the prefix kinds | `db/ClusteringComparator.java`, `ClusteringPrefix.Kind` |
 //!
-//! Counter cells are reconciled as regular cells here (`resolveCounter`'s context merge by
-//! `db/context/CounterContext.java` is not implemented): [`is_counter_pair`] says when that
-//! happened, and the merge records it.
+//! Counter cells go to `super::counter` instead ([`is_counter_pair`] says when).
 
 use core::cmp::Ordering;
 
@@ -49,7 +47,7 @@ pub fn cell_wins(left: &Cell, right: &Cell) -> bool {
     right.value.bytes.as_slice() > left.value.bytes.as_slice()
 }
 
-/// Whether either cell is a counter (its reconciliation is `resolveCounter`'s, not done here).
+/// Whether either cell is a live counter (its reconciliation is `resolveCounter`'s).
 pub fn is_counter_pair(left: &Cell, right: &Cell) -> bool {
     left.counter.is_some() || right.counter.is_some()
 }
