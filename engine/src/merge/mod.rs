@@ -4,8 +4,9 @@
 //!
 //! | part | what | Src |
 //! |---|---|---|
+//! | [`output`] | the merged partitions, rows and markers with their SSTables, and the losses | |
 //! | [`TableMerger`] | a k-way merge of the SSTables' Data.db in partitioner order (token, then key bytes); each input read by its own [`SyncDriver`], one partition at a time | `db/partitions/UnfilteredPartitionIterators.java` `merge` |
-//! | [`partition`] | one partition's versions merged: partition deletion, range tombstones, rows, complex columns | `db/rows/UnfilteredRowIterators.java` `merge`, `db/rows/Rows.java`, `db/rows/RangeTombstoneMarker.java` |
+//! | `partition`, `rows` | one partition's versions merged: partition deletion, range tombstones, rows, complex columns | `db/rows/UnfilteredRowIterators.java` `merge`, `db/rows/Rows.java`, `db/rows/RangeTombstoneMarker.java` |
 //! | [`reconcile`] | two versions of a cell, liveness or deletion: which wins | `db/rows/Cells.java`, `db/Conflicts.java`, `db/LivenessInfo.java`, `db/DeletionTime.java` |
 //! | `counter` | two versions of a counter cell: a tombstone wins, else the contexts merged | `db/rows/Cells.java` `resolveCounter`, `db/context/CounterContext.java` |
 //!
@@ -21,11 +22,14 @@
 //! `db/context/CounterContext.java`'s merge); [`MergedPartition::counter_merges`] counts the
 //! cells whose contexts were merged.
 
+mod context;
 mod counter;
-pub mod partition;
+pub mod output;
+mod partition;
 pub mod reconcile;
+mod rows;
 
-pub use partition::{
+pub use output::{
     Beaten, Loss, LostKind, MergedMarker, MergedPartition, MergedRow, MergedUnfiltered, SourceId,
     TombstoneKind,
 };
@@ -33,7 +37,8 @@ pub use partition::{
 use core::cmp::Ordering;
 use core::fmt;
 
-use partition::{merge_partition, Context, SourcePartition};
+use context::Context;
+use partition::{merge_partition, SourcePartition};
 
 use crate::checked_data::CheckedDataReader;
 use crate::clock::Clock;
