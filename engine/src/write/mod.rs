@@ -40,6 +40,7 @@ pub mod index;
 pub mod metadata;
 pub mod model;
 pub mod overlap;
+mod overlap_model;
 pub mod schema;
 pub mod writer;
 
