@@ -23,6 +23,9 @@ use sstable_engine::{Format, Version};
 
 type Files = Vec<(ComponentType, Vec<u8>)>;
 
+/// Clusterings per generated partition.
+const ROWS: u32 = 12;
+
 fn metadata_of(version: &str, generation: u64, files: &Files) -> SSTableMetadata {
     let (descriptor, _) = parse_file_name(&format!("{version}-{generation}-big-Data.db")).unwrap();
     let inputs: Vec<ComponentInput<'_>> = files
@@ -89,7 +92,7 @@ fn overlapping(
     Vec<ExpectedPartition>,
 ) {
     let v = Version::parse(Format::Big, version).unwrap();
-    let options = OverlapOptions::new(v, 4, 60, 12, seed);
+    let options = OverlapOptions::new(v, 4, 60, ROWS, seed);
     let t = generate_overlapping(&options, |_| MemorySink::default()).unwrap();
     let tables = t
         .sstables
@@ -128,12 +131,17 @@ fn ck_of(values: &[sstable_engine::component::data::ClusteringValueBuf]) -> i32 
     i32::from_be_bytes(values[0].bytes.as_slice().try_into().unwrap())
 }
 
+/// (position key, deletion left open (mfda, sstable), whether a boundary) of a merged marker.
+type MarkerAt = (i64, Option<(i64, usize)>, bool);
+
 fn merged_rows(
     schema: &DataSchema,
     p: &MergedPartition,
+    boundaries: &mut usize,
 ) -> (Vec<RowTuple>, Vec<(i32, i64, usize)>) {
     let mut rows = Vec::new();
     let mut rts = Vec::new();
+    let mut markers: Vec<MarkerAt> = Vec::new();
     for u in &p.unfiltereds {
         match u {
             MergedUnfiltered::Row(r) => {
@@ -185,28 +193,50 @@ fn merged_rows(
                 ));
             }
             MergedUnfiltered::Marker(m) => {
-                let MarkerDeletion::Bound(d) = &m.marker.deletion else {
-                    panic!("one-clustering range tombstones never meet in a boundary")
-                };
-                match m.marker.bound.kind {
-                    ClusteringPrefixKind::InclStartBound => rts.push((
-                        ck_of(&m.marker.bound.values),
-                        d.marked_for_delete_at_micros,
-                        m.start_source.unwrap(),
-                    )),
-                    ClusteringPrefixKind::InclEndBound => {
-                        let open = rts.last().unwrap();
-                        assert_eq!(
-                            (open.0, open.1),
-                            (ck_of(&m.marker.bound.values), d.marked_for_delete_at_micros)
-                        );
-                        assert_eq!(m.end_source, Some(open.2));
+                let kind = m.marker.bound.kind;
+                let c = ck_of(&m.marker.bound.values) as i64;
+                // Before the clustering's rows (comparison 0) or after them (3).
+                let before = matches!(
+                    kind,
+                    ClusteringPrefixKind::InclStartBound
+                        | ClusteringPrefixKind::ExclEndBound
+                        | ClusteringPrefixKind::ExclEndInclStartBoundary
+                );
+                let open = match &m.marker.deletion {
+                    MarkerDeletion::Bound(d) if kind.is_start() => {
+                        Some((d.marked_for_delete_at_micros, m.start_source.unwrap()))
                     }
-                    k => panic!("unexpected marker kind {k:?}"),
+                    MarkerDeletion::Bound(_) => None,
+                    MarkerDeletion::Boundary { start, .. } => {
+                        Some((start.marked_for_delete_at_micros, m.start_source.unwrap()))
+                    }
+                };
+                // A marker that closes must name the SSTable of what it closes.
+                if !matches!(
+                    kind,
+                    ClusteringPrefixKind::InclStartBound | ClusteringPrefixKind::ExclStartBound
+                ) {
+                    assert!(m.end_source.is_some());
                 }
+                markers.push((c * 3 + if before { 0 } else { 2 }, open, kind.is_boundary()));
             }
         }
     }
+    // Per clustering, the deletion the merged markers leave open over its rows.
+    for w in markers.windows(2) {
+        assert!(w[0].0 < w[1].0, "merged markers in order, one per position");
+    }
+    for ck in 0..ROWS as i64 {
+        let open = markers
+            .iter()
+            .take_while(|(key, _, _)| *key < ck * 3 + 1)
+            .last()
+            .and_then(|(_, open, _)| *open);
+        if let Some((mfda, src)) = open {
+            rts.push((ck as i32, mfda, src));
+        }
+    }
+    *boundaries += markers.iter().filter(|m| m.2).count();
     (rows, rts)
 }
 
@@ -253,6 +283,7 @@ fn check_against_model(version: &str, seed: u64) {
     let (schema, merged) = merge_all(&tables, &files, Some(options.now_secs)).unwrap();
     assert_eq!(merged.len(), expected.len());
     let (mut rows, mut expired, mut rts, mut deleted_rows, mut losses) = (0, 0, 0, 0, 0);
+    let mut boundaries = 0;
     let mut by_source = [0usize; 4];
     for (m, e) in merged.iter().zip(&expected) {
         assert_eq!(m.start.key.bytes.bytes, e.key);
@@ -275,7 +306,7 @@ fn check_against_model(version: &str, seed: u64) {
                 c.sstable
             ))
         );
-        let (got_rows, got_rts) = merged_rows(&schema, m);
+        let (got_rows, got_rts) = merged_rows(&schema, m, &mut boundaries);
         let (want_rows, want_rts) = expected_rows(e);
         assert_eq!(got_rts, want_rts, "range tombstones of 0x{:02x?}", e.key);
         assert_eq!(got_rows, want_rows, "rows of 0x{:02x?}", e.key);
@@ -296,6 +327,7 @@ fn check_against_model(version: &str, seed: u64) {
         "{rows} {rts} {deleted_rows} {expired} {losses}"
     );
     assert!(by_source.iter().all(|n| *n > 50), "{by_source:?}");
+    assert!(boundaries > 3, "{boundaries} boundaries");
 }
 
 #[test]

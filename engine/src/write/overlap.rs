@@ -6,7 +6,8 @@
 //! partition, rows of random clusterings: a row deletion, or a liveness and cells (`v` sometimes
 //! a tombstone, `n` sometimes with a TTL that has run out at `now_secs`, `tags` sometimes
 //! overwritten: a complex deletion and new elements); now and then a partition deletion, a
-//! static cell, or a range tombstone over one clustering (that SSTable writes no row there).
+//! static cell, or a range tombstone over one to four clusterings, inclusive (that SSTable writes
+//! no row there; other SSTables' ranges overlap it).
 //!
 //! Timestamps are `base + k·N + i` for SSTable `i` of `N` (k random): two SSTables never write
 //! the same timestamp, so every reconciliation is decided by timestamp, and the model
@@ -163,24 +164,32 @@ pub fn generate_overlapping<S: ComponentSink>(
                 });
                 p.static_row = Some(row);
             }
-            for ck in 0..options.rows_per_partition as i32 {
+            let last_ck = (options.rows_per_partition as i32).saturating_sub(1);
+            let mut next_ck = 0i32;
+            while next_ck <= last_ck {
+                let ck = next_ck;
+                next_ck = ck.saturating_add(1);
                 let ck_bytes = ck.to_be_bytes().to_vec();
                 let roll = rng.unit();
                 if roll < 0.4 {
                     continue;
                 }
                 if roll < 0.46 {
+                    // A range tombstone over 1–4 clusterings (this SSTable writes no row there);
+                    // other SSTables' ranges overlap it, so merged bounds meet in boundaries.
+                    let end = ck.saturating_add(rng.below(4) as i32).min(last_ck);
+                    next_ck = end.saturating_add(1);
                     let d = deletion_at(ts(&mut rng));
                     p.unfiltereds
                         .push(Unfiltered::Marker(RangeTombstoneMarker::bound(
                             BoundKind::InclStart,
-                            vec![ck_bytes.clone()],
+                            vec![ck_bytes],
                             d,
                         )));
                     p.unfiltereds
                         .push(Unfiltered::Marker(RangeTombstoneMarker::bound(
                             BoundKind::InclEnd,
-                            vec![ck_bytes],
+                            vec![end.to_be_bytes().to_vec()],
                             d,
                         )));
                     continue;
@@ -277,6 +286,7 @@ pub fn generate_overlapping<S: ComponentSink>(
             expect_partition(
                 key,
                 &tables,
+                options.rows_per_partition,
                 options.now_secs,
                 (s_col, n_col, v_col, tags_col),
             )

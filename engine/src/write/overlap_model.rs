@@ -43,7 +43,8 @@ pub struct ExpectedPartition {
     pub key: Vec<u8>,
     pub deletion: Option<FromSSTable<ModelDeletion>>,
     pub static_cell: Option<ExpectedCell>,
-    /// Range tombstones kept, each over one clustering: `[ck, ck]` inclusive.
+    /// Per clustering `0..rows_per_partition`, the range tombstone over it that counts (the
+    /// superseding one, if it supersedes the partition deletion).
     pub range_tombstones: Vec<(i32, FromSSTable<ModelDeletion>)>,
     pub rows: Vec<ExpectedRow>,
     /// The SSTables that hold the partition.
@@ -94,6 +95,7 @@ fn newest<'a>(versions: impl Iterator<Item = (usize, &'a Cell)>) -> Option<(usiz
 pub(crate) fn expect_partition(
     key: &[u8],
     tables: &[Vec<Partition>],
+    rows_per_partition: u32,
     now_secs: i64,
     (_s_col, n_col, v_col, tags_col): (usize, usize, usize, usize),
 ) -> ExpectedPartition {
@@ -123,47 +125,49 @@ pub(crate) fn expect_partition(
     .filter(|(_, c)| !shadows(deletion.as_ref(), c.timestamp_micros))
     .map(|(s, c)| simple_cell("s", c, s, now_secs));
 
-    let mut cks: Vec<i32> = Vec::new();
     let ck_of = |values: &[Vec<u8>]| {
         values
             .first()
             .and_then(|v| <[u8; 4]>::try_from(v.as_slice()).ok())
             .map(i32::from_be_bytes)
     };
-    for (_, p) in &versions {
+    // Each SSTable's range tombstones: (first ck, last ck, deletion), both ends inclusive.
+    let mut ranges: Vec<(i32, i32, FromSSTable<ModelDeletion>)> = Vec::new();
+    for (s, p) in &versions {
+        let mut open = None;
         for u in &p.unfiltereds {
-            let values = match u {
-                Unfiltered::Row(r) => &r.clustering,
-                Unfiltered::Marker(m) => &m.values,
-            };
-            cks.extend(ck_of(values));
+            if let Unfiltered::Marker(m) = u {
+                match (m.kind, open.take(), ck_of(&m.values)) {
+                    (BoundKind::InclStart, _, Some(a)) => open = Some(a),
+                    (BoundKind::InclEnd, Some(a), Some(b)) => ranges.push((
+                        a,
+                        b,
+                        FromSSTable {
+                            value: m.deletion,
+                            sstable: *s,
+                        },
+                    )),
+                    _ => {}
+                }
+            }
         }
     }
-    cks.sort_unstable();
-    cks.dedup();
     let mut range_tombstones = Vec::new();
     let mut rows = Vec::new();
-    for ck in cks {
+    for ck in 0..rows_per_partition as i32 {
         let mut rt = None;
+        for (a, b, d) in &ranges {
+            if (*a..=*b).contains(&ck) {
+                rt = max_deletion(rt, *d);
+            }
+        }
         let mut row_versions: Vec<(usize, &Row)> = Vec::new();
         for (s, p) in &versions {
             for u in &p.unfiltereds {
-                match u {
-                    Unfiltered::Marker(m)
-                        if ck_of(&m.values) == Some(ck) && m.kind == BoundKind::InclStart =>
-                    {
-                        rt = max_deletion(
-                            rt,
-                            FromSSTable {
-                                value: m.deletion,
-                                sstable: *s,
-                            },
-                        );
+                if let Unfiltered::Row(r) = u {
+                    if ck_of(&r.clustering) == Some(ck) {
+                        row_versions.push((*s, r));
                     }
-                    Unfiltered::Row(r) if ck_of(&r.clustering) == Some(ck) => {
-                        row_versions.push((*s, r))
-                    }
-                    _ => {}
                 }
             }
         }
