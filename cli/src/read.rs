@@ -9,7 +9,7 @@ use std::io::Write;
 
 use serde_json::{json, Value};
 use sstable_engine::clock::NoClock;
-use sstable_engine::component::data::DecodeOptions;
+use sstable_engine::component::data::{DecodeOptions, MarkerDeletion};
 use sstable_engine::datetime::{iso8601_micros, iso8601_secs};
 use sstable_engine::dump::{PartitionBuilder, PartitionJson};
 use sstable_engine::merge::{
@@ -45,8 +45,8 @@ pub struct Args {
     /// "Now", seconds since the epoch, for TTL expiry (default: the clock)
     #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
     now: Option<i64>,
-    /// The table's gc_grace_seconds: tombstones whose local deletion time is before now − this
-    /// are marked droppable (Cassandra's default 864000)
+    /// The table's gc_grace_seconds: every tombstone (partition, row, range bound, cell) gets
+    /// `droppable`: its local deletion time is before now − this (Cassandra's default 864000)
     #[arg(long = "gc-grace", value_name = "SECS", default_value_t = 864_000)]
     gc_grace: i64,
 }
@@ -265,12 +265,36 @@ fn with_provenance(
                         }
                     }
                     if let Some(Value::Array(cells)) = json_row.get_mut("cells") {
-                        for (cell, s) in cells.iter_mut().zip(&r.cell_sources) {
+                        for ((cell, s), c) in
+                            cells.iter_mut().zip(&r.cell_sources).zip(r.row.cells())
+                        {
                             set(cell, &["sstable"], name(names, *s));
+                            let ldt = c.local_deletion_time.filter(|_| c.is_tombstone());
+                            if let Some(d) = ldt.and_then(|l| droppable(l.secs, gc_before)) {
+                                set(cell, &["deletion_info", "droppable"], Value::Bool(d));
+                            }
                         }
                     }
                 }
                 MergedJson::Marker(m) => {
+                    let (end, start) = match &m.marker.deletion {
+                        MarkerDeletion::Bound(d) if m.marker.bound.kind.is_start() => {
+                            (None, Some(d))
+                        }
+                        MarkerDeletion::Bound(d) => (Some(d), None),
+                        MarkerDeletion::Boundary { end, start } => (Some(end), Some(start)),
+                    };
+                    for (side, d) in [("end", end), ("start", start)] {
+                        let dropped =
+                            d.and_then(|d| droppable(d.local_deletion_time.secs, gc_before));
+                        if let Some(dr) = dropped {
+                            set(
+                                json_row,
+                                &[side, "deletion_info", "droppable"],
+                                Value::Bool(dr),
+                            );
+                        }
+                    }
                     if let Some(s) = m.start_source {
                         set(json_row, &["start", "sstable"], name(names, s));
                     }

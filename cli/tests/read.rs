@@ -226,3 +226,41 @@ fn read_of_a_table_with_a_corrupt_sstable_is_an_error_naming_it() {
     assert!(err.contains("reconciled"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every `droppable` flag in the output.
+fn droppable_flags(v: &Value, out: &mut Vec<bool>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                if k == "droppable" {
+                    out.push(x.as_bool().unwrap());
+                } else {
+                    droppable_flags(x, out);
+                }
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| droppable_flags(x, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn read_marks_tombstones_droppable_at_now_and_gc_grace() {
+    let (dir, options) = generated("gc");
+    let d = dir.to_string_lossy().into_owned();
+    let now = options.now_secs.to_string();
+    // The writes are an hour before `now`: past a gc grace of 0, within one of 10 days.
+    let mut past = Vec::new();
+    for p in read_json(&["read", &d, "--json", "--now", &now, "--gc-grace", "0"]) {
+        droppable_flags(&p, &mut past);
+    }
+    let mut within = Vec::new();
+    for p in read_json(&["read", &d, "--json", "--now", &now]) {
+        droppable_flags(&p, &mut within);
+    }
+    assert!(past.len() > 20, "{} tombstones", past.len());
+    assert_eq!(past.len(), within.len());
+    assert!(past.iter().all(|d| *d));
+    assert!(within.iter().all(|d| !*d));
+    let _ = std::fs::remove_dir_all(&dir);
+}
