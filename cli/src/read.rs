@@ -65,9 +65,22 @@ pub fn run(a: Args) -> Result<Outcome, String> {
         now_seconds: now,
         ..DecodeOptions::default()
     };
+    let directories: std::collections::BTreeSet<&str> = found
+        .grouping
+        .sstables
+        .iter()
+        .map(|s| s.directory.as_str())
+        .collect();
+    if directories.len() > 1 {
+        return Err(format!(
+            "the SSTables are in {} directories ({}): read merges one table's directory",
+            directories.len(),
+            directories.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
     let mut inputs = Vec::new();
     let mut names = Vec::new();
-    let mut first_metadata = None;
+    let mut first_metadata: Option<sstable_engine::info::SSTableMetadata> = None;
     for sstable in &found.grouping.sstables {
         let (metadata, io_errors) = files::load_metadata(&found, sstable);
         if crate::output::print_errors(io_errors) {
@@ -91,6 +104,16 @@ pub fn run(a: Args) -> Result<Outcome, String> {
             Ok(i) => inputs.push(i),
             Err(e) => {
                 eprintln!("error: {e}");
+                return Ok(Outcome::Errors);
+            }
+        }
+        if let Some(first) = &first_metadata {
+            if first.partitioner() != metadata.partitioner() {
+                eprintln!(
+                    "error: {name}: partitioner {} differs from the first SSTable's {}",
+                    metadata.partitioner(),
+                    first.partitioner()
+                );
                 return Ok(Outcome::Errors);
             }
         }

@@ -264,3 +264,21 @@ fn read_marks_tombstones_droppable_at_now_and_gc_grace() {
     assert!(within.iter().all(|d| !*d));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn read_refuses_sstables_of_several_directories() {
+    let (dir, _) = generated("two");
+    let other = dir.join("elsewhere");
+    std::fs::create_dir_all(&other).unwrap();
+    for f in std::fs::read_dir(&dir).unwrap().flatten() {
+        let name = f.file_name().to_string_lossy().into_owned();
+        if name.starts_with("oa-4-big-") {
+            std::fs::rename(f.path(), other.join(name)).unwrap();
+        }
+    }
+    let out = run(&["read", &dir.to_string_lossy(), "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("2 directories"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
