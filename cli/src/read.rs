@@ -9,7 +9,7 @@ use std::io::Write;
 
 use serde_json::{json, Value};
 use sstable_engine::clock::NoClock;
-use sstable_engine::component::data::{DecodeOptions, MarkerDeletion};
+use sstable_engine::component::data::{ColumnData, DataSchema, DecodeOptions, MarkerDeletion};
 use sstable_engine::datetime::{iso8601_micros, iso8601_secs};
 use sstable_engine::dump::{PartitionBuilder, PartitionJson};
 use sstable_engine::merge::{
@@ -172,7 +172,7 @@ pub fn run(a: Args) -> Result<Outcome, String> {
         else {
             continue;
         };
-        let value = with_provenance(&dump, &partition, &names, gc_before, a.explain);
+        let value = with_provenance(&schema, &dump, &partition, &names, gc_before, a.explain);
         if a.json {
             let sep = if printed == 0 { "\n" } else { ",\n" };
             let text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
@@ -234,7 +234,34 @@ fn droppable(d_local_secs: i64, gc_before: Option<i64>) -> Option<bool> {
 }
 
 /// The dump's JSON with the SSTable of every part, and the losses when asked.
+/// A row's kept complex (collection) deletions: column, time, SSTable.
+fn complex_deletions(
+    r: &MergedRow,
+    schema: &DataSchema,
+    names: &[String],
+    gc_before: Option<i64>,
+) -> Vec<Value> {
+    r.complex_deletion_sources
+        .iter()
+        .filter_map(|(index, source)| {
+            let d = r.row.column_data.iter().find_map(|c| match c {
+                ColumnData::Complex(c) if c.column_index == *index => c.complex_deletion.as_ref(),
+                _ => None,
+            })?;
+            let column = schema.columns(r.row.is_static).get(*index)?;
+            Some(json!({
+                "name": column.name,
+                "marked_deleted": iso8601_micros(d.marked_for_delete_at_micros),
+                "local_delete_time": iso8601_secs(d.local_deletion_time.secs),
+                "droppable": droppable(d.local_deletion_time.secs, gc_before),
+                "sstable": name(names, *source),
+            }))
+        })
+        .collect()
+}
+
 fn with_provenance(
+    schema: &DataSchema,
     dump: &PartitionJson,
     p: &MergedPartition,
     names: &[String],
@@ -273,6 +300,10 @@ fn with_provenance(
         for (json_row, merged) in out_rows.iter_mut().zip(rows) {
             match merged {
                 MergedJson::Row(r) => {
+                    let complex = complex_deletions(r, schema, names, gc_before);
+                    if !complex.is_empty() {
+                        set(json_row, &["complex_deletions"], Value::Array(complex));
+                    }
                     set(
                         json_row,
                         &["sstables"],

@@ -127,7 +127,7 @@ fn read_json_gives_the_models_cells_with_their_sstables() {
     let d = dir.to_string_lossy().into_owned();
     let parts = read_json(&["read", &d, "--json", "--now", &now]);
     assert_eq!(parts.len(), model.len());
-    let mut total = 0;
+    let (mut total, mut complex) = (0, 0);
     for (p, e) in parts.iter().zip(&model) {
         assert_eq!(p["partition"]["key_hex"], sstable_engine::span::hex(&e.key));
         let sstables: Vec<String> = e.sstables.iter().map(|s| sstable_name(*s)).collect();
@@ -156,11 +156,52 @@ fn read_json_gives_the_models_cells_with_their_sstables() {
                 ));
             }
         }
+        // The kept collection deletions, with their SSTables.
+        let got_complex: Vec<(String, String, String)> = p["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["type"] == "row")
+            .flat_map(|r| {
+                let ck = r["clustering"][0].as_str().unwrap().to_owned();
+                r["complex_deletions"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(move |d| {
+                        assert_eq!(d["name"], "tags");
+                        (
+                            ck.clone(),
+                            d["marked_deleted"].as_str().unwrap().to_owned(),
+                            d["sstable"].as_str().unwrap().to_owned(),
+                        )
+                    })
+            })
+            .collect();
+        let want_complex: Vec<(String, String, String)> = e
+            .rows
+            .iter()
+            .filter_map(|r| {
+                r.tags_deletion.map(|d| {
+                    (
+                        r.ck.to_string(),
+                        iso8601_micros(d.value.marked_for_delete_at_micros),
+                        sstable_name(d.sstable),
+                    )
+                })
+            })
+            .collect();
+        assert_eq!(got_complex, want_complex);
+        complex += got_complex.len();
         let got = cells_of(p);
         total += got.len();
         assert_eq!(got, want, "partition {}", p["partition"]["key_hex"]);
     }
-    assert!(total > 100, "{total} cells");
+    assert!(
+        total > 100 && complex > 5,
+        "{total} cells, {complex} collection deletions"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
