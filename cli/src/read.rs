@@ -3,7 +3,9 @@
 //! does, each cell, row marker and tombstone with the SSTable it came from; with `--explain`,
 //! each piece that lost and what beat it. sstabledump's JSON shape with `--json` (plus
 //! `sstable`, `sstables`, `*_sstable` and `explain` members), text otherwise. Data.db is read
-//! chunk by chunk per SSTable; memory stays bounded by the partitions being merged.
+//! chunk by chunk per SSTable; memory stays bounded by the partitions being merged. `--key`
+//! reads the table in token order up to the last key asked for (no index lookup yet). JSON
+//! members come in name order (serde_json's map), not in sstabledump's order.
 
 use std::io::Write;
 
@@ -129,6 +131,11 @@ pub fn run(a: Args) -> Result<Outcome, String> {
         .map(|k| first.parse_key(k))
         .collect::<Result<_, _>>()
         .map_err(|e| format!("bad --key: {e}"))?;
+    let partitioner = first.partitioner();
+    let last_wanted = wanted
+        .iter()
+        .max_by(|a, b| partitioner.compare_keys(a, b))
+        .cloned();
     let merge_options = MergeOptions {
         now_seconds: now,
         explain: a.explain,
@@ -161,7 +168,14 @@ pub fn run(a: Args) -> Result<Outcome, String> {
                 break;
             }
         };
-        if !wanted.is_empty() && !wanted.contains(&partition.start.key.bytes.bytes) {
+        let key = &partition.start.key.bytes.bytes;
+        if let Some(last) = &last_wanted {
+            // Partitions come in token order: past the last wanted key, none is left to find.
+            if partitioner.compare_keys(key, last) == core::cmp::Ordering::Greater {
+                break;
+            }
+        }
+        if !wanted.is_empty() && !wanted.contains(key) {
             continue;
         }
         let mut builder = PartitionBuilder::new(now);
@@ -181,10 +195,6 @@ pub fn run(a: Args) -> Result<Outcome, String> {
             write_text(&mut out, &value);
         }
         printed = printed.saturating_add(1);
-        if wanted.len() == 1 && printed == 1 {
-            // One key: its partition was found; the merge need not read the rest.
-            break;
-        }
     }
     if a.json {
         let _ = writeln!(out, "\n]");

@@ -234,6 +234,16 @@ fn read_key_limit_and_explain() {
         assert!(l["sstable"].as_str().unwrap().starts_with("oa-"), "{l}");
         assert!(l["beaten_by"].is_object(), "{l}");
     }
+    // Two keys, asked in reverse: both, in token order.
+    let other = format!("0x{}", sstable_engine::span::hex(&model[10].key));
+    let two = read_json(&[
+        "read", &d, "--json", "--now", &now, "--key", &other, "--key", &key,
+    ]);
+    let keys: Vec<&str> = two
+        .iter()
+        .map(|p| p["partition"]["key_hex"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys, [&key[2..], &other[2..]]);
     let limited = read_json(&["read", &d, "--json", "--now", &now, "--limit", "2"]);
     assert_eq!(limited.len(), 2);
     let text = run(&["read", &d, "--now", &now, "--limit", "1", "--explain"]);
