@@ -160,3 +160,118 @@ pub fn compare_paths(t: Option<&AbstractType>, a: &[u8], b: &[u8]) -> Ordering {
         None => a.cmp(b),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::component::data::{CellKind, LocalDeletionTime, SpannedBytes};
+    use crate::span::{Span, Spanned};
+
+    fn cell(ts: i64, kind: CellKind, ldt: Option<u32>, value: &[u8]) -> Cell {
+        let span = Span::new(0, 0);
+        Cell {
+            span,
+            column_index: 0,
+            flags: Spanned { value: 0, span },
+            kind,
+            timestamp_micros: ts,
+            timestamp_span: Some(span),
+            local_deletion_time: ldt.map(|l| LocalDeletionTime::new(l, true)),
+            local_deletion_time_span: None,
+            ttl_secs: (kind == CellKind::Expiring).then_some(60),
+            ttl_span: None,
+            path: None,
+            value: SpannedBytes {
+                bytes: value.to_vec(),
+                span,
+            },
+            counter: None,
+        }
+    }
+
+    #[test]
+    fn cells_reconcile_as_cells_resolve_regular() {
+        let live = |ts, v: &[u8]| cell(ts, CellKind::Live, None, v);
+        let tomb = |ts, ldt| cell(ts, CellKind::Tombstone, Some(ldt), b"");
+        let expiring = |ts, ldt, v: &[u8]| cell(ts, CellKind::Expiring, Some(ldt), v);
+        // The higher timestamp, whatever the kinds.
+        assert!(cell_wins(&tomb(5, 100), &live(6, b"a")));
+        assert!(!cell_wins(&live(6, b"a"), &tomb(5, 100)));
+        // A tie: a tombstone or an expiring cell beats a live one.
+        assert!(cell_wins(&live(5, b"z"), &tomb(5, 100)));
+        assert!(cell_wins(&live(5, b"z"), &expiring(5, 100, b"a")));
+        assert!(!cell_wins(&expiring(5, 100, b"a"), &live(5, b"z")));
+        // Both deleting: a tombstone beats an expiring cell, then the later local deletion time.
+        assert!(cell_wins(&expiring(5, 900, b"a"), &tomb(5, 100)));
+        assert!(cell_wins(&tomb(5, 100), &tomb(5, 101)));
+        assert!(cell_wins(&expiring(5, 100, b"z"), &expiring(5, 101, b"a")));
+        // Then the greater value; a full tie keeps the left one.
+        assert!(cell_wins(&live(5, b"a"), &live(5, b"b")));
+        assert!(!cell_wins(&live(5, b"b"), &live(5, b"a")));
+        assert!(!cell_wins(&live(5, b"a"), &live(5, b"a")));
+    }
+
+    fn deletion(mfda: i64, ldt: u32) -> DeletionTime {
+        let span = Span::new(0, 0);
+        DeletionTime {
+            span,
+            encoding: crate::component::data::DeletionTimeEncoding::Unsigned,
+            marked_for_delete_at_micros: mfda,
+            marked_for_delete_at_span: None,
+            local_deletion_time: LocalDeletionTime::new(ldt, true),
+            local_deletion_time_span: None,
+        }
+    }
+
+    #[test]
+    fn deletions_supersede_and_delete_as_deletion_time() {
+        assert!(deletion_supersedes(&deletion(6, 1), &deletion(5, 9)));
+        assert!(deletion_supersedes(&deletion(5, 10), &deletion(5, 9)));
+        assert!(!deletion_supersedes(&deletion(5, 9), &deletion(5, 9)));
+        assert!(deletes(&deletion(5, 9), 5));
+        assert!(!deletes(&deletion(5, 9), 6));
+        assert!(!deletes(&deletion(i64::MIN, u32::MAX), i64::MIN));
+    }
+
+    #[test]
+    fn bounds_sort_around_the_clusterings_they_prefix() {
+        use ClusteringPrefixKind::*;
+        let v = |x: i32| ClusteringValueBuf {
+            index: 0,
+            state: ClusteringValueState::Present,
+            bytes: x.to_be_bytes().to_vec(),
+            span: crate::span::Span::new(0, 0),
+        };
+        let types = [AbstractType::Int32];
+        let (one, two) = ([v(1)], [v(2)]);
+        let c =
+            |a: (&[ClusteringValueBuf], ClusteringPrefixKind), b| compare_clusterings(&types, a, b);
+        assert_eq!(
+            c((&one, InclStartBound), (&one, Clustering)),
+            Ordering::Less
+        );
+        assert_eq!(
+            c((&one, InclEndBound), (&one, Clustering)),
+            Ordering::Greater
+        );
+        assert_eq!(
+            c((&one, ExclEndInclStartBoundary), (&one, InclStartBound)),
+            Ordering::Equal
+        );
+        assert_eq!(
+            c((&one, InclEndBound), (&two, InclStartBound)),
+            Ordering::Less
+        );
+        // A shorter prefix: a start bound before every clustering it prefixes, an end after.
+        assert_eq!(c((&[], InclStartBound), (&one, Clustering)), Ordering::Less);
+        assert_eq!(
+            c((&[], InclEndBound), (&two, Clustering)),
+            Ordering::Greater
+        );
+        // Int32 order, not byte order.
+        assert_eq!(
+            c((&[v(-1)], Clustering), (&one, Clustering)),
+            Ordering::Less
+        );
+    }
+}
