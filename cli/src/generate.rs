@@ -17,6 +17,7 @@ use std::path::PathBuf;
 
 use sstable_engine::component::ComponentType;
 use sstable_engine::compress::Compressor;
+use sstable_engine::write::overlap::{generate_overlapping, OverlapOptions};
 use sstable_engine::write::{self, ComponentSink, GenerateOptions};
 use sstable_engine::{Error, Format, Version};
 
@@ -121,6 +122,13 @@ pub struct Args {
     /// Time of the writes in microseconds since the epoch (deletions and expiries count from it)
     #[arg(long = "base-timestamp", value_name = "MICROS")]
     base_timestamp: Option<i64>,
+    /// Write one table as N overlapping SSTables, generations G … G+N−1
+    /// (`write::overlap`: `id bigint, ck int, s text static, n int, v text, tags set<text>`; the
+    /// same keys in several, newer timestamps overwriting, deletions shadowing other SSTables'
+    /// rows, TTLs expired an hour after the writes; LZ4; uses --version, --partitions,
+    /// --rows-per-partition, --seed, --generation, --base-timestamp, --chunk-kib)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(2..=64))]
+    overlapping: Option<u64>,
 }
 
 /// `--compression`: a compressor, or none.
@@ -195,7 +203,20 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         skew,
         generation,
         base_timestamp,
+        overlapping,
     } = args;
+    if let Some(n) = overlapping {
+        let rows = u32::try_from(rows).map_err(|_| "--rows-per-partition: too many".to_owned())?;
+        let mut o = OverlapOptions::new(version, n as usize, partitions, rows, seed);
+        if let Some(b) = base_timestamp {
+            o.base_timestamp_micros = b;
+            o.now_secs = (b / 1_000_000).saturating_add(3_600);
+        }
+        if let Some(k) = chunk_kib {
+            o.chunk_length_bytes = k.saturating_mul(1024);
+        }
+        return write_overlapping(&out, &o, generation);
+    }
 
     let mut options = GenerateOptions::new(version, partitions, rows);
     options.compression = compression;
@@ -255,6 +276,52 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         summary.data_length,
         summary.chunk_count,
         summary.digest
+    );
+    Ok(Outcome::Clean)
+}
+
+/// `--overlapping N`: the N SSTables of one table, each a [`FileSink`].
+fn write_overlapping(
+    out: &PathBuf,
+    o: &OverlapOptions,
+    generation: u64,
+) -> Result<Outcome, String> {
+    if let Err(e) = std::fs::create_dir_all(out) {
+        eprintln!("error: {}: {e}", out.display());
+        return Ok(Outcome::Errors);
+    }
+    let version = o.version;
+    let table = generate_overlapping(o, |i| FileSink {
+        dir: out.clone(),
+        prefix: format!("{version}-{}-big-", generation.saturating_add(i as u64)),
+        files: BTreeMap::new(),
+    });
+    let table = match table {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(Outcome::Errors);
+        }
+    };
+    for (sink, summary) in table.sstables {
+        let prefix = sink.prefix.clone();
+        if let Err(e) = sink.close() {
+            eprintln!("error: {e}");
+            return Ok(Outcome::Errors);
+        }
+        println!(
+            "wrote {}{}: {} partitions, {} rows, {} range tombstone markers",
+            out.join(&prefix).display(),
+            "*",
+            summary.partitions,
+            summary.rows,
+            summary.markers
+        );
+    }
+    println!(
+        "one table of {} partitions as overlapping SSTables; read it at --now {}",
+        table.expected.len(),
+        o.now_secs
     );
     Ok(Outcome::Clean)
 }

@@ -37,6 +37,7 @@ mod ls;
 mod now;
 mod partitions;
 mod progress;
+mod read;
 mod table;
 mod tombstones;
 mod verify;
@@ -110,6 +111,10 @@ pub enum Command {
     /// Tombstones droppable at a gc grace and a "now", expired TTL cells, when the rest become
     /// droppable or expire; Statistics.db's estimated droppable ratio beside the counted one
     Tombstones(tombstones::Args),
+    /// What a read of the whole table returns: its SSTables merged as Cassandra's read path
+    /// reconciles them, with the SSTable of every cell, row marker and tombstone (`--explain`:
+    /// what beat each loser)
+    Read(read::Args),
     /// The SSTables of one table: time ranges, token overlaps, level, repair, origin, fully
     /// expired SSTables and their blockers (like sstableexpiredblockers)
     Table(table::Args),
@@ -158,6 +163,7 @@ fn main() -> ExitCode {
         Command::Generate(args) => generate::run(args),
         Command::Partitions(args) => partitions::run(args),
         Command::Tombstones(args) => tombstones::run(args),
+        Command::Read(args) => read::run(args),
         Command::Table(args) => table::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Export(args) => export::run(args),
@@ -191,6 +197,7 @@ fn subcommand_name(command: &Command) -> &'static str {
         Command::Export(_) => "export",
         Command::Partitions(_) => "partitions",
         Command::Tombstones(_) => "tombstones",
+        Command::Read(_) => "read",
         Command::Table(_) => "table",
     }
 }

@@ -12,5 +12,6 @@ mod export;
 mod generate;
 mod info;
 mod lookup;
+mod read;
 mod sample;
 mod verify;

@@ -46,6 +46,8 @@ pub mod load;
 pub mod lookup;
 pub mod metadata;
 #[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
+pub mod merge;
+#[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod range;
 pub mod reader;
 pub mod span;

@@ -16,6 +16,7 @@ mod indexes;
 mod info;
 mod legacy_data;
 mod lookup;
+mod merge;
 mod scylla;
 mod small_components;
 mod statistics;

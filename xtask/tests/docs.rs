@@ -431,6 +431,7 @@ const ENGINE_LAYERS: &[(&str, &[&str])] = &[
             "analytics",
             "crosscheck",
             "write",
+            "merge",
         ],
     ),
 ];

@@ -39,6 +39,8 @@ pub mod hll;
 pub mod index;
 pub mod metadata;
 pub mod model;
+pub mod overlap;
+mod overlap_model;
 pub mod schema;
 pub mod writer;
 

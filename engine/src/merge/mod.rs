@@ -1,0 +1,413 @@
+//! The merged read of one table: its SSTables' partitions merged in token order, each
+//! partition's versions reconciled as Cassandra's read path does, with the SSTable every cell,
+//! row marker and tombstone came from.
+//!
+//! | part | what | Src |
+//! |---|---|---|
+//! | [`output`] | the merged partitions, rows and markers with their SSTables, and the losses | |
+//! | [`TableMerger`] | a k-way merge of the SSTables' Data.db in partitioner order (token, then key bytes); each input read by its own [`SyncDriver`], one partition at a time | `db/partitions/UnfilteredPartitionIterators.java` `merge` |
+//! | `partition`, `rows` | one partition's versions merged: partition deletion, range tombstones, rows, complex columns | `db/rows/UnfilteredRowIterators.java` `merge`, `db/rows/Rows.java`, `db/rows/RangeTombstoneMarker.java` |
+//! | [`reconcile`] | two versions of a cell, liveness or deletion: which wins | `db/rows/Cells.java`, `db/Conflicts.java`, `db/LivenessInfo.java`, `db/DeletionTime.java` |
+//! | `counter` | two versions of a counter cell: a tombstone wins, else the contexts merged | `db/rows/Cells.java` `resolveCounter`, `db/context/CounterContext.java` |
+//!
+//! Memory is bounded by the partitions being merged (one version per SSTable of the current
+//! key) and each reader's window, never by the table. Inputs are 3.0+ SSTables (ma … oa, da)
+//! of one table: the same partitioner and clustering types; each input's columns are matched to
+//! the first input's by name (a column the first does not have is an error). 2.x inputs are not
+//! merged yet. An input whose Data.db fails to decode stops the merge with a [`MergeError`]
+//! naming the SSTable, the component, the offset and the partition it was reading: the merge
+//! never answers without it.
+//!
+//! Counter cells are reconciled by `counter` (`Cells.resolveCounter`,
+//! `db/context/CounterContext.java`'s merge); [`MergedPartition::counter_merges`] counts the
+//! cells whose contexts were merged.
+
+mod context;
+mod counter;
+pub mod output;
+mod partition;
+pub mod reconcile;
+mod rows;
+
+pub use output::{
+    Beaten, Loss, LostKind, MergedMarker, MergedPartition, MergedRow, MergedUnfiltered, SourceId,
+    TombstoneKind,
+};
+
+use core::cmp::Ordering;
+use core::fmt;
+
+use context::Context;
+use partition::{merge_partition, SourcePartition};
+
+use crate::checked_data::CheckedDataReader;
+use crate::clock::Clock;
+use crate::component::data::{
+    ColumnData, DataItem, DataSchema, DecodeOptions, DecodeStep, PartitionStart, Row,
+};
+use crate::component::ComponentType;
+use crate::error::Error;
+use crate::info::SSTableMetadata;
+use crate::range::{RangeSource, SyncDriver};
+use crate::token::Partitioner;
+
+/// A merge failure: which SSTable, and the decoder's error (component, offset, what).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MergeError {
+    /// The SSTable's name as the caller gave it.
+    pub sstable: String,
+    /// The partition being read or merged (key bytes in hex), when there was one.
+    pub partition_key_hex: Option<String>,
+    /// The last partition this SSTable gave to the merge, when there was one: no partition
+    /// after it could be reconciled.
+    pub last_merged_key_hex: Option<String>,
+    pub error: Error,
+}
+
+impl fmt::Display for MergeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.sstable, self.error)?;
+        match (&self.partition_key_hex, &self.last_merged_key_hex) {
+            (Some(k), _) => write!(
+                f,
+                "; partition 0x{k} and those after it could not be reconciled"
+            )?,
+            (None, Some(last)) => {
+                write!(f, "; the partitions after 0x{last} could not be reconciled")?
+            }
+            (None, None) => f.write_str("; no partition could be reconciled")?,
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for MergeError {}
+
+/// One SSTable of the merge: its name, its Data.db reader (every chunk's checksum checked
+/// before use: [`CheckedDataReader`]) and the source its ranges are read from.
+#[derive(Debug)]
+pub struct MergeInput<S> {
+    pub name: String,
+    pub reader: CheckedDataReader,
+    pub driver: SyncDriver<S>,
+}
+
+impl<S: RangeSource> MergeInput<S> {
+    pub fn new(name: impl Into<String>, reader: CheckedDataReader, source: S) -> Self {
+        MergeInput {
+            name: name.into(),
+            reader,
+            driver: SyncDriver::new(source),
+        }
+    }
+
+    /// The input of a decoded SSTable ([`CheckedDataReader::for_sstable`]); `options.now_seconds`
+    /// decides which cells are expired.
+    pub fn for_sstable(
+        name: impl Into<String>,
+        metadata: &SSTableMetadata,
+        options: DecodeOptions,
+        source: S,
+    ) -> Result<Self, MergeError> {
+        let name = name.into();
+        match CheckedDataReader::for_sstable(metadata, options) {
+            Ok(reader) => Ok(MergeInput::new(name, reader, source)),
+            Err(error) => Err(MergeError {
+                sstable: name,
+                partition_key_hex: None,
+                last_merged_key_hex: None,
+                error,
+            }),
+        }
+    }
+}
+
+/// What the merge does besides merging.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MergeOptions {
+    /// "Now" for row liveness expiry (cells are classified by the readers' own
+    /// `DecodeOptions::now_seconds`; give both the same value).
+    pub now_seconds: Option<i64>,
+    /// Record every piece that lost and what beat it ([`MergedPartition::losses`]).
+    pub explain: bool,
+}
+
+#[derive(Debug)]
+struct Input<S> {
+    name: String,
+    reader: CheckedDataReader,
+    driver: SyncDriver<S>,
+    /// This input's static / regular column index → the merge schema's.
+    static_map: Vec<Option<usize>>,
+    regular_map: Vec<Option<usize>>,
+    /// The next partition's start, read ahead.
+    peeked: Option<PartitionStart>,
+    /// The key of the last partition read whole.
+    last_key: Option<Vec<u8>>,
+    finished: bool,
+}
+
+/// The k-way merge of one table's SSTables (see the [module docs](self)).
+#[derive(Debug)]
+pub struct TableMerger<S> {
+    inputs: Vec<Input<S>>,
+    schema: DataSchema,
+    partitioner: Partitioner,
+    options: MergeOptions,
+    /// The first error; every later call returns it again.
+    failed: Option<MergeError>,
+}
+
+fn column_map(ours: &DataSchema, theirs: &DataSchema, is_static: bool) -> Vec<Option<usize>> {
+    theirs
+        .columns(is_static)
+        .iter()
+        .map(|c| {
+            ours.columns(is_static)
+                .iter()
+                .position(|o| o.name == c.name)
+        })
+        .collect()
+}
+
+fn schema_error(sstable: &str, msg: String) -> MergeError {
+    MergeError {
+        sstable: sstable.to_owned(),
+        partition_key_hex: None,
+        last_merged_key_hex: None,
+        error: Error::invalid(msg, 0).in_component(ComponentType::Statistics),
+    }
+}
+
+impl<S: RangeSource> TableMerger<S> {
+    /// Merges `inputs` (at least one) of a table whose keys are ordered by `partitioner`. The
+    /// first input's schema is the merge's.
+    pub fn new(
+        inputs: Vec<MergeInput<S>>,
+        partitioner: Partitioner,
+        options: MergeOptions,
+    ) -> Result<Self, MergeError> {
+        let first = inputs
+            .first()
+            .ok_or_else(|| schema_error("(none)", "no SSTable to merge".to_owned()))?;
+        let schema = first.reader.reader().decoder().schema().clone();
+        let mut out = Vec::with_capacity(inputs.len());
+        for i in inputs {
+            let theirs = i.reader.reader().decoder().schema();
+            if theirs.clustering_types != schema.clustering_types {
+                return Err(schema_error(
+                    &i.name,
+                    "its clustering types differ from the first SSTable's".to_owned(),
+                ));
+            }
+            let static_map = column_map(&schema, theirs, true);
+            let regular_map = column_map(&schema, theirs, false);
+            let missing = theirs
+                .static_columns
+                .iter()
+                .zip(&static_map)
+                .chain(theirs.regular_columns.iter().zip(&regular_map))
+                .find(|(_, m)| m.is_none());
+            if let Some((c, _)) = missing {
+                return Err(schema_error(
+                    &i.name,
+                    format!("column {} is not in the first SSTable's schema", c.name),
+                ));
+            }
+            out.push(Input {
+                name: i.name,
+                reader: i.reader,
+                driver: i.driver,
+                static_map,
+                regular_map,
+                peeked: None,
+                last_key: None,
+                finished: false,
+            });
+        }
+        Ok(TableMerger {
+            inputs: out,
+            schema,
+            partitioner,
+            options,
+            failed: None,
+        })
+    }
+
+    /// The schema values are rendered with (the first input's).
+    pub fn schema(&self) -> &DataSchema {
+        &self.schema
+    }
+
+    /// The inputs' names, by [`SourceId`].
+    pub fn source_names(&self) -> Vec<&str> {
+        self.inputs.iter().map(|i| i.name.as_str()).collect()
+    }
+
+    /// The next merged partition in token order; `Ok(None)` after the last. A partition whose
+    /// every version is shadowed is still returned (its tombstones are part of the answer).
+    pub fn next_partition(
+        &mut self,
+        clock: &dyn Clock,
+    ) -> Result<Option<MergedPartition>, MergeError> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        let result = self.merge_next(clock);
+        if let Err(e) = &result {
+            self.failed = Some(e.clone());
+        }
+        result
+    }
+
+    fn merge_next(&mut self, clock: &dyn Clock) -> Result<Option<MergedPartition>, MergeError> {
+        for input in &mut self.inputs {
+            input.peek(clock)?;
+        }
+        let partitioner = &self.partitioner;
+        let mut smallest: Option<&[u8]> = None;
+        for i in &self.inputs {
+            if let Some(p) = &i.peeked {
+                let key = p.key.bytes.bytes.as_slice();
+                if smallest.is_none_or(|s| partitioner.compare_keys(key, s) == Ordering::Less) {
+                    smallest = Some(key);
+                }
+            }
+        }
+        let Some(key) = smallest.map(<[u8]>::to_vec) else {
+            return Ok(None);
+        };
+        let mut parts = Vec::new();
+        for (source, input) in self.inputs.iter_mut().enumerate() {
+            if input
+                .peeked
+                .as_ref()
+                .is_some_and(|p| p.key.bytes.bytes == key)
+            {
+                parts.push(input.read_partition(source, clock)?);
+            }
+        }
+        let mut ctx = Context::new(&self.schema, self.options.now_seconds, self.options.explain);
+        Ok(merge_partition(parts, &mut ctx))
+    }
+}
+
+impl<S: RangeSource> Input<S> {
+    fn error(&self, error: Error) -> MergeError {
+        MergeError {
+            sstable: self.name.clone(),
+            partition_key_hex: self
+                .peeked
+                .as_ref()
+                .map(|p| crate::span::hex(&p.key.bytes.bytes)),
+            last_merged_key_hex: self.last_key.as_deref().map(crate::span::hex),
+            error,
+        }
+    }
+
+    fn next(&mut self, clock: &dyn Clock) -> Result<DecodeStep, MergeError> {
+        match self.driver.next_item(&mut self.reader, clock) {
+            Ok(step) => Ok(step),
+            Err(e) => Err(self.error(e)),
+        }
+    }
+
+    /// Reads the next partition start unless one is waiting or the input is done.
+    fn peek(&mut self, clock: &dyn Clock) -> Result<(), MergeError> {
+        if self.peeked.is_some() || self.finished {
+            return Ok(());
+        }
+        match self.next(clock)? {
+            DecodeStep::Item(DataItem::PartitionStart(p)) => self.peeked = Some(p),
+            DecodeStep::Finished => self.finished = true,
+            DecodeStep::Item(other) => {
+                return Err(self.error(
+                    Error::invalid("expected a partition start", other.position())
+                        .in_component(ComponentType::Data),
+                ))
+            }
+            DecodeStep::NeedMoreData => {
+                return Err(self.error(
+                    Error::invalid("the driver returned no item", 0)
+                        .in_component(ComponentType::Data),
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// The peeked partition's items up to its end, column indexes mapped to the merge's.
+    fn read_partition(
+        &mut self,
+        source: SourceId,
+        clock: &dyn Clock,
+    ) -> Result<SourcePartition, MergeError> {
+        let Some(start) = self.peeked.clone() else {
+            return Err(self.error(Error::invalid("no partition to read", 0)));
+        };
+        let mut static_row = None;
+        let mut unfiltereds = Vec::new();
+        loop {
+            match self.next(clock)? {
+                DecodeStep::Item(DataItem::StaticRow(r)) => {
+                    static_row = Some(self.remap(r)?);
+                }
+                DecodeStep::Item(DataItem::Row(r)) => {
+                    unfiltereds.push(DataItem::Row(self.remap(r)?));
+                }
+                DecodeStep::Item(m @ DataItem::RangeTombstoneMarker(_)) => unfiltereds.push(m),
+                DecodeStep::Item(DataItem::PartitionEnd(end)) => {
+                    self.peeked = None;
+                    self.last_key = Some(start.key.bytes.bytes.clone());
+                    return Ok(SourcePartition {
+                        source,
+                        start,
+                        static_row,
+                        unfiltereds,
+                        end,
+                    });
+                }
+                DecodeStep::Item(DataItem::PartitionStart(p)) => {
+                    return Err(self.error(
+                        Error::invalid("a partition start inside a partition", p.position)
+                            .in_component(ComponentType::Data),
+                    ))
+                }
+                DecodeStep::Finished | DecodeStep::NeedMoreData => {
+                    return Err(self.error(
+                        Error::invalid("Data.db ends inside a partition", start.position)
+                            .in_component(ComponentType::Data),
+                    ))
+                }
+            }
+        }
+    }
+
+    fn remap(&self, mut row: Row) -> Result<Row, MergeError> {
+        let map = if row.is_static {
+            &self.static_map
+        } else {
+            &self.regular_map
+        };
+        let position = row.position;
+        for data in &mut row.column_data {
+            let index = data.column_index();
+            let Some(new) = map.get(index).copied().flatten() else {
+                return Err(self.error(
+                    Error::invalid(format!("column #{index} is not in the schema"), position)
+                        .in_component(ComponentType::Data),
+                ));
+            };
+            match data {
+                ColumnData::Simple(c) => c.column_index = new,
+                ColumnData::Complex(c) => {
+                    c.column_index = new;
+                    for cell in &mut c.cells {
+                        cell.column_index = new;
+                    }
+                }
+            }
+        }
+        Ok(row)
+    }
+}
