@@ -44,9 +44,9 @@ pub mod info;
 #[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod load;
 pub mod lookup;
-pub mod metadata;
 #[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod merge;
+pub mod metadata;
 #[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod range;
 pub mod reader;
