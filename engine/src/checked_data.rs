@@ -14,6 +14,9 @@ use crate::metadata::SSTableMetadata;
 use crate::range::{ByteRange, ItemReader, RangeReader};
 use crate::version::Format;
 
+/// The largest CRC.db chunk a read is widened to (reads stay bounded whatever CRC.db says).
+pub const MAX_CRC_CHUNK_BYTES: u64 = 1 << 20;
+
 /// Data.db read with its checksums checked: every compressed chunk (`CompressedChunkReader`),
 /// or every CRC.db chunk of an uncompressed file that a read touches, is verified before its
 /// bytes are used; a mismatch is an error naming the chunk. Wraps the engine's
@@ -41,10 +44,17 @@ impl CheckedDataReader {
                 c.chunk_offsets.clone(),
             )
         });
+        // A chunk size past MAX_CRC_CHUNK_BYTES (Cassandra writes 64 KiB) would widen every read
+        // towards the whole file: such a CRC.db is not used, and the reads say so.
         let crc = match (&metadata.compression, &metadata.crc) {
-            (None, Some(crc)) if crc.chunk_size_bytes.value > 0 => metadata
-                .size_of(&ComponentType::Data)
-                .map(|len| (crc.clone(), len)),
+            (None, Some(crc))
+                if crc.chunk_size_bytes.value > 0
+                    && u64::from(crc.chunk_size_bytes.value) <= MAX_CRC_CHUNK_BYTES =>
+            {
+                metadata
+                    .size_of(&ComponentType::Data)
+                    .map(|len| (crc.clone(), len))
+            }
             _ => None,
         };
         Ok(CheckedDataReader {
