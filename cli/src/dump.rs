@@ -10,12 +10,14 @@ use sstable_engine::component::ComponentType;
 use sstable_engine::cql_schema::parse_create_table;
 use sstable_engine::dump::{DumpFormat, DumpWriter};
 
-use crate::files::{self, ComponentFiles};
+use crate::files;
+use crate::jobs;
 use crate::now::now_seconds;
 use crate::progress::{self, Progress};
 use crate::Outcome;
 use sstable_engine::clock::NoClock;
-use sstable_engine::range::SyncDriver;
+use sstable_engine::range::data_len_bytes;
+use std::sync::Mutex;
 
 /// `sstable-inspect dump PATH... [--json | --jsonl] [--key K]... [--limit N] [--schema FILE.cql]`
 #[derive(clap::Args, Debug)]
@@ -43,6 +45,16 @@ pub struct Args {
     /// counters, range tombstones), like sstable2json; 2.x SSTables without it: rows as for 3.0+
     #[arg(long)]
     atoms: bool,
+    /// Threads the scan is split over (default: the cores); the output is the same for any N
+    #[arg(long, short = 'j', value_name = "N")]
+    jobs: Option<usize>,
+}
+
+/// One range's dump: its partitions' bytes, in file order.
+#[derive(Default)]
+struct RangeOutput {
+    bytes: Vec<u8>,
+    partitions: u64,
 }
 
 pub fn run(a: Args) -> Result<Outcome, String> {
@@ -74,11 +86,19 @@ pub fn run(a: Args) -> Result<Outcome, String> {
         }
         None => None,
     };
-    let mut out = std::io::BufWriter::with_capacity(256 << 10, crate::output::stdout());
+    let jobs = a.jobs.unwrap_or_else(jobs::default_jobs).max(1);
+    // Locked by the one thread that writes at a time: a sequential run's range as it goes, or
+    // the main thread handing over finished ranges in file order.
+    let out = Mutex::new(std::io::BufWriter::with_capacity(
+        256 << 10,
+        crate::output::stdout(),
+    ));
+    let lock = || out.lock().unwrap_or_else(|p| p.into_inner());
     let mut errors = false;
     let mut first_json = true;
+    let mut findings = Vec::new();
     if a.json {
-        let _ = writeln!(out, "[");
+        let _ = writeln!(lock(), "[");
     }
     for sstable in &found.grouping.sstables {
         let (metadata, io_errors) = files::load_metadata(&found, sstable);
@@ -122,7 +142,7 @@ pub fn run(a: Args) -> Result<Outcome, String> {
             now_seconds: now,
             ..DecodeOptions::default()
         };
-        let mut reader = match DataFileReader::for_sstable(&metadata, options) {
+        let reader = match DataFileReader::for_sstable(&metadata, options) {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("error: {}: {e}", sstable.prefix);
@@ -130,9 +150,6 @@ pub fn run(a: Args) -> Result<Outcome, String> {
                 continue;
             }
         };
-        // Data.db chunk by chunk, through the engine's sync driver.
-        let mut files = ComponentFiles::new(&found, sstable);
-        let mut driver = SyncDriver::new(&mut files);
         let format = if a.json {
             DumpFormat::Json
         } else if a.jsonl {
@@ -140,49 +157,99 @@ pub fn run(a: Args) -> Result<Outcome, String> {
         } else {
             DumpFormat::Text
         };
-        let mut writer =
-            DumpWriter::new(&schema, format, now, table.as_ref()).with_wanted_keys(wanted);
         if format == DumpFormat::Text {
             let _ = writeln!(
-                out,
+                lock(),
                 "SSTable {} ({} {})",
-                sstable.prefix, sstable.descriptor.format, sstable.descriptor.version
+                sstable.prefix,
+                sstable.descriptor.format,
+                sstable.descriptor.version
             );
         }
-        loop {
-            if a.limit.is_some_and(|l| writer.partitions_written() >= l) {
-                break;
-            }
-            let step = match driver.visit_next(&mut reader, &mut writer, &NoClock) {
-                Ok(s) => s,
-                Err(e) => {
-                    eprintln!("error: {}: {e}", sstable.prefix);
-                    errors = true;
-                    break;
-                }
-            };
-            progress.set_position(driver.stats().bytes);
-            match step {
-                VisitStep::Finished => break,
-                VisitStep::NeedMoreData => break,
-                VisitStep::Visited => {
-                    // At most one partition ends per step: its bytes are all the writer holds.
-                    if writer.has_output() {
-                        if format == DumpFormat::Json && !first_json {
-                            let _ = out.write_all(b",\n");
+        // `--limit` counts partitions across the file: one range.
+        let jobs = if a.limit.is_some() { 1 } else { jobs };
+        let data_len = data_len_bytes(&metadata).unwrap_or(0).max(1);
+        let file_len = metadata.size_of(&ComponentType::Data).unwrap_or(0);
+        let sequential = jobs <= 1;
+        let separate_first = !first_json;
+        jobs::scan_split(
+            &found,
+            sstable,
+            &metadata,
+            &reader,
+            jobs,
+            |reader, driver| {
+                let mut writer = DumpWriter::new(&schema, format, now, table.as_ref())
+                    .with_wanted_keys(wanted.clone());
+                // One range's output, partitions in file order (",\n"-separated for --json);
+                // the sequential run writes straight to stdout.
+                let mut range = RangeOutput::default();
+                let error = loop {
+                    if a.limit.is_some_and(|l| writer.partitions_written() >= l) {
+                        break None;
+                    }
+                    let step = match driver.visit_next(reader, &mut writer, &NoClock) {
+                        Ok(s) => s,
+                        Err(e) => break Some(e.to_string()),
+                    };
+                    if sequential {
+                        progress.set_position(driver.stats().bytes);
+                    }
+                    match step {
+                        VisitStep::Finished | VisitStep::NeedMoreData => break None,
+                        // At most one partition ends per step: its bytes are all the writer holds.
+                        VisitStep::Visited if writer.has_output() => {
+                            let after_another =
+                                range.partitions > 0 || (sequential && separate_first);
+                            if format == DumpFormat::Json && after_another {
+                                range.bytes.extend_from_slice(b",\n");
+                            }
+                            range.partitions = range.partitions.saturating_add(1);
+                            writer.drain_output(|bytes| range.bytes.extend_from_slice(bytes));
+                            if sequential {
+                                let _ = lock().write_all(&range.bytes);
+                                range.bytes.clear();
+                            }
+                        }
+                        VisitStep::Visited => {}
+                    }
+                };
+                (range, error)
+            },
+            |run| {
+                if let Some(range) = run.value {
+                    if range.partitions > 0 {
+                        let mut o = lock();
+                        if format == DumpFormat::Json && !first_json && !sequential {
+                            let _ = o.write_all(b",\n");
                         }
                         first_json = false;
-                        writer.drain_output(|bytes| {
-                            let _ = out.write_all(bytes);
-                        });
+                        let _ = o.write_all(&range.bytes);
                     }
                 }
-            }
-        }
-        for f in reader.take_findings() {
-            eprintln!("finding: {}: {}", sstable.prefix, f.message);
+                if !sequential {
+                    let done =
+                        u128::from(run.stopped_at) * u128::from(file_len) / u128::from(data_len);
+                    progress.set_position(u64::try_from(done).unwrap_or(file_len));
+                }
+                for f in run.findings {
+                    findings.push(f);
+                }
+                match run.error {
+                    Some(e) => {
+                        eprintln!("error: {}: {e}", sstable.prefix);
+                        errors = true;
+                        false
+                    }
+                    None => true,
+                }
+            },
+        );
+        for f in findings.drain(..) {
+            eprintln!("finding: {}: {f}", sstable.prefix);
         }
     }
+    let mut out = lock();
     if a.json {
         let _ = writeln!(out, "\n]");
     }

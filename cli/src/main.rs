@@ -32,6 +32,7 @@ mod export;
 mod generate;
 mod index;
 mod info;
+mod jobs;
 mod lookup;
 mod ls;
 mod now;

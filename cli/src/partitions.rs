@@ -14,11 +14,11 @@ use sstable_engine::clock::NoClock;
 use sstable_engine::component::data::{DataVisitor, VisitStep};
 use sstable_engine::component::ComponentType;
 use sstable_engine::info::SSTableMetadata;
-use sstable_engine::range::SyncDriver;
 use sstable_engine::sstable_set::SSTableFiles;
 use sstable_engine::types::AbstractType;
 
-use crate::files::{self, ComponentFiles, FoundFiles};
+use crate::files::{self, FoundFiles};
+use crate::jobs;
 use crate::Outcome;
 
 /// `sstable-inspect partitions PATH... [--json | --csv] [filters] [--top N --by COL] [--now SECS]`
@@ -57,6 +57,9 @@ pub struct Args {
     /// "Now" for TTL cells, seconds since the epoch (default: Statistics.db's maxTimestamp)
     #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
     now: Option<i64>,
+    /// Threads the scan is split over (default: the cores); the output is the same for any N
+    #[arg(long, short = 'j', value_name = "N")]
+    jobs: Option<usize>,
 }
 
 fn column(value: &str) -> Result<PartitionColumn, String> {
@@ -68,33 +71,59 @@ fn column(value: &str) -> Result<PartitionColumn, String> {
     })
 }
 
-/// Drives one pass over an SSTable's Data.db through the borrowing decoder: `visitor` (built
-/// for the partition key type) sees every partition, row and cell; `after_step` runs after each
-/// visited item. Returns the visitor.
-pub(crate) fn scan_data<V: DataVisitor>(
+/// Drives one pass over an SSTable's Data.db through the borrowing decoder, split into
+/// partition-aligned ranges run on `jobs` threads (`crate::jobs`): per range, `start` builds
+/// (for the partition key type) the visitor that sees every partition, row and cell and the
+/// range's state, and `after_step` runs after each visited item; `merge` receives each range's visitor and
+/// state in file order. The first error in file order stops the pass, as it stops a sequential
+/// one.
+pub(crate) fn scan_data<V, T>(
     found: &FoundFiles,
     sstable: &SSTableFiles,
     metadata: &SSTableMetadata,
-    visitor: impl FnOnce(&AbstractType) -> V,
-    mut after_step: impl FnMut(&mut V),
-) -> Result<V, String> {
-    let (mut reader, key_type) = analytics::data_reader(metadata).map_err(|e| e.to_string())?;
+    jobs: usize,
+    start: impl Fn(&AbstractType) -> (V, T) + Sync,
+    after_step: impl Fn(&mut V, &mut T) + Sync,
+    mut merge: impl FnMut(V, T),
+) -> Result<(), String>
+where
+    V: DataVisitor + Send,
+    T: Send,
+{
+    let (reader, key_type) = analytics::data_reader(metadata).map_err(|e| e.to_string())?;
     if sstable.file(&ComponentType::Data).is_none() {
         return Err("no Data.db".to_owned());
     }
-    let mut visitor = visitor(&key_type);
-    // Data.db chunk by chunk, through the engine's sync driver.
-    let mut files = ComponentFiles::new(found, sstable);
-    let mut driver = SyncDriver::new(&mut files);
-    loop {
-        match driver
-            .visit_next(&mut reader, &mut visitor, &NoClock)
-            .map_err(|e| e.to_string())?
-        {
-            VisitStep::Visited => after_step(&mut visitor),
-            VisitStep::Finished | VisitStep::NeedMoreData => return Ok(visitor),
-        }
-    }
+    let mut error = None;
+    jobs::scan_split(
+        found,
+        sstable,
+        metadata,
+        &reader,
+        jobs,
+        |reader, driver| {
+            let (mut v, mut state) = start(&key_type);
+            // Data.db chunk by chunk, through the engine's sync driver.
+            loop {
+                match driver.visit_next(reader, &mut v, &NoClock) {
+                    Ok(VisitStep::Visited) => after_step(&mut v, &mut state),
+                    Ok(VisitStep::Finished | VisitStep::NeedMoreData) => return ((v, state), None),
+                    Err(e) => return ((v, state), Some(e.to_string())),
+                }
+            }
+        },
+        |run| {
+            if let Some(e) = run.error {
+                error = Some(e);
+                return false;
+            }
+            if let Some((v, state)) = run.value {
+                merge(v, state);
+            }
+            true
+        },
+    );
+    error.map_or(Ok(()), Err)
 }
 
 fn filter_and_top(
@@ -133,23 +162,35 @@ pub(crate) fn report(
     filter: PartitionFilter,
     top: Option<(usize, PartitionColumn)>,
     now: Option<i64>,
+    jobs: usize,
 ) -> Result<PartitionsReport, String> {
     let (now_secs, now_source) = match now {
         Some(n) => (n, NowSource::Given),
         None => analytics::default_now(metadata),
     };
-    let mut collector = PartitionsCollector::new(filter, top);
+    let mut collector: Option<PartitionsCollector> = None;
     scan_data(
         found,
         sstable,
         metadata,
-        |key_type| PartitionScan::new(key_type.clone(), metadata.partitioner(), now_secs),
-        |scan| {
+        jobs,
+        |key_type| {
+            (
+                PartitionScan::new(key_type.clone(), metadata.partitioner(), now_secs),
+                PartitionsCollector::new(filter.clone(), top),
+            )
+        },
+        |scan, collector| {
             if let Some((key, p)) = scan.take_finished() {
                 collector.add(&key, p);
             }
         },
+        |_, next| match &mut collector {
+            Some(c) => c.merge(next),
+            None => collector = Some(next),
+        },
     )?;
+    let collector = collector.unwrap_or_else(|| PartitionsCollector::new(filter, top));
     let (partitions, summary) = collector.finish();
     Ok(PartitionsReport {
         sstable: sstable.prefix.clone(),
@@ -162,6 +203,7 @@ pub(crate) fn report(
 
 pub fn run(a: Args) -> Result<Outcome, String> {
     let now = a.now;
+    let jobs = a.jobs.unwrap_or_else(jobs::default_jobs).max(1);
     let paths: Vec<&str> = a.paths.iter().map(String::as_str).collect();
     let found = files::find(&paths)?;
     if found.grouping.sstables.is_empty() {
@@ -182,7 +224,7 @@ pub fn run(a: Args) -> Result<Outcome, String> {
         let (metadata, io_errors) = files::load_metadata(&found, sstable);
         errors |= crate::output::print_errors(io_errors);
         let (filter, top) = filter_and_top(&a, &metadata)?;
-        let r = match report(&found, sstable, &metadata, filter, top, now) {
+        let r = match report(&found, sstable, &metadata, filter, top, now, jobs) {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("error: {}: {e}", sstable.prefix);
@@ -282,6 +324,17 @@ pub(crate) fn tombstone_scan(
     found: &FoundFiles,
     sstable: &SSTableFiles,
     metadata: &SSTableMetadata,
+    jobs: usize,
 ) -> Result<TombstoneScan, String> {
-    scan_data(found, sstable, metadata, |_| TombstoneScan::new(), |_| {})
+    let mut scan = TombstoneScan::new();
+    scan_data(
+        found,
+        sstable,
+        metadata,
+        jobs,
+        |_| (TombstoneScan::new(), ()),
+        |_, _| {},
+        |next, ()| scan.merge(next),
+    )?;
+    Ok(scan)
 }

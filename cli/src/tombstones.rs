@@ -30,11 +30,15 @@ pub struct Args {
     /// Print an array of reports, one per SSTable
     #[arg(long)]
     json: bool,
+    /// Threads the scan is split over (default: the cores); the report is the same for any N
+    #[arg(long, short = 'j', value_name = "N")]
+    jobs: Option<usize>,
 }
 
 pub fn run(a: Args) -> Result<Outcome, String> {
     let gc_grace = a.gc_grace;
     let now = a.now;
+    let jobs = a.jobs.unwrap_or_else(crate::jobs::default_jobs).max(1);
     let paths: Vec<&str> = a.paths.iter().map(String::as_str).collect();
     let found = files::find(&paths)?;
     if found.grouping.sstables.is_empty() {
@@ -45,7 +49,7 @@ pub fn run(a: Args) -> Result<Outcome, String> {
     for sstable in &found.grouping.sstables {
         let (metadata, io_errors) = files::load_metadata(&found, sstable);
         errors |= crate::output::print_errors(io_errors);
-        match tombstone_scan(&found, sstable, &metadata) {
+        match tombstone_scan(&found, sstable, &metadata, jobs) {
             Ok(scan) => {
                 let stats = metadata.statistics.as_ref().and_then(|s| s.stats.as_ref());
                 reports.push(scan.report(&sstable.prefix, gc_grace, now, stats));

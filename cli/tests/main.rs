@@ -11,6 +11,7 @@ mod dump;
 mod export;
 mod generate;
 mod info;
+mod jobs;
 mod lookup;
 mod read;
 mod sample;

@@ -15,7 +15,7 @@ use sstable_engine::component::ComponentType;
 use sstable_engine::compress::Compressor;
 use sstable_engine::descriptor::parse_file_name;
 use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
-use sstable_engine::range::{SliceSource, SyncDriver};
+use sstable_engine::range::{split_ranges, ScanRange, SliceSource, SyncDriver};
 use sstable_engine::sstable_set::group_files;
 use sstable_engine::write::{
     expected_counts, generate, ExpectedPartition, GenerateOptions, MemorySink,
@@ -646,4 +646,106 @@ fn whole_file_decompression_and_the_in_memory_scan_match_the_model() {
     assert_eq!(c.cells, want.iter().map(|e| e.cells).sum::<u64>());
     let mut reader = DataFileReader::for_sstable(&t.metadata, DecodeOptions::default()).unwrap();
     assert!(scan(&mut reader, half).is_err());
+}
+
+/// One range of a split partitions pass: its collector, where it stopped, its reading.
+fn partitions_of_range(
+    t: &Table,
+    range: ScanRange,
+    now_secs: i64,
+) -> (PartitionsCollector, u64, bool) {
+    let (mut reader, key_type) = analytics::data_reader(&t.metadata).unwrap();
+    reader.scan_range(range, false).unwrap();
+    let mut scan = PartitionScan::new(key_type, t.metadata.partitioner(), now_secs);
+    let mut collector = PartitionsCollector::new(
+        PartitionFilter::default(),
+        Some((5, PartitionColumn::Cells)),
+    );
+    let files = [(ComponentType::Data, t.data())];
+    let mut driver = SyncDriver::new(SliceSource { files: &files });
+    while let VisitStep::Visited = driver.visit_next(&mut reader, &mut scan, &NoClock).unwrap() {
+        if let Some((key, p)) = scan.take_finished() {
+            collector.add(&key, p);
+        }
+    }
+    let frozen = reader.decoder().reads_bare_udts_as_frozen();
+    (collector, reader.position(), frozen)
+}
+
+#[test]
+fn split_ranges_cut_at_partition_starts_and_merge_to_the_sequential_report() {
+    for compression in [Some(Compressor::Lz4), None] {
+        let mut o = options("oa");
+        o.partitions = 40;
+        o.rows_per_partition = 25;
+        o.chunk_kib = Some(4);
+        o.compression = compression;
+        let t = build(&o, 1);
+        let now = BASE_SECS + 3600;
+        let sequential = partitions(&t.metadata, t.data(), now);
+        let starts: Vec<u64> = sequential.iter().map(|(_, p)| p.position).collect();
+        let data_len = sstable_engine::range::data_len_bytes(&t.metadata).unwrap();
+        let sources: Vec<(ComponentType, &[u8])> = t
+            .files
+            .iter()
+            .map(|(c, b)| (c.clone(), b.as_slice()))
+            .collect();
+        let mut driver = SyncDriver::new(SliceSource { files: &sources });
+        let ranges = split_ranges(&t.metadata, &mut driver, 6, &NoClock);
+        // Six ranges over 40 partitions of equal shape: every target finds its own partition,
+        // each cut is a partition start, the ranges tile the data.
+        assert_eq!(ranges.len(), 6, "{ranges:?}");
+        assert_eq!(ranges[0].start, 0);
+        assert_eq!(ranges[5].end, data_len);
+        for w in ranges.windows(2) {
+            assert_eq!(w[0].end, w[1].start);
+            assert!(
+                starts.contains(&w[1].start),
+                "{} is no partition start",
+                w[1].start
+            );
+        }
+        // A target falls inside a partition (it straddles the even cut): the cut is its end.
+        let straddles = (1..6u64).any(|k| !starts.contains(&(data_len * k / 6)));
+        assert!(straddles);
+        let mut merged: Option<PartitionsCollector> = None;
+        for (i, &r) in ranges.iter().enumerate() {
+            let (c, stopped_at, frozen) = partitions_of_range(&t, r, now);
+            match ranges.get(i + 1) {
+                Some(next) => assert!(
+                    r.followed_by(stopped_at, frozen, next),
+                    "{r:?} {stopped_at}"
+                ),
+                None => assert_eq!(stopped_at, data_len),
+            }
+            match &mut merged {
+                Some(m) => m.merge(c),
+                None => merged = Some(c),
+            }
+        }
+        let mut whole = PartitionsCollector::new(
+            PartitionFilter::default(),
+            Some((5, PartitionColumn::Cells)),
+        );
+        for (key, p) in sequential {
+            whole.add(&key, p);
+        }
+        let (top, summary) = merged.unwrap().finish();
+        let (want_top, want_summary) = whole.finish();
+        assert_eq!(top, want_top);
+        assert_eq!(summary, want_summary);
+        assert_eq!(summary.partitions, 40);
+        // A cut that is not a partition start does not hold: the range before it runs past it.
+        let bad = ScanRange {
+            start: 0,
+            end: starts[3] + 1,
+        };
+        let (_, stopped_at, frozen) = partitions_of_range(&t, bad, now);
+        assert_eq!(stopped_at, starts[4]);
+        let after = ScanRange {
+            start: starts[3] + 1,
+            end: data_len,
+        };
+        assert!(!bad.followed_by(stopped_at, frozen, &after));
+    }
 }

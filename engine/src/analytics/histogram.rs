@@ -47,6 +47,20 @@ impl LogHistogram {
         self.count = self.count.saturating_add(1);
     }
 
+    /// Adds the counts of `other` (the histogram of another range of the same scan).
+    pub fn merge(&mut self, other: &LogHistogram) {
+        if other.buckets.is_empty() {
+            return;
+        }
+        if self.buckets.is_empty() {
+            self.buckets = other.buckets.iter().map(|&(o, _)| (o, 0)).collect();
+        }
+        for (b, o) in self.buckets.iter_mut().zip(&other.buckets) {
+            b.1 = b.1.saturating_add(o.1);
+        }
+        self.count = self.count.saturating_add(other.count);
+    }
+
     pub fn count(&self) -> u64 {
         self.count
     }

@@ -508,6 +508,40 @@ impl PartitionsCollector {
         }
     }
 
+    /// Adds the collector of the range that follows this one in the file (same filter and
+    /// top): the result is the one a single pass over both ranges gives.
+    pub fn merge(&mut self, next: PartitionsCollector) {
+        self.count = self.count.saturating_add(next.count);
+        for (h, o) in self.hist.iter_mut().zip(&next.hist) {
+            h.merge(o);
+        }
+        for (s, o) in self.sums.iter_mut().zip(next.sums) {
+            *s = s.saturating_add(o);
+        }
+        for (m, o) in self.mins.iter_mut().zip(next.mins) {
+            *m = (*m).min(o);
+        }
+        for (m, o) in self.maxs.iter_mut().zip(next.maxs) {
+            *m = (*m).max(o);
+        }
+        self.by_kind.add(&next.by_kind);
+        self.ttl_cells = self.ttl_cells.saturating_add(next.ttl_cells);
+        self.expired_ttl_cells = self
+            .expired_ttl_cells
+            .saturating_add(next.expired_ttl_cells);
+        self.deleted = self.deleted.saturating_add(next.deleted);
+        self.with_tombstones = self.with_tombstones.saturating_add(next.with_tombstones);
+        // File order: the next range's partitions come after. Top N: the order (value, then
+        // position) is total, so the top of the union is the top of the two tops.
+        self.kept.extend(next.kept);
+        if let Some((n, column)) = self.top {
+            if self.kept.len() > n.saturating_mul(2).max(64) {
+                sort_top(&mut self.kept, column);
+                self.kept.truncate(n);
+            }
+        }
+    }
+
     /// The kept partitions (file order, or top N largest first) and the summary.
     pub fn finish(mut self) -> (Vec<PartitionStats>, PartitionsSummary) {
         if let Some((n, column)) = self.top {

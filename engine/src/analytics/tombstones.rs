@@ -146,6 +146,22 @@ impl TombstoneScan {
         }
     }
 
+    /// Adds the scan of the range that follows this one in the file.
+    pub fn merge(&mut self, next: TombstoneScan) {
+        self.by_kind.add(&next.by_kind);
+        for (secs, n) in next.tombstone_ldts {
+            let c = self.tombstone_ldts.entry(secs).or_default();
+            *c = c.saturating_add(n);
+        }
+        for (secs, n) in next.expiries {
+            let c = self.expiries.entry(secs).or_default();
+            *c = c.saturating_add(n);
+        }
+        self.invalid = self.invalid.saturating_add(next.invalid);
+        self.overflowed = self.overflowed.saturating_add(next.overflowed);
+        self.cells = self.cells.saturating_add(next.cells);
+    }
+
     /// Feeds one decoded item.
     pub fn push(&mut self, item: &DataItem) {
         match item {

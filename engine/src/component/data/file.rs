@@ -447,6 +447,26 @@ impl DataFileReader {
         ))
     }
 
+    /// Restarts at `range.start` (a partition position) and ends the scan at the first
+    /// partition starting at or after `range.end` (one range of a split scan,
+    /// [`crate::range::ScanRange`]); `frozen_udts`: rows read with bare UDTs as frozen, as the
+    /// range before it ended ([`DataDecoder::reads_bare_udts_as_frozen`]).
+    pub fn scan_range(&mut self, range: crate::range::ScanRange, frozen_udts: bool) -> Result<()> {
+        self.seek_to_partition(range.start)?;
+        self.decoder
+            .set_range_end((range.end < self.layout.data_len_bytes).then_some(range.end));
+        if frozen_udts {
+            self.decoder.read_bare_udts_as_frozen();
+        }
+        Ok(())
+    }
+
+    /// Uncompressed position of the next byte to decode (after a range scan finished: where
+    /// its last partition ended).
+    pub fn position(&self) -> u64 {
+        self.decoder.window().position()
+    }
+
     /// Decodes the next item into `visitor` (borrowed: rows and cells as views into the
     /// window); [`VisitStep::NeedMoreData`] means: read the range [`RangeReader::next_read`]
     /// names and [`RangeReader::supply`] it.

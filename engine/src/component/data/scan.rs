@@ -37,6 +37,36 @@ pub struct ScanCounts {
     pub data_bytes: u64,
 }
 
+impl ScanCounts {
+    /// Adds the counts of the range that follows in the file (`data_bytes`: to its end).
+    pub fn merge(&mut self, next: &ScanCounts) {
+        for (a, b) in [
+            (&mut self.partitions, next.partitions),
+            (&mut self.partition_deletions, next.partition_deletions),
+            (&mut self.static_rows, next.static_rows),
+            (&mut self.rows, next.rows),
+            (&mut self.row_deletions, next.row_deletions),
+            (
+                &mut self.range_tombstone_markers,
+                next.range_tombstone_markers,
+            ),
+            (&mut self.complex_deletions, next.complex_deletions),
+            (&mut self.cells, next.cells),
+            (&mut self.live_cells, next.live_cells),
+            (&mut self.tombstone_cells, next.tombstone_cells),
+            (&mut self.expiring_cells, next.expiring_cells),
+            (&mut self.expired_cells, next.expired_cells),
+            (&mut self.value_bytes, next.value_bytes),
+            (&mut self.findings, next.findings),
+        ] {
+            add(a, b);
+        }
+        if next.partitions > 0 {
+            self.data_bytes = next.data_bytes;
+        }
+    }
+}
+
 impl DataVisitor for ScanCounts {
     fn partition_start(&mut self, start: &PartitionStart) {
         add(&mut self.partitions, 1);

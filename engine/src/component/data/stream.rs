@@ -227,6 +227,10 @@ pub struct DataDecoder {
     scratch: RowScratch,
     /// The next row is the one that switched to the frozen-UDT reading (it gets the finding).
     switched_to_frozen_udts: bool,
+    /// Whether rows are read with the frozen-UDT reading (switched, or told so).
+    frozen_udts: bool,
+    /// A scan of one range: the data "ends" at the first partition that starts at or after it.
+    range_end: Option<u64>,
 }
 
 impl DataDecoder {
@@ -243,6 +247,31 @@ impl DataDecoder {
             failed: None,
             scratch: RowScratch::default(),
             switched_to_frozen_udts: false,
+            frozen_udts: false,
+            range_end: None,
+        }
+    }
+
+    /// Ends the scan at the first partition starting at or after uncompressed `position` (a
+    /// range of a split scan: [`crate::range::ScanRange`]); `None` scans to the end of the data.
+    /// [`DataDecoder::seek_to_partition`] keeps it.
+    pub fn set_range_end(&mut self, position: Option<u64>) {
+        self.range_end = position;
+    }
+
+    /// Whether rows are read with bare UDTs as frozen (CASSANDRA-15035): switched to by a row
+    /// that only decodes that way, or by [`DataDecoder::read_bare_udts_as_frozen`]. A range of
+    /// a split scan that switched hands the reading on to the ranges after it.
+    pub fn reads_bare_udts_as_frozen(&self) -> bool {
+        self.frozen_udts
+    }
+
+    /// Reads bare UDTs as frozen from now on, as a scan that switched earlier in the file does
+    /// (no finding: the row that switched had it).
+    pub fn read_bare_udts_as_frozen(&mut self) {
+        if let Some(alt) = self.alternate.take() {
+            self.schema = alt;
+            self.frozen_udts = true;
         }
     }
 
@@ -297,6 +326,7 @@ impl DataDecoder {
                 Ok(Attempt::SwitchToFrozenUdts) => {
                     if let Some(alt) = self.alternate.take() {
                         self.schema = alt;
+                        self.frozen_udts = true;
                     }
                     self.switched_to_frozen_udts = true;
                 }
@@ -319,10 +349,14 @@ impl DataDecoder {
             partition,
             scratch,
             switched_to_frozen_udts,
+            range_end,
             ..
         } = self;
         let pos = window.position();
         let input_finished = window.is_input_finished();
+        if *expect == Expect::PartitionStart && range_end.is_some_and(|end| pos >= end) {
+            return Ok(Attempt::Done(VisitStep::Finished));
+        }
         if let Some(end) = window.at_end(*expect == Expect::PartitionStart, 1) {
             return end.map(Attempt::Done);
         }

@@ -1,0 +1,271 @@
+//! A scan of Data.db split into partition-aligned ranges, for threads (the CLI) or workers (the
+//! page) to decode side by side; the engine itself stays threadless.
+//!
+//! The split points are partition positions the index already gives: Index.db entries, or the
+//! Partitions.db trie's Data.db targets (a BTI partition with a row index points at Rows.db and
+//! is not a split candidate). Without an index there is one range. [`RangeSplitter`] takes the
+//! positions in file order and keeps, for each of `count − 1` evenly spaced targets, the first
+//! partition at or after it, so it holds `count` positions whatever the index size.
+//!
+//! A range `[start, end)` is decoded from its start to the first partition starting at or after
+//! `end` ([`DataFileReader::scan_range`](crate::component::data::DataFileReader::scan_range)): a
+//! partition straddling `end` belongs to the range it starts in. Results are merged in range
+//! order, and [`ScanRange::followed_by`] checks each seam: range `k` must stop exactly where
+//! range `k + 1` starts (its start was then a true partition boundary, by induction from 0), and
+//! must not have switched to the frozen-UDT reading. A seam that fails (an index whose positions
+//! are not partition starts) discards the ranges after it and the rest is decoded as one range
+//! from where range `k` stopped, so the merged result is always the sequential one.
+//!
+//! Src: `io/sstable/format/big/BigTableScanner.java` (a scan of a token range from index
+//! positions), `db/compaction/CompactionManager.java` (parallel scans over disjoint ranges).
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
+
+use serde::Serialize;
+
+use super::{Pulled, RangeSource, SyncDriver};
+use crate::clock::Clock;
+use crate::component::ComponentType;
+use crate::index_listing::{IndexListing, ListingItem, ListingOptions};
+use crate::info::SSTableMetadata;
+
+/// One range of a split scan: the partitions starting in `[start, end)` of the uncompressed
+/// Data.db (`start` is a partition position).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ScanRange {
+    pub start: u64,
+    pub end: u64,
+}
+
+impl ScanRange {
+    /// Whether a scan of this range that stopped at uncompressed `stopped_at`, reading
+    /// `frozen_udts` as it ended, hands over to `next` as the sequential scan would: it stopped
+    /// exactly at `next`'s start, with the reading every range starts with.
+    pub fn followed_by(&self, stopped_at: u64, frozen_udts: bool, next: &ScanRange) -> bool {
+        stopped_at == next.start && !frozen_udts
+    }
+}
+
+/// Picks split points from partition positions given in file order (see the module docs).
+#[derive(Debug, Clone)]
+pub struct RangeSplitter {
+    data_len_bytes: u64,
+    /// Target offsets still to place, ascending.
+    targets: Vec<u64>,
+    next_target: usize,
+    /// Chosen split points, ascending and distinct.
+    points: Vec<u64>,
+    previous: Option<u64>,
+}
+
+impl RangeSplitter {
+    /// A splitter of `data_len_bytes` of uncompressed data into at most `count` ranges.
+    pub fn new(data_len_bytes: u64, count: usize) -> RangeSplitter {
+        let count = count.max(1) as u64;
+        let targets = (1..count)
+            .map(|k| {
+                let t = u128::from(data_len_bytes)
+                    .saturating_mul(u128::from(k))
+                    .checked_div(u128::from(count))
+                    .unwrap_or(0);
+                u64::try_from(t).unwrap_or(u64::MAX)
+            })
+            .filter(|&t| t > 0)
+            .collect();
+        RangeSplitter {
+            data_len_bytes,
+            targets,
+            next_target: 0,
+            points: Vec::new(),
+            previous: None,
+        }
+    }
+
+    /// A partition starts at `position`. Positions out of order (a corrupt index) are ignored.
+    pub fn offer(&mut self, position: u64) {
+        if self.previous.is_some_and(|p| position <= p) || position >= self.data_len_bytes {
+            return;
+        }
+        self.previous = Some(position);
+        let mut placed = false;
+        while let Some(&t) = self.targets.get(self.next_target) {
+            if position < t {
+                break;
+            }
+            self.next_target = self.next_target.saturating_add(1);
+            placed = true;
+        }
+        if placed && position > 0 {
+            self.points.push(position);
+        }
+    }
+
+    /// Whether every target is placed (the rest of the index need not be read).
+    pub fn is_done(&self) -> bool {
+        self.next_target >= self.targets.len()
+    }
+
+    /// The ranges: from 0, cut at the chosen points, the last to the end of the data.
+    pub fn ranges(&self) -> Vec<ScanRange> {
+        let mut out = Vec::with_capacity(self.points.len().saturating_add(1));
+        let mut start = 0;
+        for &p in &self.points {
+            out.push(ScanRange { start, end: p });
+            start = p;
+        }
+        out.push(ScanRange {
+            start,
+            end: self.data_len_bytes,
+        });
+        out
+    }
+}
+
+/// The whole data as one range.
+pub fn whole_range(metadata: &SSTableMetadata) -> Option<ScanRange> {
+    data_len_bytes(metadata).map(|end| ScanRange { start: 0, end })
+}
+
+/// Uncompressed length of Data.db: CompressionInfo's data length, or the file's size.
+pub fn data_len_bytes(metadata: &SSTableMetadata) -> Option<u64> {
+    match &metadata.compression {
+        Some(c) => Some(c.data_length_bytes.value),
+        None => metadata.size_of(&ComponentType::Data),
+    }
+}
+
+/// Splits `metadata`'s Data.db into at most `count` partition-aligned ranges, reading the index
+/// through `driver` until every split point is placed. Without an index, or when the index
+/// cannot be read, the ranges found so far (at least one: the whole data).
+pub fn split_ranges<S: RangeSource>(
+    metadata: &SSTableMetadata,
+    driver: &mut SyncDriver<S>,
+    count: usize,
+    clock: &dyn Clock,
+) -> Vec<ScanRange> {
+    let Some(data_len) = data_len_bytes(metadata) else {
+        return Vec::new();
+    };
+    let mut splitter = RangeSplitter::new(data_len, count);
+    if let Some(mut listing) = split_listing(metadata).filter(|_| count > 1) {
+        while !splitter.is_done() {
+            match driver.pull(&mut listing, clock) {
+                Ok(Some(item)) => {
+                    if let Some(p) = listed_position(item) {
+                        splitter.offer(p);
+                    }
+                }
+                Ok(None) | Err(_) => break,
+            }
+        }
+    }
+    splitter.ranges()
+}
+
+/// The Data.db position of a listed partition, where the index gives it.
+pub fn listed_position(item: ListingItem) -> Option<u64> {
+    match item {
+        ListingItem::Partition(p) => p.position,
+        ListingItem::Skipped { .. } => None,
+    }
+}
+
+/// The index listing a split reads (the page pulls it through its async driver and offers the
+/// positions to a [`RangeSplitter`] itself).
+pub fn split_listing(metadata: &SSTableMetadata) -> Option<IndexListing> {
+    IndexListing::for_sstable(metadata, ListingOptions::index_only()).ok()
+}
+
+impl RangeSplitter {
+    /// Offers one pulled listing step; `false` once nothing more is wanted.
+    pub fn offer_pulled(&mut self, step: Pulled<ListingItem>) -> bool {
+        match step {
+            Pulled::Item(item) => {
+                if let Some(p) = listed_position(item) {
+                    self.offer(p);
+                }
+                !self.is_done()
+            }
+            Pulled::NeedMoreData => true,
+            Pulled::End => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn points_are_the_first_partitions_at_or_after_even_targets() {
+        let mut s = RangeSplitter::new(1000, 4);
+        for p in [0, 100, 240, 260, 510, 700, 760, 990] {
+            s.offer(p);
+        }
+        assert!(s.is_done());
+        assert_eq!(
+            s.ranges(),
+            vec![
+                ScanRange { start: 0, end: 260 },
+                ScanRange {
+                    start: 260,
+                    end: 510
+                },
+                ScanRange {
+                    start: 510,
+                    end: 760
+                },
+                ScanRange {
+                    start: 760,
+                    end: 1000
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn one_large_partition_covering_targets_gives_one_point() {
+        let mut s = RangeSplitter::new(1000, 4);
+        for p in [0, 900] {
+            s.offer(p);
+        }
+        assert_eq!(
+            s.ranges(),
+            vec![
+                ScanRange { start: 0, end: 900 },
+                ScanRange {
+                    start: 900,
+                    end: 1000
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn out_of_order_positions_are_ignored_and_no_index_is_one_range() {
+        let mut s = RangeSplitter::new(1000, 2);
+        s.offer(600);
+        s.offer(550);
+        assert_eq!(s.ranges().len(), 2);
+        assert_eq!(s.ranges()[0], ScanRange { start: 0, end: 600 });
+        let none = RangeSplitter::new(1000, 3);
+        assert_eq!(
+            none.ranges(),
+            vec![ScanRange {
+                start: 0,
+                end: 1000
+            }]
+        );
+    }
+
+    #[test]
+    fn a_seam_holds_only_where_the_range_stopped_at_the_next_start() {
+        let a = ScanRange { start: 0, end: 260 };
+        let b = ScanRange {
+            start: 260,
+            end: 510,
+        };
+        assert!(a.followed_by(260, false, &b));
+        assert!(!a.followed_by(300, false, &b));
+        assert!(!a.followed_by(260, true, &b));
+    }
+}
