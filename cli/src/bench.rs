@@ -12,7 +12,9 @@ use std::time::Instant;
 
 use sstable_arrow::write::{BatchWriter, Format};
 use sstable_arrow::{RowBatchReader, RowOptions};
-use sstable_engine::analytics::{self, PartitionFilter, PartitionScan, PartitionsCollector};
+use sstable_engine::analytics::{
+    self, PartitionColumn, PartitionFilter, PartitionScan, PartitionsCollector,
+};
 use sstable_engine::clock::NoClock;
 use sstable_engine::component::data::{
     DataFileReader, DataSchema, DecodeOptions, ScanCounts, VisitStep,
@@ -86,7 +88,7 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// Run only the row-decoding part named (`scan`, `dump` (--jsonl), `dump-json`, `partitions`),
-    /// for a profiler
+    /// for a profiler; `partitions-jobs`: the `partitions` command with 1 and 2 threads
     #[arg(long, value_name = "PART")]
     only: Option<String>,
 }
@@ -106,6 +108,9 @@ pub fn run(args: Args) -> Result<Outcome, String> {
     let data = std::fs::read(data_path).map_err(|e| format!("{}: {e}", data_path.display()))?;
     if !metadata.descriptor.version.has_row_format() {
         return crate::bench_legacy::run(&sstable.prefix, &metadata, &data, args.json);
+    }
+    if args.only.as_deref() == Some("partitions-jobs") {
+        return partitions_scaling(&found, sstable, &metadata);
     }
     let n = data.len();
     let runs = 3;
@@ -214,6 +219,10 @@ pub fn run(args: Args) -> Result<Outcome, String> {
             Err(e) => failure = Some(format!("partitions pass: {e}")),
         }
     });
+    // The `partitions` command as it runs (from the file, `--jobs` at its default), against
+    // `verify --decompress` of the same bytes: the wall-clock goal is ≤ 2 ×.
+    let default_jobs = crate::jobs::default_jobs();
+    let partitions_command = partitions_jobs(&found, sstable, &metadata, default_jobs, runs)?;
     let mut exported_rows = 0u64;
     let export = best_cpu_of(dump_runs, || match export_parquet(&metadata, &data) {
         Ok(n) => exported_rows = n,
@@ -277,6 +286,9 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         "dump_json_vs_jsonl": dump_json.0 / dump_jsonl.0.max(1e-9),
         "dump_json_vs_jsonl_cpu": dump_json.1.zip(dump_jsonl.1).map(|(a, b)| a / b.max(1e-9)),
         "dump_runs": dump_runs,
+        "partitions_command_jobs": default_jobs,
+        "partitions_command_secs": partitions_command,
+        "partitions_command_vs_verify_decompress": partitions_command / verify_decompress_secs.max(1e-9),
     });
     if args.json {
         println!(
@@ -350,6 +362,11 @@ pub fn run(args: Args) -> Result<Outcome, String> {
                     ", {:.2} × the CPU time",
                     a / b
                 ))
+        );
+        println!(
+            "  partitions (command, --jobs {default_jobs}, from the file) {:.3} s = {:.2} × verify --decompress (goal ≤ 2 ×; wall clock)",
+            partitions_command,
+            partitions_command / verify_decompress_secs.max(1e-9)
         );
     }
     Ok(if valid {
@@ -471,6 +488,58 @@ fn partitions_pass(
 
 /// `--only PART`: one row-decoding part, once, with nothing else measured (for a profiler such
 /// as `valgrind --tool=callgrind`).
+/// Wall seconds of the `partitions` command's pass (from the file, as the command reads it)
+/// with `jobs` threads, best of `runs`.
+fn partitions_jobs(
+    found: &files::FoundFiles,
+    sstable: &sstable_engine::sstable_set::SSTableFiles,
+    metadata: &SSTableMetadata,
+    jobs: usize,
+    runs: usize,
+) -> Result<f64, String> {
+    let mut failure = None;
+    let secs = best_of(runs, || {
+        let r = crate::partitions::report(
+            found,
+            sstable,
+            metadata,
+            PartitionFilter::default(),
+            Some((10, PartitionColumn::Bytes)),
+            None,
+            jobs,
+        );
+        if let Err(e) = r {
+            failure = Some(e);
+        }
+    });
+    failure.map_or(Ok(secs), Err)
+}
+
+/// `--only partitions-jobs`: the `partitions` pass with 1 and 2 threads, interleaved (best of
+/// 3 each), and the ratio. Wall clock: on a machine other work shares, the ratio measures the
+/// neighbours too — the real scaling needs a quiet machine.
+fn partitions_scaling(
+    found: &files::FoundFiles,
+    sstable: &sstable_engine::sstable_set::SSTableFiles,
+    metadata: &SSTableMetadata,
+) -> Result<Outcome, String> {
+    let (mut one, mut two) = (f64::INFINITY, f64::INFINITY);
+    for _ in 0..3 {
+        one = one.min(partitions_jobs(found, sstable, metadata, 1, 1)?);
+        two = two.min(partitions_jobs(found, sstable, metadata, 2, 1)?);
+    }
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "partitions --jobs 1 {one:.3} s, --jobs 2 {two:.3} s: {:.2} × (load average {})",
+        one / two.max(1e-9),
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    Ok(Outcome::Clean)
+}
+
 fn only(
     part: &str,
     metadata: &SSTableMetadata,

@@ -3,6 +3,7 @@
 //! Every slow step is announced as it starts; tools are installed once at pinned versions into
 //! Cargo's bin directory and found there on later runs.
 
+mod callgrind;
 mod circles;
 mod fuzz;
 mod process;

@@ -633,6 +633,25 @@ pub fn bench() -> Result<(), String> {
     run(cargo().args(["build", "--release", "-p", "sstable-inspect"]))?;
     run(Command::new(&bin).arg("bench").arg(&medium))?;
     run(Command::new(&bin).arg("bench").arg(&large))?;
+    // `partitions` split over 1 and 2 threads (`--jobs`), read from the file as the command
+    // does; a ratio of wall times, so only a quiet machine gives the real scaling.
+    announce(
+        "partitions --jobs 1 vs --jobs 2 on the large SSTable (wall clock: needs a quiet machine)",
+    );
+    run(Command::new(&bin)
+        .arg("bench")
+        .arg(&large)
+        .args(["--only", "partitions-jobs"]))?;
+    if crate::callgrind::has_valgrind() {
+        run(cargo().args(["build", "--profile", "profiling", "-p", "sstable-inspect"]))?;
+        let profiling = repo_root()
+            .join("target")
+            .join("profiling")
+            .join("sstable-inspect");
+        crate::callgrind::instructions_per_row(&profiling, &medium)?;
+    } else {
+        println!("skipped: instructions per row need valgrind (callgrind)");
+    }
     // 2.x: a full atom decode vs raw decompression, on the largest 2.x fixture (one partition of
     // 5,000 rows, 15,000 cells), decoded many times per timing.
     let legacy = fixtures_dir().map(|d| {
