@@ -14,6 +14,7 @@ use sstable_engine::clock::NoClock;
 use sstable_engine::component::data::{DataVisitor, VisitStep};
 use sstable_engine::component::ComponentType;
 use sstable_engine::info::SSTableMetadata;
+use sstable_engine::range::SyncDriver;
 use sstable_engine::sstable_set::SSTableFiles;
 use sstable_engine::types::AbstractType;
 
@@ -168,6 +169,21 @@ pub(crate) fn report(
         Some(n) => (n, NowSource::Given),
         None => analytics::default_now(metadata),
     };
+    if !metadata.descriptor.version.has_row_format() {
+        // 2.x: atoms grouped into rows (`analytics::legacy`), one sequential pass.
+        let mut collector = PartitionsCollector::new(filter, top);
+        legacy_scan(found, sstable, metadata, now_secs, |key, p| {
+            collector.add(key, p)
+        })?;
+        let (partitions, summary) = collector.finish();
+        return Ok(PartitionsReport {
+            sstable: sstable.prefix.clone(),
+            now_secs,
+            now_source,
+            partitions,
+            summary,
+        });
+    }
     let mut collector: Option<PartitionsCollector> = None;
     scan_data(
         found,
@@ -326,6 +342,10 @@ pub(crate) fn tombstone_scan(
     metadata: &SSTableMetadata,
     jobs: usize,
 ) -> Result<TombstoneScan, String> {
+    if !metadata.descriptor.version.has_row_format() {
+        let (now, _) = analytics::default_now(metadata);
+        return legacy_scan(found, sstable, metadata, now, |_, _| {});
+    }
     let mut scan = TombstoneScan::new();
     scan_data(
         found,
@@ -337,4 +357,21 @@ pub(crate) fn tombstone_scan(
         |next, ()| scan.merge(next),
     )?;
     Ok(scan)
+}
+
+/// The 2.x pass (`jb`, `ka`, `la`): each partition's raw key and figures to `on_partition`;
+/// returns the tombstone scan.
+fn legacy_scan(
+    found: &FoundFiles,
+    sstable: &SSTableFiles,
+    metadata: &SSTableMetadata,
+    now_secs: i64,
+    on_partition: impl FnMut(&[u8], PartitionStats),
+) -> Result<TombstoneScan, String> {
+    let mut reader = analytics::legacy_data_reader(metadata).map_err(|e| e.to_string())?;
+    let mut scan = analytics::LegacyScan::new(metadata.partitioner(), now_secs);
+    let mut driver = SyncDriver::new(files::ComponentFiles::new(found, sstable));
+    analytics::scan_legacy(&mut reader, &mut driver, &mut scan, &NoClock, on_partition)
+        .map_err(|e| e.to_string())?;
+    Ok(scan.tombstones)
 }

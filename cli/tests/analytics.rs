@@ -274,14 +274,26 @@ fn table_finds_the_fully_expired_sstable_and_the_blocked_one() {
 }
 
 #[test]
-fn pre_3_0_sstables_are_refused_not_miscounted() {
-    let Some(fx) = common::cassandra_fixtures("pre_3_0_sstables_are_refused_not_miscounted") else {
+fn pre_3_0_sstables_are_counted_from_their_atoms() {
+    let Some(fx) = common::cassandra_fixtures("pre_3_0_sstables_are_counted_from_their_atoms")
+    else {
         return;
     };
-    let dir = common::legacy_dir(&fx, "ka", "legacy_ka_14912");
-    let out = run(&["partitions", &dir.to_string_lossy(), "--json"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("pre-3.0 cell layout"));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v, serde_json::json!([]));
+    // MANIFEST §3: legacy_ka_clust holds 5 partitions × 50 rows of one value column, all live.
+    let dir = common::legacy_dir(&fx, "ka", "legacy_ka_clust");
+    let v = json(&run(&["partitions", &dir.to_string_lossy(), "--json"]));
+    let s = &v[0]["summary"];
+    assert_eq!(s["partitions"], 5);
+    assert_eq!(s["rows"]["total"], 250);
+    assert_eq!(s["cells"]["total"], 250);
+    assert_eq!(s["tombstones"]["total"], 0);
+    let t = json(&run(&[
+        "tombstones",
+        &dir.to_string_lossy(),
+        "--gc-grace",
+        "0",
+        "--json",
+    ]));
+    assert_eq!(t[0]["tombstones"]["total"], 0);
+    assert_eq!(t[0]["ttl_cells"]["total"], 0);
 }

@@ -749,3 +749,58 @@ fn split_ranges_cut_at_partition_starts_and_merge_to_the_sequential_report() {
         assert!(!bad.followed_by(stopped_at, frozen, &after));
     }
 }
+
+/// The 2.x pass over a ka SSTable in memory: every partition's figures, and the tombstone scan.
+fn legacy_partitions(m: &SSTableMetadata, data: &[u8]) -> (Vec<PartitionStats>, TombstoneScan) {
+    let mut reader = analytics::legacy_data_reader(m).unwrap();
+    let mut scan = analytics::LegacyScan::new(m.partitioner(), 0);
+    let files = [(ComponentType::Data, data)];
+    let mut driver = SyncDriver::new(SliceSource { files: &files });
+    let mut out = Vec::new();
+    analytics::scan_legacy(&mut reader, &mut driver, &mut scan, &NoClock, |_, p| {
+        out.push(p)
+    })
+    .unwrap();
+    (out, scan.tombstones)
+}
+
+#[test]
+fn fixture_ka_tables_are_counted_as_the_manifest_describes_them() {
+    let Some(fx) = common::cassandra_fixtures("fixture_ka_tables_are_counted") else {
+        return;
+    };
+    // MANIFEST §3: 5 partitions ("0".."4") × 50 rows (clust) or × 1 row (simple), one value
+    // column; all live, no tombstones, no TTLs. §5: legacy_ka_indexed 1 partition of 5000 rows;
+    // legacy_ka_14873 1 partition with a static sc and 5 rows (rc): 6 cells.
+    for (table, partitions, rows, cells) in [
+        ("legacy_ka_clust", 5, 50, Some(50)),
+        ("legacy_ka_simple", 5, 1, Some(1)),
+        ("legacy_ka_indexed", 1, 5000, None),
+        ("legacy_ka_14873", 1, 5, Some(6)),
+    ] {
+        let dir = common::legacy_dir(&fx, "ka", table);
+        let [(_, m, data)] = <[_; 1]>::try_from(load_dir(&dir)).ok().unwrap();
+        let (p, tombstones) = legacy_partitions(&m, &data);
+        assert_eq!(p.len(), partitions, "{table}");
+        for s in &p {
+            assert_eq!(s.rows, rows, "{table}");
+            if let Some(cells) = cells {
+                assert_eq!(s.cells, cells, "{table}");
+            }
+            assert_eq!((s.tombstones.total(), s.ttl_cells), (0, 0), "{table}");
+        }
+        if partitions == 5 {
+            let keys: Vec<&[u8]> = p.iter().map(|s| s.key_hex.as_bytes()).collect();
+            // "0".."4" as bytes, in Index.db order.
+            assert_eq!(keys, [b"30", b"31", b"32", b"33", b"34"], "{table}");
+        }
+        // Partitions tile Data.db.
+        let len = match &m.compression {
+            Some(ci) => ci.data_length_bytes.value,
+            None => data.len() as u64,
+        };
+        assert_eq!(p.iter().map(|s| s.bytes).sum::<u64>(), len, "{table}");
+        let r = tombstones.report(table, 0, Some(0), None);
+        assert_eq!((r.tombstones.total, r.ttl_cells.total), (0, 0), "{table}");
+    }
+}

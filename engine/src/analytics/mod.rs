@@ -4,6 +4,7 @@
 //! |---|---|---|
 //! | [`partitions`] | per partition: key, token, position, bytes, rows, cells, tombstones by kind, TTL cells; filters, top N, percentiles | `sstablepartitions` |
 //! | [`tombstones`] | droppable tombstones at a gc grace and a "now", when the rest become droppable, expired TTL cells, a timeline; Statistics.db's estimate beside the count | `sstablemetadata` (droppable tombstones) |
+//! | [`legacy`] | the same partitions and tombstones figures for 2.x (`jb`, `ka`, `la`) SSTables, from their atoms grouped into rows | `sstablepartitions` |
 //! | [`table`] | many SSTables of one table: time ranges, token overlaps, level, repair, origin; fully expired SSTables and their blockers | `sstableexpiredblockers`, `CompactionController.getFullyExpiredSSTables` |
 //!
 //! [`partitions::PartitionScan`] and [`tombstones::TombstoneScan`] count one pass over Data.db:
@@ -14,10 +15,12 @@
 //! from the data and named in the report.
 
 pub mod histogram;
+pub mod legacy;
 pub mod partitions;
 pub mod table;
 pub mod tombstones;
 
+pub use legacy::{legacy_data_reader, scan_legacy, LegacyScan};
 pub use partitions::{
     ColumnSummary, NowSource, PartitionColumn, PartitionFilter, PartitionScan, PartitionStats,
     PartitionsCollector, PartitionsReport, PartitionsSummary, TombstoneCounts,

@@ -146,6 +146,23 @@ impl TombstoneScan {
         }
     }
 
+    /// A 2.x partition header (its partition deletion).
+    pub(crate) fn legacy_partition(&mut self, p: &PartitionStart) {
+        self.partition(p);
+    }
+
+    /// A 2.x cell atom of `kind` (a deleted cell's local deletion time, an expiring cell's
+    /// local expiration time).
+    pub(crate) fn legacy_cell(&mut self, kind: CellKind, ldt: Option<LocalDeletionTime>) {
+        self.count_cell(kind, ldt);
+    }
+
+    /// A 2.x range tombstone atom: one range tombstone, at its deletion's local time.
+    pub(crate) fn legacy_range_tombstone(&mut self, d: &DeletionTime) {
+        self.by_kind.range = self.by_kind.range.saturating_add(1);
+        self.deletion(d);
+    }
+
     /// Adds the scan of the range that follows this one in the file.
     pub fn merge(&mut self, next: TombstoneScan) {
         self.by_kind.add(&next.by_kind);

@@ -172,6 +172,9 @@ pub async fn scan<S: RangeSource>(
     progress: &dyn Fn(u64, u64),
     is_cancelled: &dyn Fn() -> bool,
 ) -> Result<ScanState, String> {
+    if !metadata.descriptor.version.has_row_format() {
+        return scan_legacy(metadata, source, data_bytes, progress, is_cancelled).await;
+    }
     let started = loader::now_millis();
     let clock = loader::PerformanceClock;
     let (mut reader, key_type) = analytics::data_reader(metadata).map_err(|e| e.to_string())?;
@@ -218,6 +221,67 @@ pub async fn scan<S: RangeSource>(
         top,
         summary,
         tombstones: both.tombstones,
+        bytes_read,
+        millis: loader::now_millis() - started,
+    })
+}
+
+/// [`scan`] of a 2.x (`jb`, `ka`, `la`) SSTable: its atoms through the 2.x decoder, grouped into
+/// rows and counted by `analytics::LegacyScan`, in the same slices.
+async fn scan_legacy<S: RangeSource>(
+    metadata: &SSTableMetadata,
+    source: S,
+    data_bytes: u64,
+    progress: &dyn Fn(u64, u64),
+    is_cancelled: &dyn Fn() -> bool,
+) -> Result<ScanState, String> {
+    use sstable_engine::component::legacy_data::LegacyStep;
+    let started = loader::now_millis();
+    let clock = loader::PerformanceClock;
+    let mut reader = analytics::legacy_data_reader(metadata).map_err(|e| e.to_string())?;
+    let (now, _) = analytics::default_now(metadata);
+    let mut scan = analytics::LegacyScan::new(metadata.partitioner(), now);
+    let mut collector = PartitionsCollector::new(
+        PartitionFilter::default(),
+        Some((TOP_PARTITIONS, PartitionColumn::Bytes)),
+    );
+    let mut driver = SyncDriver::new(source);
+    let mut slice_started = started;
+    let mut items = 0u32;
+    loop {
+        items = items.wrapping_add(1);
+        if items.is_multiple_of(ITEMS_PER_CHECK)
+            && loader::now_millis() - slice_started >= SLICE_MILLIS
+        {
+            progress(driver.stats().bytes, data_bytes);
+            loader::yield_to_event_loop().await;
+            if is_cancelled() {
+                return Err(CANCELLED.to_owned());
+            }
+            slice_started = loader::now_millis();
+        }
+        let done = driver
+            .with_next_step(&mut reader, &clock, |step| match step {
+                LegacyStep::Item(item) => {
+                    if let Some((key, p)) = scan.push(&item) {
+                        collector.add(&key, p);
+                    }
+                    false
+                }
+                LegacyStep::NeedMoreData | LegacyStep::Finished => true,
+            })
+            .map_err(|e| e.to_string())?;
+        if done {
+            break;
+        }
+    }
+    let bytes_read = driver.stats().bytes;
+    progress(bytes_read, data_bytes);
+    let (top, summary) = collector.finish();
+    Ok(ScanState {
+        top,
+        summary,
+        tombstones: scan.tombstones,
         bytes_read,
         millis: loader::now_millis() - started,
     })
