@@ -91,6 +91,9 @@ pub struct Args {
     /// for a profiler; `partitions-jobs`: the `partitions` command with 1 and 2 threads
     #[arg(long, value_name = "PART")]
     only: Option<String>,
+    /// With `--only scan`: the scan read from the file and split over N threads (`--jobs`)
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
 }
 
 pub fn run(args: Args) -> Result<Outcome, String> {
@@ -111,6 +114,16 @@ pub fn run(args: Args) -> Result<Outcome, String> {
     }
     if args.only.as_deref() == Some("partitions-jobs") {
         return partitions_scaling(&found, sstable, &metadata);
+    }
+    if let (Some("scan"), Some(jobs)) = (args.only.as_deref(), args.jobs) {
+        let t = Instant::now();
+        let c = split_scan(&found, sstable, &metadata, jobs)?;
+        println!(
+            "{} rows in {:.3} s (--jobs {jobs})",
+            c.rows + c.static_rows,
+            t.elapsed().as_secs_f64()
+        );
+        return Ok(Outcome::Clean);
     }
     let n = data.len();
     let runs = 3;
@@ -392,6 +405,40 @@ fn scan_counts(
     let mut counts = ScanCounts::default();
     SyncDriver::new(SliceSource { files: &files }).visit_all(reader, &mut counts, &NoClock)?;
     Ok(counts)
+}
+
+/// The decode-only scan read from the file and split over `jobs` threads, the ranges' counts
+/// merged in file order.
+fn split_scan(
+    found: &files::FoundFiles,
+    sstable: &sstable_engine::sstable_set::SSTableFiles,
+    metadata: &SSTableMetadata,
+    jobs: usize,
+) -> Result<ScanCounts, String> {
+    let reader = DataFileReader::for_sstable(metadata, DecodeOptions::default())
+        .map_err(|e| e.to_string())?;
+    let mut counts = ScanCounts::default();
+    let mut error = None;
+    crate::jobs::scan_split(
+        found,
+        sstable,
+        metadata,
+        &reader,
+        jobs.max(1),
+        |reader, driver| {
+            let mut c = ScanCounts::default();
+            let e = driver.visit_all(reader, &mut c, &NoClock).err();
+            (c, e.map(|e| e.to_string()))
+        },
+        |run| {
+            if let Some(c) = &run.value {
+                counts.merge(c);
+            }
+            error = run.error;
+            error.is_none()
+        },
+    );
+    error.map_or(Ok(counts), Err)
 }
 
 /// `dump` of every partition into `out`, as the `dump` command drives the writer.

@@ -15,8 +15,8 @@ use crate::jobs;
 use crate::now::now_seconds;
 use crate::progress::{self, Progress};
 use crate::Outcome;
+use sstable_engine::analytics::data_len_bytes;
 use sstable_engine::clock::NoClock;
-use sstable_engine::range::data_len_bytes;
 use std::sync::Mutex;
 
 /// `sstable-inspect dump PATH... [--json | --jsonl] [--key K]... [--limit N] [--schema FILE.cql]`

@@ -1,5 +1,5 @@
 //! `--jobs N`: a Data.db scan split into partition-aligned ranges by the engine
-//! (`sstable_engine::range::split_ranges`) and run on `N` std threads, each range with its own
+//! (`sstable_engine::analytics::split_ranges`) and run on `N` std threads, each range with its own
 //! reader and file handles. Results are handed to the caller in file order, and every seam is
 //! checked (`ScanRange::followed_by`): a range that did not stop exactly where the next starts
 //! discards the ranges after it, and the rest is scanned as one range from where it stopped, so
@@ -12,10 +12,11 @@
 use std::collections::BTreeMap;
 use std::sync::{mpsc, Condvar, Mutex};
 
+use sstable_engine::analytics::{data_len_bytes, split_ranges, ScanRange};
 use sstable_engine::clock::NoClock;
 use sstable_engine::component::data::DataFileReader;
 use sstable_engine::info::SSTableMetadata;
-use sstable_engine::range::{data_len_bytes, split_ranges, ScanRange, SyncDriver};
+use sstable_engine::range::SyncDriver;
 use sstable_engine::sstable_set::SSTableFiles;
 
 use crate::files::{ComponentFiles, FoundFiles};

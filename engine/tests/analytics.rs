@@ -9,13 +9,14 @@ use sstable_engine::analytics::{
     self, table_report, PartitionColumn, PartitionFilter, PartitionScan, PartitionStats,
     PartitionsCollector, TombstoneScan,
 };
+use sstable_engine::analytics::{split_ranges, ScanRange};
 use sstable_engine::clock::NoClock;
 use sstable_engine::component::data::{DataItem, VisitStep};
 use sstable_engine::component::ComponentType;
 use sstable_engine::compress::Compressor;
 use sstable_engine::descriptor::parse_file_name;
 use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
-use sstable_engine::range::{split_ranges, ScanRange, SliceSource, SyncDriver};
+use sstable_engine::range::{SliceSource, SyncDriver};
 use sstable_engine::sstable_set::group_files;
 use sstable_engine::write::{
     expected_counts, generate, ExpectedPartition, GenerateOptions, MemorySink,
@@ -684,7 +685,7 @@ fn split_ranges_cut_at_partition_starts_and_merge_to_the_sequential_report() {
         let now = BASE_SECS + 3600;
         let sequential = partitions(&t.metadata, t.data(), now);
         let starts: Vec<u64> = sequential.iter().map(|(_, p)| p.position).collect();
-        let data_len = sstable_engine::range::data_len_bytes(&t.metadata).unwrap();
+        let data_len = sstable_engine::analytics::data_len_bytes(&t.metadata).unwrap();
         let sources: Vec<(ComponentType, &[u8])> = t
             .files
             .iter()

@@ -5,6 +5,7 @@
 //! | [`partitions`] | per partition: key, token, position, bytes, rows, cells, tombstones by kind, TTL cells; filters, top N, percentiles | `sstablepartitions` |
 //! | [`tombstones`] | droppable tombstones at a gc grace and a "now", when the rest become droppable, expired TTL cells, a timeline; Statistics.db's estimate beside the count | `sstablemetadata` (droppable tombstones) |
 //! | [`legacy`] | the same partitions and tombstones figures for 2.x (`jb`, `ka`, `la`) SSTables, from their atoms grouped into rows | `sstablepartitions` |
+//! | [`split`] | a Data.db cut into partition-aligned ranges from the index, for threads or workers; results merged in order | — |
 //! | [`table`] | many SSTables of one table: time ranges, token overlaps, level, repair, origin; fully expired SSTables and their blockers | `sstableexpiredblockers`, `CompactionController.getFullyExpiredSSTables` |
 //!
 //! [`partitions::PartitionScan`] and [`tombstones::TombstoneScan`] count one pass over Data.db:
@@ -17,6 +18,7 @@
 pub mod histogram;
 pub mod legacy;
 pub mod partitions;
+pub mod split;
 pub mod table;
 pub mod tombstones;
 
@@ -24,6 +26,10 @@ pub use legacy::{legacy_data_reader, scan_legacy, LegacyScan};
 pub use partitions::{
     ColumnSummary, NowSource, PartitionColumn, PartitionFilter, PartitionScan, PartitionStats,
     PartitionsCollector, PartitionsReport, PartitionsSummary, TombstoneCounts,
+};
+pub use split::{
+    data_len_bytes, listed_position, split_listing, split_ranges, whole_range, RangeSplitter,
+    ScanRange,
 };
 pub use table::{table_report, Blocker, Overlap, TableReport, TableSSTable};
 pub use tombstones::{TimelineBucket, TombstoneScan, TombstonesReport};

@@ -35,17 +35,12 @@ mod drivers;
 mod index_entries;
 mod partitions;
 mod rows_entry;
-mod split;
 mod trie_pages;
 
 pub use drivers::{AsyncDriver, DriverItems, ReadStats, SyncDriver};
 pub use index_entries::{IndexEntries, IndexEntryStep, INDEX_WINDOW_BYTES, MAX_INDEX_WINDOW_BYTES};
 pub use partitions::{PartitionFinder, PartitionRange};
 pub use rows_entry::RowsWindow;
-pub use split::{
-    data_len_bytes, listed_position, split_listing, split_ranges, whole_range, RangeSplitter,
-    ScanRange,
-};
 pub use trie_pages::{TriePages, TrieStep, MAX_CACHED_PAGES, MAX_NODE_PAGES};
 
 pub use crate::byte_range::{

@@ -40,6 +40,23 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::span::Span;
 use crate::version::Version;
 
+/// One range of a split scan: the partitions starting in `[start, end)` of the uncompressed
+/// Data.db (`start` is a partition position).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct ScanRange {
+    pub start: u64,
+    pub end: u64,
+}
+
+impl ScanRange {
+    /// Whether a scan of this range that stopped at uncompressed `stopped_at`, reading
+    /// `frozen_udts` as it ended, hands over to `next` as the sequential scan would: it stopped
+    /// exactly at `next`'s start, with the reading every range starts with.
+    pub fn followed_by(&self, stopped_at: u64, frozen_udts: bool, next: &ScanRange) -> bool {
+        stopped_at == next.start && !frozen_udts
+    }
+}
+
 /// Bytes asked for at a time from an uncompressed Data.db.
 const PLAIN_READ_BYTES: u64 = 64 * 1024;
 /// Bytes of the checksum after each stored chunk.
@@ -449,9 +466,9 @@ impl DataFileReader {
 
     /// Restarts at `range.start` (a partition position) and ends the scan at the first
     /// partition starting at or after `range.end` (one range of a split scan,
-    /// [`crate::range::ScanRange`]); `frozen_udts`: rows read with bare UDTs as frozen, as the
+    /// [`ScanRange`]); `frozen_udts`: rows read with bare UDTs as frozen, as the
     /// range before it ended ([`DataDecoder::reads_bare_udts_as_frozen`]).
-    pub fn scan_range(&mut self, range: crate::range::ScanRange, frozen_udts: bool) -> Result<()> {
+    pub fn scan_range(&mut self, range: ScanRange, frozen_udts: bool) -> Result<()> {
         self.seek_to_partition(range.start)?;
         self.decoder
             .set_range_end((range.end < self.layout.data_len_bytes).then_some(range.end));

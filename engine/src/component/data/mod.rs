@@ -77,7 +77,7 @@ pub use deletion::{
     DeletionTime, DeletionTimeEncoding, LivenessInfo, LocalDeletionTime, EXPIRED_LIVENESS_TTL_SECS,
 };
 pub(crate) use file::headers_only_schema;
-pub use file::{ChunkedDataReader, DataFileReader};
+pub use file::{ChunkedDataReader, DataFileReader, ScanRange};
 pub use node::{partition_node, HexValues, ValueRenderer};
 pub(crate) use partition::read_partition_start;
 pub use partition::{KeyComponent, PartitionEnd, PartitionKey, PartitionStart};

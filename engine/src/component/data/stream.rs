@@ -253,7 +253,7 @@ impl DataDecoder {
     }
 
     /// Ends the scan at the first partition starting at or after uncompressed `position` (a
-    /// range of a split scan: [`crate::range::ScanRange`]); `None` scans to the end of the data.
+    /// range of a split scan: [`ScanRange`](super::ScanRange)); `None` scans to the end of the data.
     /// [`DataDecoder::seek_to_partition`] keeps it.
     pub fn set_range_end(&mut self, position: Option<u64>) {
         self.range_end = position;

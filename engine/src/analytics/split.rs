@@ -20,30 +20,12 @@
 //! positions), `db/compaction/CompactionManager.java` (parallel scans over disjoint ranges).
 #![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
-use serde::Serialize;
-
-use super::{Pulled, RangeSource, SyncDriver};
 use crate::clock::Clock;
+pub use crate::component::data::ScanRange;
 use crate::component::ComponentType;
 use crate::index_listing::{IndexListing, ListingItem, ListingOptions};
 use crate::info::SSTableMetadata;
-
-/// One range of a split scan: the partitions starting in `[start, end)` of the uncompressed
-/// Data.db (`start` is a partition position).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct ScanRange {
-    pub start: u64,
-    pub end: u64,
-}
-
-impl ScanRange {
-    /// Whether a scan of this range that stopped at uncompressed `stopped_at`, reading
-    /// `frozen_udts` as it ended, hands over to `next` as the sequential scan would: it stopped
-    /// exactly at `next`'s start, with the reading every range starts with.
-    pub fn followed_by(&self, stopped_at: u64, frozen_udts: bool, next: &ScanRange) -> bool {
-        stopped_at == next.start && !frozen_udts
-    }
-}
+use crate::range::{Pulled, RangeSource, SyncDriver};
 
 /// Picks split points from partition positions given in file order (see the module docs).
 #[derive(Debug, Clone)]
