@@ -31,6 +31,7 @@
 pub mod bytes;
 pub mod chunks;
 pub mod data;
+pub mod decoded;
 pub mod expected;
 pub mod filter;
 pub mod generate;
@@ -47,6 +48,7 @@ pub mod writer;
 use std::collections::BTreeMap;
 
 pub use data::EncodingStats;
+pub use decoded::{schema_from_data_schema, DecodedConverter, PartitionCollector};
 pub use expected::{expected_counts, ExpectedPartition, ExpectedTombstones};
 pub use generate::{generate, GenerateOptions, Generated, SplitMix64};
 pub use metadata::{CommitLogPosition, SSTableFacts, TokenSpaceCoverage};
