@@ -274,14 +274,6 @@ fn check_flipped_chunk(t: &SSTable, chunk: usize, target: &str) {
         .map(|p| p.key_hex.clone().expect("key named"))
         .collect();
     assert_eq!(named, bad_keys, "{report:#?}");
-    eprintln!(
-        "chunk {chunk}: {:?}",
-        report
-            .problems
-            .iter()
-            .map(|p| (p.start, p.end, p.rows_kept))
-            .collect::<Vec<_>>()
-    );
     assert!(report.used_index);
     assert!(report
         .problems
@@ -387,4 +379,163 @@ fn validate_reports_and_writes_nothing_abort_stops_at_the_first_problem() {
     assert_eq!(outcome.report.problems.len(), 1);
     assert_eq!(outcome.report.problems[0].key_hex, skip.problems[0].key_hex);
     assert!(outcome.report.aborted.is_some());
+}
+
+/// A generated uncompressed table without CRC.db and Digest.crc32 (nothing checks its
+/// Data.db, so its partitions can be moved), and each partition's Data.db range and key.
+fn unchecked_generated() -> (SSTable, Vec<(std::ops::Range<usize>, String)>) {
+    let mut t = generated("nb", None);
+    t.files.remove(&ComponentType::Crc);
+    t.files
+        .retain(|c, _| !matches!(c, ComponentType::Digest(_)));
+    let m = t.metadata();
+    let mut reader = CheckedDataReader::for_sstable(&m, DecodeOptions::default()).unwrap();
+    assert!(!reader.checks_every_read());
+    let files = t.slices();
+    let mut driver = SyncDriver::new(SliceSource { files: &files });
+    let mut spans = Vec::new();
+    let mut start = (0, String::new());
+    for item in driver.items(&mut reader, &NoClock) {
+        match item.unwrap() {
+            DataItem::PartitionStart(s) => {
+                start = (
+                    s.position as usize,
+                    sstable_engine::span::hex(&s.key.bytes.bytes),
+                )
+            }
+            DataItem::PartitionEnd(e) => {
+                spans.push((start.0..e.position as usize + 1, start.1.clone()))
+            }
+            _ => {}
+        }
+    }
+    drop(files);
+    (t, spans)
+}
+
+/// `t` with Data.db rebuilt from the partitions `order` names.
+fn reordered(t: &SSTable, spans: &[(std::ops::Range<usize>, String)], order: &[usize]) -> SSTable {
+    let data = &t.files[&ComponentType::Data];
+    let mut out = Vec::new();
+    for &i in order {
+        out.extend_from_slice(&data[spans[i].0.clone()]);
+    }
+    let mut s = t.clone();
+    s.files.insert(ComponentType::Data, out);
+    s
+}
+
+fn keys(dump: &[serde_json::Value]) -> Vec<String> {
+    dump.iter().map(key_of).collect()
+}
+
+#[test]
+fn out_of_order_and_repeated_partitions_are_dropped_by_skip_and_segregated_by_segregate() {
+    let (t, spans) = unchecked_generated();
+    let n = spans.len();
+    assert!(n > 10);
+    let original = t.dump();
+    // 0, 1, 5, 2, 3, 4, 6, 6, 7, …: 2, 3 and 4 come after 5; 6 is repeated.
+    let mut order = vec![0, 1, 5, 2, 3, 4, 6, 6];
+    order.extend(7..n);
+    let bad = reordered(&t, &spans, &order);
+
+    let (skip, outputs) = scrub(&bad, ScrubMode::Skip, "oa");
+    let reported: Vec<(String, ProblemKind)> = skip
+        .problems
+        .iter()
+        .map(|p| (p.key_hex.clone().unwrap(), p.kind))
+        .collect();
+    assert_eq!(
+        reported,
+        vec![
+            (spans[2].1.clone(), ProblemKind::OutOfOrder),
+            (spans[3].1.clone(), ProblemKind::OutOfOrder),
+            (spans[4].1.clone(), ProblemKind::OutOfOrder),
+            (spans[6].1.clone(), ProblemKind::DuplicateKey),
+        ]
+    );
+    assert!(skip.problems.iter().all(|p| p.segregated_to.is_none()));
+    assert_eq!(skip.partitions_kept as usize, n - 3);
+    assert_eq!(outputs.len(), 1);
+    assert_eq!(outputs[0].verdict(), Verdict::Valid);
+    let kept = outputs[0].dump();
+    let want: Vec<serde_json::Value> = original
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !(2..=4).contains(i))
+        .map(|(_, p)| p.clone())
+        .collect();
+    assert_eq!(kept, want);
+
+    let (seg, outputs) = scrub(&bad, ScrubMode::Segregate, "nb");
+    assert_eq!(seg.problems.len(), 4);
+    assert_eq!(
+        seg.problems
+            .iter()
+            .map(|p| p.segregated_to)
+            .collect::<Vec<_>>(),
+        vec![Some(1); 4],
+        "2, 3, 4 and the repeat of 6 are in key order: one second SSTable"
+    );
+    assert_eq!(outputs.len(), 2);
+    for o in &outputs {
+        assert_eq!(o.verdict(), Verdict::Valid, "{}", o.name);
+    }
+    assert_eq!(outputs[0].dump(), want);
+    let mut second = original[2..=4].to_vec();
+    second.push(original[6].clone());
+    assert_eq!(keys(&outputs[1].dump()), keys(&second));
+    assert_eq!(outputs[1].dump(), second);
+}
+
+#[test]
+fn a_truncated_data_file_keeps_what_precedes_the_cut_and_reports_the_rest() {
+    let (t, spans) = unchecked_generated();
+    let n = spans.len();
+    let original = t.dump();
+    // Cut inside partition n − 3: it is cut short, the last two are listed past the end.
+    let cut = spans[n - 3].0.start + (spans[n - 3].0.len() * 2 / 3);
+    let mut bad = t.clone();
+    bad.files
+        .get_mut(&ComponentType::Data)
+        .unwrap()
+        .truncate(cut);
+    for mode in [ScrubMode::Skip, ScrubMode::Segregate] {
+        let (report, outputs) = scrub(&bad, mode, "oa");
+        let reported: Vec<String> = report
+            .problems
+            .iter()
+            .map(|p| p.key_hex.clone().unwrap())
+            .collect();
+        assert_eq!(
+            reported,
+            spans[n - 3..]
+                .iter()
+                .map(|s| s.1.clone())
+                .collect::<Vec<_>>(),
+            "{report:#?}"
+        );
+        assert!(report
+            .problems
+            .iter()
+            .all(|p| p.kind == ProblemKind::Undecodable));
+        assert!(report.problems[0].is_cut_short(), "{report:#?}");
+        assert_eq!(report.partitions_kept as usize, n - 3);
+        assert_eq!(outputs[0].verdict(), Verdict::Valid);
+        let dumped = outputs[0].dump();
+        assert_eq!(dumped[..n - 3], original[..n - 3]);
+        assert_eq!(
+            dumped.len(),
+            n - 2,
+            "the cut-short partition is kept in part"
+        );
+        let (kept, orig) = (
+            dumped[n - 3]["rows"].as_array().unwrap(),
+            original[n - 3]["rows"].as_array().unwrap(),
+        );
+        assert!(!kept.is_empty() && kept.len() < orig.len() && orig.starts_with(kept));
+        let regular = kept.iter().filter(|r| r["type"] != "static_block").count();
+        assert_eq!(report.problems[0].rows_kept as usize, regular);
+    }
 }

@@ -23,7 +23,7 @@ use crate::types::value::format_value;
 use crate::types::AbstractType;
 use crate::version::{Format, Version};
 use crate::write::decoded::{encoding_stats_from, schema_from_data_schema};
-use crate::write::model::{ColumnData, Partition, Unfiltered};
+use crate::write::model::{BoundKind, ColumnData, Partition, RangeTombstoneMarker, Unfiltered};
 use crate::write::schema::{cell_path_type, compare_prefixes, compare_values, PrefixKind};
 use crate::write::{
     ComponentSink, DecodedConverter, PartitionCollector, SSTableWriter, TableSchema, WriteOptions,
@@ -396,7 +396,8 @@ impl<S: ComponentSink, F: FnMut(usize) -> Result<S>> Scrubber<S, F> {
             return;
         }
         if let Some(mut c) = cut_short {
-            if self.write(0, &partition) {
+            let closed = close_open_marker(partition.clone());
+            if self.write(0, &closed) {
                 c.rows_kept = rows;
             }
             self.pending = Some(c);
@@ -527,6 +528,25 @@ impl<S: ComponentSink, F: FnMut(usize) -> Result<S>> Scrubber<S, F> {
             }
             return;
         }
+        if position >= self.data_len {
+            // Listed, but Data.db ends first (a truncated file): the partition is lost.
+            self.close_pending(Some(self.data_len));
+            self.current_start = position;
+            let mut lost = self.problem(
+                key.as_deref(),
+                ProblemKind::Undecodable,
+                format!(
+                    "the index lists it at Data.db {position}, past the end of the data ({} bytes)",
+                    self.data_len
+                ),
+            );
+            lost.end = None;
+            self.resync_from = position;
+            if !self.stop_here(&lost) {
+                self.report.problems.push(lost);
+            }
+            return;
+        }
         self.close_pending(Some(position));
         self.current_start = position;
         self.index_key = key;
@@ -600,6 +620,27 @@ impl<S: ComponentSink, F: FnMut(usize) -> Result<S>> Scrubber<S, F> {
             abandoned,
         }
     }
+}
+
+/// A partition cut short inside a range tombstone: the tombstone is closed at the partition's
+/// end (`ClusteringBound.TOP`), as the rows it covered after the cut are lost anyway.
+fn close_open_marker(mut p: Partition) -> Partition {
+    if p.unfiltereds.is_empty() {
+        return p;
+    }
+    let open = p.unfiltereds.iter().rev().find_map(|u| match u {
+        Unfiltered::Marker(m) => Some(m.open_deletion()),
+        Unfiltered::Row(_) => None,
+    });
+    if let Some(Some(deletion)) = open {
+        p.unfiltereds
+            .push(Unfiltered::Marker(RangeTombstoneMarker::bound(
+                BoundKind::InclEnd,
+                Vec::new(),
+                deletion,
+            )));
+    }
+    p
 }
 
 /// What the writer would refuse in a decoded partition: rows and markers out of clustering
