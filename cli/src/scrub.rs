@@ -14,21 +14,14 @@
 //! Exit status: 0 when nothing was wrong, 1 when a partition was dropped, segregated or cut
 //! short, or the scrub could not finish, 2 on bad usage.
 
-use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use sstable_engine::component::ComponentType;
-use sstable_engine::compress::Compressor;
-use sstable_engine::descriptor::SSTableId;
-use sstable_engine::range::SyncDriver;
-use sstable_engine::scrub::{ScrubMode, ScrubOptions, ScrubReport, Scrubber};
-use sstable_engine::write::ComponentSink;
-use sstable_engine::{Error, Format, Version};
+use sstable_engine::scrub::{ScrubMode, ScrubOptions, ScrubReport};
+use sstable_engine::{Format, Version};
 use sstable_native::clock::InstantClock;
+use sstable_native::scrub::scrub_to_dir;
 
-use crate::files::{self, ComponentFiles};
+use crate::files;
 use crate::progress::{self, Progress};
 use crate::Outcome;
 
@@ -63,80 +56,6 @@ fn version(value: &str) -> Result<Version, String> {
     }
 }
 
-/// Writes one output SSTable's components as they arrive, remembering the paths.
-struct OutputFiles {
-    prefix: PathBuf,
-    files: BTreeMap<ComponentType, BufWriter<File>>,
-}
-
-impl OutputFiles {
-    fn path(&self, component: &ComponentType) -> PathBuf {
-        let mut name = self.prefix.as_os_str().to_owned();
-        name.push(format!("-{}", component.file_suffix()));
-        PathBuf::from(name)
-    }
-
-    /// Flushes every file; the paths written.
-    fn close(mut self) -> Result<Vec<PathBuf>, String> {
-        let mut paths = Vec::new();
-        for (component, mut f) in std::mem::take(&mut self.files) {
-            let path = self.path(&component);
-            f.flush().map_err(|e| format!("{}: {e}", path.display()))?;
-            paths.push(path);
-        }
-        Ok(paths)
-    }
-
-    /// Removes the files of an output that was not finished.
-    fn remove(mut self) {
-        for (component, f) in std::mem::take(&mut self.files) {
-            drop(f);
-            let _ = std::fs::remove_file(self.path(&component));
-        }
-    }
-}
-
-impl ComponentSink for OutputFiles {
-    fn write(&mut self, component: &ComponentType, bytes: &[u8]) -> sstable_engine::Result<()> {
-        let path = self.path(component);
-        let io = |e: std::io::Error| {
-            Error::invalid(format!("{}: {e}", path.display()), 0).in_component(component.clone())
-        };
-        if !self.files.contains_key(component) {
-            let f = File::create(&path).map_err(io)?;
-            self.files
-                .insert(component.clone(), BufWriter::with_capacity(1 << 20, f));
-        }
-        match self.files.get_mut(component) {
-            Some(f) => f.write_all(bytes).map_err(io),
-            None => Ok(()),
-        }
-    }
-}
-
-/// Whether any file in `dir` starts with `<version>-<generation>-`.
-fn generation_used(dir: &Path, version: &Version, generation: u64) -> bool {
-    let start = format!("{version}-{generation}-");
-    std::fs::read_dir(dir).is_ok_and(|entries| {
-        entries
-            .flatten()
-            .any(|e| e.file_name().to_string_lossy().starts_with(&start))
-    })
-}
-
-/// The `n`-th free generation in `dir` above `after`.
-fn free_generations(dir: &Path, version: &Version, after: u64, n: usize) -> Vec<u64> {
-    let mut out = Vec::with_capacity(n);
-    let mut g = after;
-    while out.len() < n {
-        g = g.saturating_add(1);
-        if !generation_used(dir, version, g) {
-            out.push(g);
-        }
-    }
-    out
-}
-
 #[derive(serde::Serialize)]
 struct JsonReport<'a> {
     sstable: &'a str,
@@ -150,80 +69,43 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         progress::disable();
     }
     let (found, sstable) = files::find_one(&args.path)?;
-    std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
-    let (metadata, io_errors) = files::load_metadata(&found, &sstable);
-    for e in &io_errors {
+    let options = ScrubOptions::new(args.mode, args.sstable_version);
+    let mut bar: Option<Progress> = None;
+    let done = scrub_to_dir(
+        &found,
+        &sstable,
+        &args.out,
+        options,
+        &InstantClock::new(),
+        |position, total| {
+            bar.get_or_insert_with(|| Progress::bytes(sstable.prefix.clone(), total))
+                .set_position(position);
+        },
+    )?;
+    drop(bar);
+    for e in &done.io_errors {
         eprintln!("{}: {e}", sstable.prefix);
     }
-    let source_generation = match &metadata.descriptor.id {
-        SSTableId::Sequence { generation } => *generation,
-        SSTableId::Uuid { .. } => 0,
-    };
-    let version = args.sstable_version;
-    let options = ScrubOptions {
-        compression: Some(Compressor::Lz4),
-        ..ScrubOptions::new(args.mode, version)
-    };
-    // Generations are taken when an output is opened: the first free ones above the source's.
-    let out_dir = args.out.clone();
-    let mut taken: Vec<u64> = Vec::new();
-    let open = |_output: usize| -> sstable_engine::Result<OutputFiles> {
-        let after = taken.last().copied().unwrap_or(source_generation);
-        let g = free_generations(&out_dir, &version, after, 1)
-            .first()
-            .copied()
-            .unwrap_or(after.saturating_add(1));
-        taken.push(g);
-        Ok(OutputFiles {
-            prefix: out_dir.join(format!("{version}-{g}-big")),
-            files: BTreeMap::new(),
-        })
-    };
-    let mut scrubber =
-        Scrubber::new(&metadata, options, open).map_err(|e| format!("{}: {e}", sstable.prefix))?;
-    let clock = InstantClock::new();
-    let mut input = ComponentFiles::new(&found, &sstable);
-    let mut driver = SyncDriver::new(&mut input);
-    let progress = Progress::bytes(sstable.prefix.clone(), scrubber.data_len());
-    let outcome = driver.run_while(&mut scrubber, &clock, |s| {
-        progress.set_position(s.position());
-        true
-    });
-    drop(progress);
-    let done = scrubber.finish();
-    let mut report = done.report;
-    if let Err(e) = outcome {
-        if report.error.is_none() {
-            report.error = Some(e.to_string());
-        }
-    }
-    let mut written = Vec::new();
-    for (_, files, _) in done.outputs {
-        let paths = files.close()?;
-        written.push(
-            paths
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>(),
-        );
-    }
-    for (_, files) in done.abandoned {
-        files.remove();
-    }
+    let written: Vec<Vec<String>> = done
+        .files
+        .iter()
+        .map(|f| f.iter().map(|p| p.display().to_string()).collect())
+        .collect();
+    let report = &done.report;
     if args.json {
         let json = JsonReport {
             sstable: &sstable.prefix,
             files: &written,
-            report: &report,
+            report,
         };
         println!(
             "{}",
             serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?
         );
     } else {
-        print!("{}", human(&sstable.prefix, &report, &written));
+        print!("{}", human(&sstable.prefix, report, &written));
     }
-    Ok(if report.is_clean() && io_errors.is_empty() {
+    Ok(if report.is_clean() && done.io_errors.is_empty() {
         Outcome::Clean
     } else {
         Outcome::Errors
