@@ -207,6 +207,15 @@ fn every_row_format_fixture_rewritten_as_nb_and_oa_dumps_the_same_and_verifies()
                 assert_eq!(outputs.len(), 1);
                 let out = &outputs[0];
                 assert_eq!(out.verdict(), Verdict::Valid, "{} as {target}", t.name);
+                let stats = |t: &SSTable| {
+                    let s = t.metadata().statistics.unwrap().stats.unwrap();
+                    (
+                        s.has_legacy_counter_shards.value,
+                        s.min_timestamp_micros.value,
+                        s.max_timestamp_micros.value,
+                    )
+                };
+                assert_eq!(stats(out), stats(&t), "{} as {target}: STATS", t.name);
                 let dumped = out.dump();
                 assert_eq!(dumped.len(), original.len(), "{} as {target}", t.name);
                 for (a, b) in original.iter().zip(&dumped) {
