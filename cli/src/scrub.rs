@@ -11,8 +11,10 @@
 //! `DIR/<version>-<G>-big-<Component>`, `G` the first generation above the source's that no
 //! file in DIR uses (segregated SSTables take the next ones). The input is only read.
 //!
+//! Pre-3.0 SSTables (`jb`, `ka`, `la`) are refused: their cells are not converted yet.
+//!
 //! Exit status: 0 when nothing was wrong, 1 when a partition was dropped, segregated or cut
-//! short, or the scrub could not finish, 2 on bad usage.
+//! short, or the SSTable could not be scrubbed, 2 on bad usage.
 
 use std::path::PathBuf;
 
@@ -71,7 +73,7 @@ pub fn run(args: Args) -> Result<Outcome, String> {
     let (found, sstable) = files::find_one(&args.path)?;
     let options = ScrubOptions::new(args.mode, args.sstable_version);
     let mut bar: Option<Progress> = None;
-    let done = scrub_to_dir(
+    let done = match scrub_to_dir(
         &found,
         &sstable,
         &args.out,
@@ -81,7 +83,15 @@ pub fn run(args: Args) -> Result<Outcome, String> {
             bar.get_or_insert_with(|| Progress::bytes(sstable.prefix.clone(), total))
                 .set_position(position);
         },
-    )?;
+    ) {
+        Ok(done) => done,
+        Err(e) => {
+            // The SSTable cannot be scrubbed (a version without a serialization header, an
+            // unreadable Data.db, an output directory not writable): not a usage error.
+            eprintln!("{e}");
+            return Ok(Outcome::Errors);
+        }
+    };
     drop(bar);
     for e in &done.io_errors {
         eprintln!("{}: {e}", sstable.prefix);

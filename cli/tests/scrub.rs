@@ -218,3 +218,25 @@ fn abort_leaves_nothing_and_bad_usage_exits_2() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn a_pre_3_0_sstable_is_refused_with_a_reason() {
+    let Some(fx) = common::cassandra_fixtures("cli scrub 2.x") else {
+        return;
+    };
+    let out = temp_dir("ka");
+    let o = run(&[
+        "scrub",
+        path(&common::legacy_dir(&fx, "ka", "legacy_ka_simple")),
+        "--out",
+        path(&out),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("ka SSTables (before 3.0) are not scrubbed"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_dir(&out).map_or(0, |d| d.count()), 0);
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -548,3 +548,36 @@ fn a_truncated_data_file_keeps_what_precedes_the_cut_and_reports_the_rest() {
         assert_eq!(report.problems[0].rows_kept as usize, regular);
     }
 }
+
+#[test]
+fn a_large_table_scrubs_with_bounded_writer_buffers() {
+    // ~8 MiB of Data.db in 2,000 partitions: the writer's working set stays at a chunk and a
+    // partition, the scrubber holds one partition.
+    let mut options = GenerateOptions::new(big("nb"), 2_000, 40);
+    options.compression = Some(Compressor::Lz4);
+    let g = generate::generate(&options, MemorySink::default()).unwrap();
+    let t = SSTable::from_sink("large", "nb", 1, &g.sink);
+    let data_len = g.summary.data_length;
+    assert!(data_len > 4 << 20, "{data_len}");
+    let m = t.metadata();
+    let mut scrubber = Scrubber::new(&m, ScrubOptions::new(ScrubMode::Skip, big("oa")), |_| {
+        Ok(sstable_engine::write::CountingSink::default())
+    })
+    .unwrap();
+    let files = t.slices();
+    SyncDriver::new(SliceSource { files: &files })
+        .run(&mut scrubber, &NoClock)
+        .unwrap();
+    let outcome = scrubber.finish();
+    assert!(outcome.report.is_clean());
+    assert_eq!(outcome.report.partitions_kept, 2_000);
+    let (_, sink, summary) = &outcome.outputs[0];
+    // The same rows; each live partition deletion is 1 byte in oa instead of nb's 12.
+    assert_eq!(summary.data_length, data_len - 11 * 2_000);
+    assert!(sink.bytes[&ComponentType::Data] > 0);
+    assert!(
+        summary.max_buffered_bytes < 256 << 10,
+        "{} bytes buffered for {data_len} bytes of Data.db",
+        summary.max_buffered_bytes
+    );
+}
