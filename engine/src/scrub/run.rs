@@ -129,7 +129,14 @@ impl<S: ComponentSink, F: FnMut(usize) -> Result<S>> Scrubber<S, F> {
         if v.format() != Format::Big || !matches!(v.as_str(), "nb" | "oa") {
             return Err(Error::invalid(format!("scrub writes nb or oa, not {v}"), 0));
         }
-        let data = CheckedDataReader::for_sstable(metadata, options.decode)?;
+        let mut data = CheckedDataReader::for_sstable(metadata, options.decode)?;
+        // Uncompressed with CRC.db: read one CRC.db chunk at a time, so that a chunk failing
+        // its checksum loses only its own partitions, not those of a larger read around it.
+        if let (None, Some(crc)) = (&metadata.compression, &metadata.crc) {
+            if data.checks_every_read() {
+                data = data.with_read_block_bytes(u64::from(crc.chunk_size_bytes.value));
+            }
+        }
         let data_len = data.reader().data_len_bytes();
         let source_schema = data.reader().decoder().schema().clone();
         let schema = schema_from_data_schema(&source_schema)?;
