@@ -146,9 +146,13 @@ fn human(sstable: &str, r: &ScrubReport, written: &[Vec<String>]) -> String {
             "found".to_owned()
         };
         let end = p.end.map_or("?".to_owned(), |e| e.to_string());
+        let more = match p.unnamed_partitions {
+            0 => String::new(),
+            n => format!(" ({n} partition(s) listed here whose keys could not be read)"),
+        };
         let _ = writeln!(
             out,
-            "  {what}: key {} token {} Data.db {}..{end}: {}: {}",
+            "  {what}: key {} token {} Data.db {}..{end}{more}: {}: {}",
             p.key.as_deref().unwrap_or("(unknown)"),
             p.token.as_deref().unwrap_or("?"),
             p.start,

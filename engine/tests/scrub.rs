@@ -389,6 +389,31 @@ fn a_flipped_byte_in_a_fixture_chunk_loses_exactly_that_chunks_partitions() {
 }
 
 #[test]
+fn a_bti_table_in_one_bad_chunk_reports_its_partitions_without_a_row_index_as_unnamed() {
+    let Some(fx) = common::cassandra_fixtures("scrub da simple") else {
+        return;
+    };
+    let t = SSTable::load(&common::legacy_dir(&fx, "da", "legacy_da_simple"));
+    let n = t.dump().len() as u64;
+    assert!(n > 1);
+    let bad = t.with_byte_flipped(&ComponentType::Data, 3);
+    let (report, outputs) = scrub(&bad, ScrubMode::Skip, "oa");
+    assert!(outputs.is_empty(), "nothing is left to write");
+    assert_eq!(report.problems.len(), 1, "{report:#?}");
+    let p = &report.problems[0];
+    assert_eq!(p.kind, ProblemKind::ChunkChecksum);
+    assert_eq!(
+        (p.start, p.end),
+        (
+            0,
+            Some(t.metadata().compression.unwrap().data_length_bytes.value)
+        )
+    );
+    assert!(p.key.is_none(), "its header is in the bad chunk");
+    assert_eq!(p.unnamed_partitions, n, "every partition is counted");
+}
+
+#[test]
 fn validate_reports_and_writes_nothing_abort_stops_at_the_first_problem() {
     let t = generated("nb", Some(Compressor::Lz4));
     let bad = t.with_byte_flipped(

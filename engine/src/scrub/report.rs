@@ -54,6 +54,10 @@ pub struct DroppedPartition {
     pub rows_kept: u64,
     /// Segregate: the output SSTable it was written to (1, 2, …).
     pub segregated_to: Option<usize>,
+    /// Partitions the index lists inside this range whose keys could not be read (this one
+    /// included when its key is unknown): BTI partitions without a row index keep their key
+    /// only in their Data.db header.
+    pub unnamed_partitions: u64,
 }
 
 impl DroppedPartition {

@@ -246,7 +246,11 @@ impl<S: ComponentSink, F: FnMut(usize) -> Result<S>> Scrubber<S, F> {
                                 self.index_entry(position, p.key);
                             }
                         }
-                        Ok(Pulled::Item(ListingItem::Skipped { .. })) => {}
+                        Ok(Pulled::Item(ListingItem::Skipped { .. })) => {
+                            if let Some(p) = self.pending.as_mut() {
+                                p.unnamed_partitions = p.unnamed_partitions.saturating_add(1);
+                            }
+                        }
                         Err(e) => self.index_failed(Some(&e)),
                     }
                 }
@@ -277,6 +281,7 @@ impl<S: ComponentSink, F: FnMut(usize) -> Result<S>> Scrubber<S, F> {
             end: None,
             rows_kept: 0,
             segregated_to: None,
+            unnamed_partitions: 0,
         }
     }
 
