@@ -241,24 +241,36 @@ fn generated(version: &str, compression: Option<Compressor>) -> SSTable {
 
 /// The partition keys (hex) whose Data.db bytes `[start, end)` overlap `[from, to)`.
 fn partitions_overlapping(t: &SSTable, from: u64, to: u64) -> Vec<String> {
+    partition_spans(t)
+        .into_iter()
+        .filter(|(r, _)| (r.start as u64) < to && r.end as u64 > from)
+        .map(|(_, k)| k)
+        .collect()
+}
+
+/// Each partition's uncompressed Data.db range and key (hex), in Data.db order.
+fn partition_spans(t: &SSTable) -> Vec<(std::ops::Range<usize>, String)> {
     let m = t.metadata();
     let mut reader = CheckedDataReader::for_sstable(&m, DecodeOptions::default()).unwrap();
     let files = t.slices();
     let mut driver = SyncDriver::new(SliceSource { files: &files });
-    let mut keys = Vec::new();
+    let mut spans = Vec::new();
     let mut start = (0, String::new());
     for item in driver.items(&mut reader, &NoClock) {
         match item.unwrap() {
             DataItem::PartitionStart(s) => {
-                start = (s.position, sstable_engine::span::hex(&s.key.bytes.bytes))
+                start = (
+                    s.position as usize,
+                    sstable_engine::span::hex(&s.key.bytes.bytes),
+                )
             }
-            DataItem::PartitionEnd(e) if start.0 < to && e.position + 1 > from => {
-                keys.push(start.1.clone());
+            DataItem::PartitionEnd(e) => {
+                spans.push((start.0..e.position as usize + 1, start.1.clone()))
             }
             _ => {}
         }
     }
-    keys
+    spans
 }
 
 fn key_of(p: &serde_json::Value) -> String {
@@ -448,28 +460,9 @@ fn unchecked_generated() -> (SSTable, Vec<(std::ops::Range<usize>, String)>) {
     t.files.remove(&ComponentType::Crc);
     t.files
         .retain(|c, _| !matches!(c, ComponentType::Digest(_)));
-    let m = t.metadata();
-    let mut reader = CheckedDataReader::for_sstable(&m, DecodeOptions::default()).unwrap();
+    let reader = CheckedDataReader::for_sstable(&t.metadata(), DecodeOptions::default()).unwrap();
     assert!(!reader.checks_every_read());
-    let files = t.slices();
-    let mut driver = SyncDriver::new(SliceSource { files: &files });
-    let mut spans = Vec::new();
-    let mut start = (0, String::new());
-    for item in driver.items(&mut reader, &NoClock) {
-        match item.unwrap() {
-            DataItem::PartitionStart(s) => {
-                start = (
-                    s.position as usize,
-                    sstable_engine::span::hex(&s.key.bytes.bytes),
-                )
-            }
-            DataItem::PartitionEnd(e) => {
-                spans.push((start.0..e.position as usize + 1, start.1.clone()))
-            }
-            _ => {}
-        }
-    }
-    drop(files);
+    let spans = partition_spans(&t);
     (t, spans)
 }
 

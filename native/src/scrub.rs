@@ -30,21 +30,29 @@ pub struct ScrubbedFiles {
     pub io_errors: Vec<String>,
 }
 
-/// Writes one output SSTable's components as they arrive, remembering the paths.
-struct OutputFiles {
+/// Writes one output SSTable's components to `<prefix>-<Component>` as they arrive.
+pub struct OutputFiles {
     prefix: PathBuf,
     files: BTreeMap<ComponentType, BufWriter<File>>,
 }
 
 impl OutputFiles {
-    fn path(&self, component: &ComponentType) -> PathBuf {
+    /// Files `<prefix>-Data.db`, … (`prefix` e.g. `DIR/nb-2-big`).
+    pub fn new(prefix: PathBuf) -> OutputFiles {
+        OutputFiles {
+            prefix,
+            files: BTreeMap::new(),
+        }
+    }
+
+    pub fn path(&self, component: &ComponentType) -> PathBuf {
         let mut name = self.prefix.as_os_str().to_owned();
         name.push(format!("-{}", component.file_suffix()));
         PathBuf::from(name)
     }
 
     /// Flushes every file; the paths written.
-    fn close(mut self) -> Result<Vec<PathBuf>, String> {
+    pub fn close(mut self) -> Result<Vec<PathBuf>, String> {
         let mut paths = Vec::new();
         for (component, mut f) in std::mem::take(&mut self.files) {
             let path = self.path(&component);
@@ -55,7 +63,7 @@ impl OutputFiles {
     }
 
     /// Removes the files of an output that was not finished.
-    fn remove(mut self) {
+    pub fn remove(mut self) {
         for (component, f) in std::mem::take(&mut self.files) {
             drop(f);
             let _ = std::fs::remove_file(self.path(&component));
@@ -121,10 +129,7 @@ pub fn scrub_to_dir(
         let after = taken.last().copied().unwrap_or(source_generation);
         let g = next_free_generation(dir, &version, after);
         taken.push(g);
-        Ok(OutputFiles {
-            prefix: dir.join(format!("{version}-{g}-big")),
-            files: BTreeMap::new(),
-        })
+        Ok(OutputFiles::new(dir.join(format!("{version}-{g}-big"))))
     };
     let mut scrubber =
         Scrubber::new(&metadata, options, open).map_err(|e| format!("{}: {e}", sstable.prefix))?;
