@@ -20,12 +20,15 @@
 //! components go to a [`ComponentSink`](crate::write::ComponentSink) the caller opens per output
 //! (output 0 is the scrubbed SSTable, 1… the segregated ones).
 //!
-//! Pre-3.0 SSTables (`jb`, `ka`, `la`) have no serialization header and their atoms are not
-//! converted here: [`Scrubber::new`] refuses them.
+//! Pre-3.0 SSTables (`jb`, `ka`, `la`) have no serialization header: [`Scrubber::new`] refuses
+//! them; [`LegacyRewriter`] rewrites an intact one with a schema from `CREATE TABLE`
+//! ([`schema_from_cql`]), stopping at the first error.
 
+mod legacy;
 mod report;
 mod run;
 
+pub use legacy::{schema_from_cql, LegacyRewriter};
 pub use report::{DroppedPartition, OutputReport, ProblemKind, ScrubReport};
 pub use run::{ScrubOptions, Scrubber};
 
