@@ -11,7 +11,8 @@
 //! `DIR/<version>-<G>-big-<Component>`, `G` the first generation above the source's that no
 //! file in DIR uses (segregated SSTables take the next ones). The input is only read.
 //!
-//! Pre-3.0 SSTables (`jb`, `ka`, `la`) are refused: their cells are not converted yet.
+//! Pre-3.0 SSTables (`jb`, `ka`, `la`) record no schema: with `--schema FILE.cql` (the table's
+//! `CREATE TABLE`, non-compact) an intact one is rewritten; a corrupt one stops at the error.
 //!
 //! Exit status: 0 when nothing was wrong, 1 when a partition was dropped, segregated or cut
 //! short, or the SSTable could not be scrubbed, 2 on bad usage.
@@ -27,7 +28,7 @@ use crate::files;
 use crate::progress::{self, Progress};
 use crate::Outcome;
 
-/// `sstable-inspect scrub PATH --out DIR [--mode M] [--version nb|oa] [--json]`
+/// `sstable-inspect scrub PATH --out DIR [--mode M] [--version nb|oa] [--schema FILE.cql] [--json]`
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// One SSTable: a component file or its directory
@@ -42,6 +43,10 @@ pub struct Args {
     /// The version written
     #[arg(long = "version", value_name = "nb|oa", default_value = "nb", value_parser = version)]
     sstable_version: Version,
+    /// The table's CREATE TABLE statement, for a 2.x (jb, ka, la) SSTable, which records no
+    /// schema (non-compact tables; an intact SSTable is rewritten, a corrupt one stops)
+    #[arg(long, value_name = "FILE.cql")]
+    schema: Option<PathBuf>,
     /// Print the engine's ScrubReport (with the files written) as JSON
     #[arg(long)]
     json: bool,
@@ -71,6 +76,10 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         progress::disable();
     }
     let (found, sstable) = files::find_one(&args.path)?;
+    let create_table = match &args.schema {
+        Some(p) => Some(std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?),
+        None => None,
+    };
     let options = ScrubOptions::new(args.mode, args.sstable_version);
     let mut bar: Option<Progress> = None;
     let done = match scrub_to_dir(
@@ -78,6 +87,7 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         &sstable,
         &args.out,
         options,
+        create_table.as_deref(),
         &InstantClock::new(),
         |position, total| {
             bar.get_or_insert_with(|| Progress::bytes(sstable.prefix.clone(), total))

@@ -220,23 +220,43 @@ fn abort_leaves_nothing_and_bad_usage_exits_2() {
 }
 
 #[test]
-fn a_pre_3_0_sstable_is_refused_with_a_reason() {
+fn a_2x_sstable_needs_its_schema_and_is_rewritten_with_it() {
     let Some(fx) = common::cassandra_fixtures("cli scrub 2.x") else {
         return;
     };
+    let input = common::legacy_dir(&fx, "ka", "legacy_ka_clust");
     let out = temp_dir("ka");
-    let o = run(&[
-        "scrub",
-        path(&common::legacy_dir(&fx, "ka", "legacy_ka_simple")),
-        "--out",
-        path(&out),
-    ]);
+    let o = run(&["scrub", path(&input), "--out", path(&out)]);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("ka SSTables (before 3.0) are not scrubbed"),
+        err.contains("records no schema: give its CREATE TABLE"),
         "{err}"
     );
     assert_eq!(std::fs::read_dir(&out).map_or(0, |d| d.count()), 0);
+
+    let cql = out.with_extension("cql");
+    std::fs::write(
+        &cql,
+        "CREATE TABLE legacy_ka_clust (pk text, ck text, val text, PRIMARY KEY (pk, ck));",
+    )
+    .unwrap();
+    let (o, report) = scrub_json(&input, &out, &["--schema", path(&cql), "--version", "oa"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(report["partitions_kept"], 5); // MANIFEST §3: keys 0…4
+    assert_eq!(report["rows_kept"], 250);
+    assert!(verifies(&out));
+    let keys = |v: &Value| -> Vec<Value> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["partition"]["key_hex"].clone())
+            .collect()
+    };
+    let old = run(&["dump", path(&input), "--json", "--schema", path(&cql)]);
+    assert!(old.status.success());
+    let old: Value = serde_json::from_slice(&old.stdout).unwrap();
+    assert_eq!(keys(&dump(&out)), keys(&old));
     let _ = std::fs::remove_dir_all(&out);
+    let _ = std::fs::remove_file(&cql);
 }

@@ -10,10 +10,14 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use sstable_engine::clock::Clock;
+use sstable_engine::component::legacy_data::says_compact_storage;
 use sstable_engine::component::ComponentType;
+use sstable_engine::cql_schema::parse_create_table;
 use sstable_engine::descriptor::SSTableId;
 use sstable_engine::range::SyncDriver;
-use sstable_engine::scrub::{ScrubOptions, ScrubReport, Scrubber};
+use sstable_engine::scrub::{
+    schema_from_cql, LegacyRewriter, OutputReport, ScrubOptions, ScrubReport, Scrubber,
+};
 use sstable_engine::sstable_set::SSTableFiles;
 use sstable_engine::write::ComponentSink;
 use sstable_engine::{Error, Version};
@@ -99,6 +103,43 @@ fn generation_used(dir: &Path, version: &Version, generation: u64) -> bool {
     })
 }
 
+/// A 2.x SSTable rewritten with `statement`'s schema: the report and the files written.
+fn rewrite_legacy(
+    found: &FoundFiles,
+    sstable: &SSTableFiles,
+    metadata: &sstable_engine::info::SSTableMetadata,
+    statement: &str,
+    options: &ScrubOptions,
+    output: OutputFiles,
+    clock: &dyn Clock,
+) -> Result<(ScrubReport, Option<Vec<PathBuf>>), String> {
+    let table = parse_create_table(statement).map_err(|e| format!("--schema: {e}"))?;
+    let schema = schema_from_cql(&table, says_compact_storage(statement))
+        .map_err(|e| format!("--schema: {e}"))?;
+    let mut rewriter = LegacyRewriter::new(metadata, schema, options.version, output)
+        .map_err(|e| format!("{}: {e}", sstable.prefix))?;
+    let mut input = ComponentFiles::new(found, sstable);
+    let outcome = SyncDriver::new(&mut input).run(&mut rewriter, clock);
+    let mut report = ScrubReport::new(options.mode, options.version.as_str());
+    match rewriter.finish() {
+        Ok((files, summary)) => {
+            report.partitions_read = summary.partitions;
+            report.partitions_kept = summary.partitions;
+            report.rows_kept = summary.rows.saturating_add(summary.markers);
+            report.outputs.push(OutputReport::new(0, &summary));
+            Ok((report, Some(files.close()?)))
+        }
+        Err((e, files)) => {
+            if let Some(f) = files {
+                f.remove();
+            }
+            let e = outcome.err().unwrap_or(e);
+            report.error = Some(format!("the rewrite stopped: {e}"));
+            Ok((report, None))
+        }
+    }
+}
+
 /// The first generation above `after` that no file in `dir` uses.
 fn next_free_generation(dir: &Path, version: &Version, after: u64) -> u64 {
     let mut g = after.saturating_add(1);
@@ -108,12 +149,15 @@ fn next_free_generation(dir: &Path, version: &Version, after: u64) -> u64 {
     g
 }
 
-/// Scrubs `sstable` into `dir` (created if missing); `progress` sees the Data.db position.
+/// Scrubs `sstable` into `dir` (created if missing); `progress` sees the Data.db position. A
+/// pre-3.0 SSTable is rewritten (not scrubbed) with the schema of `create_table` (a `CREATE
+/// TABLE` statement), which only 2.x needs.
 pub fn scrub_to_dir(
     found: &FoundFiles,
     sstable: &SSTableFiles,
     dir: &Path,
     options: ScrubOptions,
+    create_table: Option<&str>,
     clock: &dyn Clock,
     mut progress: impl FnMut(u64, u64),
 ) -> Result<ScrubbedFiles, String> {
@@ -124,6 +168,24 @@ pub fn scrub_to_dir(
         SSTableId::Uuid { .. } => 0,
     };
     let version = options.version;
+    if !metadata.descriptor.version.has_row_format() {
+        let Some(statement) = create_table else {
+            return Err(format!(
+                "{}: a {} SSTable records no schema: give its CREATE TABLE (--schema FILE.cql)",
+                sstable.prefix, metadata.descriptor.version
+            ));
+        };
+        let g = next_free_generation(dir, &version, source_generation);
+        let output = OutputFiles::new(dir.join(format!("{version}-{g}-big")));
+        let report = rewrite_legacy(
+            found, sstable, &metadata, statement, &options, output, clock,
+        )?;
+        return Ok(ScrubbedFiles {
+            files: report.1.into_iter().collect(),
+            report: report.0,
+            io_errors,
+        });
+    }
     let mut taken: Vec<u64> = Vec::new();
     let open = |_output: usize| -> sstable_engine::Result<OutputFiles> {
         let after = taken.last().copied().unwrap_or(source_generation);

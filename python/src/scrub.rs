@@ -46,6 +46,7 @@ pub fn scrub(
             &s.group,
             std::path::Path::new(out),
             ScrubOptions::new(mode, version),
+            None,
             &InstantClock::new(),
             |_, _| {},
         )

@@ -120,6 +120,23 @@ pub struct ScrubReport {
 }
 
 impl ScrubReport {
+    /// A report with nothing found yet.
+    pub fn new(mode: ScrubMode, version: &str) -> ScrubReport {
+        ScrubReport {
+            mode,
+            version: version.to_string(),
+            partitions_read: 0,
+            partitions_kept: 0,
+            rows_kept: 0,
+            problems: Vec::new(),
+            unread: None,
+            used_index: false,
+            aborted: None,
+            error: None,
+            outputs: Vec::new(),
+        }
+    }
+
     /// No problem found and nothing left unread.
     pub fn is_clean(&self) -> bool {
         self.problems.is_empty()

@@ -164,19 +164,7 @@ impl<S: ComponentSink, F: FnMut(usize) -> Result<S>> Scrubber<S, F> {
         )
         .ok();
         let collector = PartitionCollector::new(DecodedConverter::new(&source_schema, &schema));
-        let report = ScrubReport {
-            mode: options.mode,
-            version: v.as_str().to_string(),
-            partitions_read: 0,
-            partitions_kept: 0,
-            rows_kept: 0,
-            problems: Vec::new(),
-            unread: None,
-            used_index: false,
-            aborted: None,
-            error: None,
-            outputs: Vec::new(),
-        };
+        let report = ScrubReport::new(options.mode, v.as_str());
         Ok(Scrubber {
             options,
             data,
