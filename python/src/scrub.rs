@@ -1,4 +1,5 @@
-//! `scrub(path, out, mode, version) -> dict`: one SSTable scrubbed into the directory `out`
+//! `scrub(path, out, mode, version, schema) -> dict`: one SSTable scrubbed into the directory `out`
+//! (`schema`: the `CREATE TABLE` statement a 2.x SSTable needs)
 //! (`sstable_native::scrub::scrub_to_dir`, what `sstable-inspect scrub` runs), the report as a
 //! dict: the engine's `ScrubReport` plus `files`, the paths written per output SSTable.
 
@@ -11,13 +12,14 @@ use sstable_native::scrub::scrub_to_dir;
 use crate::{error, from_json, one_sstable};
 
 #[pyfunction]
-#[pyo3(signature = (path, out, mode="skip", version="nb"))]
+#[pyo3(signature = (path, out, mode="skip", version="nb", schema=None))]
 pub fn scrub(
     py: Python<'_>,
     path: &str,
     out: &str,
     mode: &str,
     version: &str,
+    schema: Option<&str>,
 ) -> PyResult<Py<PyAny>> {
     let mode = ScrubMode::parse(mode).ok_or_else(|| {
         error(
@@ -46,7 +48,7 @@ pub fn scrub(
             &s.group,
             std::path::Path::new(out),
             ScrubOptions::new(mode, version),
-            None,
+            schema,
             &InstantClock::new(),
             |_, _| {},
         )

@@ -85,11 +85,13 @@ def find(paths):
     return [{"prefix": prefix, "components": dict(files)} for prefix, files in found]
 
 
-def scrub(path, out, mode="skip", version="nb"):
+def scrub(path, out, mode="skip", version="nb", schema=None):
     """Scrubs one SSTable into the directory ``out`` (``sstable-inspect scrub --json``): the
     partitions that decode, in order, written as a new ``nb`` or ``oa`` SSTable. ``mode``:
     ``skip`` drops problem partitions, ``segregate`` writes out-of-order ones to further
     SSTables, ``validate`` only reports, ``abort`` stops at the first problem. Returns the
     report as a dict: ``problems`` (key, token, kind, reason, start/end, rows_kept),
-    ``partitions_kept``, ``outputs`` and ``files`` (the paths written per output)."""
-    return _native.scrub(str(path), str(out), mode, version)
+    ``partitions_kept``, ``outputs`` and ``files`` (the paths written per output). ``schema``:
+    the table's ``CREATE TABLE`` statement, which a 2.x (``jb``, ``ka``, ``la``) SSTable needs
+    to be rewritten."""
+    return _native.scrub(str(path), str(out), mode, version, schema)

@@ -311,3 +311,16 @@ def test_scrub_validate_reports_a_flipped_chunk_and_writes_nothing(tmp_path):
     assert got["files"] == [] and not list((tmp_path / "out").iterdir())
     with pytest.raises(si.SSTableError):
         si.scrub(src, tmp_path / "out", "bogus")
+
+
+def test_scrub_rewrites_a_2x_sstable_with_its_schema(tmp_path):
+    with pytest.raises(si.SSTableError, match="records no schema"):
+        si.scrub(KA, tmp_path / "none")
+    got = si.scrub(
+        KA,
+        tmp_path / "out",
+        version="nb",
+        schema="CREATE TABLE legacy_ka_clust (pk text, ck text, val text, PRIMARY KEY (pk, ck))",
+    )
+    assert got["partitions_kept"] == 5 and got["rows_kept"] == 250  # MANIFEST §3
+    assert si.verify(tmp_path / "out")["verdict"] == "valid"
