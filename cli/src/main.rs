@@ -39,6 +39,7 @@ mod now;
 mod partitions;
 mod progress;
 mod read;
+mod scrub;
 mod table;
 mod tombstones;
 mod verify;
@@ -125,6 +126,9 @@ pub enum Command {
     /// Rows (or the partitions report) of 3.0+ SSTables as Parquet, Arrow IPC or CSV files, one
     /// per SSTable
     Export(export::Args),
+    /// Rewrite one SSTable as a valid nb/oa SSTable, dropping (or segregating) the partitions
+    /// that do not decode, fail a chunk checksum or are out of order; with none, an upgrade
+    Scrub(scrub::Args),
 }
 
 /// Exit codes shared by every command.
@@ -168,6 +172,7 @@ fn main() -> ExitCode {
         Command::Table(args) => table::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Export(args) => export::run(args),
+        Command::Scrub(args) => scrub::run(args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
@@ -200,6 +205,7 @@ fn subcommand_name(command: &Command) -> &'static str {
         Command::Tombstones(_) => "tombstones",
         Command::Read(_) => "read",
         Command::Table(_) => "table",
+        Command::Scrub(_) => "scrub",
     }
 }
 

@@ -15,4 +15,5 @@ mod jobs;
 mod lookup;
 mod read;
 mod sample;
+mod scrub;
 mod verify;

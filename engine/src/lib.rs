@@ -50,6 +50,8 @@ pub mod metadata;
 #[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod range;
 pub mod reader;
+#[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
+pub mod scrub;
 pub mod span;
 #[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod sstable_set;

@@ -4,6 +4,7 @@
 //! | module | what |
 //! |---|---|
 //! | [`files`] | SSTable discovery (a component file, a directory, a tree; grouping by descriptor), [`files::ComponentFiles`]: positioned, bounded reads of component files as the engine's `RangeSource`, and [`files::load_metadata`] |
+//! | [`scrub`] | [`scrub::scrub_to_dir`]: the engine's scrub into a directory of new SSTable files |
 //! | [`clock`] | [`clock::InstantClock`]: `std::time::Instant` as the engine's injected clock |
 //!
 //! The engine itself never touches `std::fs` or the system clock (it also runs on wasm32); the
@@ -23,3 +24,4 @@
 
 pub mod clock;
 pub mod files;
+pub mod scrub;

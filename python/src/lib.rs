@@ -19,6 +19,8 @@
 //! SSTables are found and their component files read (positioned, bounded reads: Data.db is never
 //! read whole) by `sstable-native`, the CLI's file access too.
 
+mod scrub;
+
 use std::sync::Mutex;
 
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
@@ -271,5 +273,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ArrowSchema>()?;
     m.add_function(wrap_pyfunction!(find, m)?)?;
     m.add_function(wrap_pyfunction!(partitions_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(scrub::scrub, m)?)?;
     Ok(())
 }

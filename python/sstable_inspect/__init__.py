@@ -6,6 +6,7 @@
     >>> si.partitions("path/to/table_dir").to_pandas()
     >>> for batch in si.scan("path/to/table_dir"): ...
     >>> [s["components"]["Data.db"] for s in si.find(["path/to/data_dir"])]
+    >>> si.scrub("path/to/table_dir", "out_dir", "skip")["problems"]
 
 ``path`` is one SSTable: a directory holding one, or any of its component files. Rows and
 reports cross from Rust through the Arrow C stream interface (no copy); decoding runs without
@@ -18,7 +19,16 @@ import pyarrow as _pa
 from . import _native
 from ._native import SSTableError
 
-__all__ = ["info", "verify", "partitions", "scan", "find", "PARTITIONS_SCHEMA", "SSTableError"]
+__all__ = [
+    "info",
+    "verify",
+    "partitions",
+    "scan",
+    "find",
+    "scrub",
+    "PARTITIONS_SCHEMA",
+    "SSTableError",
+]
 
 #: The schema of :func:`partitions`' table: ``key``, ``key_hex``, ``token`` (strings), then the
 #: counts (unsigned 64-bit integers).
@@ -73,3 +83,15 @@ def find(paths):
         paths = [paths]
     found = _native.find([str(p) for p in paths])
     return [{"prefix": prefix, "components": dict(files)} for prefix, files in found]
+
+
+def scrub(path, out, mode="skip", version="nb", schema=None):
+    """Scrubs one SSTable into the directory ``out`` (``sstable-inspect scrub --json``): the
+    partitions that decode, in order, written as a new ``nb`` or ``oa`` SSTable. ``mode``:
+    ``skip`` drops problem partitions, ``segregate`` writes out-of-order ones to further
+    SSTables, ``validate`` only reports, ``abort`` stops at the first problem. Returns the
+    report as a dict: ``problems`` (key, token, kind, reason, start/end, rows_kept),
+    ``partitions_kept``, ``outputs`` and ``files`` (the paths written per output). ``schema``:
+    the table's ``CREATE TABLE`` statement, which a 2.x (``jb``, ``ka``, ``la``) SSTable needs
+    to be rewritten."""
+    return _native.scrub(str(path), str(out), mode, version, schema)

@@ -277,3 +277,50 @@ def test_pyarrow_reads_a_generated_table_of_every_generator_type(tmp_path):
     m = table.schema.field("v_map").type
     assert pa.types.is_map(m) and m.key_type == pa.string() and m.item_type == pa.int32()
     assert compare_with_dump(parquet, gen) > 3000
+
+
+def test_scrub_rewrites_a_fixture_as_oa_that_dumps_the_same(tmp_path):
+    got = si.scrub(CLUST, tmp_path / "out", "skip", "oa")
+    want = cli_json("scrub", str(CLUST), "--out", str(tmp_path / "cli"), "--version", "oa", "--json")
+    assert got["problems"] == [] and want["problems"] == []
+    assert got["partitions_kept"] == want["partitions_kept"] == 5  # MANIFEST §3
+    assert [o["rows"] for o in got["outputs"]] == [250]
+    assert len(got["files"]) == 1 and len(got["files"][0]) == 8
+    assert si.verify(tmp_path / "out")["verdict"] == "valid"
+
+    def rows(path):
+        dumped = cli_json("dump", str(path), "--json")
+        return [[r.get("cells") for r in p["rows"]] for p in dumped]
+
+    assert rows(tmp_path / "out") == rows(CLUST)
+
+
+def test_scrub_validate_reports_a_flipped_chunk_and_writes_nothing(tmp_path):
+    src = tmp_path / "src"
+    subprocess.run(
+        [CLI, "generate", "--out", str(src), "--version", "nb", "--compression", "lz4",
+         "--partitions", "30", "--rows-per-partition", "8", "--chunk-kib", "4"],
+        check=True, capture_output=True,
+    )
+    data = src / "nb-1-big-Data.db"
+    b = bytearray(data.read_bytes())
+    b[len(b) // 2] ^= 0x40  # inside some compressed chunk: its checksum fails
+    data.write_bytes(bytes(b))
+    got = si.scrub(src, tmp_path / "out", "validate")
+    assert got["problems"] and all(p["kind"] == "chunk_checksum" for p in got["problems"])
+    assert got["files"] == [] and not list((tmp_path / "out").iterdir())
+    with pytest.raises(si.SSTableError):
+        si.scrub(src, tmp_path / "out", "bogus")
+
+
+def test_scrub_rewrites_a_2x_sstable_with_its_schema(tmp_path):
+    with pytest.raises(si.SSTableError, match="records no schema"):
+        si.scrub(KA, tmp_path / "none")
+    got = si.scrub(
+        KA,
+        tmp_path / "out",
+        version="nb",
+        schema="CREATE TABLE legacy_ka_clust (pk text, ck text, val text, PRIMARY KEY (pk, ck))",
+    )
+    assert got["partitions_kept"] == 5 and got["rows_kept"] == 250  # MANIFEST §3
+    assert si.verify(tmp_path / "out")["verdict"] == "valid"

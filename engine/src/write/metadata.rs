@@ -117,6 +117,31 @@ pub struct MetadataCollector {
     total_rows: i64,
     cardinality: HyperLogLogPlus,
     clustering_types: Vec<crate::types::AbstractType>,
+    /// Per column (regular, then static): whether it is a counter column.
+    counter_columns: [Vec<bool>; 2],
+    has_legacy_counter_shards: bool,
+}
+
+/// `CounterContext.hasLegacyShards`: a context with a remote shard, or a local one (header
+/// entries ≥ 0; global shards are stored as `index + Short.MIN_VALUE`). Header: i16 count, then
+/// one i16 per local or global shard; shards are 32 bytes (16-byte id, i64 clock, i64 count).
+pub fn has_legacy_counter_shards(context: &[u8]) -> bool {
+    let Some(count) = context.first_chunk::<2>() else {
+        return false;
+    };
+    let header_count = usize::from(i16::from_be_bytes(*count).unsigned_abs());
+    let header_bytes = header_count.saturating_mul(2).saturating_add(2);
+    let shards = context.len().saturating_sub(header_bytes) / 32;
+    if header_count < shards {
+        return true;
+    }
+    (0..header_count).any(|i| {
+        let at = i.saturating_mul(2).saturating_add(2);
+        context
+            .get(at..)
+            .and_then(<[u8]>::first_chunk::<2>)
+            .is_some_and(|e| i16::from_be_bytes(*e) >= 0)
+    })
 }
 
 /// `Cell.MAX_DELETION_TIME` of the version: the largest real local deletion time.
@@ -150,6 +175,14 @@ impl MetadataCollector {
             total_rows: 0,
             cardinality: HyperLogLogPlus::new(),
             clustering_types: schema.clustering_types().to_vec(),
+            counter_columns: [false, true].map(|is_static| {
+                schema
+                    .columns(is_static)
+                    .iter()
+                    .map(|c| c.column_type.is_counter())
+                    .collect()
+            }),
+            has_legacy_counter_shards: false,
         }
     }
 
@@ -234,8 +267,18 @@ impl MetadataCollector {
         let mut columns = 0i64;
         for data in &row.columns {
             match data {
-                ColumnData::Simple { cell, .. } => {
+                ColumnData::Simple { cell, column } => {
                     self.update_cell(cell);
+                    let counters = self.counter_columns.get(usize::from(is_static));
+                    if counters
+                        .and_then(|c| c.get(*column))
+                        .copied()
+                        .unwrap_or(false)
+                        && !cell.is_tombstone()
+                        && has_legacy_counter_shards(cell.value_bytes())
+                    {
+                        self.has_legacy_counter_shards = true;
+                    }
                     columns = columns.saturating_add(1);
                 }
                 ColumnData::Complex {
@@ -462,7 +505,7 @@ impl MetadataCollector {
             inputs.encoder.write_bound(&mut out, start.0, &start.1)?;
             inputs.encoder.write_bound(&mut out, end.0, &end.1)?;
         }
-        out.u8(0); // hasLegacyCounterShards: counters are not written here
+        out.u8(u8::from(self.has_legacy_counter_shards));
         out.i64(self.total_columns_set);
         out.i64(self.total_rows);
         if v.has_commit_log_lower_bound() {
@@ -555,4 +598,29 @@ fn serialize_header(encoder: &DataEncoder) -> Result<Vec<u8>> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_legacy_counter_shards;
+
+    fn context(header: &[i16], shards: usize) -> Vec<u8> {
+        let mut out = (header.len() as i16).to_be_bytes().to_vec();
+        for h in header {
+            out.extend_from_slice(&h.to_be_bytes());
+        }
+        out.extend(std::iter::repeat_n(7u8, 32 * shards));
+        out
+    }
+
+    #[test]
+    fn legacy_counter_shards_are_local_or_remote_ones() {
+        // One global shard (header entry 0 + Short.MIN_VALUE).
+        assert!(!has_legacy_counter_shards(&context(&[i16::MIN], 1)));
+        // One local shard, and one remote shard (not in the header).
+        assert!(has_legacy_counter_shards(&context(&[0], 1)));
+        assert!(has_legacy_counter_shards(&context(&[], 1)));
+        assert!(has_legacy_counter_shards(&context(&[i16::MIN], 2)));
+        assert!(!has_legacy_counter_shards(&[]));
+    }
 }

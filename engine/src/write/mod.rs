@@ -18,8 +18,10 @@
 //! | Digest.crc32, TOC.txt | [`writer`] | `io/util/ChecksumWriter.java`, `format/TOCComponent.java` |
 //!
 //! Codecs: LZ4, Snappy, Deflate, Zstd and Noop through [`crate::compress::compress_chunk`], or
-//! none (CRC.db). Not written: counters, Scylla.db, BTI (`da`), chunks stored raw by
-//! `min_compress_ratio`, compressor options.
+//! none (CRC.db). Counter cells are written as their CounterContext bytes (the generator makes
+//! none). Not written: Scylla.db, BTI (`da`), chunks stored raw by `min_compress_ratio`,
+//! compressor options. [`decoded`] turns the 3.0+ decoder's partitions into the writer's model
+//! (scrub, upgrade).
 //!
 //! Arithmetic is checked by clippy (`arithmetic_side_effects`): sizes that go into the files
 //! (Summary.db, Statistics.db offsets, promoted-index sizes) use checked ops and fail with an
@@ -31,6 +33,7 @@
 pub mod bytes;
 pub mod chunks;
 pub mod data;
+pub mod decoded;
 pub mod expected;
 pub mod filter;
 pub mod generate;
@@ -47,6 +50,7 @@ pub mod writer;
 use std::collections::BTreeMap;
 
 pub use data::EncodingStats;
+pub use decoded::{schema_from_data_schema, DecodedConverter, PartitionCollector};
 pub use expected::{expected_counts, ExpectedPartition, ExpectedTombstones};
 pub use generate::{generate, GenerateOptions, Generated, SplitMix64};
 pub use metadata::{CommitLogPosition, SSTableFacts, TokenSpaceCoverage};

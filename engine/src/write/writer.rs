@@ -582,6 +582,11 @@ impl<S: ComponentSink> SSTableWriter<S> {
         self.end_partition()
     }
 
+    /// Gives up: the sink back, its components incomplete (a scrub that aborts).
+    pub fn into_sink(self) -> S {
+        self.sink
+    }
+
     /// Flushes Data.db and writes the remaining components; returns the sink and a summary.
     pub fn finish(mut self) -> Result<(S, WriteSummary)> {
         if self.partition.is_some() {
