@@ -18,6 +18,7 @@ mod legacy_data;
 mod lookup;
 mod merge;
 mod scylla;
+mod scylla_ms;
 mod small_components;
 mod statistics;
 mod types;

@@ -25,6 +25,7 @@ pub mod partitions;
 pub mod rows;
 pub mod trie;
 pub mod walk;
+pub mod write;
 
 pub use partitions::{
     PartitionIndex, PartitionIndexEntry, PartitionIndexFooter, PartitionLookup, PartitionPayload,
