@@ -132,3 +132,106 @@ fn an_ms_sstable_is_read_as_bti_and_agrees_with_its_me_index() {
         assert!(!miss.found && miss.stopped_at.is_some(), "{table}");
     }
 }
+
+/// The metadata loader reads Partitions.db's end back to its first key: the footer's keys give
+/// an `ms` SSTable its token range (the table view, the page's token chart), also when the keys
+/// reach past the first 4 KiB read.
+#[test]
+fn the_loader_reads_the_partitions_footer() {
+    use sstable_engine::analytics::table_report;
+    use sstable_engine::component::bti::partitions::PartitionTarget;
+    use sstable_engine::component::bti::write::{partitions_db, PartitionToIndex};
+    use sstable_engine::load::MetadataLoader;
+    use sstable_engine::range::SyncDriver;
+
+    let Some(fx) = common::cassandra_fixtures("scylla_ms::footer") else {
+        return;
+    };
+    let me = load(read_dir(&common::legacy_dir(&fx, "me", "legacy_me_clust")));
+    let mut ms_files = ms_from_me(&me.metadata.descriptor, &me.files, 1).unwrap();
+    let loaded = |named: &[(String, Vec<u8>)]| {
+        let names: Vec<&str> = named.iter().map(|(n, _)| n.as_str()).collect();
+        let sstable = group_files(&names).sstables.remove(0);
+        let files: Vec<(ComponentType, &[u8])> = sstable
+            .files
+            .iter()
+            .map(|(c, i)| (c.clone(), named[*i].1.as_slice()))
+            .collect();
+        let sizes = files
+            .iter()
+            .map(|(c, b)| (c.clone(), b.len() as u64))
+            .collect();
+        let mut loader = MetadataLoader::new(&sstable.descriptor, sizes);
+        SyncDriver::new(SliceSource { files: &files })
+            .run(&mut loader, &NoClock)
+            .unwrap();
+        loader.finish()
+    };
+    let m = loaded(&ms_files);
+    assert!(m.errors.is_empty(), "{:?}", m.errors);
+    let footer = m.partition_index_footer.as_ref().expect("the footer");
+    assert_eq!(footer.partition_count.value, 5);
+    assert_eq!(
+        (&footer.first_key.value[..], &footer.last_key.value[..]),
+        (&b"0"[..], &b"4"[..])
+    );
+    let trees: Vec<(&str, &str)> = m
+        .trie_nodes
+        .iter()
+        .map(|(c, n)| (c.file_suffix(), n.value.as_str()))
+        .collect();
+    assert_eq!(trees[0].0, "Partitions.db");
+    assert_eq!(trees[0].1, "5 partitions, keys \"0\" … \"4\"");
+    assert_eq!(
+        m.trie_nodes[0].1.children[2].children.len(),
+        5,
+        "the five partitions"
+    );
+    assert_eq!(
+        trees[1],
+        (
+            "Rows.db",
+            "empty: no partition has a row index (every Partitions.db payload points into Data.db)"
+        )
+    );
+    let report = table_report(&[("ms".to_owned(), &m)], 864_000, None);
+    let s = &report.sstables[0];
+    assert_eq!(
+        (s.first_key_hex.as_deref(), s.last_key_hex.as_deref()),
+        (Some("30"), Some("34"))
+    );
+
+    // Keys of 3,000 bytes: the first 4 KiB hold the footer but not both keys.
+    let long = |c: u8| vec![c; 3000];
+    let parts: Vec<PartitionToIndex> = [b'a', b'b']
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| PartitionToIndex {
+            comparable: sstable_engine::component::bti::bytecomparable::partition_key(
+                &sstable_engine::token::Partitioner::ByteOrdered,
+                &long(c),
+            )
+            .unwrap(),
+            key: long(c),
+            target: PartitionTarget::Data {
+                data_position: i as u64 * 100,
+            },
+            hash_byte: 0,
+        })
+        .collect();
+    let trie = partitions_db(&parts).unwrap();
+    for (name, bytes) in &mut ms_files {
+        if name.ends_with("Partitions.db") {
+            *bytes = trie.clone();
+        }
+    }
+    let m = loaded(&ms_files);
+    let footer = m.partition_index_footer.as_ref().expect("the footer");
+    assert_eq!(
+        (
+            footer.first_key.value.clone(),
+            footer.last_key.value.clone()
+        ),
+        (long(b'a'), long(b'b'))
+    );
+}
