@@ -8,6 +8,14 @@
 //! | current (la+) | `<version>-<id>-<format>-<Component>`: `nb-1-big-Data.db`, `da-1-bti-Rows.db` |
 //! | legacy (≤ ka) | `<keyspace>-<table>-[tmp-\|tmplink-]<version>-<generation>-<Component>` |
 //! | UUID id (4.1+) | `nb-3gll_1kke_3qdyo2i4kzfpt3cqcy-big-Data.db` |
+//! | ScyllaDB trie (`ms`, `mt`) | `ms-3gx0_0a1b_2c3d4e5f6g7h8i9j0k-big-Partitions.db` |
+//!
+//! The format token of a name is not always the index format: ScyllaDB has a single format name,
+//! `big` (`sstables/version.hh`: `sstable_format_types { big }`), and its `ms`/`mt` versions
+//! replace Index.db and Summary.db by BTI's Partitions.db and Rows.db (`has_summary_and_index`).
+//! [`Descriptor::format`] is the index format the engine reads (BTI for `ms`/`mt`, and for any
+//! SSTable whose files have a Partitions.db and no Index.db — [`crate::sstable_set`]); the name's
+//! token stays in [`Version::format`], which also keeps `ms`/`mt` on the `me` feature flags.
 #![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
 use core::fmt;
@@ -98,7 +106,10 @@ pub struct Descriptor {
     pub keyspace: Option<String>,
     /// Table, from legacy (≤ ka) names only.
     pub table: Option<String>,
+    /// The version; its [`Version::format`] is the format token of the file name.
     pub version: Version,
+    /// The index format the SSTable is read with: `big` (Index.db, Summary.db) or `bti`
+    /// (Partitions.db, Rows.db). Differs from the name's token for ScyllaDB `ms`/`mt`.
     pub format: Format,
     pub id: SSTableId,
     /// A `tmp-`/`tmplink-` legacy name: an SSTable still being written.
@@ -113,13 +124,23 @@ impl Descriptor {
                 let tmp = if self.temporary { "tmp-" } else { "" };
                 format!("{ks}-{t}-{tmp}{}-{}", self.version, self.id)
             }
-            _ => format!("{}-{}-{}", self.version, self.id, self.format),
+            _ => format!("{}-{}-{}", self.version, self.id, self.version.format()),
         }
     }
 
     /// The full file name of `component` in this SSTable.
     pub fn file_name(&self, component: &ComponentType) -> String {
         format!("{}-{}", self.file_name_prefix(), component.file_suffix())
+    }
+}
+
+/// The index format a version is read with: ScyllaDB's `ms` and `mt` are named `big` but have
+/// BTI's Partitions.db and Rows.db instead of Index.db and Summary.db (scylladb
+/// `sstables/version.hh`, `sstables/trie/`); every other version keeps its name's format.
+pub fn index_format(version: &Version) -> Format {
+    match (version.format(), version.as_str()) {
+        (Format::Big, "ms" | "mt") => Format::Bti,
+        (format, _) => format,
     }
 }
 
@@ -147,6 +168,7 @@ pub fn parse_file_name(name: &str) -> Result<(Descriptor, ComponentType), String
     };
     let version = Version::parse(format, version)
         .ok_or_else(|| format!("`{version}` is not a two-letter SSTable version"))?;
+    let format = index_format(&version);
     let id =
         SSTableId::parse(id).ok_or_else(|| format!("`{id}` is not an SSTable generation or id"))?;
     if component.is_empty() {
@@ -178,6 +200,21 @@ mod tests {
         assert_eq!(d.file_name_prefix(), "nb-1-big");
         let (d, c) = parse_file_name("da-1-bti-Partitions.db").unwrap();
         assert_eq!((d.format, c), (Format::Bti, ComponentType::Partitions));
+    }
+
+    /// ScyllaDB names its trie-indexed SSTables `big`: read as BTI, named as written, flags of `me`.
+    #[test]
+    fn scylla_trie_versions_are_bti_under_the_big_name() {
+        for v in ["ms", "mt"] {
+            let (d, c) = parse_file_name(&format!("{v}-7-big-Rows.db")).unwrap();
+            assert_eq!((d.format, c), (Format::Bti, ComponentType::Rows));
+            assert_eq!(d.version.format(), Format::Big);
+            assert_eq!(d.file_name_prefix(), format!("{v}-7-big"));
+            assert!(!d.version.has_uint_deletion_time() && d.version.has_originating_host_id());
+            assert!(!d.version.has_metadata_checksum());
+        }
+        let (d, _) = parse_file_name("me-1-big-Data.db").unwrap();
+        assert_eq!(d.format, Format::Big);
     }
 
     #[test]

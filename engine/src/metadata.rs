@@ -69,6 +69,12 @@ pub struct SSTableMetadata {
     pub digest: Option<Digest>,
     pub crc: Option<CrcFile>,
     pub scylla: Option<ScyllaMetadata>,
+    /// BTI: Partitions.db's footer (partition count, first and last key), when the loader read
+    /// the end of the file ([`crate::load::MetadataLoader`]; `decode_metadata` alone leaves it).
+    pub partition_index_footer: Option<crate::component::bti::PartitionIndexFooter>,
+    /// BTI: field trees of Partitions.db and Rows.db where the loader decoded them (files up to
+    /// [`crate::load::WHOLE_TRIE_BYTES`]; a larger Partitions.db: its footer only).
+    pub trie_nodes: Vec<(ComponentType, Node)>,
     /// Decoding errors, each with its component and offset.
     pub errors: Vec<Error>,
     /// Suspicious but decodable things, in words.
@@ -116,6 +122,8 @@ pub fn decode_metadata(descriptor: &Descriptor, inputs: &[ComponentInput<'_>]) -
         digest: None,
         crc: None,
         scylla: None,
+        partition_index_footer: None,
+        trie_nodes: Vec::new(),
         errors: Vec::new(),
         findings: Vec::new(),
     };
@@ -398,6 +406,7 @@ impl SSTableMetadata {
         if let Some(s) = &self.scylla {
             out.push((ComponentType::Scylla, s.to_node()));
         }
+        out.extend(self.trie_nodes.iter().cloned());
         out
     }
 

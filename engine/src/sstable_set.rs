@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::component::ComponentType;
 use crate::descriptor::{parse_file_name, Descriptor};
+use crate::version::Format;
 
 /// One SSTable's files, as indices into the caller's list of paths.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -62,6 +63,21 @@ pub fn split_path(path: &str) -> (&str, &str) {
     }
 }
 
+/// The index format the files show: a `big`-named SSTable with a Partitions.db and no Index.db is
+/// read as BTI (a trie-indexed version this engine does not know by name); otherwise the
+/// descriptor's ([`crate::descriptor::index_format`]).
+fn format_by_components(descriptor: &Descriptor, files: &[(ComponentType, usize)]) -> Format {
+    let has = |c: &ComponentType| files.iter().any(|(f, _)| f == c);
+    if descriptor.format == Format::Big
+        && has(&ComponentType::Partitions)
+        && !has(&ComponentType::PrimaryIndex)
+    {
+        Format::Bti
+    } else {
+        descriptor.format
+    }
+}
+
 /// Groups `paths` into SSTables. A path may carry directories; each directory is its own table.
 pub fn group_files<S: AsRef<str>>(paths: &[S]) -> Grouping {
     let mut groups: BTreeMap<(String, String), SSTableFiles> = BTreeMap::new();
@@ -105,6 +121,7 @@ pub fn group_files<S: AsRef<str>>(paths: &[S]) -> Grouping {
     let mut sstables: Vec<SSTableFiles> = groups.into_values().collect();
     for s in &mut sstables {
         s.files.sort();
+        s.descriptor.format = format_by_components(&s.descriptor, &s.files);
     }
     Grouping { sstables, ignored }
 }
@@ -212,6 +229,35 @@ mod tests {
         assert_eq!(g.ignored.len(), 1);
         assert_eq!(g.ignored[0].path, "t2/README.md");
         assert!(g.ignored[0].reason.contains("expected <version>"));
+    }
+
+    /// BTI by version (`ms`) or by the components present (a `big` name with Partitions.db and no
+    /// Index.db); a `big` SSTable with both stays big.
+    #[test]
+    fn the_index_format_follows_the_version_and_the_components() {
+        let paths = [
+            "a/ms-1-big-Data.db",
+            "a/ms-1-big-Partitions.db",
+            "b/xx-2-big-Data.db",
+            "b/xx-2-big-Partitions.db",
+            "b/xx-2-big-Rows.db",
+            "c/me-3-big-Index.db",
+            "c/me-3-big-Partitions.db",
+        ];
+        let g = group_files(&paths);
+        let formats: Vec<(&str, Format)> = g
+            .sstables
+            .iter()
+            .map(|s| (s.prefix.as_str(), s.descriptor.format))
+            .collect();
+        assert_eq!(
+            formats,
+            [
+                ("a/ms-1-big", Format::Bti),
+                ("b/xx-2-big", Format::Bti),
+                ("c/me-3-big", Format::Big)
+            ]
+        );
     }
 
     #[test]

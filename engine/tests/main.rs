@@ -19,6 +19,7 @@ mod lookup;
 mod merge;
 mod scrub;
 mod scylla;
+mod scylla_ms;
 mod small_components;
 mod statistics;
 mod types;

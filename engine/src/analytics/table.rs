@@ -192,7 +192,14 @@ fn describe(name: &str, m: &SSTableMetadata) -> TableSSTable {
             Some(s.first_key.value.clone()),
             Some(s.last_key.value.clone()),
         ),
-        _ => (None, None),
+        // BTI without a key range in Statistics.db (ScyllaDB ms/mt, DSE): Partitions.db's footer.
+        _ => match &m.partition_index_footer {
+            Some(f) => (
+                Some(f.first_key.value.clone()),
+                Some(f.last_key.value.clone()),
+            ),
+            None => (None, None),
+        },
     };
     let partitioner = m.partitioner();
     let uuid = |u: Option<&crate::component::statistics::OptionalUuid>| {

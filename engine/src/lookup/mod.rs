@@ -159,6 +159,8 @@ pub struct Lookup {
     token: Token,
     partitioner: Partitioner,
     version: Version,
+    /// The partition key type (SERIALIZATION-HEADER): ScyllaDB's trie keys are typed per column.
+    key_type: Option<crate::types::AbstractType>,
     /// Rows.db size (bti).
     rows_len: Option<u64>,
     bloom: Option<BloomOutcome>,

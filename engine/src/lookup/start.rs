@@ -25,6 +25,11 @@ impl Lookup {
             token,
             partitioner,
             version: metadata.descriptor.version,
+            key_type: metadata
+                .statistics
+                .as_ref()
+                .and_then(|s| s.header.as_ref())
+                .and_then(|h| crate::types::parse_type(&h.key_type.value).ok()),
             rows_len: metadata.size_of(&ComponentType::Rows),
             bloom: None,
             bloom_negative: false,

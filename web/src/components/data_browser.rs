@@ -81,6 +81,7 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
         let browse = browse.clone();
         let view = props.sstable.clone();
         let job = job.clone();
+        let create_table = (*schema_text).clone();
         Callback::from(move |(start, key, atoms): Load| {
             let mut next = (*browse).clone();
             next.loading = true;
@@ -92,6 +93,7 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
                     wanted_key: key.clone(),
                     atoms,
                     max_rows_per_partition: Some(MAX_ROWS_SHOWN),
+                    create_table: Some(create_table.clone()).filter(|t| !t.trim().is_empty()),
                     ..page_from(start)
                 },
             );
@@ -151,6 +153,20 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
         let atoms = *show_atoms;
         use_effect_with(props.sstable.prefix.clone(), move |_| {
             load.emit((0, None, atoms));
+        });
+    }
+    // 2.x: the page read again typed by the CREATE TABLE (3.0+ pages are typed by their header).
+    {
+        let load = load.clone();
+        let atoms = *show_atoms;
+        let legacy = browse
+            .page
+            .as_deref()
+            .is_some_and(|p| p.legacy_note.is_some());
+        use_effect_with((*schema_text).clone(), move |_| {
+            if legacy {
+                load.emit((0, None, atoms));
+            }
         });
     }
     // The CREATE TABLE typed, parsed and checked against the header in a worker.
@@ -732,6 +748,7 @@ fn page_from(start: u64) -> PageRequest {
         now_seconds: (js_sys::Date::now() / 1000.0) as i64,
         max_rows_per_partition: None,
         export: false,
+        create_table: None,
     }
 }
 

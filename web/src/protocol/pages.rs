@@ -36,6 +36,11 @@ pub struct PageRequest {
     /// Answer with the page's partitions, every row, as the export's pretty JSON
     /// ([`DataPage::export_json`]) in place of the partitions.
     pub export: bool,
+    /// 2.x: the `CREATE TABLE` typed on the page (none recorded in the SSTable): the page's
+    /// values, keys and clustering typed by it, and a wanted key parsed by its partition key
+    /// (a composite key in cqlsh's `a:b` form). Ignored for 3.0+, whose header has the types.
+    #[serde(default)]
+    pub create_table: Option<String>,
 }
 
 /// One page of decoded partitions.

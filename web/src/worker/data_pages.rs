@@ -15,10 +15,12 @@ use sstable_engine::component::legacy_data::{
     LegacyStep, RowGrouper,
 };
 use sstable_engine::component::ComponentType;
+use sstable_engine::cql_schema::parse_create_table;
 use sstable_engine::dump::{multi_cell_literal, CellJson, PartitionBuilder, PartitionJson};
 use sstable_engine::info::SSTableMetadata;
 use sstable_engine::lookup::{Lookup, LookupResult, StopReason};
 use sstable_engine::range::{RangeSource, SyncDriver};
+use sstable_engine::types::value::parse_partition_key;
 
 use super::{FileSource, Loaded};
 use crate::loader;
@@ -48,7 +50,11 @@ pub async fn decode_page<S: RangeSource>(
         ..DataPage::default()
     };
     if let Some(text) = &request.wanted_key {
-        let key = metadata.parse_key(text).map_err(|e| format!("key: {e}"))?;
+        let key = match legacy_layout(metadata, request)?.and_then(|l| l.key_type) {
+            Some(key_type) => parse_partition_key(&key_type, text).map_err(|e| e.to_string()),
+            None => metadata.parse_key(text),
+        }
+        .map_err(|e| format!("key: {e}"))?;
         // A key is found through the SSTable's read path (bloom filter, Summary → Index.db or
         // the BTI trie, then Data.db), then its partition decoded.
         let mut lookup = Lookup::new(metadata, key, &clock);
@@ -319,7 +325,7 @@ async fn legacy_page<S: RangeSource>(
             .seek_to_partition(page.start)
             .map_err(|e| e.to_string())?;
     }
-    let layout = LegacyLayout::inferred();
+    let layout = legacy_layout(metadata, request)?.unwrap_or_else(LegacyLayout::inferred);
     let mut grouper = RowGrouper::new(layout.clone(), Some(request.now_seconds));
     // Rows past the cap are counted, never built (the 3.0+ path does the same with a visitor).
     if let Some(max) = request.max_rows_per_partition.filter(|_| !request.export) {
@@ -394,6 +400,30 @@ async fn legacy_page<S: RangeSource>(
         .map(|f| f.message)
         .collect();
     Ok(())
+}
+
+/// A 2.x SSTable's layout from the page's `CREATE TABLE` (`None`: none given, one that does not
+/// parse yet — the schema check beside the box says why —, or a 3.0+ SSTable, whose
+/// serialization header types it).
+fn legacy_layout(
+    metadata: &SSTableMetadata,
+    request: &PageRequest,
+) -> Result<Option<LegacyLayout>, String> {
+    let Some(text) = request
+        .create_table
+        .as_deref()
+        .filter(|t| !t.trim().is_empty())
+    else {
+        return Ok(None);
+    };
+    if metadata.descriptor.version.has_row_format() {
+        return Ok(None);
+    }
+    let Ok(table) = parse_create_table(text) else {
+        return Ok(None);
+    };
+    let compact = text.to_ascii_uppercase().contains("COMPACT STORAGE");
+    Ok(LegacyLayout::from_cql(&table, compact).ok())
 }
 
 /// What one step of a 2.x page did.

@@ -6,6 +6,10 @@
 //! [`MAX_TRIE_BYTES`]) is walked once and its rows kept. Nothing is read on the UI thread,
 //! which renders the [`IndexPage`] that comes back.
 
+use sstable_engine::component::bti::partitions::PartitionTarget;
+use sstable_engine::component::bti::rows::decode_entry;
+use sstable_engine::component::bti::trie::TrieBytes;
+use sstable_engine::component::data::DecodeOptions;
 use sstable_engine::component::index::IndexName;
 use sstable_engine::component::legacy_data::{untyped, CellName};
 use sstable_engine::component::ComponentType;
@@ -13,7 +17,8 @@ use sstable_engine::index_listing::{
     IndexListing, ListedBlocks, ListedPartition, ListingItem, ListingOptions,
 };
 use sstable_engine::info::SSTableMetadata;
-use sstable_engine::range::{RangeSource, SyncDriver};
+use sstable_engine::lookup::{read_partition_start_with, CheckedDataReader};
+use sstable_engine::range::{ByteRange, RangeSource, SyncDriver};
 use sstable_engine::span::hex;
 use sstable_engine::types::value::format_value;
 use sstable_engine::types::AbstractType;
@@ -34,8 +39,8 @@ pub const MAX_BLOCKS: u32 = 500;
 pub struct Listing {
     /// Index.db offset of each page's first entry (big format), as far as seen.
     page_starts: Vec<u64>,
-    /// Partitions.db's rows, decoded once (BTI).
-    trie_rows: Option<Result<Vec<IndexRow>, String>>,
+    /// Partitions.db's rows, decoded once (BTI), each with where its payload points.
+    trie_rows: Option<Result<Vec<(IndexRow, PartitionTarget)>, String>>,
     total: Option<usize>,
 }
 
@@ -88,15 +93,17 @@ pub fn page<S: RangeSource>(
                 Ok(rows) => {
                     out.total = Some(rows.len());
                     if export {
-                        out.export_json = Some(json(rows));
+                        let rows: Vec<IndexRow> = rows.iter().map(|(r, _)| r.clone()).collect();
+                        out.export_json = Some(json(&rows));
                     } else {
-                        out.rows = rows
+                        let shown: Vec<(IndexRow, PartitionTarget)> = rows
                             .iter()
                             .skip(out.first)
                             .take(page_rows)
                             .cloned()
                             .collect();
                         out.more = rows.len() > out.first.saturating_add(page_rows);
+                        out.rows = with_keys(m, &mut source, shown, &mut out.bytes_read);
                     }
                 }
                 Err(e) => out.error = Some(e.clone()),
@@ -190,14 +197,16 @@ fn trie_rows<S: RangeSource>(
     source: &mut S,
     file_len: u64,
     bytes_read: &mut u64,
-) -> Result<Vec<IndexRow>, String> {
+) -> Result<Vec<(IndexRow, PartitionTarget)>, String> {
     let mut driver = SyncDriver::new(source);
     let mut walk = IndexListing::new(m, file_len, ListingOptions::index_only());
     let clock = loader::PerformanceClock;
     let mut rows = Vec::new();
     let walked = loop {
         match driver.pull(&mut walk, &clock) {
-            Ok(Some(ListingItem::Partition(p))) => rows.extend(trie_row(&p)),
+            Ok(Some(ListingItem::Partition(p))) => {
+                rows.extend(trie_row(&p).zip(p.trie.map(|t| t.target)))
+            }
             Ok(Some(ListingItem::Skipped { .. })) => {}
             Ok(None) => break Ok(rows),
             Err(e) => break Err(e.to_string()),
@@ -205,6 +214,66 @@ fn trie_rows<S: RangeSource>(
     };
     *bytes_read = driver.stats().bytes;
     walked
+}
+
+/// Rows.db bytes read for one `TrieIndexEntry`: a key of at most 65,535 bytes with its length,
+/// two vints, a block count and a deletion time.
+const ROWS_ENTRY_BYTES: u64 = 2 + 65_535 + 64;
+
+/// The shown page's partitions with their keys and tokens, read where each payload points: the
+/// Data.db partition header (P < 0) or the Rows.db entry (P ≥ 0). Only the page's partitions are
+/// read; a key that cannot be read leaves its row as the trie gives it (prefix, no token).
+fn with_keys<S: RangeSource>(
+    m: &SSTableMetadata,
+    source: &mut S,
+    rows: Vec<(IndexRow, PartitionTarget)>,
+    bytes_read: &mut u64,
+) -> Vec<IndexRow> {
+    let key_type = m.key_type();
+    let partitioner = m.partitioner();
+    let clock = loader::PerformanceClock;
+    let rows_len = m.size_of(&ComponentType::Rows).unwrap_or(0);
+    let mut data = CheckedDataReader::for_sstable(m, DecodeOptions::default()).ok();
+    let mut driver = SyncDriver::new(&mut *source);
+    let mut buf = Vec::new();
+    let mut rows_bytes = 0u64;
+    let out = rows
+        .into_iter()
+        .map(|(mut row, target)| {
+            let key = match target {
+                PartitionTarget::Data { data_position } => data.as_mut().and_then(|r| {
+                    read_partition_start_with(r, data_position, &mut driver, &clock)
+                        .ok()
+                        .map(|s| s.key.bytes.bytes)
+                }),
+                PartitionTarget::RowIndex { rows_position } => {
+                    let len = rows_len.saturating_sub(rows_position).min(ROWS_ENTRY_BYTES);
+                    let range = ByteRange::new(ComponentType::Rows, rows_position, len);
+                    driver
+                        .source_mut()
+                        .read_into(&range, &mut buf)
+                        .ok()
+                        .and_then(|()| {
+                            rows_bytes = rows_bytes.saturating_add(buf.len() as u64);
+                            let trie = TrieBytes::rows(&buf, rows_position);
+                            decode_entry(&trie, rows_position, &m.descriptor.version)
+                                .ok()
+                                .map(|e| e.key.value)
+                        })
+                }
+            };
+            if let Some(key) = key {
+                row.key = key_text(&key_type, &key);
+                row.key_hex = hex(&key);
+                row.token = partitioner.token(&key).to_string();
+            }
+            row
+        })
+        .collect();
+    *bytes_read = bytes_read
+        .saturating_add(driver.stats().bytes)
+        .saturating_add(rows_bytes);
+    out
 }
 
 /// A partition as the trie lists it: its key prefix and where the payload points.

@@ -93,6 +93,66 @@ pub fn partition_key(partitioner: &Partitioner, key: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// ScyllaDB's `ms`/`mt` form (scylladb `sstables/trie/bti_key_translation.cc`,
+/// `lazy_comparable_bytes_from_ring_position`): `40` ‖ the 64-bit token with its sign bit flipped
+/// (`token::unbias`) ‖ for each partition key column `40` ‖ that column type's own
+/// byte-comparable form (`comparable_bytes`) ‖ `38`. Cassandra escapes the whole serialized key
+/// as one component instead; the two agree on single-column text, ascii and blob keys and differ
+/// on every other key type and on composite keys (`40 a 40 b 38` rather than `40 escape(len a ‖ a
+/// ‖ 00 ‖ …) 38`). The key part only decides where tokens collide (each key is cut to its shortest
+/// unique prefix). Column forms built here: text, ascii, blob (escaped, `ByteSource.of`),
+/// `int` (sign bit flipped, 4 bytes), `boolean` (the byte); `None` for other types and for
+/// partitioners whose tokens are not 64-bit (ScyllaDB writes the trie for those only).
+pub fn scylla_partition_key(
+    partitioner: &Partitioner,
+    key: &[u8],
+    key_type: &crate::types::AbstractType,
+) -> Option<Vec<u8>> {
+    use crate::types::AbstractType as T;
+    if !matches!(partitioner, Partitioner::Murmur3) {
+        return None;
+    }
+    let token = token_bytes(partitioner, key)?;
+    let columns: Vec<(&[u8], &T)> = match key_type {
+        T::Composite(types) => split_composite(key, types.len())?
+            .into_iter()
+            .zip(types.iter())
+            .collect(),
+        other => vec![(key, other)],
+    };
+    let mut out = Vec::with_capacity(key.len().saturating_add(16));
+    out.push(NEXT_COMPONENT);
+    out.extend_from_slice(&token);
+    for (bytes, column_type) in columns {
+        out.push(NEXT_COMPONENT);
+        match column_type {
+            T::Utf8 | T::Ascii | T::Bytes => escape_bytes(bytes, &mut out),
+            T::Int32 => {
+                let v: [u8; 4] = bytes.try_into().ok()?;
+                out.extend_from_slice(&(u32::from_be_bytes(v) ^ 0x8000_0000).to_be_bytes());
+            }
+            T::Boolean => out.push(*bytes.first()?),
+            _ => return None,
+        }
+    }
+    out.push(TERMINATOR);
+    Some(out)
+}
+
+/// The components of a `CompositeType` key: each a u16 length, the bytes, an end-of-component byte.
+fn split_composite(key: &[u8], count: usize) -> Option<Vec<&[u8]>> {
+    let mut parts = Vec::with_capacity(count.min(64));
+    let mut rest = key;
+    while !rest.is_empty() {
+        let (len, tail) = rest.split_first_chunk::<2>()?;
+        let len = usize::from(u16::from_be_bytes(*len));
+        let part = tail.get(..len)?;
+        rest = tail.get(len.checked_add(1)?..)?;
+        parts.push(part);
+    }
+    (parts.len() == count).then_some(parts)
+}
+
 /// The RandomPartitioner token (`abs(BigInteger(MD5(key)))`) as `IntegerType` byte-comparable.
 fn random_token_bytes(key: &[u8]) -> Option<Vec<u8>> {
     if key.is_empty() {
@@ -162,5 +222,28 @@ mod tests {
         assert_eq!(r[0], 0xff);
         assert_eq!(usize::from(r[1]) + 7, r.len() - 2);
         assert_eq!(describe(&[0x40, 0x30]), "40 30");
+    }
+
+    /// ScyllaDB's form: the same bytes as Cassandra's for a text key; per column and typed for an
+    /// int key and for a composite (text, int) key.
+    #[test]
+    fn scylla_partition_keys() {
+        use crate::types::AbstractType as T;
+        let m = Partitioner::Murmur3;
+        assert_eq!(
+            scylla_partition_key(&m, b"a\0b", &T::Utf8),
+            partition_key(&m, b"a\0b")
+        );
+        let int = scylla_partition_key(&m, &[0, 0, 0, 10], &T::Int32).unwrap();
+        assert_eq!(&int[..9], &partition_key(&m, &[0, 0, 0, 10]).unwrap()[..9]);
+        assert_eq!(&int[9..], [0x40, 0x80, 0, 0, 10, 0x38]);
+        let key = [0, 1, b'u', 0, 0, 4, 0, 0, 0, 2, 0];
+        let both = scylla_partition_key(&m, &key, &T::Composite(vec![T::Utf8, T::Int32])).unwrap();
+        assert_eq!(&both[9..], [0x40, b'u', 0x00, 0x40, 0x80, 0, 0, 2, 0x38]);
+        assert!(
+            scylla_partition_key(&m, &key[..5], &T::Composite(vec![T::Utf8, T::Int32])).is_none()
+        );
+        assert!(scylla_partition_key(&Partitioner::ByteOrdered, b"a", &T::Utf8).is_none());
+        assert!(scylla_partition_key(&m, &[1; 8], &T::Long).is_none());
     }
 }

@@ -13,6 +13,14 @@
 //! trie keeps only each key's shortest unique prefix, so a hit must be confirmed against the
 //! key stored at the target.
 //!
+//! ScyllaDB's `ms`/`mt` (named `big`: [`crate::descriptor::index_format`]) write the same
+//! Partitions.db and Rows.db layouts (scylladb `sstables/trie/bti_partition_index_writer.cc`,
+//! `bti_index_reader.cc`: footer, payload flags and hash byte, `TrieIndexEntry` fields) with
+//! `me`'s Data.db and Statistics.db. Two differences: the partition key inside the trie is
+//! ScyllaDB's typed per-column form ([`bytecomparable::scylla_partition_key`]), and a Rows.db
+//! partition deletion may start with `C0` followed by a negative 8-byte timestamp (a ScyllaDB
+//! extension this decoder does not read). [`write`] writes a Partitions.db for tests.
+//!
 //! Src: `src/java/org/apache/cassandra/io/sstable/format/bti/BtiFormat.md` (design and layout),
 //! `.../bti/PartitionIndex.java`, `PartitionIndexBuilder.java`, `RowIndexReader.java`,
 //! `RowIndexWriter.java`, `TrieIndexEntry.java`, `src/java/org/apache/cassandra/io/tries/TrieNode.java`,
@@ -25,6 +33,7 @@ pub mod partitions;
 pub mod rows;
 pub mod trie;
 pub mod walk;
+pub mod write;
 
 pub use partitions::{
     PartitionIndex, PartitionIndexEntry, PartitionIndexFooter, PartitionLookup, PartitionPayload,
