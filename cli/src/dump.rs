@@ -7,7 +7,6 @@ use std::io::Write;
 
 use sstable_engine::component::data::{DataFileReader, DataSchema, DecodeOptions, VisitStep};
 use sstable_engine::component::ComponentType;
-use sstable_engine::cql_schema::parse_create_table;
 use sstable_engine::dump::{DumpFormat, DumpWriter};
 
 use crate::files::{self, ComponentFiles};
@@ -67,15 +66,11 @@ pub fn run(a: Args) -> Result<Outcome, String> {
     if found.grouping.sstables.is_empty() {
         return Err("no SSTable found".to_owned());
     }
-    let table = match &a.schema {
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-            Some(parse_create_table(&text).map_err(|e| format!("{path}: {e}"))?)
-        }
-        None => None,
-    };
+    // `--schema`, else the schema.cql beside the SSTables (a snapshot's).
+    let (loaded, manifest_findings) = crate::schema::load(&paths, a.schema.as_deref())?;
+    let table = loaded.map(|l| l.file.table);
     let mut out = std::io::BufWriter::with_capacity(256 << 10, crate::output::stdout());
-    let mut errors = false;
+    let mut errors = manifest_findings;
     let mut first_json = true;
     if a.json {
         let _ = writeln!(out, "[");

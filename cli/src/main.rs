@@ -38,6 +38,7 @@ mod now;
 mod partitions;
 mod progress;
 mod read;
+mod schema;
 mod table;
 mod tombstones;
 mod verify;

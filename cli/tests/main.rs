@@ -14,4 +14,5 @@ mod info;
 mod lookup;
 mod read;
 mod sample;
+mod snapshot;
 mod verify;

@@ -408,6 +408,7 @@ const ENGINE_LAYERS: &[(&str, &[&str])] = &[
             "descriptor",
             "sstable_set",
             "cql_schema",
+            "snapshot",
         ],
     ),
     (
