@@ -39,6 +39,8 @@ mod partitions;
 mod progress;
 mod read;
 mod schema;
+#[cfg(feature = "sql")]
+mod sql;
 mod table;
 mod tombstones;
 mod verify;
@@ -125,6 +127,9 @@ pub enum Command {
     /// Rows (or the partitions report) of 3.0+ SSTables as Parquet, Arrow IPC or CSV files, one
     /// per SSTable
     Export(export::Args),
+    /// SQL over the rows of a table's 3.0+ SSTables (DataFusion; the table is `t`)
+    #[cfg(feature = "sql")]
+    Sql(sql::Args),
 }
 
 /// Exit codes shared by every command.
@@ -168,6 +173,8 @@ fn main() -> ExitCode {
         Command::Table(args) => table::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Export(args) => export::run(args),
+        #[cfg(feature = "sql")]
+        Command::Sql(args) => sql::run(args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
@@ -200,6 +207,8 @@ fn subcommand_name(command: &Command) -> &'static str {
         Command::Tombstones(_) => "tombstones",
         Command::Read(_) => "read",
         Command::Table(_) => "table",
+        #[cfg(feature = "sql")]
+        Command::Sql(_) => "sql",
     }
 }
 

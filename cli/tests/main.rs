@@ -15,4 +15,6 @@ mod lookup;
 mod read;
 mod sample;
 mod snapshot;
+#[cfg(feature = "sql")]
+mod sql;
 mod verify;

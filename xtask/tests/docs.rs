@@ -444,10 +444,19 @@ const CRATE_DEPENDENCIES: &[(&str, &[&str])] = &[
     ("arrow", &["sstable-engine"]),
     (
         "cli",
-        &["sstable-arrow", "sstable-engine", "sstable-native"],
+        &[
+            "sstable-arrow",
+            "sstable-engine",
+            "sstable-native",
+            "sstable-sql",
+        ],
     ),
     (
         "python",
+        &["sstable-arrow", "sstable-engine", "sstable-native"],
+    ),
+    (
+        "sql",
         &["sstable-arrow", "sstable-engine", "sstable-native"],
     ),
     ("web", &["sstable-engine"]),
