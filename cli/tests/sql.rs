@@ -183,3 +183,34 @@ fn bad_sql_and_unknown_columns_exit_2() {
         ])
     );
 }
+
+/// A Data.db chunk overwritten (MANIFEST.md §6: nb_clust's chunk 1 covers bytes [424, 836)):
+/// the query fails with exit 1 and the error names the SSTable, Data.db and the chunk's bytes.
+#[test]
+fn a_corrupt_sstable_names_sstable_component_and_offset() {
+    let Some(fx) =
+        common::cassandra_fixtures("a_corrupt_sstable_names_sstable_component_and_offset")
+    else {
+        return;
+    };
+    let src = common::legacy_dir(&fx, "nb", "legacy_nb_clust");
+    let dir = std::env::temp_dir().join(format!(
+        "sstable-inspect-sql-corrupt-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for e in std::fs::read_dir(&src).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+    }
+    let data = dir.join("nb-1-big-Data.db");
+    let mut bytes = std::fs::read(&data).unwrap();
+    bytes[500..564].fill(0xff);
+    std::fs::write(&data, bytes).unwrap();
+    let (_, stderr, code) = run(&["sql", "SELECT count(*) FROM t", dir.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("nb-1-big"), "{stderr}");
+    assert!(stderr.contains("Data.db bytes 424..836"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -91,8 +91,13 @@ pub fn load_table(
             }
             _ => schema = Some(s),
         }
-        for b in reader {
+        let mut reader = reader;
+        for b in reader.by_ref() {
             rows.push(b.map_err(|e| SqlError::Read(format!("{}: {e}", sstable.prefix)))?);
+        }
+        // A chunk whose checksum failed is not a row source to answer from.
+        if let Some(f) = reader.take_findings().into_iter().next() {
+            return Err(SqlError::Read(format!("{}: {}", sstable.prefix, f.message)));
         }
     }
     let schema = schema.ok_or_else(|| SqlError::Read("no 3.0+ SSTable found".to_owned()))?;
