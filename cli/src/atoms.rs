@@ -8,11 +8,9 @@ use std::io::Write;
 
 use sstable_engine::component::data::DecodeOptions;
 use sstable_engine::component::legacy_data::{
-    says_compact_storage, AtomPartitionJson, AtomsBuilder, LegacyDataFileReader, LegacyLayout,
-    LegacyStep, RowGrouper,
+    AtomPartitionJson, AtomsBuilder, LegacyDataFileReader, LegacyLayout, LegacyStep, RowGrouper,
 };
 use sstable_engine::component::ComponentType;
-use sstable_engine::cql_schema::parse_create_table;
 use sstable_engine::dump::PartitionJson;
 use sstable_engine::span::hex;
 
@@ -84,13 +82,11 @@ pub fn run(a: &Options<'_>) -> Result<Outcome, String> {
     if found.grouping.sstables.is_empty() {
         return Err("no SSTable found".to_owned());
     }
-    let layout = match a.schema {
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-            let table = parse_create_table(&text).map_err(|e| format!("{path}: {e}"))?;
-            LegacyLayout::from_cql(&table, says_compact_storage(&text))
-                .map_err(|e| format!("{path}: {e}"))?
-        }
+    // `--schema`, else the schema.cql beside the SSTables (a snapshot's).
+    let (loaded, manifest_findings) = crate::schema::load(a.paths, a.schema)?;
+    let layout = match loaded {
+        Some(l) => LegacyLayout::from_cql(&l.file.table, l.file.compact_storage)
+            .map_err(|e| format!("{}: {e}", l.path))?,
         None => {
             eprintln!(
                 "note: no --schema: names are split by their shape and values shown as text when \
@@ -106,7 +102,7 @@ pub fn run(a: &Options<'_>) -> Result<Outcome, String> {
         first_json: true,
         json: a.json,
     };
-    let mut errors = false;
+    let mut errors = manifest_findings;
     if a.json {
         let _ = writeln!(o.out, "[");
     }

@@ -7,7 +7,6 @@ use std::io::Write;
 
 use sstable_engine::component::data::{DataFileReader, DataSchema, DecodeOptions, VisitStep};
 use sstable_engine::component::ComponentType;
-use sstable_engine::cql_schema::parse_create_table;
 use sstable_engine::dump::{DumpFormat, DumpWriter};
 
 use crate::files;
@@ -79,13 +78,9 @@ pub fn run(a: Args) -> Result<Outcome, String> {
     if found.grouping.sstables.is_empty() {
         return Err("no SSTable found".to_owned());
     }
-    let table = match &a.schema {
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-            Some(parse_create_table(&text).map_err(|e| format!("{path}: {e}"))?)
-        }
-        None => None,
-    };
+    // `--schema`, else the schema.cql beside the SSTables (a snapshot's).
+    let (loaded, manifest_findings) = crate::schema::load(&paths, a.schema.as_deref())?;
+    let table = loaded.map(|l| l.file.table);
     let jobs = a.jobs.unwrap_or_else(jobs::default_jobs).max(1);
     // Locked by the one thread that writes at a time: a sequential run's range as it goes, or
     // the main thread handing over finished ranges in file order.
@@ -94,7 +89,7 @@ pub fn run(a: Args) -> Result<Outcome, String> {
         crate::output::stdout(),
     ));
     let lock = || out.lock().unwrap_or_else(|p| p.into_inner());
-    let mut errors = false;
+    let mut errors = manifest_findings;
     let mut first_json = true;
     let mut findings = Vec::new();
     if a.json {

@@ -40,6 +40,9 @@ mod partitions;
 mod progress;
 mod read;
 mod scrub;
+mod schema;
+#[cfg(feature = "sql")]
+mod sql;
 mod table;
 mod tombstones;
 mod verify;
@@ -129,6 +132,9 @@ pub enum Command {
     /// Rewrite one SSTable as a valid nb/oa SSTable, dropping (or segregating) the partitions
     /// that do not decode, fail a chunk checksum or are out of order; with none, an upgrade
     Scrub(scrub::Args),
+    /// SQL over the rows of a table's 3.0+ SSTables (DataFusion; the table is `t`)
+    #[cfg(feature = "sql")]
+    Sql(sql::Args),
 }
 
 /// Exit codes shared by every command.
@@ -173,6 +179,8 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run(args),
         Command::Export(args) => export::run(args),
         Command::Scrub(args) => scrub::run(args),
+        #[cfg(feature = "sql")]
+        Command::Sql(args) => sql::run(args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
@@ -206,6 +214,8 @@ fn subcommand_name(command: &Command) -> &'static str {
         Command::Read(_) => "read",
         Command::Table(_) => "table",
         Command::Scrub(_) => "scrub",
+        #[cfg(feature = "sql")]
+        Command::Sql(_) => "sql",
     }
 }
 

@@ -16,4 +16,7 @@ mod lookup;
 mod read;
 mod sample;
 mod scrub;
+mod snapshot;
+#[cfg(feature = "sql")]
+mod sql;
 mod verify;

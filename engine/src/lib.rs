@@ -52,6 +52,7 @@ pub mod range;
 pub mod reader;
 #[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod scrub;
+pub mod snapshot;
 pub mod span;
 #[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod sstable_set;

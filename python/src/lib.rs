@@ -262,6 +262,8 @@ fn partitions_schema() -> ArrowSchema {
     }
 }
 
+mod table;
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SSTableError", m.py().get_type::<SSTableError>())?;
@@ -270,6 +272,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(verify, m)?)?;
     m.add_function(wrap_pyfunction!(partitions, m)?)?;
     m.add_function(wrap_pyfunction!(scan, m)?)?;
+    m.add_function(wrap_pyfunction!(table::table, m)?)?;
     m.add_class::<ArrowSchema>()?;
     m.add_function(wrap_pyfunction!(find, m)?)?;
     m.add_function(wrap_pyfunction!(partitions_schema, m)?)?;

@@ -26,6 +26,7 @@ __all__ = [
     "scan",
     "find",
     "scrub",
+    "table",
     "PARTITIONS_SCHEMA",
     "SSTableError",
 ]
@@ -72,6 +73,16 @@ def scan(path, columns=None, batch_rows=8192, cell_metadata=False):
             yield b.select(columns)
 
     return _pa.RecordBatchReader.from_batches(schema, batches())
+
+
+def table(paths):
+    """The rows of every 3.0+ SSTable of one table under ``paths`` as one
+    ``pyarrow.RecordBatchReader`` (with ``<col>__writetime``, ``__ttl``,
+    ``__local_deletion_time``): DuckDB (``con.register("t", reader)``) and DataFusion-python
+    query it directly through the Arrow C stream."""
+    if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
+        paths = [paths]
+    return _pa.RecordBatchReader.from_stream(_native.table([str(p) for p in paths]))
 
 
 def find(paths):

@@ -408,6 +408,7 @@ const ENGINE_LAYERS: &[(&str, &[&str])] = &[
             "descriptor",
             "sstable_set",
             "cql_schema",
+            "snapshot",
         ],
     ),
     (
@@ -444,10 +445,19 @@ const CRATE_DEPENDENCIES: &[(&str, &[&str])] = &[
     ("arrow", &["sstable-engine"]),
     (
         "cli",
-        &["sstable-arrow", "sstable-engine", "sstable-native"],
+        &[
+            "sstable-arrow",
+            "sstable-engine",
+            "sstable-native",
+            "sstable-sql",
+        ],
     ),
     (
         "python",
+        &["sstable-arrow", "sstable-engine", "sstable-native"],
+    ),
+    (
+        "sql",
         &["sstable-arrow", "sstable-engine", "sstable-native"],
     ),
     ("web", &["sstable-engine"]),

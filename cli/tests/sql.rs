@@ -1,0 +1,216 @@
+//! `sstable-inspect sql` against `dump` on every generated 3.0+ fixture table (MANIFEST.md §3):
+//! `count(*)`, a key lookup, a clustering range and `max(val__writetime)` agree with what the
+//! dump of the same files shows (computed from dump's JSON, not written here); bad SQL and an
+//! unknown column exit 2 with DataFusion's message.
+
+use crate::common;
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+fn run(args: &[&str]) -> (String, String, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_sstable-inspect"))
+        .args(args)
+        .output()
+        .expect("run sstable-inspect");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+fn dump(dir: &Path, extra: &[&str]) -> Vec<Value> {
+    let mut args = vec!["dump", dir.to_str().unwrap(), "--json"];
+    args.extend_from_slice(extra);
+    let (stdout, stderr, code) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    serde_json::from_str::<Value>(&stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// One number from a one-row, one-column query (`--csv`: header, then the value).
+fn scalar(query: &str, dir: &Path) -> String {
+    let (stdout, stderr, code) = run(&["sql", query, dir.to_str().unwrap(), "--csv"]);
+    assert_eq!(code, 0, "{query}: {stderr}");
+    stdout.lines().nth(1).unwrap_or("").to_owned()
+}
+
+/// Rows dump shows: regular rows and static rows, and a partition with neither counts once.
+fn dumped_rows(parts: &[Value], keep: impl Fn(&Value) -> bool) -> usize {
+    parts
+        .iter()
+        .map(|p| {
+            let rows: Vec<&Value> = p["rows"]
+                .as_array()
+                .map(|r| {
+                    r.iter()
+                        .filter(|r| r["type"] == "row" || r["type"] == "static_block")
+                        .collect()
+                })
+                .unwrap_or_default();
+            if rows.is_empty() {
+                usize::from(keep(&Value::Null))
+            } else {
+                rows.into_iter().filter(|r| keep(r)).count()
+            }
+        })
+        .sum()
+}
+
+/// µs since the epoch of dump's `YYYY-MM-DDTHH:MM:SS.ffffffZ`.
+fn micros(ts: &str) -> i64 {
+    let n = |a: usize, b: usize| ts[a..b].parse::<i64>().unwrap();
+    let (y, m, d) = (n(0, 4), n(5, 7), n(8, 10));
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let secs = days * 86_400 + n(11, 13) * 3600 + n(14, 16) * 60 + n(17, 19);
+    let frac = ts[20..ts.len() - 1].to_owned() + "000000";
+    secs * 1_000_000 + frac[..6].parse::<i64>().unwrap()
+}
+
+fn max_writetime(parts: &[Value]) -> Option<i64> {
+    let mut out: Option<i64> = None;
+    for r in parts
+        .iter()
+        .flat_map(|p| p["rows"].as_array().cloned().unwrap_or_default())
+    {
+        let mut stamps = vec![r["liveness_info"]["tstamp"].clone()];
+        for c in r["cells"].as_array().cloned().unwrap_or_default() {
+            stamps.push(c["tstamp"].clone());
+        }
+        for t in stamps.iter().filter_map(Value::as_str) {
+            out = Some(out.map_or(micros(t), |m| m.max(micros(t))));
+        }
+    }
+    out
+}
+
+#[test]
+fn sql_agrees_with_dump_on_every_generated_table() {
+    let Some(fx) = common::cassandra_fixtures("sql_agrees_with_dump_on_every_generated_table")
+    else {
+        return;
+    };
+    let mut tables = 0;
+    for v in ["ma", "mb", "mc", "md", "me", "na", "nb", "nc", "oa", "da"] {
+        let base = fx.join("legacy-sstables").join(v).join("legacy_tables");
+        let Ok(entries) = std::fs::read_dir(&base) else {
+            continue;
+        };
+        for e in entries {
+            let dir = e.unwrap().path();
+            let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+            if !name.starts_with(&format!("legacy_{v}_")) || name.contains("inaccurate") {
+                continue;
+            }
+            tables += 1;
+            let parts = dump(&dir, &[]);
+            let all = dumped_rows(&parts, |_| true);
+            assert_eq!(
+                scalar("SELECT count(*) FROM t", &dir),
+                all.to_string(),
+                "{name}"
+            );
+            // A key lookup.
+            let key = dump(&dir, &["--key", "2"]);
+            assert_eq!(key.len(), 1, "{name}");
+            assert_eq!(
+                scalar("SELECT count(*) FROM t WHERE partition_key = '2'", &dir),
+                dumped_rows(&key, |_| true).to_string(),
+                "{name}"
+            );
+            // A clustering range (the clustering tables: text clustering values).
+            if name.contains("clust") {
+                let below = dumped_rows(&parts, |r| {
+                    r["clustering"][0].as_str().is_some_and(|c| c < "2")
+                });
+                assert!(below > 0 && below < all, "{name}: {below} of {all}");
+                assert_eq!(
+                    scalar("SELECT count(*) FROM t WHERE clustering_0 < '2'", &dir),
+                    below.to_string(),
+                    "{name}"
+                );
+            }
+            let expected = max_writetime(&parts).unwrap();
+            assert_eq!(
+                scalar("SELECT CAST(max(val__writetime) AS BIGINT) FROM t", &dir),
+                expected.to_string(),
+                "{name}"
+            );
+        }
+    }
+    assert!(tables >= 60, "{tables} tables");
+}
+
+#[test]
+fn bad_sql_and_unknown_columns_exit_2() {
+    let Some(fx) = common::cassandra_fixtures("bad_sql_and_unknown_columns_exit_2") else {
+        return;
+    };
+    let dir = common::legacy_dir(&fx, "nb", "legacy_nb_simple");
+    let d = dir.to_str().unwrap();
+    let (_, stderr, code) = run(&["sql", "SELEC x", d]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("SQL error"), "{stderr}");
+    let (_, stderr, code) = run(&["sql", "SELECT nope FROM t", d]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("No field named nope"), "{stderr}");
+    let (stdout, _, code) = run(&[
+        "sql",
+        "SELECT partition_key, val FROM t ORDER BY partition_key LIMIT 2",
+        d,
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!([
+            {"partition_key": "0", "val": "foo bar baz"},
+            {"partition_key": "1", "val": "foo bar baz"}
+        ])
+    );
+}
+
+/// A Data.db chunk overwritten (MANIFEST.md §6: nb_clust's chunk 1 covers bytes [424, 836)):
+/// the query fails with exit 1 and the error names the SSTable, Data.db and the chunk's bytes.
+#[test]
+fn a_corrupt_sstable_names_sstable_component_and_offset() {
+    let Some(fx) =
+        common::cassandra_fixtures("a_corrupt_sstable_names_sstable_component_and_offset")
+    else {
+        return;
+    };
+    let src = common::legacy_dir(&fx, "nb", "legacy_nb_clust");
+    let dir = std::env::temp_dir().join(format!(
+        "sstable-inspect-sql-corrupt-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for e in std::fs::read_dir(&src).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+    }
+    let data = dir.join("nb-1-big-Data.db");
+    let mut bytes = std::fs::read(&data).unwrap();
+    bytes[500..564].fill(0xff);
+    std::fs::write(&data, bytes).unwrap();
+    let (_, stderr, code) = run(&["sql", "SELECT count(*) FROM t", dir.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("nb-1-big"), "{stderr}");
+    assert!(stderr.contains("Data.db bytes 424..836"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
