@@ -24,3 +24,4 @@ mod types;
 mod values;
 mod verify;
 mod write;
+mod zombies;

@@ -17,16 +17,18 @@ use sstable_engine::merge::{
 };
 use sstable_engine::range::{SliceSource, SyncDriver};
 use sstable_engine::sstable_set::group_files;
-use sstable_engine::write::overlap::{generate_overlapping, ExpectedPartition, OverlapOptions};
+use sstable_engine::write::overlap::{
+    generate_overlapping, ExpectedPartition, ExpectedZombie, OverlapOptions,
+};
 use sstable_engine::write::MemorySink;
 use sstable_engine::{Format, Version};
 
-type Files = Vec<(ComponentType, Vec<u8>)>;
+pub(crate) type Files = Vec<(ComponentType, Vec<u8>)>;
 
 /// Clusterings per generated partition.
-const ROWS: u32 = 12;
+pub(crate) const ROWS: u32 = 12;
 
-fn metadata_of(version: &str, generation: u64, files: &Files) -> SSTableMetadata {
+pub(crate) fn metadata_of(version: &str, generation: u64, files: &Files) -> SSTableMetadata {
     let (descriptor, _) = parse_file_name(&format!("{version}-{generation}-big-Data.db")).unwrap();
     let inputs: Vec<ComponentInput<'_>> = files
         .iter()
@@ -42,7 +44,9 @@ fn metadata_of(version: &str, generation: u64, files: &Files) -> SSTableMetadata
 }
 
 /// Borrowed component lists, one per SSTable (what [`SliceSource`] reads).
-fn slices(tables: &[(String, SSTableMetadata, Files)]) -> Vec<Vec<(ComponentType, &[u8])>> {
+pub(crate) fn slices(
+    tables: &[(String, SSTableMetadata, Files)],
+) -> Vec<Vec<(ComponentType, &[u8])>> {
     tables
         .iter()
         .map(|(_, _, f)| f.iter().map(|(c, b)| (c.clone(), b.as_slice())).collect())
@@ -91,8 +95,25 @@ fn overlapping(
     Vec<(String, SSTableMetadata, Files)>,
     Vec<ExpectedPartition>,
 ) {
+    let (options, tables, expected, _) = overlapping_with(version, seed, false);
+    (options, tables, expected)
+}
+
+/// The options, the SSTables as (name, metadata, files), the merge's model and the expected
+/// resurrection findings.
+pub(crate) type Generated = (
+    OverlapOptions,
+    Vec<(String, SSTableMetadata, Files)>,
+    Vec<ExpectedPartition>,
+    Vec<ExpectedZombie>,
+);
+
+/// A generated table of 4 overlapping SSTables (with the resurrection cases when `zombies`),
+/// each as (name, metadata, files), and the models.
+pub(crate) fn overlapping_with(version: &str, seed: u64, zombies: bool) -> Generated {
     let v = Version::parse(Format::Big, version).unwrap();
-    let options = OverlapOptions::new(v, 4, 60, ROWS, seed);
+    let mut options = OverlapOptions::new(v, 4, 60, ROWS, seed);
+    options.zombies = zombies;
     let t = generate_overlapping(&options, |_| MemorySink::default()).unwrap();
     let tables = t
         .sstables
@@ -105,7 +126,7 @@ fn overlapping(
             (format!("{version}-{generation}-big"), m, files)
         })
         .collect();
-    (options, tables, t.expected)
+    (options, tables, t.expected, t.expected_zombies)
 }
 
 /// (column, path, value, timestamp, ttl, expired, sstable) of a cell.
@@ -278,7 +299,16 @@ fn expected_rows(e: &ExpectedPartition) -> (Vec<RowTuple>, Vec<(i32, i64, usize)
 }
 
 fn check_against_model(version: &str, seed: u64) {
-    let (options, tables, expected) = overlapping(version, seed);
+    check_model(overlapping(version, seed));
+}
+
+fn check_model(
+    (options, tables, expected): (
+        OverlapOptions,
+        Vec<(String, SSTableMetadata, Files)>,
+        Vec<ExpectedPartition>,
+    ),
+) {
     let files = slices(&tables);
     let (schema, merged) = merge_all(&tables, &files, Some(options.now_secs)).unwrap();
     assert_eq!(merged.len(), expected.len());
@@ -328,6 +358,14 @@ fn check_against_model(version: &str, seed: u64) {
     );
     assert!(by_source.iter().all(|n| *n > 50), "{by_source:?}");
     assert!(boundaries > 3, "{boundaries} boundaries");
+}
+
+#[test]
+fn merge_with_the_resurrection_cases_still_equals_the_model() {
+    let (options, tables, expected, zombies) = overlapping_with("oa", 11, true);
+    assert_eq!(expected.len(), 68);
+    assert_eq!(zombies.len(), 9);
+    check_model((options, tables, expected));
 }
 
 #[test]

@@ -9,6 +9,7 @@
 //! | `partition`, `rows` | one partition's versions merged: partition deletion, range tombstones, rows, complex columns | `db/rows/UnfilteredRowIterators.java` `merge`, `db/rows/Rows.java`, `db/rows/RangeTombstoneMarker.java` |
 //! | [`reconcile`] | two versions of a cell, liveness or deletion: which wins | `db/rows/Cells.java`, `db/Conflicts.java`, `db/LivenessInfo.java`, `db/DeletionTime.java` |
 //! | `counter` | two versions of a counter cell: a tombstone wins, else the contexts merged | `db/rows/Cells.java` `resolveCounter`, `db/context/CounterContext.java` |
+//! | [`zombies`] | resurrection risks: droppable tombstones that shadow data in another SSTable, and droppable tombstones that shadow nothing | `db/compaction/CompactionController.java` `getPurgeEvaluator`, `db/DeletionPurger.java` |
 //!
 //! Memory is bounded by the partitions being merged (one version per SSTable of the current
 //! key) and each reader's window, never by the table. Inputs are 3.0+ SSTables (ma … oa, da)
@@ -28,6 +29,7 @@ pub mod output;
 mod partition;
 pub mod reconcile;
 mod rows;
+pub mod zombies;
 
 pub use output::{
     Beaten, Loss, LostKind, MergedMarker, MergedPartition, MergedRow, MergedUnfiltered, SourceId,
@@ -261,6 +263,34 @@ impl<S: RangeSource> TableMerger<S> {
     }
 
     fn merge_next(&mut self, clock: &dyn Clock) -> Result<Option<MergedPartition>, MergeError> {
+        let Some(parts) = self.next_versions(clock)? else {
+            return Ok(None);
+        };
+        let mut ctx = Context::new(&self.schema, self.options.now_seconds, self.options.explain);
+        Ok(merge_partition(parts, &mut ctx))
+    }
+
+    /// The next partition's version in each SSTable that holds it (in source order), unmerged:
+    /// what [`zombies`] compares SSTable against SSTable. Errors are remembered as
+    /// [`TableMerger::next_partition`] remembers them.
+    pub(crate) fn next_partition_versions(
+        &mut self,
+        clock: &dyn Clock,
+    ) -> Result<Option<Vec<SourcePartition>>, MergeError> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        let result = self.next_versions(clock);
+        if let Err(e) = &result {
+            self.failed = Some(e.clone());
+        }
+        result
+    }
+
+    fn next_versions(
+        &mut self,
+        clock: &dyn Clock,
+    ) -> Result<Option<Vec<SourcePartition>>, MergeError> {
         for input in &mut self.inputs {
             input.peek(clock)?;
         }
@@ -287,8 +317,7 @@ impl<S: RangeSource> TableMerger<S> {
                 parts.push(input.read_partition(source, clock)?);
             }
         }
-        let mut ctx = Context::new(&self.schema, self.options.now_seconds, self.options.explain);
-        Ok(merge_partition(parts, &mut ctx))
+        Ok(Some(parts))
     }
 }
 
