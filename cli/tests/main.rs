@@ -15,3 +15,4 @@ mod lookup;
 mod read;
 mod sample;
 mod verify;
+mod zombies;
