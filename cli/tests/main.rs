@@ -12,6 +12,7 @@ mod export;
 mod generate;
 mod info;
 mod lookup;
+mod lookup_table;
 mod read;
 mod sample;
 mod verify;
