@@ -11,6 +11,12 @@
 //! that fails its checksum: the lookup stops with an error naming the component and offset) or
 //! the lookup cannot answer (a key type it cannot order), 2 on bad usage (including a KEY that does not parse).
 //!
+//! `lookup DIR KEY` on a directory of several 3.0+ SSTables of one table (`--now` for TTLs)
+//! looks the key up in each, names those that hold it (what `nodetool getsstables` answers),
+//! shows each one's partition as its own dump does, and the merged answer
+//! (`sstable_engine::merge::merge_versions`, the read path's reconciliation) with the SSTable
+//! of every row's cells; exit 1 when an SSTable's read path is broken or the merge fails.
+//!
 //! Also the CLI's side shared with `index`: loading SSTables ([`load_sstables`]), the clock and
 //! key rendering.
 

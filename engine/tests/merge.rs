@@ -676,3 +676,87 @@ fn every_fixture_sstable_merged_with_its_copy_equals_its_dump() {
     assert_eq!(merged_count + with_duplicates, candidates);
     assert!(candidates >= 74, "only {candidates} 3.0+ fixture SSTables");
 }
+
+/// Every DataItem of one SSTable, grouped by partition (start … end).
+fn partitions_of(
+    m: &SSTableMetadata,
+    files: &[(ComponentType, &[u8])],
+    now: i64,
+) -> Vec<Vec<sstable_engine::component::data::DataItem>> {
+    use sstable_engine::component::data::DataItem;
+    let mut reader =
+        sstable_engine::checked_data::CheckedDataReader::for_sstable(m, DecodeOptions::at(now))
+            .unwrap();
+    let mut driver = SyncDriver::new(SliceSource { files });
+    let mut out: Vec<Vec<DataItem>> = Vec::new();
+    loop {
+        match driver.next_item(&mut reader, &NoClock).unwrap() {
+            DecodeStep::Item(item) => {
+                if matches!(item, DataItem::PartitionStart(_)) {
+                    out.push(Vec::new());
+                }
+                out.last_mut().unwrap().push(item);
+            }
+            DecodeStep::Finished => return out,
+            DecodeStep::NeedMoreData => unreachable!(),
+        }
+    }
+}
+
+#[test]
+fn merge_versions_of_one_partition_equals_the_table_merge() {
+    use sstable_engine::component::data::DataItem;
+    use sstable_engine::merge::{merge_versions, PartitionVersion};
+    let (options, tables, expected) = overlapping("oa", 17);
+    let now = options.now_secs;
+    let files = slices(&tables);
+    let (schema, merged) = merge_all(&tables, &files, Some(now)).unwrap();
+    let by_sstable: Vec<_> = tables
+        .iter()
+        .zip(&files)
+        .map(|((_, m, _), f)| partitions_of(m, f, now))
+        .collect();
+    let key_of = |items: &[DataItem]| match items.first() {
+        Some(DataItem::PartitionStart(p)) => p.key.bytes.bytes.clone(),
+        _ => panic!("no partition start"),
+    };
+    assert_eq!(merged.len(), expected.len());
+    for (m, e) in merged.iter().zip(&expected) {
+        let versions: Vec<PartitionVersion<'_>> = e
+            .sstables
+            .iter()
+            .map(|s| PartitionVersion {
+                name: tables[*s].0.clone(),
+                schema: &schema,
+                items: by_sstable[*s]
+                    .iter()
+                    .find(|p| key_of(p) == e.key)
+                    .unwrap()
+                    .clone(),
+            })
+            .collect();
+        let point = merge_versions(
+            versions,
+            MergeOptions {
+                now_seconds: Some(now),
+                explain: true,
+            },
+        )
+        .unwrap()
+        .unwrap();
+        // The same merged items and losses; SSTables numbered among the holding ones.
+        assert_eq!(point.to_items(), m.to_items());
+        assert_eq!(point.losses.len(), m.losses.len());
+        let global = |s: usize| e.sstables[s];
+        assert_eq!(
+            point.sources.iter().map(|s| global(*s)).collect::<Vec<_>>(),
+            m.sources
+        );
+        for (a, b) in point.unfiltereds.iter().zip(&m.unfiltereds) {
+            if let (MergedUnfiltered::Row(a), MergedUnfiltered::Row(b)) = (a, b) {
+                let mapped: Vec<usize> = a.cell_sources.iter().map(|s| global(*s)).collect();
+                assert_eq!(mapped, b.cell_sources);
+            }
+        }
+    }
+}
