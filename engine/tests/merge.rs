@@ -678,7 +678,7 @@ fn every_fixture_sstable_merged_with_its_copy_equals_its_dump() {
 }
 
 /// Every DataItem of one SSTable, grouped by partition (start … end).
-fn partitions_of(
+pub(crate) fn partitions_of(
     m: &SSTableMetadata,
     files: &[(ComponentType, &[u8])],
     now: i64,

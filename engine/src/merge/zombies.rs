@@ -16,7 +16,8 @@
 //! purged elsewhere. The partitions come from [`TableMerger`]'s k-way merge, one at a time (its
 //! versions, unmerged); memory is bounded by the partitions being merged. Not looked at yet:
 //! an expired row liveness (TTL'ed primary key) as a tombstone, and whether the shadowed data
-//! is also hidden by a deletion in its own SSTable.
+//! is also hidden by a deletion in its own SSTable or by a tombstone that is not droppable.
+//! Invalid local deletion times are never droppable (as the `tombstones` report counts them).
 
 use core::cmp::Ordering;
 
@@ -259,8 +260,12 @@ impl Scan<'_> {
             .map_or_else(|| format!("column #{index}"), |c| c.name.clone())
     }
 
+    /// An invalid local deletion time (negative before oa, `0xFFFFFFFE` from oa) means no
+    /// time: never counted droppable, as the `tombstones` report counts it.
     fn is_droppable(&self, d: &DeletionTime) -> bool {
-        !d.deletes_nothing() && d.local_deletion_time.secs < self.gc_before_secs
+        !d.deletes_nothing()
+            && !d.local_deletion_time.is_invalid()
+            && d.local_deletion_time.secs < self.gc_before_secs
     }
 
     fn tombstone(
@@ -360,8 +365,11 @@ impl Scan<'_> {
                 }
                 for cell in data.cells() {
                     let (kind, ldt) = match (cell.kind, cell.local_deletion_time) {
-                        (CellKind::Tombstone, Some(l)) => (ZombieTombstoneKind::Cell, l.secs),
-                        (CellKind::Expired, Some(l)) => {
+                        (CellKind::Tombstone, Some(l)) if !l.is_invalid() => {
+                            (ZombieTombstoneKind::Cell, l.secs)
+                        }
+                        // A pre-oa expiry that overflowed i32 counts at the time it meant.
+                        (CellKind::Expired, Some(l)) if !(l.is_invalid() && l.unsigned) => {
                             (ZombieTombstoneKind::ExpiredCell, l.expiry_secs())
                         }
                         _ => continue,
