@@ -15,8 +15,9 @@
 //! arrived later (streaming, repair, `sstableloader`, a restored backup), or the tombstone was
 //! purged elsewhere. The partitions come from [`TableMerger`]'s k-way merge, one at a time (its
 //! versions, unmerged); memory is bounded by the partitions being merged. Not looked at yet:
-//! an expired row liveness (TTL'ed primary key) as a tombstone, and whether the shadowed data
-//! is also hidden by a deletion in its own SSTable or by a tombstone that is not droppable.
+//! an expired row liveness (TTL'ed primary key) as a tombstone. A shadowed piece that another
+//! tombstone keeps hidden (one not droppable, or one in the piece's own SSTable) is not a
+//! resurrection; the tombstone is not garbage either.
 //! Invalid local deletion times are never droppable (as the `tombstones` report counts them).
 
 use core::cmp::Ordering;
@@ -196,9 +197,15 @@ impl<S: RangeSource> ZombieFinder<S> {
             now_secs: self.now_secs,
             gc_before_secs: self.gc_before_secs,
         };
-        for part in &parts {
-            for (tombstone, scope) in scan.droppable(part) {
-                scan.shadowed(&tombstone, &scope, &mut out);
+        // Every tombstone of every version (droppable or not): those that stay keep data
+        // hidden after a droppable one is purged.
+        let all: Vec<(DroppableTombstone, Scope)> = parts
+            .iter()
+            .flat_map(|p| scan.tombstones(p, true))
+            .collect();
+        for (i, (tombstone, _)) in all.iter().enumerate() {
+            if scan.is_droppable_tombstone(tombstone) {
+                scan.shadowed(i, &all, &mut out);
             }
         }
         Ok(Some(out))
@@ -237,6 +244,9 @@ fn clustering_of(row: &Row) -> Vec<ClusteringValueBuf> {
         .unwrap_or_default()
 }
 
+/// A piece of a row: its liveness (`None`) or a cell (column index, path).
+type Piece = Option<(usize, Option<Vec<u8>>)>;
+
 fn path_of(c: &Cell) -> Option<Vec<u8>> {
     c.path.as_ref().map(|p| p.bytes.clone())
 }
@@ -268,6 +278,15 @@ impl Scan<'_> {
             && d.local_deletion_time.secs < self.gc_before_secs
     }
 
+    /// Whether [`Scan::tombstones`] lists `d`: every deletion when `all`, else the droppable.
+    fn listed(&self, d: &DeletionTime, all: bool) -> bool {
+        if all {
+            !d.deletes_nothing()
+        } else {
+            self.is_droppable(d)
+        }
+    }
+
     fn tombstone(
         &self,
         part: &SourcePartition,
@@ -291,11 +310,21 @@ impl Scan<'_> {
         }
     }
 
-    /// Every droppable tombstone of one SSTable's version, with its scope.
-    fn droppable(&self, part: &SourcePartition) -> Vec<(DroppableTombstone, Scope)> {
+    /// Whether a tombstone [`Scan::tombstones`] listed is droppable.
+    fn is_droppable_tombstone(&self, t: &DroppableTombstone) -> bool {
+        t.local_deletion_time_secs < self.gc_before_secs
+    }
+
+    /// Every tombstone (`all`) or every droppable one of one SSTable's version, with its scope;
+    /// an invalid local deletion time is listed as `i64::MAX` (never droppable).
+    fn tombstones(&self, part: &SourcePartition, all: bool) -> Vec<(DroppableTombstone, Scope)> {
         let mut out = Vec::new();
-        let times = |d: &DeletionTime| (d.marked_for_delete_at_micros, d.local_deletion_time.secs);
-        if self.is_droppable(&part.start.deletion) {
+        let times = |d: &DeletionTime| {
+            let ldt = d.local_deletion_time;
+            let secs = if ldt.is_invalid() { i64::MAX } else { ldt.secs };
+            (d.marked_for_delete_at_micros, secs)
+        };
+        if self.listed(&part.start.deletion, all) {
             let d = times(&part.start.deletion);
             let t = self.tombstone(part, ZombieTombstoneKind::Partition, None, d);
             out.push((t, Scope::Partition));
@@ -319,7 +348,7 @@ impl Scan<'_> {
                 MarkerDeletion::Boundary { end, start } => (Some(end.clone()), Some(start.clone())),
             };
             if let (Some(d), Some((sv, sk, _))) = (closes, open.take()) {
-                if self.is_droppable(&d) {
+                if self.listed(&d, all) {
                     let mut t =
                         self.tombstone(part, ZombieTombstoneKind::RangeTombstone, None, times(&d));
                     t.clustering = self.render(&sv);
@@ -349,13 +378,13 @@ impl Scan<'_> {
         }
         for row in rows {
             let ck = clustering_of(row);
-            if let Some(d) = row.deletion.as_ref().filter(|d| self.is_droppable(&d.time)) {
+            if let Some(d) = row.deletion.as_ref().filter(|d| self.listed(&d.time, all)) {
                 let t = self.tombstone(part, ZombieTombstoneKind::Row, Some(row), times(&d.time));
                 out.push((t, Scope::Row(row.is_static, ck.clone())));
             }
             for data in &row.column_data {
                 if let ColumnData::Complex(c) = data {
-                    if let Some(d) = c.complex_deletion.as_ref().filter(|d| self.is_droppable(d)) {
+                    if let Some(d) = c.complex_deletion.as_ref().filter(|d| self.listed(d, all)) {
                         let kind = ZombieTombstoneKind::ComplexDeletion;
                         let mut t = self.tombstone(part, kind, Some(row), times(d));
                         t.column = Some(self.column_name(row.is_static, c.column_index));
@@ -372,9 +401,12 @@ impl Scan<'_> {
                         (CellKind::Expired, Some(l)) if !(l.is_invalid() && l.unsigned) => {
                             (ZombieTombstoneKind::ExpiredCell, l.expiry_secs())
                         }
+                        (CellKind::Tombstone | CellKind::Expired, Some(_)) if all => {
+                            (ZombieTombstoneKind::Cell, i64::MAX)
+                        }
                         _ => continue,
                     };
-                    if ldt >= self.gc_before_secs {
+                    if !all && ldt >= self.gc_before_secs {
                         continue;
                     }
                     let mut t = self.tombstone(part, kind, Some(row), (cell.timestamp_micros, ldt));
@@ -397,79 +429,72 @@ impl Scan<'_> {
         )
     }
 
-    /// The rows of `part` the scope covers.
-    fn rows_in<'p>(&self, part: &'p SourcePartition, scope: &Scope) -> Vec<&'p Row> {
-        let regular = part.unfiltereds.iter().filter_map(|u| match u {
-            DataItem::Row(r) => Some(r),
-            _ => None,
-        });
-        let kinds = |r: &Row| (clustering_of(r), ClusteringPrefixKind::Clustering);
+    /// Whether the scope covers `row`.
+    fn covers_row(&self, scope: &Scope, row: &Row) -> bool {
+        let ck = clustering_of(row);
         match scope {
-            Scope::Partition => part.static_row.iter().chain(regular).collect(),
-            Scope::Range { start, end } => regular
-                .filter(|r| {
-                    let (ck, kind) = kinds(r);
-                    let types = &self.schema.clustering_types;
-                    compare_clusterings(types, (&start.0, start.1), (&ck, kind)) == Ordering::Less
-                        && compare_clusterings(types, (&ck, kind), (&end.0, end.1))
-                            == Ordering::Less
-                })
-                .collect(),
-            Scope::Row(is_static, ck)
-            | Scope::Column(is_static, ck, _)
-            | Scope::Cell(is_static, ck, _, _) => {
-                if *is_static {
-                    return part.static_row.iter().collect();
-                }
-                regular
-                    .filter(|r| self.compare(&clustering_of(r), ck) == Ordering::Equal)
-                    .collect()
+            Scope::Partition => true,
+            Scope::Range { start, end } => {
+                let kind = ClusteringPrefixKind::Clustering;
+                let types = &self.schema.clustering_types;
+                !row.is_static
+                    && compare_clusterings(types, (&start.0, start.1), (&ck, kind))
+                        == Ordering::Less
+                    && compare_clusterings(types, (&ck, kind), (&end.0, end.1)) == Ordering::Less
+            }
+            Scope::Row(is_static, c)
+            | Scope::Column(is_static, c, _)
+            | Scope::Cell(is_static, c, _, _) => {
+                row.is_static == *is_static
+                    && (*is_static || self.compare(&ck, c) == Ordering::Equal)
             }
         }
+    }
+
+    /// Whether the scope (known to cover the row) covers a piece: the liveness (`None`) or a
+    /// cell (column, path).
+    fn covers_piece(scope: &Scope, piece: &Piece) -> bool {
+        match (scope, piece) {
+            (Scope::Column(_, _, index), Some((c, _))) => c == index,
+            (Scope::Cell(_, _, index, path), Some((c, p))) => c == index && p == path,
+            (Scope::Column(..) | Scope::Cell(..), None) => false,
+            _ => true,
+        }
+    }
+
+    fn rows_of(part: &SourcePartition) -> impl Iterator<Item = &Row> {
+        part.static_row
+            .iter()
+            .chain(part.unfiltereds.iter().filter_map(|u| match u {
+                DataItem::Row(r) => Some(r),
+                _ => None,
+            }))
     }
 
     fn live_cell(&self, c: &Cell) -> bool {
         matches!(c.kind, CellKind::Live | CellKind::Expiring)
     }
 
-    /// The live pieces of `row` the tombstone shadows: (count, newest timestamp).
-    fn shadowed_in_row(&self, row: &Row, scope: &Scope, mfda: i64) -> (u32, i64) {
-        let mut count = 0u32;
-        let mut newest = i64::MIN;
-        let mut take = |ts: i64| {
-            if ts <= mfda {
-                count = count.saturating_add(1);
-                newest = newest.max(ts);
-            }
-        };
-        let whole_row = matches!(
-            scope,
-            Scope::Partition | Scope::Range { .. } | Scope::Row(..)
-        );
-        if whole_row {
-            if let Some(l) = &row.liveness {
-                let expired = l
-                    .local_expiration_time
-                    .as_ref()
-                    .is_some_and(|e| e.value.expiry_secs() <= self.now_secs);
-                if !expired && !l.is_expired_liveness() {
-                    take(l.timestamp_micros.value);
-                }
+    /// The live pieces of `row` in the scope that `mfda` shadows, with their timestamps.
+    fn shadowed_in_row(&self, row: &Row, scope: &Scope, mfda: i64) -> Vec<(i64, Piece)> {
+        let mut pieces: Vec<(i64, Piece)> = Vec::new();
+        if let Some(l) = &row.liveness {
+            let expired = l
+                .local_expiration_time
+                .as_ref()
+                .is_some_and(|e| e.value.expiry_secs() <= self.now_secs);
+            if !expired && !l.is_expired_liveness() {
+                pieces.push((l.timestamp_micros.value, None));
             }
         }
         for cell in row.cells().filter(|c| self.live_cell(c)) {
-            let covered = match scope {
-                Scope::Column(_, _, index) => cell.column_index == *index,
-                Scope::Cell(_, _, index, path) => {
-                    cell.column_index == *index && path_of(cell) == *path
-                }
-                _ => true,
-            };
-            if covered {
-                take(cell.timestamp_micros);
-            }
+            pieces.push((
+                cell.timestamp_micros,
+                Some((cell.column_index, path_of(cell))),
+            ));
         }
-        (count, newest)
+        pieces.retain(|(ts, piece)| *ts <= mfda && Self::covers_piece(scope, piece));
+        pieces
     }
 
     fn overlap(&self, tombstone: SourceId, shadowed: SourceId, mfda: i64) -> CompactionOverlap {
@@ -497,20 +522,54 @@ impl Scan<'_> {
         }
     }
 
-    /// Adds the tombstone's resurrections (or the tombstone as garbage) to `out`.
-    fn shadowed(&self, tombstone: &DroppableTombstone, scope: &Scope, out: &mut PartitionZombies) {
+    /// Adds the resurrections of tombstone `all[index]` (or it as garbage) to `out`: the
+    /// pieces it shadows in another SSTable that no other tombstone keeps hidden — one that is
+    /// not droppable, or one in the shadowed piece's own SSTable (compacted with it).
+    fn shadowed(
+        &self,
+        index: usize,
+        all: &[(DroppableTombstone, Scope)],
+        out: &mut PartitionZombies,
+    ) {
+        let Some((tombstone, scope)) = all.get(index) else {
+            return;
+        };
         let mfda = tombstone.marked_for_delete_at_micros;
         let mut shadows_something = false;
         for part in self.parts {
-            for row in self.rows_in(part, scope) {
-                let (pieces, newest) = self.shadowed_in_row(row, scope, mfda);
-                if pieces == 0 {
+            for row in Self::rows_of(part).filter(|r| self.covers_row(scope, r)) {
+                let pieces = self.shadowed_in_row(row, scope, mfda);
+                if pieces.is_empty() {
                     continue;
                 }
                 shadows_something = true;
                 if part.source == tombstone.sstable {
                     continue;
                 }
+                let stays: Vec<&(DroppableTombstone, Scope)> = all
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, (u, u_scope))| {
+                        *j != index
+                            && (!self.is_droppable_tombstone(u) || u.sstable == part.source)
+                            && self.covers_row(u_scope, row)
+                    })
+                    .map(|(_, u)| u)
+                    .collect();
+                let exposed: Vec<i64> = pieces
+                    .iter()
+                    .filter(|(ts, piece)| {
+                        !stays.iter().any(|(u, u_scope)| {
+                            *ts <= u.marked_for_delete_at_micros
+                                && Self::covers_piece(u_scope, piece)
+                        })
+                    })
+                    .map(|(ts, _)| *ts)
+                    .collect();
+                let Some(newest) = exposed.iter().max().copied() else {
+                    continue;
+                };
+                let pieces = u32::try_from(exposed.len()).unwrap_or(u32::MAX);
                 out.resurrections.push(Resurrection {
                     tombstone: tombstone.clone(),
                     shadowed_sstable: part.source,
