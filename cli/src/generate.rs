@@ -129,9 +129,9 @@ pub struct Args {
     /// --rows-per-partition, --seed, --generation, --base-timestamp, --chunk-kib)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(2..=64))]
     overlapping: Option<u64>,
-    /// With --overlapping: add the resurrection cases of `write::overlap_zombies` (tombstones 30
-    /// days old, 8 partitions of their own; needs --rows-per-partition ≥ 10), which `zombies
-    /// --gc-grace S` (3600 < S < 30 days + 3600) at the printed --now finds
+    /// With --overlapping (≥ 3): add the resurrection cases of `write::overlap_zombies`
+    /// (tombstones 30 days old, 9 partitions of their own; needs --rows-per-partition ≥ 10),
+    /// which `zombies --gc-grace S` (3600 < S < 30 days + 3600) at the printed --now finds
     #[arg(long, requires = "overlapping")]
     zombies: bool,
 }

@@ -166,7 +166,7 @@ fn zombies_reports_exactly_the_generated_cases() {
         "--json",
     ]));
     assert_eq!(report["gc_before"], o.now_secs - 864_000);
-    assert_eq!(report["partitions"], PARTITIONS + 8);
+    assert_eq!(report["partitions"], PARTITIONS + 9);
     assert_eq!(report["complete"], true);
     let got = findings(&report);
     assert_eq!(got.len(), 9);
@@ -191,7 +191,7 @@ fn zombies_reports_exactly_the_generated_cases() {
     );
     assert!(text.contains(&format!(
         "4 SSTables, {} partitions at now {now} (gc_before {}): 7 resurrection risk(s), 2 droppable tombstone(s) that shadow nothing",
-        PARTITIONS + 8,
+        PARTITIONS + 9,
         o.now_secs - 864_000
     )), "{text}");
     // Before the tombstones pass gc_grace (31 days > their 30 days + 1 hour): nothing.

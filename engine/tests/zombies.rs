@@ -125,7 +125,7 @@ fn finds_exactly_the_injected_cases(version: &str, seed: u64) {
     let (options, tables, _, expected) = overlapping_with(version, seed, true);
     let files = slices(&tables);
     let found = scan(&tables, &files, options.now_secs, GC_GRACE);
-    assert_eq!(found.len(), 68, "every partition of the table is scanned");
+    assert_eq!(found.len(), 69, "every partition of the table is scanned");
     let got = as_expected(&found);
     assert_eq!(got.len(), 9);
     assert_eq!(got, expected);
@@ -262,7 +262,8 @@ fn no_fixture_sstable_resurrects_anything_alone_or_with_its_copy() {
 }
 
 /// SSTable 0 of a generated table alone (under another generation): the tombstones of its
-/// cases (0: a partition deletion, 4: an expired cell) shadow nothing it holds.
+/// cases (0: a partition deletion, 4: an expired cell, 8: a row deletion) shadow nothing it
+/// holds.
 #[test]
 fn a_table_of_one_generated_sstable_has_no_resurrection() {
     let (options, tables, _, _) = overlapping_with("nb", 9, true);
@@ -281,6 +282,7 @@ fn a_table_of_one_generated_sstable_has_no_resurrection() {
         .map(|t| t.kind)
         .collect();
     use sstable_engine::merge::zombies::ZombieTombstoneKind::*;
-    assert_eq!(garbage.len(), 2, "{garbage:?}");
+    assert_eq!(garbage.len(), 3, "{garbage:?}");
     assert!(garbage.contains(&Partition) && garbage.contains(&ExpiredCell));
+    assert!(garbage.contains(&Row));
 }

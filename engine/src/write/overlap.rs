@@ -47,7 +47,7 @@ pub struct OverlapOptions {
     pub now_secs: i64,
     /// Uncompressed bytes per LZ4 chunk (16 KiB by default; small ones give many chunks).
     pub chunk_length_bytes: u32,
-    /// Adds the resurrection cases of [`overlap_zombies`](super::overlap_zombies) (at least 2
+    /// Adds the resurrection cases of [`overlap_zombies`](super::overlap_zombies) (at least 3
     /// SSTables and 10 rows per partition), their findings in
     /// [`OverlappingTable::expected_zombies`].
     pub zombies: bool,
@@ -115,9 +115,9 @@ pub fn generate_overlapping<S: ComponentSink>(
     if options.sstables == 0 || options.partitions == 0 || options.rows_per_partition == 0 {
         return Err(Error::invalid("at least one SSTable, partition and row", 0));
     }
-    if options.zombies && (options.sstables < 2 || options.rows_per_partition < 10) {
+    if options.zombies && (options.sstables < 3 || options.rows_per_partition < 10) {
         return Err(Error::invalid(
-            "resurrection cases need 2 SSTables and 10 rows per partition",
+            "resurrection cases need 3 SSTables and 10 rows per partition",
             0,
         ));
     }

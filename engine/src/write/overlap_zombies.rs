@@ -14,6 +14,7 @@
 //! | 5 | `tags` complex deletion at 8 | row 8: liveness, `tags` {t0, t1} | row 8 (2: the elements) |
 //! | 6 | row deletion at 9 | nothing | garbage |
 //! | 7 | partition deletion | nothing | garbage |
+//! | 8 | row deletion at 2 | row 2: liveness, `v`; SSTable `c` (≠ a, b) deletes row 2 after it, not droppable | none: `c` keeps row 2 hidden |
 //!
 //! With `now = OverlapOptions::now_secs` these are the only droppable tombstones for any
 //! gc_grace in (3,600 s, [`ZOMBIE_AGE_SECS`] + 3,600 s): the random partitions' tombstones and
@@ -28,7 +29,7 @@ use super::model::{
 pub const ZOMBIE_AGE_SECS: i64 = 30 * 86_400;
 
 /// The number of injected cases (one partition each).
-pub const ZOMBIE_CASES: usize = 8;
+pub const ZOMBIE_CASES: usize = 9;
 
 /// What a resurrection scan finds for one injected tombstone: the data it shadows in one
 /// other SSTable's row, or (`shadowed: None`) nothing (droppable garbage).
@@ -72,6 +73,7 @@ pub(crate) fn zombie_case(
     let sstables = sstables.max(1);
     let a = case.checked_rem(sstables).unwrap_or(0);
     let b = case.saturating_add(1).checked_rem(sstables).unwrap_or(0);
+    let c = case.saturating_add(2).checked_rem(sstables).unwrap_or(0);
     let base_secs = base_timestamp_micros / 1_000_000;
     let tomb_secs = base_secs.saturating_sub(ZOMBIE_AGE_SECS);
     // Distinct timestamps per case; the data a day older than its tombstone.
@@ -120,6 +122,7 @@ pub(crate) fn zombie_case(
     };
     let mut out = Vec::new();
     let mut b_rows = Vec::new();
+    let mut versions_c = None;
     match case {
         0 => {
             pa.deletion = deletion;
@@ -253,9 +256,22 @@ pub(crate) fn zombie_case(
                 shadow(Some(8), 2),
             ));
         }
-        _ => {
+        7 => {
             pa.deletion = deletion;
             out.push(expected("Partition", None, None, tomb_secs, None));
+        }
+        _ => {
+            let mut r = Row::new(ck(2));
+            r.deletion = deletion;
+            pa.unfiltereds.push(Unfiltered::Row(r));
+            b_rows.push(live_row(2, vec![simple(v_col, "zombie v2")]));
+            // A recent deletion (at the base time, not droppable) of the same row in `c`.
+            let mut r = Row::new(ck(2));
+            let recent = base_timestamp_micros.saturating_add(case as i64);
+            r.deletion = ModelDeletion::new(recent, base_secs as u32);
+            let mut pc = Partition::new(key.to_vec());
+            pc.unfiltereds.push(Unfiltered::Row(r));
+            versions_c = Some((c, pc));
         }
     }
     pb.unfiltereds = b_rows.into_iter().map(Unfiltered::Row).collect();
@@ -263,6 +279,7 @@ pub(crate) fn zombie_case(
     if pb.static_row.is_some() || !pb.unfiltereds.is_empty() {
         versions.push((b, pb));
     }
+    versions.extend(versions_c);
     versions.sort_by_key(|(s, _)| *s);
     (versions, out)
 }
