@@ -129,6 +129,11 @@ pub struct Args {
     /// --rows-per-partition, --seed, --generation, --base-timestamp, --chunk-kib)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(2..=64))]
     overlapping: Option<u64>,
+    /// With --overlapping (≥ 3): add the resurrection cases of `write::overlap_zombies`
+    /// (tombstones 30 days old, 9 partitions of their own; needs --rows-per-partition ≥ 10),
+    /// which `zombies --gc-grace S` (3600 < S < 30 days + 3600) at the printed --now finds
+    #[arg(long, requires = "overlapping")]
+    zombies: bool,
 }
 
 /// `--compression`: a compressor, or none.
@@ -204,10 +209,12 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         generation,
         base_timestamp,
         overlapping,
+        zombies,
     } = args;
     if let Some(n) = overlapping {
         let rows = u32::try_from(rows).map_err(|_| "--rows-per-partition: too many".to_owned())?;
         let mut o = OverlapOptions::new(version, n as usize, partitions, rows, seed);
+        o.zombies = zombies;
         if let Some(b) = base_timestamp {
             o.base_timestamp_micros = b;
             o.now_secs = (b / 1_000_000).saturating_add(3_600);
@@ -323,5 +330,17 @@ fn write_overlapping(
         table.expected.len(),
         o.now_secs
     );
+    if o.zombies {
+        let garbage = table
+            .expected_zombies
+            .iter()
+            .filter(|z| z.shadowed.is_none())
+            .count();
+        println!(
+            "with resurrection cases: zombies --now {} --gc-grace 864000 finds {} resurrections and {garbage} droppable tombstones that shadow nothing",
+            o.now_secs,
+            table.expected_zombies.len().saturating_sub(garbage)
+        );
+    }
     Ok(Outcome::Clean)
 }

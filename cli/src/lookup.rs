@@ -11,6 +11,12 @@
 //! that fails its checksum: the lookup stops with an error naming the component and offset) or
 //! the lookup cannot answer (a key type it cannot order), 2 on bad usage (including a KEY that does not parse).
 //!
+//! `lookup DIR KEY` on a directory of several 3.0+ SSTables of one table (`--now` for TTLs)
+//! looks the key up in each, names those that hold it (what `nodetool getsstables` answers),
+//! shows each one's partition as its own dump does, and the merged answer
+//! (`sstable_engine::merge::merge_versions`, the read path's reconciliation) with the SSTable
+//! of every row's cells; exit 1 when an SSTable's read path is broken or the merge fails.
+//!
 //! Also the CLI's side shared with `index`: loading SSTables ([`load_sstables`]), the clock and
 //! key rendering.
 
@@ -98,7 +104,8 @@ fn parse_hex_key(text: &str) -> Result<Vec<u8>, String> {
 #[derive(clap::Args, Debug)]
 #[command(allow_negative_numbers = true)]
 pub struct Args {
-    /// A component file or directory holding exactly one SSTable
+    /// A component file or an SSTable's directory; a directory of several SSTables (one table)
+    /// is looked up in each of them, then their parts merged
     #[arg(value_name = "PATH")]
     path: String,
     /// The partition key as cqlsh prints it (text before 3.0; `:` between the components of a
@@ -112,16 +119,26 @@ pub struct Args {
     /// Print JSON
     #[arg(long)]
     json: bool,
+    /// A table lookup's "now", seconds since the epoch, for TTL expiry (default: the clock)
+    #[arg(long, value_name = "SECS")]
+    now: Option<i64>,
 }
 
 pub fn run(args: Args) -> Result<Outcome, String> {
     let (path, key_text) = (args.path.as_str(), args.key.as_str());
     let mut sstables = load_sstables(&[path])?;
-    if sstables.len() != 1 {
-        return Err(format!(
-            "{path}: lookup needs exactly one SSTable, found {}",
-            sstables.len()
-        ));
+    if sstables.len() > 1 {
+        if let Some((_, m)) = sstables
+            .iter()
+            .find(|(_, m)| !decodes_rows(&m.descriptor.version))
+        {
+            return Err(format!(
+                "{path}: {} SSTables; a lookup of several merges 3.0+ SSTables only, and one is version {}",
+                sstables.len(),
+                m.descriptor.version
+            ));
+        }
+        return table_lookup(&args, sstables);
     }
     let Some((mut files, metadata)) = sstables.pop() else {
         return Err(format!("{path}: no SSTable"));
@@ -382,4 +399,217 @@ fn human(
         }
     }
     out
+}
+
+/// `lookup DIR KEY` over a whole table: the lookup in every SSTable (those that hold the key
+/// are what `nodetool getsstables` answers), each one's partition as its single-SSTable dump
+/// shows it, and the merged answer (`merge::merge_versions`, Cassandra's read-path
+/// reconciliation) with the SSTable of every part. 3.0+ SSTables; JSON members: `sstables`
+/// (each `sstable`, `found`, `partition`), `holding`, `merged`, `errors`.
+fn table_lookup(
+    args: &Args,
+    sstables: Vec<(ComponentFiles, SSTableMetadata)>,
+) -> Result<Outcome, String> {
+    use sstable_engine::component::data::DataSchema;
+    use sstable_engine::dump::PartitionBuilder;
+    use sstable_engine::merge::{merge_versions, MergeOptions, PartitionVersion};
+
+    let key_text = args.key.as_str();
+    let Some((_, first)) = sstables.first() else {
+        return Err("no SSTable".to_owned());
+    };
+    let key = if args.hex {
+        parse_hex_key(key_text)?
+    } else {
+        first
+            .parse_key(key_text)
+            .map_err(|e| format!("KEY `{key_text}`: {e}"))?
+    };
+    let now = args.now.or_else(crate::now::now_seconds);
+    let clock = InstantClock::new();
+    let mut errors: Vec<String> = Vec::new();
+    let mut per_sstable = Vec::new();
+    let mut holding = Vec::new();
+    let mut schemas: Vec<(
+        String,
+        DataSchema,
+        Vec<sstable_engine::component::data::DataItem>,
+    )> = Vec::new();
+    for (mut files, metadata) in sstables {
+        let name = files
+            .prefix
+            .rsplit('/')
+            .next()
+            .unwrap_or(&files.prefix)
+            .to_owned();
+        if !decodes_rows(&metadata.descriptor.version) {
+            errors.push(format!(
+                "{name}: version {} predates the 3.0 row format; a table lookup merges 3.0+ SSTables only",
+                metadata.descriptor.version
+            ));
+            continue;
+        }
+        errors.extend(metadata.errors.iter().map(|e| format!("{name}: {e}")));
+        let result = lookup_with(&metadata, &key, &mut files, &clock);
+        if let Some(reason) = result.stopped_at.as_ref().filter(|r| !r.is_absent()) {
+            errors.push(format!("{name}: {}", reason.describe()));
+        }
+        let mut part = Value::Null;
+        if let Some(position) = result.partition_position {
+            let schema = metadata
+                .statistics
+                .as_ref()
+                .and_then(|s| s.header.as_ref())
+                .ok_or_else(|| format!("{name}: no serialization header"))
+                .and_then(|h| {
+                    DataSchema::from_header(h, &metadata.descriptor.version)
+                        .map_err(|e| format!("{name}: {e}"))
+                });
+            let mut items = Vec::new();
+            let read = schema.and_then(|schema| {
+                CheckedDataReader::for_sstable(
+                    &metadata,
+                    DecodeOptions {
+                        now_seconds: now,
+                        ..DecodeOptions::default()
+                    },
+                )
+                .and_then(|mut reader| {
+                    let mut driver = SyncDriver::new(&mut files);
+                    read_partition_with(&mut reader, position, &mut driver, &clock, |i| {
+                        items.push(i.clone())
+                    })
+                })
+                .map_err(|e| format!("{name}: {e}"))
+                .map(|_| schema)
+            });
+            match read {
+                Ok(schema) => {
+                    let mut builder = PartitionBuilder::new(now);
+                    if let Some(dump) = items.iter().find_map(|i| builder.push(&schema, i)) {
+                        part = serde_json::to_value(&dump).unwrap_or(Value::Null);
+                    }
+                    holding.push(name.clone());
+                    schemas.push((name.clone(), schema, items));
+                }
+                Err(e) => errors.push(e),
+            }
+        }
+        per_sstable.push(json!({
+            "sstable": name,
+            "found": result.found,
+            "position": result.partition_position,
+            "partition": part,
+        }));
+    }
+    let versions = schemas
+        .iter()
+        .map(|(name, schema, items)| PartitionVersion {
+            name: name.clone(),
+            schema,
+            items: items.clone(),
+        })
+        .collect();
+    let options = MergeOptions {
+        now_seconds: now,
+        explain: false,
+    };
+    let merged = match merge_versions(versions, options) {
+        Ok(Some(m)) => {
+            let mut builder = PartitionBuilder::new(now);
+            let dump = schemas.first().and_then(|(_, schema, _)| {
+                m.to_items().iter().find_map(|i| builder.push(schema, i))
+            });
+            let cell_sources: Vec<Value> = m
+                .unfiltereds
+                .iter()
+                .filter_map(|u| match u {
+                    sstable_engine::merge::MergedUnfiltered::Row(r) => Some(json!(r
+                        .cell_sources
+                        .iter()
+                        .map(|s| holding.get(*s))
+                        .collect::<Vec<_>>())),
+                    sstable_engine::merge::MergedUnfiltered::Marker(_) => None,
+                })
+                .collect();
+            json!({
+                "partition": dump,
+                "deletion_sstable": m.deletion_source.and_then(|s| holding.get(s)),
+                "row_cell_sstables": cell_sources,
+            })
+        }
+        Ok(None) => Value::Null,
+        Err(e) => {
+            errors.push(e.to_string());
+            Value::Null
+        }
+    };
+    let report = json!({
+        "key": {"text": key_text, "hex": hex(&key), "rendered": render_key(first_key_type(&schemas).as_ref(), &key)},
+        "sstables": per_sstable,
+        "holding": holding,
+        "merged": merged,
+        "errors": errors,
+    });
+    let text = if args.json {
+        serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n"
+    } else {
+        let field = |v: &'_ Value, k: &str| v.get(k).cloned().unwrap_or(Value::Null);
+        let listed = report
+            .get("sstables")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "lookup of {key_text} ({}) in {} SSTables",
+            hex(&key),
+            listed.len()
+        );
+        for s in &listed {
+            let _ = writeln!(
+                out,
+                "  {}: {}",
+                field(s, "sstable").as_str().unwrap_or(""),
+                if field(s, "found").as_bool() == Some(true) {
+                    format!(
+                        "holds the key at Data.db {}: {}",
+                        field(s, "position"),
+                        field(s, "partition")
+                    )
+                } else {
+                    "does not hold the key".to_owned()
+                }
+            );
+        }
+        let merged = report
+            .pointer("/merged/partition")
+            .cloned()
+            .unwrap_or(Value::Null);
+        let _ = writeln!(out, "  merged: {merged}");
+        for e in &errors {
+            let _ = writeln!(out, "  error: {e}");
+        }
+        out
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush());
+    Ok(if errors.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::Errors
+    })
+}
+
+fn first_key_type(
+    schemas: &[(
+        String,
+        sstable_engine::component::data::DataSchema,
+        Vec<sstable_engine::component::data::DataItem>,
+    )],
+) -> Option<AbstractType> {
+    schemas.first().map(|(_, s, _)| s.key_type.clone())
 }

@@ -46,6 +46,7 @@ mod sql;
 mod table;
 mod tombstones;
 mod verify;
+mod zombies;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -120,6 +121,9 @@ pub enum Command {
     /// reconciles them, with the SSTable of every cell, row marker and tombstone (`--explain`:
     /// what beat each loser)
     Read(read::Args),
+    /// Resurrection risks: droppable tombstones that shadow data in another SSTable, and
+    /// droppable tombstones that shadow nothing
+    Zombies(zombies::Args),
     /// The SSTables of one table: time ranges, token overlaps, level, repair, origin, fully
     /// expired SSTables and their blockers (like sstableexpiredblockers)
     Table(table::Args),
@@ -175,6 +179,7 @@ fn main() -> ExitCode {
         Command::Partitions(args) => partitions::run(args),
         Command::Tombstones(args) => tombstones::run(args),
         Command::Read(args) => read::run(args),
+        Command::Zombies(args) => zombies::run(args),
         Command::Table(args) => table::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Export(args) => export::run(args),
@@ -212,6 +217,7 @@ fn subcommand_name(command: &Command) -> &'static str {
         Command::Partitions(_) => "partitions",
         Command::Tombstones(_) => "tombstones",
         Command::Read(_) => "read",
+        Command::Zombies(_) => "zombies",
         Command::Table(_) => "table",
         Command::Scrub(_) => "scrub",
         #[cfg(feature = "sql")]

@@ -14,6 +14,7 @@ use sstable_engine::clock::NoClock;
 use sstable_engine::component::data::{ColumnData, DataSchema, DecodeOptions, MarkerDeletion};
 use sstable_engine::datetime::{iso8601_micros, iso8601_secs};
 use sstable_engine::dump::{PartitionBuilder, PartitionJson};
+use sstable_engine::info::SSTableMetadata;
 use sstable_engine::merge::{
     Beaten, Loss, MergeInput, MergeOptions, MergedMarker, MergedPartition, MergedRow,
     MergedUnfiltered, TableMerger,
@@ -53,20 +54,25 @@ pub struct Args {
     gc_grace: i64,
 }
 
-pub fn run(a: Args) -> Result<Outcome, String> {
-    let paths: Vec<&str> = a.paths.iter().map(String::as_str).collect();
-    if a.json {
-        progress::disable();
-    }
-    let found = files::find(&paths).map_err(|e| e.to_string())?;
+/// One table's SSTables opened for a merge: the merger, each SSTable's name and metadata.
+pub(crate) struct OpenTable {
+    pub merger: TableMerger<ComponentFiles>,
+    pub names: Vec<String>,
+    pub metadata: Vec<SSTableMetadata>,
+}
+
+/// Finds the SSTables under `paths` (one directory, 3.0+, one partitioner) and opens each for
+/// the merge; `Err(Ok(outcome))` when an error was already printed.
+pub(crate) fn open_table(
+    paths: &[String],
+    options: DecodeOptions,
+    merge_options: MergeOptions,
+) -> Result<OpenTable, Result<Outcome, String>> {
+    let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+    let found = files::find(&paths).map_err(|e| Err(e.to_string()))?;
     if found.grouping.sstables.is_empty() {
-        return Err("no SSTable found".to_owned());
+        return Err(Err("no SSTable found".to_owned()));
     }
-    let now = a.now.or_else(now_seconds);
-    let options = DecodeOptions {
-        now_seconds: now,
-        ..DecodeOptions::default()
-    };
     let directories: std::collections::BTreeSet<&str> = found
         .grouping
         .sstables
@@ -74,26 +80,26 @@ pub fn run(a: Args) -> Result<Outcome, String> {
         .map(|s| s.directory.as_str())
         .collect();
     if directories.len() > 1 {
-        return Err(format!(
+        return Err(Err(format!(
             "the SSTables are in {} directories ({}): read merges one table's directory",
             directories.len(),
             directories.into_iter().collect::<Vec<_>>().join(", ")
-        ));
+        )));
     }
     let mut inputs = Vec::new();
     let mut names = Vec::new();
-    let mut first_metadata: Option<sstable_engine::info::SSTableMetadata> = None;
+    let mut all: Vec<SSTableMetadata> = Vec::new();
     for sstable in &found.grouping.sstables {
         let (metadata, io_errors) = files::load_metadata(&found, sstable);
         if crate::output::print_errors(io_errors) {
-            return Ok(Outcome::Errors);
+            return Err(Ok(Outcome::Errors));
         }
         if !sstable.descriptor.version.has_row_format() {
             eprintln!(
                 "error: {}: version {} predates the 3.0 row format; read merges 3.0+ SSTables only",
                 sstable.prefix, sstable.descriptor.version
             );
-            return Ok(Outcome::Errors);
+            return Err(Ok(Outcome::Errors));
         }
         let name = sstable
             .prefix
@@ -106,23 +112,60 @@ pub fn run(a: Args) -> Result<Outcome, String> {
             Ok(i) => inputs.push(i),
             Err(e) => {
                 eprintln!("error: {e}");
-                return Ok(Outcome::Errors);
+                return Err(Ok(Outcome::Errors));
             }
         }
-        if let Some(first) = &first_metadata {
+        if let Some(first) = all.first() {
             if first.partitioner() != metadata.partitioner() {
                 eprintln!(
                     "error: {name}: partitioner {} differs from the first SSTable's {}",
                     metadata.partitioner(),
                     first.partitioner()
                 );
-                return Ok(Outcome::Errors);
+                return Err(Ok(Outcome::Errors));
             }
         }
         names.push(name);
-        first_metadata.get_or_insert(metadata);
+        all.push(metadata);
     }
-    let Some(first) = first_metadata else {
+    let Some(first) = all.first() else {
+        return Err(Err("no SSTable found".to_owned()));
+    };
+    match TableMerger::new(inputs, first.partitioner(), merge_options) {
+        Ok(merger) => Ok(OpenTable {
+            merger,
+            names,
+            metadata: all,
+        }),
+        Err(e) => {
+            eprintln!("error: {e}");
+            Err(Ok(Outcome::Errors))
+        }
+    }
+}
+
+pub fn run(a: Args) -> Result<Outcome, String> {
+    if a.json {
+        progress::disable();
+    }
+    let now = a.now.or_else(now_seconds);
+    let options = DecodeOptions {
+        now_seconds: now,
+        ..DecodeOptions::default()
+    };
+    let merge_options = MergeOptions {
+        now_seconds: now,
+        explain: a.explain,
+    };
+    let OpenTable {
+        mut merger,
+        names,
+        metadata,
+    } = match open_table(&a.paths, options, merge_options) {
+        Ok(t) => t,
+        Err(r) => return r,
+    };
+    let Some(first) = metadata.first() else {
         return Err("no SSTable found".to_owned());
     };
     let wanted: Vec<Vec<u8>> = a
@@ -136,17 +179,6 @@ pub fn run(a: Args) -> Result<Outcome, String> {
         .iter()
         .max_by(|a, b| partitioner.compare_keys(a, b))
         .cloned();
-    let merge_options = MergeOptions {
-        now_seconds: now,
-        explain: a.explain,
-    };
-    let mut merger = match TableMerger::new(inputs, first.partitioner(), merge_options) {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(Outcome::Errors);
-        }
-    };
     let schema = merger.schema().clone();
     let mut out = std::io::BufWriter::with_capacity(256 << 10, crate::output::stdout());
     if a.json {

@@ -13,6 +13,7 @@ mod generate;
 mod info;
 mod jobs;
 mod lookup;
+mod lookup_table;
 mod read;
 mod sample;
 mod scrub;
@@ -20,3 +21,4 @@ mod snapshot;
 #[cfg(feature = "sql")]
 mod sql;
 mod verify;
+mod zombies;

@@ -26,3 +26,4 @@ mod types;
 mod values;
 mod verify;
 mod write;
+mod zombies;

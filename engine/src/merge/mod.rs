@@ -9,6 +9,7 @@
 //! | `partition`, `rows` | one partition's versions merged: partition deletion, range tombstones, rows, complex columns | `db/rows/UnfilteredRowIterators.java` `merge`, `db/rows/Rows.java`, `db/rows/RangeTombstoneMarker.java` |
 //! | [`reconcile`] | two versions of a cell, liveness or deletion: which wins | `db/rows/Cells.java`, `db/Conflicts.java`, `db/LivenessInfo.java`, `db/DeletionTime.java` |
 //! | `counter` | two versions of a counter cell: a tombstone wins, else the contexts merged | `db/rows/Cells.java` `resolveCounter`, `db/context/CounterContext.java` |
+//! | [`zombies`] | resurrection risks: droppable tombstones that shadow data in another SSTable, and droppable tombstones that shadow nothing | `db/compaction/CompactionController.java` `getPurgeEvaluator`, `db/DeletionPurger.java` |
 //!
 //! Memory is bounded by the partitions being merged (one version per SSTable of the current
 //! key) and each reader's window, never by the table. Inputs are 3.0+ SSTables (ma … oa, da)
@@ -28,6 +29,7 @@ pub mod output;
 mod partition;
 pub mod reconcile;
 mod rows;
+pub mod zombies;
 
 pub use output::{
     Beaten, Loss, LostKind, MergedMarker, MergedPartition, MergedRow, MergedUnfiltered, SourceId,
@@ -261,6 +263,34 @@ impl<S: RangeSource> TableMerger<S> {
     }
 
     fn merge_next(&mut self, clock: &dyn Clock) -> Result<Option<MergedPartition>, MergeError> {
+        let Some(parts) = self.next_versions(clock)? else {
+            return Ok(None);
+        };
+        let mut ctx = Context::new(&self.schema, self.options.now_seconds, self.options.explain);
+        Ok(merge_partition(parts, &mut ctx))
+    }
+
+    /// The next partition's version in each SSTable that holds it (in source order), unmerged:
+    /// what [`zombies`] compares SSTable against SSTable. Errors are remembered as
+    /// [`TableMerger::next_partition`] remembers them.
+    pub(crate) fn next_partition_versions(
+        &mut self,
+        clock: &dyn Clock,
+    ) -> Result<Option<Vec<SourcePartition>>, MergeError> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        let result = self.next_versions(clock);
+        if let Err(e) = &result {
+            self.failed = Some(e.clone());
+        }
+        result
+    }
+
+    fn next_versions(
+        &mut self,
+        clock: &dyn Clock,
+    ) -> Result<Option<Vec<SourcePartition>>, MergeError> {
         for input in &mut self.inputs {
             input.peek(clock)?;
         }
@@ -287,8 +317,7 @@ impl<S: RangeSource> TableMerger<S> {
                 parts.push(input.read_partition(source, clock)?);
             }
         }
-        let mut ctx = Context::new(&self.schema, self.options.now_seconds, self.options.explain);
-        Ok(merge_partition(parts, &mut ctx))
+        Ok(Some(parts))
     }
 }
 
@@ -383,20 +412,32 @@ impl<S: RangeSource> Input<S> {
         }
     }
 
-    fn remap(&self, mut row: Row) -> Result<Row, MergeError> {
+    fn remap(&self, row: Row) -> Result<Row, MergeError> {
+        remap_row(&self.static_map, &self.regular_map, row).map_err(|e| self.error(e))
+    }
+}
+
+/// `row` with its column indexes mapped to the merge schema's.
+fn remap_row(
+    static_map: &[Option<usize>],
+    regular_map: &[Option<usize>],
+    mut row: Row,
+) -> Result<Row, Error> {
+    {
         let map = if row.is_static {
-            &self.static_map
+            static_map
         } else {
-            &self.regular_map
+            regular_map
         };
         let position = row.position;
         for data in &mut row.column_data {
             let index = data.column_index();
             let Some(new) = map.get(index).copied().flatten() else {
-                return Err(self.error(
-                    Error::invalid(format!("column #{index} is not in the schema"), position)
-                        .in_component(ComponentType::Data),
-                ));
+                return Err(Error::invalid(
+                    format!("column #{index} is not in the schema"),
+                    position,
+                )
+                .in_component(ComponentType::Data));
             };
             match data {
                 ColumnData::Simple(c) => c.column_index = new,
@@ -410,4 +451,72 @@ impl<S: RangeSource> Input<S> {
         }
         Ok(row)
     }
+}
+
+/// One SSTable's version of a partition as Data.db items (start, static row, rows and markers,
+/// end), for [`merge_versions`].
+#[derive(Debug, Clone)]
+pub struct PartitionVersion<'s> {
+    pub name: String,
+    pub schema: &'s DataSchema,
+    pub items: Vec<DataItem>,
+}
+
+/// Merges the versions of one partition read from several SSTables (a point read, as
+/// `lookup DIR KEY` does it) exactly as [`TableMerger`] merges each partition; `SourceId`s are
+/// the versions' order, the first version's schema is the merge's.
+pub fn merge_versions(
+    versions: Vec<PartitionVersion<'_>>,
+    options: MergeOptions,
+) -> Result<Option<MergedPartition>, MergeError> {
+    let Some(first) = versions.first() else {
+        return Ok(None);
+    };
+    let schema = first.schema.clone();
+    let mut parts = Vec::with_capacity(versions.len());
+    for (source, v) in versions.into_iter().enumerate() {
+        if v.schema.clustering_types != schema.clustering_types {
+            return Err(schema_error(
+                &v.name,
+                "its clustering types differ from the first SSTable's".to_owned(),
+            ));
+        }
+        let static_map = column_map(&schema, v.schema, true);
+        let regular_map = column_map(&schema, v.schema, false);
+        let fail = |error: Error| MergeError {
+            sstable: v.name.clone(),
+            partition_key_hex: None,
+            last_merged_key_hex: None,
+            error,
+        };
+        let (mut start, mut end, mut static_row, mut unfiltereds) = (None, None, None, Vec::new());
+        for item in v.items.iter().cloned() {
+            match item {
+                DataItem::PartitionStart(p) => start = Some(p),
+                DataItem::StaticRow(r) => {
+                    static_row = Some(remap_row(&static_map, &regular_map, r).map_err(fail)?)
+                }
+                DataItem::Row(r) => unfiltereds.push(DataItem::Row(
+                    remap_row(&static_map, &regular_map, r).map_err(fail)?,
+                )),
+                m @ DataItem::RangeTombstoneMarker(_) => unfiltereds.push(m),
+                DataItem::PartitionEnd(e) => end = Some(e),
+            }
+        }
+        let (Some(start), Some(end)) = (start, end) else {
+            return Err(fail(
+                Error::invalid("a partition version without its start or end", 0)
+                    .in_component(ComponentType::Data),
+            ));
+        };
+        parts.push(SourcePartition {
+            source,
+            start,
+            static_row,
+            unfiltereds,
+            end,
+        });
+    }
+    let mut ctx = Context::new(&schema, options.now_seconds, options.explain);
+    Ok(merge_partition(parts, &mut ctx))
 }

@@ -44,6 +44,7 @@ pub mod metadata;
 pub mod model;
 pub mod overlap;
 mod overlap_model;
+pub mod overlap_zombies;
 pub mod schema;
 pub mod writer;
 

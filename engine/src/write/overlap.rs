@@ -22,6 +22,8 @@ use super::model::{
 };
 use super::overlap_model::expect_partition;
 pub use super::overlap_model::{ExpectedCell, ExpectedPartition, ExpectedRow, FromSSTable};
+use super::overlap_zombies::{zombie_case, ZOMBIE_CASES};
+pub use super::overlap_zombies::{ExpectedShadowed, ExpectedZombie, ZOMBIE_AGE_SECS};
 use super::schema::{ColumnDef, TableSchema};
 use super::writer::{SSTableWriter, WriteOptions, WriteSummary};
 use super::{sort_keys_by_token, ComponentSink};
@@ -45,6 +47,10 @@ pub struct OverlapOptions {
     pub now_secs: i64,
     /// Uncompressed bytes per LZ4 chunk (16 KiB by default; small ones give many chunks).
     pub chunk_length_bytes: u32,
+    /// Adds the resurrection cases of [`overlap_zombies`](super::overlap_zombies) (at least 3
+    /// SSTables and 10 rows per partition), their findings in
+    /// [`OverlappingTable::expected_zombies`].
+    pub zombies: bool,
 }
 
 impl OverlapOptions {
@@ -66,6 +72,7 @@ impl OverlapOptions {
             base_timestamp_micros,
             now_secs: (base_timestamp_micros / 1_000_000).saturating_add(3_600),
             chunk_length_bytes: 16 * 1024,
+            zombies: false,
         }
     }
 }
@@ -75,6 +82,9 @@ impl OverlapOptions {
 pub struct OverlappingTable<S> {
     pub sstables: Vec<(S, WriteSummary)>,
     pub expected: Vec<ExpectedPartition>,
+    /// With [`OverlapOptions::zombies`]: every finding of a resurrection scan at `now_secs`
+    /// and a gc_grace in (3,600 s, 30 days + 3,600 s), sorted; empty otherwise.
+    pub expected_zombies: Vec<ExpectedZombie>,
 }
 
 /// The table's schema.
@@ -105,6 +115,12 @@ pub fn generate_overlapping<S: ComponentSink>(
     if options.sstables == 0 || options.partitions == 0 || options.rows_per_partition == 0 {
         return Err(Error::invalid("at least one SSTable, partition and row", 0));
     }
+    if options.zombies && (options.sstables < 3 || options.rows_per_partition < 10) {
+        return Err(Error::invalid(
+            "resurrection cases need 3 SSTables and 10 rows per partition",
+            0,
+        ));
+    }
     let schema = overlap_schema()?;
     let col = |is_static: bool, name: &str| {
         schema
@@ -126,11 +142,38 @@ pub fn generate_overlapping<S: ComponentSink>(
                 .to_vec()
         })
         .collect();
+    let zombie_keys: Vec<Vec<u8>> = (0..ZOMBIE_CASES as u64)
+        .filter(|_| options.zombies)
+        .map(|i| {
+            (options
+                .partitions
+                .wrapping_add(i)
+                .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                ^ options.seed)
+                .to_be_bytes()
+                .to_vec()
+        })
+        .collect();
+    keys.extend(zombie_keys.iter().cloned());
     sort_keys_by_token(&mut keys, &Partitioner::Murmur3);
+    let mut expected_zombies = Vec::new();
 
     // Every SSTable's partitions, built first (small by design), then written in key order.
     let mut tables: Vec<Vec<Partition>> = vec![Vec::new(); options.sstables];
     for (number, key) in keys.iter().enumerate() {
+        if let Some(case) = zombie_keys.iter().position(|k| k == key) {
+            let columns = (s_col, n_col, v_col, tags_col);
+            let n = options.sstables;
+            let (versions, found) =
+                zombie_case(case, key, n, options.base_timestamp_micros, columns);
+            for (i, p) in versions {
+                if let Some(t) = tables.get_mut(i) {
+                    t.push(p);
+                }
+            }
+            expected_zombies.extend(found);
+            continue;
+        }
         let mut rng =
             SplitMix64::new(options.seed ^ (number as u64).wrapping_mul(0xa076_1d64_78bd_642f));
         let last = options.sstables.saturating_sub(1);
@@ -297,9 +340,18 @@ pub fn generate_overlapping<S: ComponentSink>(
         let mut w = WriteOptions::new(options.version);
         w.expected_keys = partitions.len().max(1) as u64;
         w.chunk_length_bytes = options.chunk_length_bytes;
+        // The resurrection cases are written up to 31 days before the base time.
+        let oldest_secs = if options.zombies {
+            base_secs.saturating_sub(ZOMBIE_AGE_SECS + 2 * 86_400)
+        } else {
+            base_secs
+        };
         w.encoding_stats = EncodingStats {
-            min_timestamp_micros: options.base_timestamp_micros.saturating_sub(1),
-            min_local_deletion_time_secs: base_secs as u32,
+            min_timestamp_micros: options
+                .base_timestamp_micros
+                .min(oldest_secs.saturating_mul(1_000_000))
+                .saturating_sub(1),
+            min_local_deletion_time_secs: oldest_secs as u32,
             min_ttl_secs: 60,
         };
         let mut writer = SSTableWriter::new(schema.clone(), w, make_sink(i))?;
@@ -308,5 +360,10 @@ pub fn generate_overlapping<S: ComponentSink>(
         }
         sstables.push(writer.finish()?);
     }
-    Ok(OverlappingTable { sstables, expected })
+    expected_zombies.sort();
+    Ok(OverlappingTable {
+        sstables,
+        expected,
+        expected_zombies,
+    })
 }
