@@ -39,8 +39,8 @@ mod now;
 mod partitions;
 mod progress;
 mod read;
-mod scrub;
 mod schema;
+mod scrub;
 #[cfg(feature = "sql")]
 mod sql;
 mod table;
