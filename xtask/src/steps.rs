@@ -107,7 +107,7 @@ pub fn test_all() -> Result<(), String> {
                 // The web app is wasm-only: its lints and tests run in the wasm32 pipeline, so
                 // the native one never compiles Yew. Clippy lints while this builds (see `linted`).
                 // `sstable-inspect-py` is a cdylib for CPython: maturin builds it (next step).
-                name: "clippy -D warnings while building, then the tests (cargo test --workspace --exclude sstable-web --exclude sstable-inspect-py)",
+                name: "clippy -D warnings while building, then the tests (cargo test --workspace --exclude sstable-web --exclude sstable-inspect-py --exclude sstable-sql)",
                 run: Box::new(move |log| {
                     run_logged(
                         test_env(linted(&mut cargo()).args([
@@ -117,6 +117,8 @@ pub fn test_all() -> Result<(), String> {
                             "sstable-web",
                             "--exclude",
                             "sstable-inspect-py",
+                            "--exclude",
+                            "sstable-sql",
                         ])),
                         log,
                     )
@@ -156,14 +158,17 @@ pub fn test_all() -> Result<(), String> {
             },
         ],
     };
-    // The Python tests start when the e2e test is done: its long-task checks need the CPU.
+    // The Python tests and the SQL build start when the e2e test is done: its long-task checks
+    // need the CPU.
     let (e2e_done_tx, e2e_done_rx) = std::sync::mpsc::channel::<()>();
+    let (sql_go_tx, sql_go_rx) = std::sync::mpsc::channel::<()>();
     let e2e = Pipeline {
         name: "e2e",
         steps: vec![PipelineStep {
             name: "end-to-end test (Playwright, Chromium) against the web app the wasm32 pipeline built",
             run: Box::new(move |log| {
                 let _done = SendOnDrop(Some(e2e_done_tx));
+                let _sql_go = SendOnDrop(Some(sql_go_tx));
                 dist_rx
                     .recv()
                     .map_err(|_| "the wasm32 pipeline ended before building the web app".to_owned())?;
@@ -202,8 +207,32 @@ pub fn test_all() -> Result<(), String> {
             },
         ],
     };
+    // `sstable-inspect sql` is behind the CLI's `sql` feature: DataFusion's ~200 crates take
+    // minutes to compile, so they build here, beside the Python tests, not before the e2e test.
+    let sql = Pipeline {
+        name: "sql",
+        steps: vec![PipelineStep {
+            name: "the CLI's sql feature (DataFusion): clippy -D warnings while building, then its tests (after the e2e test)",
+            run: Box::new(move |log| {
+                let _ = sql_go_rx.recv();
+                run_logged(
+                    test_env(linted(&mut cargo_niced()).args([
+                        "test",
+                        "-p",
+                        "sstable-inspect",
+                        "--features",
+                        "sql",
+                        "--test",
+                        "integration",
+                        "sql::",
+                    ])),
+                    log,
+                )
+            }),
+        }],
+    };
     let results = std::thread::scope(|s| {
-        let pipelines = [native, wasm, e2e, python].map(|p| {
+        let pipelines = [native, wasm, e2e, python, sql].map(|p| {
             let name = p.name;
             (name, s.spawn(move || p.run()))
         });
