@@ -17,6 +17,7 @@ mod info;
 mod legacy_data;
 mod lookup;
 mod merge;
+mod repair;
 mod scylla;
 mod small_components;
 mod statistics;

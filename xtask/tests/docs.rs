@@ -432,6 +432,7 @@ const ENGINE_LAYERS: &[(&str, &[&str])] = &[
             "crosscheck",
             "write",
             "merge",
+            "repair",
         ],
     ),
 ];
