@@ -27,6 +27,7 @@ mod output;
 mod atoms;
 mod bench;
 mod bench_legacy;
+mod diff;
 mod dump;
 mod export;
 mod generate;
@@ -115,6 +116,9 @@ pub enum Command {
     /// reconciles them, with the SSTable of every cell, row marker and tombstone (`--explain`:
     /// what beat each loser)
     Read(read::Args),
+    /// Replicas compared offline: each directory's merged table hashed into a Merkle tree as
+    /// Cassandra's validation does; mismatching ranges, differing partitions, bytes to stream
+    Diff(diff::Args),
     /// The SSTables of one table: time ranges, token overlaps, level, repair, origin, fully
     /// expired SSTables and their blockers (like sstableexpiredblockers)
     Table(table::Args),
@@ -164,6 +168,7 @@ fn main() -> ExitCode {
         Command::Partitions(args) => partitions::run(args),
         Command::Tombstones(args) => tombstones::run(args),
         Command::Read(args) => read::run(args),
+        Command::Diff(args) => diff::run(args),
         Command::Table(args) => table::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Export(args) => export::run(args),
@@ -198,6 +203,7 @@ fn subcommand_name(command: &Command) -> &'static str {
         Command::Partitions(_) => "partitions",
         Command::Tombstones(_) => "tombstones",
         Command::Read(_) => "read",
+        Command::Diff(_) => "diff",
         Command::Table(_) => "table",
     }
 }
