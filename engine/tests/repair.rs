@@ -14,6 +14,9 @@ use sstable_engine::merge::{MergeInput, MergeOptions, TableMerger};
 use sstable_engine::range::SliceSource;
 use sstable_engine::repair::{depth_for, diff_replicas, DiffReport, ValidationOptions, Validator};
 use sstable_engine::write::overlap::{generate_overlapping, OverlapOptions};
+use sstable_engine::write::replicas::{
+    generate_replicas, Divergence, DivergenceKind, DIVERGENCE_KINDS,
+};
 use sstable_engine::write::MemorySink;
 use sstable_engine::{Format, Version};
 
@@ -193,4 +196,71 @@ fn a_replica_missing_an_sstable_differs_only_in_that_sstables_partitions() {
         assert!(range.bytes[0] > 0);
     }
     assert_eq!(range_leaves, leaves);
+}
+
+fn replica_set(nodes: usize) -> (Vec<Vec<(SSTableMetadata, Files)>>, Vec<Divergence>) {
+    let v = Version::parse(Format::Big, "oa").unwrap();
+    let options = OverlapOptions::new(v, 3, 40, 8, 11);
+    let set = generate_replicas(&options, nodes, &DIVERGENCE_KINDS, |_, _| {
+        MemorySink::default()
+    })
+    .unwrap();
+    let tables = set
+        .nodes
+        .into_iter()
+        .map(|sstables| {
+            sstables
+                .into_iter()
+                .enumerate()
+                .map(|(i, (sink, _))| {
+                    let files: Files = sink.files.into_iter().collect();
+                    (metadata_of("oa", i as u64 + 1, &files), files)
+                })
+                .collect()
+        })
+        .collect();
+    (tables, set.divergences)
+}
+
+#[test]
+fn generated_replicas_differ_in_exactly_the_injected_partitions() {
+    for nodes in [2, 3] {
+        let (tables, divergences) = replica_set(nodes);
+        let replicas: Vec<Vec<_>> = tables.iter().map(|t| t.iter().collect()).collect();
+        let r = diff(&replicas, 10);
+        let got: BTreeSet<String> = r
+            .partition_diffs
+            .iter()
+            .map(|d| d.key_hex.clone())
+            .collect();
+        let want: BTreeSet<String> = divergences
+            .iter()
+            .map(|d| d.key.iter().map(|b| format!("{b:02x}")).collect())
+            .collect();
+        assert_eq!(got, want, "{nodes} nodes");
+        for d in &divergences {
+            let hex: String = d.key.iter().map(|b| format!("{b:02x}")).collect();
+            let p = r.partition_diffs.iter().find(|p| p.key_hex == hex).unwrap();
+            // The divergent node differs from every other; the others agree.
+            let others: Vec<_> = (0..nodes).filter(|n| *n != d.node).collect();
+            for n in &others {
+                assert_ne!(p.digests[*n], p.digests[d.node], "{:?}", d.kind);
+                assert_eq!(p.digests[*n], p.digests[others[0]]);
+            }
+            match d.kind {
+                DivergenceKind::MissingPartition => assert!(p.digests[d.node].is_none()),
+                DivergenceKind::OlderCell => assert_ne!(p.newest, d.node),
+                DivergenceKind::ExtraRangeTombstone => assert_eq!(p.newest, d.node),
+                _ => assert!(p.digests.iter().all(Option::is_some)),
+            }
+        }
+        // One partition fewer on each node that misses one.
+        let missing_on = divergences
+            .iter()
+            .find(|d| d.kind == DivergenceKind::MissingPartition)
+            .unwrap()
+            .node;
+        assert_eq!(r.partitions[0], r.partitions[missing_on] + 1);
+        assert!(!r.mismatching_ranges.is_empty() && r.mismatching_ranges.len() <= 5);
+    }
 }

@@ -41,6 +41,7 @@ pub mod metadata;
 pub mod model;
 pub mod overlap;
 mod overlap_model;
+pub mod replicas;
 pub mod schema;
 pub mod writer;
 
