@@ -198,3 +198,69 @@ fn a_corrupt_sstable_is_an_error_naming_sstable_component_and_offset() {
     assert!(err.contains(" at 0x"), "{err}");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+#[test]
+fn generated_replicas_on_two_and_three_nodes_differ_in_exactly_the_injected_partitions() {
+    for nodes in [2usize, 3] {
+        let root = temp_dir(&format!("replicas{nodes}"));
+        let n = nodes.to_string();
+        let out = run(&[
+            "generate",
+            "-q",
+            "--out",
+            &root.to_string_lossy(),
+            "--version",
+            "oa",
+            "--compression",
+            "lz4",
+            "--partitions",
+            "50",
+            "--rows-per-partition",
+            "6",
+            "--overlapping",
+            "3",
+            "--replicas",
+            &n,
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // "divergence Kind on nodeK: partition 0x…"
+        let injected: BTreeMap<String, String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.strip_prefix("divergence "))
+            .map(|l| {
+                let (head, key) = l.split_once(": partition 0x").unwrap();
+                let node = head.rsplit_once(" on ").unwrap().1.to_owned();
+                (key.to_owned(), node)
+            })
+            .collect();
+        assert_eq!(injected.len(), 5);
+        let dirs: Vec<PathBuf> = (1..=nodes).map(|i| root.join(format!("node{i}"))).collect();
+        let dir_refs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
+        let r = diff_json(&dir_refs, &[]);
+        let got: BTreeMap<String, String> = r["partition_diffs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                let key = p["key_hex"].as_str().unwrap().to_owned();
+                let d = p["digests"].as_array().unwrap();
+                // The one node whose digest no other node shares (the first of two).
+                let odd = (0..d.len())
+                    .find(|i| (0..d.len()).all(|j| j == *i || d[j] != d[*i]))
+                    .unwrap();
+                (key, format!("node{}", odd + 1))
+            })
+            .collect();
+        if nodes == 2 {
+            // Two digests: either node is the odd one; the keys must match exactly.
+            assert!(got.keys().eq(injected.keys()), "{got:?} {injected:?}");
+        } else {
+            assert_eq!(got, injected, "{nodes} nodes");
+        }
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}
