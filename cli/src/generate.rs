@@ -134,6 +134,12 @@ pub struct Args {
     /// which `zombies --gc-grace S` (3600 < S < 30 days + 3600) at the printed --now finds
     #[arg(long, requires = "overlapping")]
     zombies: bool,
+    /// With --overlapping: N replicas DIR/node1 … DIR/nodeN of the table, each with one more
+    /// SSTable of its own holding the injected divergences (`write::replicas`: a partition
+    /// missing on one node, an older cell, an extra row, an extra range tombstone, a TTL expired
+    /// on one side), printed one per line
+    #[arg(long, value_name = "N", requires = "overlapping", value_parser = clap::value_parser!(u64).range(2..=16))]
+    replicas: Option<u64>,
 }
 
 /// `--compression`: a compressor, or none.
@@ -210,6 +216,7 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         base_timestamp,
         overlapping,
         zombies,
+        replicas,
     } = args;
     if let Some(n) = overlapping {
         let rows = u32::try_from(rows).map_err(|_| "--rows-per-partition: too many".to_owned())?;
@@ -221,6 +228,9 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         }
         if let Some(k) = chunk_kib {
             o.chunk_length_bytes = k.saturating_mul(1024);
+        }
+        if let Some(nodes) = replicas {
+            return write_replicas(&out, &o, nodes as usize, generation);
         }
         return write_overlapping(&out, &o, generation);
     }
@@ -342,5 +352,55 @@ fn write_overlapping(
             table.expected_zombies.len().saturating_sub(garbage)
         );
     }
+    Ok(Outcome::Clean)
+}
+
+/// `--replicas N`: DIR/node1 … DIR/nodeN, each the overlapping SSTables and its own.
+fn write_replicas(
+    out: &std::path::Path,
+    o: &OverlapOptions,
+    nodes: usize,
+    generation: u64,
+) -> Result<Outcome, String> {
+    use sstable_engine::write::replicas::{generate_replicas, DIVERGENCE_KINDS};
+    let version = o.version;
+    for node in 0..nodes {
+        let dir = out.join(format!("node{}", node.saturating_add(1)));
+        if let Err(e) = std::fs::create_dir_all(&dir) {
+            eprintln!("error: {}: {e}", dir.display());
+            return Ok(Outcome::Errors);
+        }
+    }
+    let set = generate_replicas(o, nodes, &DIVERGENCE_KINDS, |node, i| FileSink {
+        dir: out.join(format!("node{}", node.saturating_add(1))),
+        prefix: format!("{version}-{}-big-", generation.saturating_add(i as u64)),
+        files: BTreeMap::new(),
+    });
+    let set = match set {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(Outcome::Errors);
+        }
+    };
+    for sink in set.nodes.into_iter().flatten().map(|(s, _)| s) {
+        if let Err(e) = sink.close() {
+            eprintln!("error: {e}");
+            return Ok(Outcome::Errors);
+        }
+    }
+    for d in &set.divergences {
+        let key: String = d.key.iter().map(|b| format!("{b:02x}")).collect();
+        println!(
+            "divergence {:?} on node{}: partition 0x{key}",
+            d.kind,
+            d.node.saturating_add(1)
+        );
+    }
+    println!(
+        "{nodes} replicas of one table under {}; diff them at --now {}",
+        out.display(),
+        o.now_secs
+    );
     Ok(Outcome::Clean)
 }

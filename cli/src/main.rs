@@ -27,6 +27,7 @@ mod output;
 mod atoms;
 mod bench;
 mod bench_legacy;
+mod diff;
 mod dump;
 mod export;
 mod generate;
@@ -124,6 +125,9 @@ pub enum Command {
     /// Resurrection risks: droppable tombstones that shadow data in another SSTable, and
     /// droppable tombstones that shadow nothing
     Zombies(zombies::Args),
+    /// Replicas compared offline: each directory's merged table hashed into a Merkle tree as
+    /// Cassandra's validation does; mismatching ranges, differing partitions, bytes to stream
+    Diff(diff::Args),
     /// The SSTables of one table: time ranges, token overlaps, level, repair, origin, fully
     /// expired SSTables and their blockers (like sstableexpiredblockers)
     Table(table::Args),
@@ -180,6 +184,7 @@ fn main() -> ExitCode {
         Command::Tombstones(args) => tombstones::run(args),
         Command::Read(args) => read::run(args),
         Command::Zombies(args) => zombies::run(args),
+        Command::Diff(args) => diff::run(args),
         Command::Table(args) => table::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Export(args) => export::run(args),
@@ -218,6 +223,7 @@ fn subcommand_name(command: &Command) -> &'static str {
         Command::Tombstones(_) => "tombstones",
         Command::Read(_) => "read",
         Command::Zombies(_) => "zombies",
+        Command::Diff(_) => "diff",
         Command::Table(_) => "table",
         Command::Scrub(_) => "scrub",
         #[cfg(feature = "sql")]

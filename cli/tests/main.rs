@@ -7,6 +7,7 @@ mod common;
 mod analytics;
 mod atoms;
 mod cli;
+mod diff;
 mod dump;
 mod export;
 mod generate;

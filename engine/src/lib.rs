@@ -50,6 +50,7 @@ pub mod metadata;
 #[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod range;
 pub mod reader;
+pub mod repair;
 #[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod scrub;
 pub mod snapshot;

@@ -17,6 +17,7 @@ mod info;
 mod legacy_data;
 mod lookup;
 mod merge;
+mod repair;
 mod scrub;
 mod scylla;
 mod scylla_ms;

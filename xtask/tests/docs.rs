@@ -434,6 +434,7 @@ const ENGINE_LAYERS: &[(&str, &[&str])] = &[
             "write",
             "merge",
             "scrub",
+            "repair",
         ],
     ),
 ];

@@ -7,4 +7,4 @@
 
 pub mod murmur3;
 
-pub use murmur3::{murmur3_token, murmur3_x64_128, MINIMUM_TOKEN};
+pub use murmur3::{murmur3_token, murmur3_x64_128, murmur3_x64_128_reference, MINIMUM_TOKEN};

@@ -61,6 +61,17 @@ fn fmix64(mut k: u64) -> u64 {
 /// Cassandra's `MurmurHash.hash3_x64_128(key, 0, key.length, seed)`: the pair `(h1, h2)` as Java
 /// longs, including the sign-extended tail quirk (see the module docs).
 pub fn murmur3_x64_128(key: &[u8], seed: u64) -> (i64, i64) {
+    x64_128(key, seed, lane_sign_extended)
+}
+
+/// The reference `MurmurHash3_x64_128` (tail bytes unsigned), as Guava's
+/// `Hashing.murmur3_128(seed)` computes it: what `db/Digest.java` `forValidator()` hashes with.
+pub fn murmur3_x64_128_reference(key: &[u8], seed: u64) -> (u64, u64) {
+    let (h1, h2) = x64_128(key, seed, lane_le);
+    (h1 as u64, h2 as u64)
+}
+
+fn x64_128(key: &[u8], seed: u64, tail_lane: fn(&[u8]) -> u64) -> (i64, i64) {
     let mut h1 = seed;
     let mut h2 = seed;
 
@@ -84,10 +95,10 @@ pub fn murmur3_x64_128(key: &[u8], seed: u64) -> (i64, i64) {
 
     let (tail_k1, tail_k2) = tail.split_at(tail.len().min(8));
     if !tail_k2.is_empty() {
-        h2 ^= mix_k2(lane_sign_extended(tail_k2));
+        h2 ^= mix_k2(tail_lane(tail_k2));
     }
     if !tail_k1.is_empty() {
-        h1 ^= mix_k1(lane_sign_extended(tail_k1));
+        h1 ^= mix_k1(tail_lane(tail_k1));
     }
 
     let len = key.len() as u64;

@@ -45,6 +45,7 @@ pub mod model;
 pub mod overlap;
 mod overlap_model;
 pub mod overlap_zombies;
+pub mod replicas;
 pub mod schema;
 pub mod writer;
 

@@ -1,0 +1,187 @@
+//! `sstable-inspect diff DIR_A DIR_B [DIR_C…]`: each directory is one replica of one table; its
+//! SSTables are merged (`sstable_engine::merge`), purged at gcBefore and hashed per token range
+//! into a Merkle tree as Cassandra's validation does (`sstable_engine::repair`); the replicas'
+//! mismatching ranges, the partitions that differ (which replica is newest) and the bytes each
+//! replica would stream for the mismatching ranges (its digest input bytes there: what
+//! Cassandra's tree counts as a range's size). Streaming: all replicas are read in lockstep.
+
+use sstable_engine::clock::NoClock;
+use sstable_engine::component::data::DecodeOptions;
+use sstable_engine::merge::{MergeInput, MergeOptions, TableMerger};
+use sstable_engine::repair::{depth_for, diff_replicas, ValidationOptions, Validator, MAX_DEPTH};
+use sstable_native::files::ComponentFiles;
+
+use crate::files;
+use crate::now::now_seconds;
+use crate::Outcome;
+
+/// `sstable-inspect diff DIR_A DIR_B [DIR_C…] [--depth N] [--range START:END] [--json]`
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// One directory per replica (3.0+ SSTables of one table, Murmur3Partitioner)
+    #[arg(required = true, num_args = 2.., value_name = "DIR")]
+    dirs: Vec<String>,
+    /// The Merkle tree's depth (default: ceil(log2(estimated partitions)), at most 20, as
+    /// ValidationManager chooses it from the largest replica's estimate)
+    #[arg(long, value_name = "N")]
+    depth: Option<u8>,
+    /// Only tokens in (START, END]
+    #[arg(long, value_name = "START:END", allow_hyphen_values = true)]
+    range: Option<String>,
+    /// The report as JSON
+    #[arg(long)]
+    json: bool,
+    /// "Now", seconds since the epoch, for TTL expiry (default: the clock)
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
+    now: Option<i64>,
+    /// gc_grace_seconds: tombstones deleted before now − this are purged before hashing
+    #[arg(long = "gc-grace", value_name = "SECS", default_value_t = 864_000)]
+    gc_grace: i64,
+}
+
+type Replica = (
+    TableMerger<ComponentFiles>,
+    sstable_engine::token::Partitioner,
+    u64,
+);
+
+/// One directory's merger, partitioner and estimated partition count.
+fn open(dir: &str, options: DecodeOptions, now: i64) -> Result<Replica, String> {
+    let found = files::find(&[dir]).map_err(|e| format!("{dir}: {e}"))?;
+    let mut inputs = Vec::new();
+    let mut partitioner = None;
+    let mut estimate = 0u64;
+    for sstable in &found.grouping.sstables {
+        let (metadata, io_errors) = files::load_metadata(&found, sstable);
+        if let Some(e) = io_errors.first() {
+            return Err(format!("{}: {e}", sstable.prefix));
+        }
+        if let Some(e) = metadata.errors.first() {
+            return Err(format!("{}: {e}", sstable.prefix));
+        }
+        if !sstable.descriptor.version.has_row_format() {
+            return Err(format!(
+                "{}: version {} predates the 3.0 row format",
+                sstable.prefix, sstable.descriptor.version
+            ));
+        }
+        let p = metadata.partitioner();
+        if partitioner.as_ref().is_some_and(|q| *q != p) {
+            return Err(format!("{}: its partitioner differs", sstable.prefix));
+        }
+        let stats = metadata.report(&sstable.prefix).stats;
+        estimate += stats
+            .map(|s| {
+                s.estimated_cardinality
+                    .unwrap_or(u64::try_from(s.estimated_partition_count).unwrap_or(0))
+            })
+            .unwrap_or(0);
+        partitioner = Some(p);
+        let source = ComponentFiles::new(&found, sstable);
+        let input = MergeInput::for_sstable(sstable.prefix.clone(), &metadata, options, source)
+            .map_err(|e| e.to_string())?;
+        inputs.push(input);
+    }
+    let partitioner = partitioner.ok_or_else(|| format!("{dir}: no SSTable found"))?;
+    let merge_options = MergeOptions {
+        now_seconds: Some(now),
+        explain: false,
+    };
+    let merger =
+        TableMerger::new(inputs, partitioner.clone(), merge_options).map_err(|e| e.to_string())?;
+    Ok((merger, partitioner, estimate))
+}
+
+fn parse_range(s: &str) -> Result<(i64, i64), String> {
+    let (a, b) = s
+        .split_once(':')
+        .ok_or_else(|| format!("bad --range {s}: START:END"))?;
+    let t = |x: &str| {
+        x.trim()
+            .parse::<i64>()
+            .map_err(|e| format!("bad --range {s}: {e}"))
+    };
+    Ok((t(a)?, t(b)?))
+}
+
+pub fn run(a: Args) -> Result<Outcome, String> {
+    crate::progress::disable();
+    let now = a
+        .now
+        .or_else(now_seconds)
+        .ok_or_else(|| "no clock: give --now".to_owned())?;
+    let range = a.range.as_deref().map(parse_range).transpose()?;
+    let options = DecodeOptions {
+        now_seconds: Some(now),
+        ..DecodeOptions::default()
+    };
+    let mut replicas = Vec::new();
+    for dir in &a.dirs {
+        match open(dir, options, now) {
+            Ok(r) => replicas.push(r),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Ok(Outcome::Errors);
+            }
+        }
+    }
+    let estimate = replicas.iter().map(|r| r.2).max().unwrap_or(0);
+    let depth = a.depth.unwrap_or_else(|| depth_for(estimate, MAX_DEPTH));
+    let validation = ValidationOptions {
+        now_seconds: now,
+        gc_before_seconds: now.saturating_sub(a.gc_grace),
+        depth,
+        range,
+    };
+    let validators = replicas
+        .into_iter()
+        .map(|(m, p, _)| Validator::new(m, p, validation))
+        .collect();
+    let report = match diff_replicas(validators, &NoClock) {
+        Ok(r) => r,
+        Err((i, e)) => {
+            let dir = a.dirs.get(i).map_or("?", String::as_str);
+            eprintln!("error: replica {dir}: {e}");
+            return Ok(Outcome::Errors);
+        }
+    };
+    if a.json {
+        let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+        println!("{text}");
+    } else {
+        println!(
+            "depth {} ({} leaves); partitions hashed per replica: {:?}",
+            report.depth,
+            1u64 << report.depth,
+            report.partitions
+        );
+        for (dir, root) in a.dirs.iter().zip(&report.roots) {
+            println!("  {dir}: root {root}");
+        }
+        println!("{} mismatching ranges", report.mismatching_ranges.len());
+        for r in &report.mismatching_ranges {
+            println!(
+                "  ({}, {}]: partitions {:?}, bytes each would stream {:?}",
+                r.start_token, r.end_token, r.partitions, r.bytes
+            );
+        }
+        println!("{} differing partitions", report.partition_diffs.len());
+        for p in &report.partition_diffs {
+            let on: Vec<&str> = a
+                .dirs
+                .iter()
+                .zip(&p.digests)
+                .filter(|(_, d)| d.is_some())
+                .map(|(n, _)| n.as_str())
+                .collect();
+            let newest = a.dirs.get(p.newest).map_or("?", String::as_str);
+            println!(
+                "  0x{} (token {}): on {}; newest on {newest}",
+                p.key_hex,
+                p.token,
+                on.join(", ")
+            );
+        }
+    }
+    Ok(Outcome::Clean)
+}

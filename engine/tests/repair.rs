@@ -1,0 +1,266 @@
+//! Replica comparison (`sstable_engine::repair`) on generated tables: a replica and its copy
+//! agree in every range; a replica missing one SSTable differs exactly in partitions that
+//! SSTable holds, and nowhere else.
+
+use std::collections::BTreeSet;
+
+use sstable_engine::clock::NoClock;
+use sstable_engine::component::data::DecodeOptions;
+use sstable_engine::component::ComponentType;
+use sstable_engine::descriptor::parse_file_name;
+use sstable_engine::hash::{murmur3_token, murmur3_x64_128, murmur3_x64_128_reference};
+use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
+use sstable_engine::merge::{MergeInput, MergeOptions, TableMerger};
+use sstable_engine::range::SliceSource;
+use sstable_engine::repair::{depth_for, diff_replicas, DiffReport, ValidationOptions, Validator};
+use sstable_engine::write::overlap::{generate_overlapping, OverlapOptions};
+use sstable_engine::write::replicas::{
+    generate_replicas, Divergence, DivergenceKind, DIVERGENCE_KINDS,
+};
+use sstable_engine::write::MemorySink;
+use sstable_engine::{Format, Version};
+
+type Files = Vec<(ComponentType, Vec<u8>)>;
+/// One replica's SSTables as borrowed component lists.
+type Slices<'a> = Vec<Vec<(ComponentType, &'a [u8])>>;
+const NOW: i64 = 1_700_000_000;
+
+fn metadata_of(version: &str, generation: u64, files: &Files) -> SSTableMetadata {
+    let (descriptor, _) = parse_file_name(&format!("{version}-{generation}-big-Data.db")).unwrap();
+    let inputs: Vec<ComponentInput<'_>> = files
+        .iter()
+        .map(|(c, b)| ComponentInput {
+            component: c,
+            size_bytes: b.len() as u64,
+            bytes: reads_whole(c).then_some(b.as_slice()),
+        })
+        .collect();
+    decode_metadata(&descriptor, &inputs)
+}
+
+fn generated(version: &str) -> Vec<(SSTableMetadata, Files)> {
+    let v = Version::parse(Format::Big, version).unwrap();
+    let options = OverlapOptions::new(v, 4, 60, 12, 7);
+    let t = generate_overlapping(&options, |_| MemorySink::default()).unwrap();
+    t.sstables
+        .into_iter()
+        .enumerate()
+        .map(|(i, (sink, _))| {
+            let files: Files = sink.files.into_iter().collect();
+            (metadata_of(version, i as u64 + 1, &files), files)
+        })
+        .collect()
+}
+
+fn diff(replicas: &[Vec<&(SSTableMetadata, Files)>], depth: u8) -> DiffReport {
+    let decode = DecodeOptions {
+        now_seconds: Some(NOW),
+        ..DecodeOptions::default()
+    };
+    let slices: Vec<Slices<'_>> = replicas
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|(_, f)| f.iter().map(|(c, b)| (c.clone(), b.as_slice())).collect())
+                .collect()
+        })
+        .collect();
+    let validators = replicas
+        .iter()
+        .zip(&slices)
+        .map(|(r, s)| {
+            let inputs = r
+                .iter()
+                .zip(s)
+                .enumerate()
+                .map(|(i, ((m, _), f))| {
+                    MergeInput::for_sstable(format!("sst{i}"), m, decode, SliceSource { files: f })
+                        .unwrap()
+                })
+                .collect();
+            let merger = TableMerger::new(
+                inputs,
+                r[0].0.partitioner(),
+                MergeOptions {
+                    now_seconds: Some(NOW),
+                    explain: false,
+                },
+            )
+            .unwrap();
+            Validator::new(
+                merger,
+                r[0].0.partitioner(),
+                ValidationOptions {
+                    now_seconds: NOW,
+                    gc_before_seconds: NOW - 864_000,
+                    depth,
+                    range: None,
+                },
+            )
+        })
+        .collect();
+    diff_replicas(validators, &NoClock).unwrap()
+}
+
+#[test]
+fn validator_hash_is_reference_murmur3_not_the_partitioner_variant() {
+    let fox = b"The quick brown fox jumps over the lazy dog";
+    let (h1, h2) = murmur3_x64_128_reference(fox, 0);
+    assert_eq!((h1, h2), (0xe34b_bc7b_bc07_1b6c, 0x7a43_3ca9_c49a_9347));
+    // ASCII tails agree with Cassandra's sign-extending variant; high bytes do not.
+    let (c1, _) = murmur3_x64_128(fox, 0);
+    assert_eq!(c1 as u64, h1);
+    let high = [0x80u8, 0xff, 0x90];
+    assert_ne!(
+        murmur3_x64_128(&high, 1000).0 as u64,
+        murmur3_x64_128_reference(&high, 1000).0
+    );
+}
+
+#[test]
+fn depth_is_ceil_log2_of_the_estimate_capped() {
+    assert_eq!(depth_for(0, 20), 0);
+    assert_eq!(depth_for(1, 20), 0);
+    assert_eq!(depth_for(2, 20), 1);
+    assert_eq!(depth_for(60, 20), 6);
+    assert_eq!(depth_for(64, 20), 6);
+    assert_eq!(depth_for(65, 20), 7);
+    assert_eq!(depth_for(u64::MAX, 20), 20);
+}
+
+#[test]
+fn a_replica_and_its_copy_have_no_mismatching_range() {
+    for version in ["nb", "oa"] {
+        let t = generated(version);
+        let a: Vec<_> = t.iter().collect();
+        let r = diff(&[a.clone(), a.clone(), a], 8);
+        assert!(r.mismatching_ranges.is_empty(), "{version}: {r:?}");
+        assert!(r.partition_diffs.is_empty());
+        assert_eq!(r.roots[0], r.roots[1]);
+        // Every generated partition is hashed (none is purged to nothing at this gcBefore).
+        assert_eq!(r.partitions, vec![60, 60, 60], "{version}");
+        assert_ne!(r.roots[0], "0".repeat(64));
+    }
+}
+
+#[test]
+fn a_replica_missing_an_sstable_differs_only_in_that_sstables_partitions() {
+    let t = generated("oa");
+    let full: Vec<_> = t.iter().collect();
+    let missing: Vec<_> = t.iter().take(3).collect();
+    let depth = 8;
+    let r = diff(&[full, missing], depth);
+    // Keys the dropped SSTable holds (its partitions, from its own merge).
+    let dropped = diff(&[vec![&t[3]]], depth);
+    assert!(dropped.partition_diffs.is_empty());
+    let mut dropped_keys = BTreeSet::new();
+    {
+        let decode = DecodeOptions::default();
+        let files: Vec<(ComponentType, &[u8])> = t[3]
+            .1
+            .iter()
+            .map(|(c, b)| (c.clone(), b.as_slice()))
+            .collect();
+        let input =
+            MergeInput::for_sstable("d", &t[3].0, decode, SliceSource { files: &files }).unwrap();
+        let mut m =
+            TableMerger::new(vec![input], t[3].0.partitioner(), MergeOptions::default()).unwrap();
+        while let Some(p) = m.next_partition(&NoClock).unwrap() {
+            dropped_keys.insert(p.start.key.bytes.bytes.clone());
+        }
+    }
+    assert!(!r.partition_diffs.is_empty());
+    let mut leaves = BTreeSet::new();
+    for d in &r.partition_diffs {
+        let key: Vec<u8> = (0..d.key_hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&d.key_hex[i..i + 2], 16).unwrap())
+            .collect();
+        assert!(dropped_keys.contains(&key), "{d:?}");
+        assert_eq!(murmur3_token(&key), d.token);
+        leaves.insert(((d.token as u64 ^ (1 << 63)).wrapping_sub(1)) >> (64 - depth));
+    }
+    // Each mismatching range holds a differing partition, and every differing partition's
+    // leaf is in a mismatching range: the ranges are exactly the differing partitions' leaves.
+    let width = 1u128 << (64 - depth);
+    let mut range_leaves = BTreeSet::new();
+    for range in &r.mismatching_ranges {
+        let start = (range.start_token as u64 ^ (1 << 63)) as u128 / width;
+        let end = match (range.end_token as u64 ^ (1 << 63)) as u128 {
+            0 => 1u128 << depth,
+            e => e / width,
+        };
+        for l in start..end {
+            range_leaves.insert(l as u64);
+        }
+        assert!(range.bytes[0] > 0);
+    }
+    assert_eq!(range_leaves, leaves);
+}
+
+fn replica_set(nodes: usize) -> (Vec<Vec<(SSTableMetadata, Files)>>, Vec<Divergence>) {
+    let v = Version::parse(Format::Big, "oa").unwrap();
+    let options = OverlapOptions::new(v, 3, 40, 8, 11);
+    let set = generate_replicas(&options, nodes, &DIVERGENCE_KINDS, |_, _| {
+        MemorySink::default()
+    })
+    .unwrap();
+    let tables = set
+        .nodes
+        .into_iter()
+        .map(|sstables| {
+            sstables
+                .into_iter()
+                .enumerate()
+                .map(|(i, (sink, _))| {
+                    let files: Files = sink.files.into_iter().collect();
+                    (metadata_of("oa", i as u64 + 1, &files), files)
+                })
+                .collect()
+        })
+        .collect();
+    (tables, set.divergences)
+}
+
+#[test]
+fn generated_replicas_differ_in_exactly_the_injected_partitions() {
+    for nodes in [2, 3] {
+        let (tables, divergences) = replica_set(nodes);
+        let replicas: Vec<Vec<_>> = tables.iter().map(|t| t.iter().collect()).collect();
+        let r = diff(&replicas, 10);
+        let got: BTreeSet<String> = r
+            .partition_diffs
+            .iter()
+            .map(|d| d.key_hex.clone())
+            .collect();
+        let want: BTreeSet<String> = divergences
+            .iter()
+            .map(|d| d.key.iter().map(|b| format!("{b:02x}")).collect())
+            .collect();
+        assert_eq!(got, want, "{nodes} nodes");
+        for d in &divergences {
+            let hex: String = d.key.iter().map(|b| format!("{b:02x}")).collect();
+            let p = r.partition_diffs.iter().find(|p| p.key_hex == hex).unwrap();
+            // The divergent node differs from every other; the others agree.
+            let others: Vec<_> = (0..nodes).filter(|n| *n != d.node).collect();
+            for n in &others {
+                assert_ne!(p.digests[*n], p.digests[d.node], "{:?}", d.kind);
+                assert_eq!(p.digests[*n], p.digests[others[0]]);
+            }
+            match d.kind {
+                DivergenceKind::MissingPartition => assert!(p.digests[d.node].is_none()),
+                DivergenceKind::OlderCell => assert_ne!(p.newest, d.node),
+                DivergenceKind::ExtraRangeTombstone => assert_eq!(p.newest, d.node),
+                _ => assert!(p.digests.iter().all(Option::is_some)),
+            }
+        }
+        // One partition fewer on each node that misses one.
+        let missing_on = divergences
+            .iter()
+            .find(|d| d.kind == DivergenceKind::MissingPartition)
+            .unwrap()
+            .node;
+        assert_eq!(r.partitions[0], r.partitions[missing_on] + 1);
+        assert!(!r.mismatching_ranges.is_empty() && r.mismatching_ranges.len() <= 5);
+    }
+}
