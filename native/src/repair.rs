@@ -1,7 +1,7 @@
 //! One replica of one table opened for validation (`sstable_engine::repair`): its 3.0+ SSTables
 //! under some paths merged (`sstable_engine::merge::TableMerger`), with their partitioner and
-//! the partition estimate `ValidationManager` sizes the Merkle tree from. What the Python
-//! package's `merkle` and `diff` open per replica.
+//! the partition estimate `ValidationManager` sizes the Merkle tree from. What `sstable-inspect
+//! diff` and the Python package's `merkle` and `diff` open per replica.
 
 use sstable_engine::component::data::DecodeOptions;
 use sstable_engine::merge::{MergeInput, MergeOptions, TableMerger};
