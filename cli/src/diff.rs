@@ -6,12 +6,9 @@
 //! Cassandra's tree counts as a range's size). Streaming: all replicas are read in lockstep.
 
 use sstable_engine::clock::NoClock;
-use sstable_engine::component::data::DecodeOptions;
-use sstable_engine::merge::{MergeInput, MergeOptions, TableMerger};
-use sstable_engine::repair::{depth_for, diff_replicas, ValidationOptions, Validator, MAX_DEPTH};
-use sstable_native::files::ComponentFiles;
+use sstable_engine::repair::{depth_for, diff_replicas, ValidationOptions, MAX_DEPTH};
+use sstable_native::repair::open_replica;
 
-use crate::files;
 use crate::now::now_seconds;
 use crate::Outcome;
 
@@ -39,59 +36,6 @@ pub struct Args {
     gc_grace: i64,
 }
 
-type Replica = (
-    TableMerger<ComponentFiles>,
-    sstable_engine::token::Partitioner,
-    u64,
-);
-
-/// One directory's merger, partitioner and estimated partition count.
-fn open(dir: &str, options: DecodeOptions, now: i64) -> Result<Replica, String> {
-    let found = files::find(&[dir]).map_err(|e| format!("{dir}: {e}"))?;
-    let mut inputs = Vec::new();
-    let mut partitioner = None;
-    let mut estimate = 0u64;
-    for sstable in &found.grouping.sstables {
-        let (metadata, io_errors) = files::load_metadata(&found, sstable);
-        if let Some(e) = io_errors.first() {
-            return Err(format!("{}: {e}", sstable.prefix));
-        }
-        if let Some(e) = metadata.errors.first() {
-            return Err(format!("{}: {e}", sstable.prefix));
-        }
-        if !sstable.descriptor.version.has_row_format() {
-            return Err(format!(
-                "{}: version {} predates the 3.0 row format",
-                sstable.prefix, sstable.descriptor.version
-            ));
-        }
-        let p = metadata.partitioner();
-        if partitioner.as_ref().is_some_and(|q| *q != p) {
-            return Err(format!("{}: its partitioner differs", sstable.prefix));
-        }
-        let stats = metadata.report(&sstable.prefix).stats;
-        estimate += stats
-            .map(|s| {
-                s.estimated_cardinality
-                    .unwrap_or(u64::try_from(s.estimated_partition_count).unwrap_or(0))
-            })
-            .unwrap_or(0);
-        partitioner = Some(p);
-        let source = ComponentFiles::new(&found, sstable);
-        let input = MergeInput::for_sstable(sstable.prefix.clone(), &metadata, options, source)
-            .map_err(|e| e.to_string())?;
-        inputs.push(input);
-    }
-    let partitioner = partitioner.ok_or_else(|| format!("{dir}: no SSTable found"))?;
-    let merge_options = MergeOptions {
-        now_seconds: Some(now),
-        explain: false,
-    };
-    let merger =
-        TableMerger::new(inputs, partitioner.clone(), merge_options).map_err(|e| e.to_string())?;
-    Ok((merger, partitioner, estimate))
-}
-
 fn parse_range(s: &str) -> Result<(i64, i64), String> {
     let (a, b) = s
         .split_once(':')
@@ -111,13 +55,9 @@ pub fn run(a: Args) -> Result<Outcome, String> {
         .or_else(now_seconds)
         .ok_or_else(|| "no clock: give --now".to_owned())?;
     let range = a.range.as_deref().map(parse_range).transpose()?;
-    let options = DecodeOptions {
-        now_seconds: Some(now),
-        ..DecodeOptions::default()
-    };
     let mut replicas = Vec::new();
     for dir in &a.dirs {
-        match open(dir, options, now) {
+        match open_replica(&[dir.as_str()], now) {
             Ok(r) => replicas.push(r),
             Err(e) => {
                 eprintln!("error: {e}");
@@ -125,7 +65,11 @@ pub fn run(a: Args) -> Result<Outcome, String> {
             }
         }
     }
-    let estimate = replicas.iter().map(|r| r.2).max().unwrap_or(0);
+    let estimate = replicas
+        .iter()
+        .map(|r| r.estimated_partitions)
+        .max()
+        .unwrap_or(0);
     let depth = a.depth.unwrap_or_else(|| depth_for(estimate, MAX_DEPTH));
     let validation = ValidationOptions {
         now_seconds: now,
@@ -135,7 +79,7 @@ pub fn run(a: Args) -> Result<Outcome, String> {
     };
     let validators = replicas
         .into_iter()
-        .map(|(m, p, _)| Validator::new(m, p, validation))
+        .map(|r| r.validator(validation))
         .collect();
     let report = match diff_replicas(validators, &NoClock) {
         Ok(r) => r,

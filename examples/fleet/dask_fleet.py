@@ -3,6 +3,11 @@
 (``OUT/verify.parquet``, ``OUT/partitions.parquet``).
 
     python dask_fleet.py ROOT... --out DIR [--workers 2 | --scheduler tcp://host:8786]
+    python dask_fleet.py ROOT... --out DIR --replica-diff [--depth N] [--now S] [--gc-grace S]
+
+``--replica-diff``: each ROOT's subdirectories are nodes; one task per table and node computes
+that replica's Merkle leaves (``OUT/merkle.parquet``), then the driver compares each table's
+nodes: the mismatching token ranges, as ``sstable-inspect diff --json`` reports them.
 
 Without ``--scheduler`` a ``LocalCluster`` of worker processes runs here. Workers need
 ``sstable_inspect`` and ``pyarrow``; ``fleet.py`` is uploaded to them.
@@ -64,15 +69,38 @@ def run_on(client, paths, out):
     )
 
 
+def run_replica_diff(roots, out, workers=2, scheduler=None, depth=None, now=None,
+                     gc_grace=fleet.si.GC_GRACE_SECONDS):
+    """The replica diff of the tables under ``roots`` (``ROOT/NODE/...``): per table, its
+    mismatching ranges (``fleet.compare_leaves``)."""
+    tasks = fleet.replica_tasks(roots, depth, now, gc_grace)
+    with cluster_client(workers, scheduler) as client:
+        return replica_diff_on(client, tasks, out)
+
+
+def replica_diff_on(client, tasks, out):
+    """One task per (table, node) on ``client``: the Merkle leaves, written as Parquet, read
+    back and compared on the driver."""
+    leaves = client.gather(client.map(fleet.merkle_table, tasks))
+    os.makedirs(out, exist_ok=True)
+    t = pa.concat_tables(leaves) if leaves else fleet.MERKLE_SCHEMA.empty_table()
+    pq.write_table(t, os.path.join(out, "merkle.parquet"))
+    return fleet.compare_leaves(pq.read_table(os.path.join(out, "merkle.parquet")))
+
+
 def options(p):
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--scheduler")
+    fleet.replica_diff_options(p)
 
 
 def main():
-    return fleet.main(
-        __doc__.splitlines()[0], options, lambda a: run(a.roots, a.out, a.workers, a.scheduler)
-    )
+    def job(a):
+        if a.replica_diff:
+            return run_replica_diff(a.roots, a.out, a.workers, a.scheduler, a.depth, a.now, a.gc_grace)
+        return run(a.roots, a.out, a.workers, a.scheduler)
+
+    return fleet.main(__doc__.splitlines()[0], options, job)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,11 @@
 Parquet (``OUT/verify``, ``OUT/partitions``).
 
     python spark_fleet.py ROOT... --out DIR [--master local[2]] [--tasks N]
+    python spark_fleet.py ROOT... --out DIR --replica-diff [--depth N] [--now S] [--gc-grace S]
+
+``--replica-diff``: each ROOT's subdirectories are nodes; ``mapInArrow`` computes each table's
+replica on each node's Merkle leaves in its own task (``OUT/merkle``), then the driver compares
+each table's nodes: the mismatching token ranges, as ``sstable-inspect diff --json`` reports.
 
 Executors run the Python that runs this script (``PYSPARK_PYTHON``, set here when unset): it
 must have ``sstable_inspect`` and ``pyarrow``. On a cluster, ROOTs are paths every executor
@@ -26,13 +31,11 @@ def spark_ddl(schema):
     return ", ".join(f"`{f.name}` {names[f.type]}" for f in schema)
 
 
-def run(roots, out, master="local[2]", tasks=None):
-    """Both jobs over the SSTables under ``roots``; returns the totals read back from the
-    Parquet written to ``out``."""
+def session(master):
+    """A Spark session at ``master`` with ``fleet.py`` shipped to the executors."""
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    paths = fleet.find_sstables(roots)
     builder = (
         SparkSession.builder.master(master)
         .appName("sstable-inspect fleet")
@@ -45,8 +48,16 @@ def run(roots, out, master="local[2]", tasks=None):
             "spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
         )
     spark = builder.getOrCreate()
+    spark.sparkContext.addPyFile(os.path.join(HERE, "fleet.py"))
+    return spark
+
+
+def run(roots, out, master="local[2]", tasks=None):
+    """Both jobs over the SSTables under ``roots``; returns the totals read back from the
+    Parquet written to ``out``."""
+    paths = fleet.find_sstables(roots)
+    spark = session(master)
     try:
-        spark.sparkContext.addPyFile(os.path.join(HERE, "fleet.py"))
         slices = tasks or max(1, min(len(paths), spark.sparkContext.defaultParallelism * 4))
         df = spark.createDataFrame(
             spark.sparkContext.parallelize([(p,) for p in paths], slices), "sstable string"
@@ -65,15 +76,41 @@ def run(roots, out, master="local[2]", tasks=None):
     )
 
 
+def run_replica_diff(roots, out, master="local[2]", depth=None, now=None,
+                     gc_grace=fleet.si.GC_GRACE_SECONDS):
+    """The replica diff of the tables under ``roots`` (``ROOT/NODE/...``): one task per
+    (table, node) computing its Merkle leaves, written as Parquet, read back and compared on
+    the driver (``fleet.compare_leaves``)."""
+    tasks = fleet.replica_tasks(roots, depth, now, gc_grace)
+    spark = session(master)
+    try:
+        df = spark.createDataFrame(
+            spark.sparkContext.parallelize(
+                [tuple(t[f.name] for f in fleet.REPLICA_SCHEMA) for t in tasks], max(1, len(tasks))
+            ),
+            spark_ddl(fleet.REPLICA_SCHEMA),
+        )
+        df.mapInArrow(fleet.merkle_task, spark_ddl(fleet.MERKLE_SCHEMA)).write.mode(
+            "overwrite"
+        ).parquet(os.path.join(out, "merkle"))
+    finally:
+        spark.stop()
+    return fleet.compare_leaves(pq.read_table(os.path.join(out, "merkle")))
+
+
 def options(p):
     p.add_argument("--master", default="local[2]")
     p.add_argument("--tasks", type=int)
+    fleet.replica_diff_options(p)
 
 
 def main():
-    return fleet.main(
-        __doc__.splitlines()[0], options, lambda a: run(a.roots, a.out, a.master, a.tasks)
-    )
+    def job(a):
+        if a.replica_diff:
+            return run_replica_diff(a.roots, a.out, a.master, a.depth, a.now, a.gc_grace)
+        return run(a.roots, a.out, a.master, a.tasks)
+
+    return fleet.main(__doc__.splitlines()[0], options, job)
 
 
 if __name__ == "__main__":

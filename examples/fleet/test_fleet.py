@@ -1,6 +1,8 @@
 """The fleet jobs on a small generated tree of SSTables (two "nodes", four SSTables of three
 compressors, tombstones and TTLs, one with a flipped byte): Spark's and Dask's totals equal the
-CLI's (``sstable-inspect verify --json`` and ``partitions --json`` over the same tree)."""
+CLI's (``sstable-inspect verify --json`` and ``partitions --json`` over the same tree). The
+replica-diff jobs on a generated three-node tree of two tables (``generate --replicas 3``):
+Spark's and Dask's mismatching ranges per table equal ``sstable-inspect diff --json``'s."""
 
 import json
 import os
@@ -85,3 +87,73 @@ def test_dask_fleet_totals_equal_the_cli(tree, expected, tmp_path):
 
 def test_spark_fleet_totals_equal_the_cli(tree, expected, tmp_path):
     assert spark_fleet.run([tree], str(tmp_path), master="local[2]") == expected
+
+
+#: The replica-diff tree: two tables (generator seeds) of three nodes each, ROOT/nodeK/ks/T.
+REPLICA_TABLES = {"ks/t": 1, "ks/u": 7}
+
+
+@pytest.fixture(scope="module")
+def replicas(tmp_path_factory):
+    """The tree and "now": each table written by ``generate --overlapping 3 --replicas 3`` (five
+    divergences, one partition each) and moved under ``nodeK/ks/T``."""
+    root = tmp_path_factory.mktemp("replicas")
+    now = None
+    for table, seed in REPLICA_TABLES.items():
+        gen = root / "gen" / table.replace("/", "_")
+        out = subprocess.run(
+            [CLI, "generate", "-q", "--out", str(gen), "--version", "oa", "--compression", "lz4",
+             "--seed", str(seed), "--partitions", "40", "--rows-per-partition", "5",
+             "--overlapping", "3", "--replicas", "3"],
+            capture_output=True, text=True, check=True,
+        ).stdout
+        assert out.count("divergence ") == 5, out
+        now = int(out.rsplit("--now ", 1)[1].split()[0])
+        for node in ("node1", "node2", "node3"):
+            (root / "tree" / node / table).parent.mkdir(parents=True, exist_ok=True)
+            os.rename(gen / node, root / "tree" / node / table)
+    return root / "tree", now
+
+
+@pytest.fixture(scope="module")
+def cli_ranges(replicas):
+    """Each table's mismatching ranges as ``sstable-inspect diff --json`` reports them."""
+    root, now = replicas
+    out = {}
+    for table in REPLICA_TABLES:
+        dirs = [str(root / node / table) for node in ("node1", "node2", "node3")]
+        out[table] = cli_json("diff", *dirs, "--now", str(now))["mismatching_ranges"]
+    return out
+
+
+def expected_diff(cli_ranges):
+    return {
+        "tables": {
+            t: {"nodes": ["node1", "node2", "node3"], "mismatching_ranges": r} for t, r in cli_ranges.items()
+        },
+        "invalid": [],
+        "unreadable": [],
+    }
+
+
+def without_leaves(result):
+    for t in result["tables"].values():
+        assert t.pop("leaves") > 0
+    return result
+
+
+def test_the_replica_tree_differs_in_every_table(cli_ranges):
+    assert set(cli_ranges) == set(REPLICA_TABLES)
+    assert all(1 <= len(r) <= 5 for r in cli_ranges.values()), cli_ranges
+
+
+def test_dask_replica_diff_equals_the_cli(replicas, cli_ranges, tmp_path):
+    root, now = replicas
+    got = dask_fleet.run_replica_diff([root], str(tmp_path), workers=2, now=now)
+    assert without_leaves(got) == expected_diff(cli_ranges)
+
+
+def test_spark_replica_diff_equals_the_cli(replicas, cli_ranges, tmp_path):
+    root, now = replicas
+    got = spark_fleet.run_replica_diff([root], str(tmp_path), master="local[2]", now=now)
+    assert without_leaves(got) == expected_diff(cli_ranges)

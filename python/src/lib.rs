@@ -7,6 +7,7 @@
 //! | `partitions(path, batch_rows)` | an object with `__arrow_c_stream__`: the partitions report |
 //! | `scan(path, batch_rows, cell_metadata)` | an object with `__arrow_c_stream__`: the rows |
 //! | `find(paths)` | list of `(prefix, {component suffix: path})`: every SSTable under `paths` |
+//! | `merkle(paths, depth, now, gc_grace)`, `diff(replicas, …)`, `validation_depth(replicas)` | replica comparison ([`repair`]): a replica's Merkle leaves, the `diff --json` report |
 //! | `partitions_schema()` | an object with `__arrow_c_schema__`: the partitions report's schema |
 //!
 //! The Python side (`sstable_inspect/__init__.py`) wraps the streams with
@@ -19,6 +20,7 @@
 //! SSTables are found and their component files read (positioned, bounded reads: Data.db is never
 //! read whole) by `sstable-native`, the CLI's file access too.
 
+mod repair;
 mod scrub;
 
 use std::sync::Mutex;
@@ -277,5 +279,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(find, m)?)?;
     m.add_function(wrap_pyfunction!(partitions_schema, m)?)?;
     m.add_function(wrap_pyfunction!(scrub::scrub, m)?)?;
+    repair::register(m)?;
     Ok(())
 }

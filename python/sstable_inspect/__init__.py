@@ -7,6 +7,8 @@
     >>> for batch in si.scan("path/to/table_dir"): ...
     >>> [s["components"]["Data.db"] for s in si.find(["path/to/data_dir"])]
     >>> si.scrub("path/to/table_dir", "out_dir", "skip")["problems"]
+    >>> si.merkle("node1/ks/t").to_pandas()
+    >>> si.diff(["node1/ks/t", "node2/ks/t"])["mismatching_ranges"]
 
 ``path`` is one SSTable: a directory holding one, or any of its component files. Rows and
 reports cross from Rust through the Arrow C stream interface (no copy); decoding runs without
@@ -27,6 +29,10 @@ __all__ = [
     "find",
     "scrub",
     "table",
+    "merkle",
+    "diff",
+    "validation_depth",
+    "MERKLE_SCHEMA",
     "PARTITIONS_SCHEMA",
     "SSTableError",
 ]
@@ -106,3 +112,64 @@ def scrub(path, out, mode="skip", version="nb", schema=None):
     the table's ``CREATE TABLE`` statement, which a 2.x (``jb``, ``ka``, ``la``) SSTable needs
     to be rewritten."""
     return _native.scrub(str(path), str(out), mode, version, schema)
+
+
+#: The schema of :func:`merkle`'s table: one row per leaf, the token range ``(start_token,
+#: end_token]`` as int64 (Murmur3 tokens; the last leaf ends at the minimum token, the wrap),
+#: the leaf's ``digest`` (hex, the XOR of its partitions' 256-bit validator digests; zeros when
+#: empty), its ``partitions`` and ``bytes`` (the digests' input bytes, what a repair would
+#: stream for the range).
+MERKLE_SCHEMA = _pa.schema(
+    [
+        ("start_token", _pa.int64()),
+        ("end_token", _pa.int64()),
+        ("digest", _pa.string()),
+        ("partitions", _pa.int64()),
+        ("bytes", _pa.int64()),
+    ]
+)
+
+#: Cassandra's default gc_grace_seconds (10 days), as ``sstable-inspect diff``'s.
+GC_GRACE_SECONDS = 864_000
+
+
+def _paths(paths):
+    if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
+        paths = [paths]
+    return [str(p) for p in paths]
+
+
+def merkle(paths, depth=None, now=None, gc_grace=None):
+    """One replica's Merkle tree as Cassandra's validation computes it (``sstable-inspect
+    diff``'s per replica): the SSTables of one table under ``paths`` merged, purged at
+    ``now - gc_grace``, each partition's validator digest XORed into the leaf of its token. A
+    ``pyarrow.Table`` of :data:`MERKLE_SCHEMA`, all ``2**depth`` leaves in token order; the
+    schema metadata holds ``depth``, ``estimated_partitions`` and ``now``. ``depth``: default
+    ``ceil(log2(estimated partitions))``, at most 20 — give the same depth to every replica
+    compared (:func:`validation_depth`). ``now``: seconds since the epoch (default: the clock);
+    ``gc_grace``: seconds (default 864000)."""
+    gc = GC_GRACE_SECONDS if gc_grace is None else gc_grace
+    t = _native.merkle(_paths(paths), depth, now, gc)
+    meta = {k: str(t[k]) for k in ("depth", "estimated_partitions", "now")}
+    arrays = [_pa.array(t[f.name], f.type) for f in MERKLE_SCHEMA]
+    return _pa.Table.from_arrays(arrays, schema=MERKLE_SCHEMA.with_metadata(meta))
+
+
+def diff(replica_paths, depth=None, now=None, gc_grace=None, range=None):
+    """Two or more replicas of one table compared (``sstable-inspect diff --json``): each
+    item of ``replica_paths`` is one replica (a path or a list of paths). A dict with
+    ``depth``, ``replicas``, ``partitions`` and ``roots`` per replica,
+    ``mismatching_ranges`` (``start_token``, ``end_token``, per-replica ``partitions`` and
+    ``bytes``) and ``partition_diffs`` (``token``, ``key_hex``, per-replica ``digests`` — None
+    where missing — and ``max_timestamps_micros``, ``newest``: the replica index). ``range``:
+    ``(start, end)``, only tokens in (start, end]."""
+    gc = GC_GRACE_SECONDS if gc_grace is None else gc_grace
+    replicas = [_paths(r) for r in replica_paths]
+    return _native.diff(replicas, depth, now, gc, None if range is None else tuple(range))
+
+
+def validation_depth(replica_paths):
+    """The Merkle tree depth :func:`diff` chooses for these replicas (``ValidationManager``:
+    ``ceil(log2)`` of the largest replica's estimated partitions, at most 20), read from their
+    metadata."""
+    return _native.validation_depth([_paths(r) for r in replica_paths])
