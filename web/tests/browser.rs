@@ -185,6 +185,7 @@ async fn a_data_page_builds_at_most_its_row_cap_and_counts_the_rest() {
             atoms: false,
             now_seconds: 1_700_000_000,
             max_rows_per_partition: cap,
+            create_table: None,
             export: false,
         };
         let source = SliceSource { files: &slices };
@@ -220,6 +221,7 @@ async fn a_data_page_builds_at_most_its_row_cap_and_counts_the_rest() {
             atoms: false,
             now_seconds: 1_700_000_000,
             max_rows_per_partition: Some(3),
+            create_table: None,
             export: false,
         },
         &|| false,
@@ -273,6 +275,7 @@ async fn a_capped_page_of_a_wide_partition_stays_small_in_memory() {
         atoms: false,
         now_seconds: 1_700_000_000,
         max_rows_per_partition: Some(200),
+        create_table: None,
         export: false,
     };
     let before = sstable_web::wasm_memory_bytes();
