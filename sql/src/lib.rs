@@ -5,17 +5,23 @@
 //! DataFusion 55 is built on arrow 59 and the decoder's batches are arrow 60: they cross
 //! through Arrow IPC ([`bridge`]), safe code and one copy per batch.
 //!
-//! Not yet: projection and key/token filters pushed into the decoder (a `MemTable` holds the
-//! decoded rows), the merged read of several SSTables (their rows are concatenated).
+//! The table is a [`SSTableTable`] ([`provider`]): projection pushed into the row decoding, a
+//! partition-key equality answered through the index and bloom filter.
+//!
+//! Not yet: the merged read of several SSTables (their rows are concatenated), a token range
+//! through the index.
 
 use std::sync::Arc;
 
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
-use datafusion::datasource::MemTable;
+use datafusion::datasource::TableProvider;
+use datafusion::error::DataFusionError;
 use datafusion::prelude::{SessionConfig, SessionContext};
-use sstable_arrow::{RowBatchReader, RowOptions};
-use sstable_native::files::{self, ComponentFiles};
+
+pub mod provider;
+
+pub use provider::{ReadFailed, ReadLog, SSTableTable};
 
 /// Why a query did not run.
 #[derive(Debug)]
@@ -61,73 +67,45 @@ pub mod bridge {
     }
 }
 
-/// The rows of the 3.0+ SSTables under `paths`, as one table.
-pub fn load_table(
-    paths: &[&str],
-    now_seconds: Option<i64>,
-) -> Result<(SchemaRef, Vec<RecordBatch>), SqlError> {
-    let found = files::find(paths).map_err(|e| SqlError::Read(e.to_string()))?;
-    let mut schema: Option<arrow_schema::SchemaRef> = None;
-    let mut rows = Vec::new();
-    for sstable in &found.grouping.sstables {
-        let (metadata, io_errors) = files::load_metadata(&found, sstable);
-        if let Some(e) = io_errors.into_iter().next() {
-            return Err(SqlError::Read(format!("{}: {e}", sstable.prefix)));
-        }
-        let options = RowOptions {
-            cell_metadata: true,
-            ..RowOptions::default()
-        };
-        let source = ComponentFiles::new(&found, sstable);
-        let reader = RowBatchReader::new(&metadata, source, options, now_seconds)
-            .map_err(|e| SqlError::Read(format!("{}: {e}", sstable.prefix)))?;
-        let s = arrow_array::RecordBatchReader::schema(&reader);
-        match &schema {
-            Some(first) if first.fields() != s.fields() => {
-                return Err(SqlError::Read(format!(
-                    "{}: its columns differ from the first SSTable's",
-                    sstable.prefix
-                )))
-            }
-            _ => schema = Some(s),
-        }
-        let mut reader = reader;
-        for b in reader.by_ref() {
-            rows.push(b.map_err(|e| SqlError::Read(format!("{}: {e}", sstable.prefix)))?);
-        }
-        // A chunk whose checksum failed is not a row source to answer from.
-        if let Some(f) = reader.take_findings().into_iter().next() {
-            return Err(SqlError::Read(format!("{}: {}", sstable.prefix, f.message)));
-        }
-    }
-    let schema = schema.ok_or_else(|| SqlError::Read("no 3.0+ SSTable found".to_owned()))?;
-    bridge::to_datafusion(&schema, &rows).map_err(SqlError::Read)
-}
-
 /// Runs `sql` over the table `t` of `paths`.
 pub fn query(
     sql: &str,
     paths: &[&str],
     now_seconds: Option<i64>,
 ) -> Result<Vec<RecordBatch>, SqlError> {
-    let (schema, batches) = load_table(paths, now_seconds)?;
-    let table =
-        MemTable::try_new(schema, vec![batches]).map_err(|e| SqlError::Read(e.to_string()))?;
+    query_with_log(sql, paths, now_seconds).map(|(b, _)| b)
+}
+
+/// [`query`], and what its scans read.
+pub fn query_with_log(
+    sql: &str,
+    paths: &[&str],
+    now_seconds: Option<i64>,
+) -> Result<(Vec<RecordBatch>, ReadLog), SqlError> {
+    let table = Arc::new(SSTableTable::open(paths, now_seconds)?);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .map_err(|e| SqlError::Read(e.to_string()))?;
-    runtime.block_on(async {
+    let result = runtime.block_on(async {
         let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(1));
-        ctx.register_table("t", Arc::new(table))
+        ctx.register_table("t", Arc::clone(&table) as Arc<dyn TableProvider>)
             .map_err(|e| SqlError::Query(e.to_string()))?;
-        let df = ctx
-            .sql(sql)
-            .await
-            .map_err(|e| SqlError::Query(e.to_string()))?;
-        df.collect()
-            .await
-            .map_err(|e| SqlError::Query(e.to_string()))
-    })
+        let df = ctx.sql(sql).await.map_err(|e| classify(&e))?;
+        df.collect().await.map_err(|e| classify(&e))
+    });
+    result.map(|b| (b, table.read_log()))
+}
+
+/// A read error of a scan ([`ReadFailed`]) is the engine's; any other is DataFusion's.
+fn classify(e: &DataFusionError) -> SqlError {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if let Some(r) = s.downcast_ref::<ReadFailed>() {
+            return SqlError::Read(r.0.clone());
+        }
+        source = s.source();
+    }
+    SqlError::Query(e.to_string())
 }
 
 /// Batches as a text table, JSON (an array of objects) or CSV.
