@@ -9,7 +9,7 @@ use sstable_sql::{Format, SqlError};
 
 use crate::Outcome;
 
-/// `sstable-inspect sql QUERY PATH... [--json | --csv]`
+/// `sstable-inspect sql QUERY PATH... [--json | --csv] [--stats]`
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The query; the table is `t` (its columns as `export --cell-metadata` names them)
@@ -24,6 +24,9 @@ pub struct Args {
     /// CSV with a header line
     #[arg(long)]
     csv: bool,
+    /// Print to stderr the bytes read from each component and Data.db's reads
+    #[arg(long)]
+    stats: bool,
 }
 
 pub fn run(a: Args) -> Result<Outcome, String> {
@@ -35,8 +38,24 @@ pub fn run(a: Args) -> Result<Outcome, String> {
     } else {
         Format::Table
     };
-    match sstable_sql::query(&a.query, &paths, crate::now::now_seconds()) {
-        Ok(batches) => {
+    match sstable_sql::query_with_log(&a.query, &paths, crate::now::now_seconds()) {
+        Ok((batches, log)) => {
+            if a.stats {
+                for (component, bytes) in &log.bytes_by_component {
+                    eprintln!("read: {component} {bytes} bytes");
+                }
+                let reads: Vec<String> = log
+                    .data_reads
+                    .iter()
+                    .map(|(offset, len)| format!("{offset}+{len}"))
+                    .collect();
+                eprintln!(
+                    "read: Data.db reads {} ({} bytes): {}",
+                    log.data_reads.len(),
+                    log.data_bytes(),
+                    reads.join(" ")
+                );
+            }
             let bytes = sstable_sql::render(&batches, format)?;
             let mut out = crate::output::stdout();
             let _ = out.write_all(&bytes);

@@ -214,3 +214,95 @@ fn a_corrupt_sstable_names_sstable_component_and_offset() {
     assert!(stderr.contains("Data.db bytes 424..836"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A key lookup through `sql` on a generated SSTable of 4 KiB chunks reads only the chunks
+/// holding that partition (its uncompressed span from `partitions`), far less than Data.db,
+/// and returns the rows `dump --key` shows; a projection and a full count agree with dump too.
+#[test]
+fn a_key_lookup_reads_only_the_partitions_chunks() {
+    let dir =
+        std::env::temp_dir().join(format!("sstable-inspect-sql-lookup-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let (_, stderr, code) = run(&[
+        "generate",
+        "--out",
+        d,
+        "--version",
+        "nb",
+        "--compression",
+        "lz4",
+        "--partitions",
+        "200",
+        "--rows-per-partition",
+        "20",
+        "--chunk-kib",
+        "4",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let data_len = std::fs::metadata(dir.join("nb-1-big-Data.db"))
+        .unwrap()
+        .len();
+    // The 100th partition in Data.db order: key, uncompressed position and bytes.
+    let (csv, _, code) = run(&["partitions", d, "--csv", "-q"]);
+    assert_eq!(code, 0);
+    let line: Vec<&str> = csv.lines().nth(100).unwrap().split(',').collect();
+    let (key, position, bytes) = (
+        line[1].to_owned(),
+        line[3].parse::<u64>().unwrap(),
+        line[4].parse::<u64>().unwrap(),
+    );
+    let chunk = 4096;
+    let chunks_spanned = (position + bytes - 1) / chunk - position / chunk + 1;
+    let dumped = dumped_rows(&dump(&dir, &["--key", &key]), |_| true);
+    assert!(dumped >= 20, "{dumped}");
+
+    let query = format!("SELECT count(*) FROM t WHERE partition_key = {key}");
+    let (stdout, stderr, code) = run(&["sql", &query, d, "--csv", "--stats"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.lines().nth(1), Some(dumped.to_string().as_str()));
+    let reads_line = stderr
+        .lines()
+        .find(|l| l.starts_with("read: Data.db reads"))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    let read_bytes: u64 = reads_line
+        .split('(')
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    let mut offsets: Vec<u64> = reads_line
+        .rsplit(": ")
+        .next()
+        .unwrap()
+        .split(' ')
+        .map(|r| r.split('+').next().unwrap().parse().unwrap())
+        .collect();
+    offsets.sort_unstable();
+    offsets.dedup();
+    // Only the partition's chunks (the lookup's header read is one of them), each at most
+    // a 4 KiB chunk and its checksum (lz4 of generated values does not grow them).
+    assert_eq!(offsets.len() as u64, chunks_spanned, "{reads_line}");
+    assert!(read_bytes < data_len / 20, "{read_bytes} of {data_len}");
+    eprintln!("key {key}: {read_bytes} of {data_len} Data.db bytes, {reads_line}");
+
+    // Without the key filter every chunk is read.
+    let (stdout, stderr, code) = run(&["sql", "SELECT count(*) FROM t", d, "--csv", "--stats"]);
+    assert_eq!(code, 0, "{stderr}");
+    let all = dumped_rows(&dump(&dir, &[]), |_| true).to_string();
+    assert_eq!(stdout.lines().nth(1), Some(all.as_str()));
+    assert!(stderr.contains(&format!("({data_len} bytes)")), "{stderr}");
+    // A projection of two columns: their values for the key, as dump has them.
+    let (stdout, stderr, code) = run(&[
+        "sql",
+        &format!("SELECT clustering_0, partition_key FROM t WHERE partition_key = {key} AND _kind = 'row' LIMIT 1"),
+        d,
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v[0].as_object().unwrap().len(), 2, "{stdout}");
+    assert_eq!(v[0]["partition_key"].to_string(), key, "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
