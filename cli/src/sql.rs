@@ -9,7 +9,7 @@ use sstable_sql::{Format, SqlError};
 
 use crate::Outcome;
 
-/// `sstable-inspect sql QUERY PATH... [--json | --csv] [--stats]`
+/// `sstable-inspect sql QUERY PATH... [--json | --csv | --parquet FILE] [--stats]`
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The query; the table is `t` (its columns as `export --cell-metadata` names them)
@@ -22,8 +22,11 @@ pub struct Args {
     #[arg(long, conflicts_with = "csv")]
     json: bool,
     /// CSV with a header line
-    #[arg(long)]
+    #[arg(long, conflicts_with = "parquet")]
     csv: bool,
+    /// Write the result to FILE as Parquet (Snappy) instead of printing it
+    #[arg(long, value_name = "FILE", conflicts_with = "json")]
+    parquet: Option<std::path::PathBuf>,
     /// Print to stderr the bytes read from each component and Data.db's reads
     #[arg(long)]
     stats: bool,
@@ -39,7 +42,7 @@ pub fn run(a: Args) -> Result<Outcome, String> {
         Format::Table
     };
     match sstable_sql::query_with_log(&a.query, &paths, crate::now::now_seconds()) {
-        Ok((batches, log)) => {
+        Ok((schema, batches, log)) => {
             if a.stats {
                 for (component, bytes) in &log.bytes_by_component {
                     eprintln!("read: {component} {bytes} bytes");
@@ -55,6 +58,13 @@ pub fn run(a: Args) -> Result<Outcome, String> {
                     log.data_bytes(),
                     reads.join(" ")
                 );
+            }
+            if let Some(path) = &a.parquet {
+                let file =
+                    std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+                sstable_sql::write_parquet(&schema, &batches, std::io::BufWriter::new(file))
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                return Ok(Outcome::Clean);
             }
             let bytes = sstable_sql::render(&batches, format)?;
             let mut out = crate::output::stdout();

@@ -8,6 +8,8 @@ use crate::common;
 use std::path::Path;
 use std::process::Command;
 
+use arrow_array::cast::AsArray;
+use arrow_array::Array;
 use serde_json::Value;
 
 fn run(args: &[&str]) -> (String, String, i32) {
@@ -305,4 +307,59 @@ fn a_key_lookup_reads_only_the_partitions_chunks() {
     assert_eq!(v[0].as_object().unwrap().len(), 2, "{stdout}");
     assert_eq!(v[0]["partition_key"].to_string(), key, "{stdout}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--parquet FILE` writes the result; read back with the parquet crate it holds the rows and
+/// values `--csv` prints for the same query.
+#[test]
+fn parquet_output_reads_back_as_the_csv_result() {
+    let Some(fx) = common::cassandra_fixtures("parquet_output_reads_back_as_the_csv_result") else {
+        return;
+    };
+    let dir = common::legacy_dir(&fx, "nb", "legacy_nb_clust");
+    let d = dir.to_str().unwrap();
+    let query = "SELECT partition_key, clustering_0, val, CAST(val__writetime AS BIGINT) AS wt \
+                 FROM t ORDER BY partition_key, clustering_0";
+    let file = std::env::temp_dir().join(format!(
+        "sstable-inspect-sql-{}.parquet",
+        std::process::id()
+    ));
+    let (_, stderr, code) = run(&["sql", query, d, "--parquet", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let (csv, _, code) = run(&["sql", query, d, "--csv"]);
+    assert_eq!(code, 0);
+    let expected: Vec<&str> = csv.lines().skip(1).collect();
+    assert!(expected.len() > 1);
+    let f = std::fs::File::open(&file).unwrap();
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f)
+        .unwrap()
+        .build()
+        .unwrap();
+    let mut lines = Vec::new();
+    for b in reader {
+        let b = b.unwrap();
+        let schema = b.schema();
+        let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        assert_eq!(names, ["partition_key", "clustering_0", "val", "wt"]);
+        let text = |c: usize, r: usize| {
+            let a = b.column(c).as_string::<i32>();
+            if a.is_null(r) {
+                String::new()
+            } else {
+                a.value(r).to_owned()
+            }
+        };
+        let wt = b.column(3).as_primitive::<arrow_array::types::Int64Type>();
+        for r in 0..b.num_rows() {
+            lines.push(format!(
+                "{},{},{},{}",
+                text(0, r),
+                text(1, r),
+                text(2, r),
+                wt.value(r)
+            ));
+        }
+    }
+    assert_eq!(lines, expected);
+    let _ = std::fs::remove_file(&file);
 }

@@ -65,6 +65,45 @@ pub mod bridge {
             .map_err(|e| e.to_string())?;
         Ok((schema, out))
     }
+
+    /// DataFusion's arrow 59 batches back as arrow 60 batches (for `sstable-arrow`'s writers).
+    pub fn from_datafusion(
+        schema: &SchemaRef,
+        batches: &[RecordBatch],
+    ) -> Result<(arrow_schema::SchemaRef, Vec<arrow_array::RecordBatch>), String> {
+        let mut bytes = Vec::new();
+        {
+            let mut w = arrow::ipc::writer::StreamWriter::try_new(&mut bytes, schema)
+                .map_err(|e| e.to_string())?;
+            for b in batches {
+                w.write(b).map_err(|e| e.to_string())?;
+            }
+            w.finish().map_err(|e| e.to_string())?;
+        }
+        let reader = arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(bytes), None)
+            .map_err(|e| e.to_string())?;
+        let schema = arrow_array::RecordBatchReader::schema(&reader);
+        let out = reader
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?;
+        Ok((schema, out))
+    }
+}
+
+/// The result of a query as Parquet (`sstable-arrow`'s writer, Snappy) into `out`.
+pub fn write_parquet<W: std::io::Write + Send>(
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    out: W,
+) -> Result<(), String> {
+    let (schema, batches) = bridge::from_datafusion(schema, batches)?;
+    let mut w =
+        sstable_arrow::write::BatchWriter::new(sstable_arrow::write::Format::Parquet, out, &schema)
+            .map_err(|e| e.to_string())?;
+    for b in &batches {
+        w.write(b).map_err(|e| e.to_string())?;
+    }
+    w.finish().map_err(|e| e.to_string())
 }
 
 /// Runs `sql` over the table `t` of `paths`.
@@ -73,15 +112,15 @@ pub fn query(
     paths: &[&str],
     now_seconds: Option<i64>,
 ) -> Result<Vec<RecordBatch>, SqlError> {
-    query_with_log(sql, paths, now_seconds).map(|(b, _)| b)
+    query_with_log(sql, paths, now_seconds).map(|(_, b, _)| b)
 }
 
-/// [`query`], and what its scans read.
+/// [`query`] with the result's schema (also when it has no rows), and what its scans read.
 pub fn query_with_log(
     sql: &str,
     paths: &[&str],
     now_seconds: Option<i64>,
-) -> Result<(Vec<RecordBatch>, ReadLog), SqlError> {
+) -> Result<(SchemaRef, Vec<RecordBatch>, ReadLog), SqlError> {
     let table = Arc::new(SSTableTable::open(paths, now_seconds)?);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
@@ -91,9 +130,11 @@ pub fn query_with_log(
         ctx.register_table("t", Arc::clone(&table) as Arc<dyn TableProvider>)
             .map_err(|e| SqlError::Query(e.to_string()))?;
         let df = ctx.sql(sql).await.map_err(|e| classify(&e))?;
-        df.collect().await.map_err(|e| classify(&e))
+        let schema: SchemaRef = Arc::new(df.schema().as_arrow().clone());
+        let batches = df.collect().await.map_err(|e| classify(&e))?;
+        Ok((schema, batches))
     });
-    result.map(|b| (b, table.read_log()))
+    result.map(|(s, b)| (s, b, table.read_log()))
 }
 
 /// A read error of a scan ([`ReadFailed`]) is the engine's; any other is DataFusion's.
