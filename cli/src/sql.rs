@@ -27,6 +27,10 @@ pub struct Args {
     /// Write the result to FILE as Parquet (Snappy) instead of printing it
     #[arg(long, value_name = "FILE", conflicts_with = "json")]
     parquet: Option<std::path::PathBuf>,
+    /// The table's CQL schema (CREATE TABLE …): key and clustering columns get its names
+    /// (default: the schema.cql beside the SSTables, if any)
+    #[arg(long, value_name = "FILE.cql")]
+    schema: Option<String>,
     /// Print to stderr the bytes read from each component and Data.db's reads
     #[arg(long)]
     stats: bool,
@@ -41,7 +45,14 @@ pub fn run(a: Args) -> Result<Outcome, String> {
     } else {
         Format::Table
     };
-    match sstable_sql::query_with_log(&a.query, &paths, crate::now::now_seconds()) {
+    let (loaded, manifest_findings) = crate::schema::load(&paths, a.schema.as_deref())?;
+    let names = loaded.as_ref().map(|l| {
+        (
+            l.file.table.partition_key.as_slice(),
+            l.file.table.clustering.as_slice(),
+        )
+    });
+    match sstable_sql::query_with_log(&a.query, &paths, crate::now::now_seconds(), names) {
         Ok((schema, batches, log)) => {
             if a.stats {
                 for (component, bytes) in &log.bytes_by_component {
@@ -64,13 +75,17 @@ pub fn run(a: Args) -> Result<Outcome, String> {
                     std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
                 sstable_sql::write_parquet(&schema, &batches, std::io::BufWriter::new(file))
                     .map_err(|e| format!("{}: {e}", path.display()))?;
-                return Ok(Outcome::Clean);
+            } else {
+                let bytes = sstable_sql::render(&batches, format)?;
+                let mut out = crate::output::stdout();
+                let _ = out.write_all(&bytes);
+                let _ = out.flush();
             }
-            let bytes = sstable_sql::render(&batches, format)?;
-            let mut out = crate::output::stdout();
-            let _ = out.write_all(&bytes);
-            let _ = out.flush();
-            Ok(Outcome::Clean)
+            Ok(if manifest_findings {
+                Outcome::Errors
+            } else {
+                Outcome::Clean
+            })
         }
         Err(SqlError::Query(m)) => Err(m),
         Err(SqlError::Read(m)) => {

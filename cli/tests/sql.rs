@@ -363,3 +363,67 @@ fn parquet_output_reads_back_as_the_csv_result() {
     assert_eq!(lines, expected);
     let _ = std::fs::remove_file(&file);
 }
+
+/// With a schema.cql beside the SSTables (a snapshot's), the key and clustering columns carry
+/// its names (`legacy_nb_clust`: MANIFEST.md §3, `pk text, ck text, val text, PK (pk, ck)`), and
+/// a key equality on `pk` still goes through the lookup (one partition's 50 rows, and fewer
+/// Data.db bytes than the whole file).
+#[test]
+fn schema_cql_names_the_key_and_clustering_columns() {
+    let Some(fx) = common::cassandra_fixtures("schema_cql_names_the_key_and_clustering_columns")
+    else {
+        return;
+    };
+    let src = common::legacy_dir(&fx, "nb", "legacy_nb_clust");
+    let dir =
+        std::env::temp_dir().join(format!("sstable-inspect-sql-names-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for e in std::fs::read_dir(&src).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+    }
+    std::fs::write(
+        dir.join("schema.cql"),
+        "CREATE TABLE IF NOT EXISTS legacy_tables.legacy_nb_clust (\n    pk text,\n    ck text,\n    val text,\n    PRIMARY KEY (pk, ck)\n) WITH CLUSTERING ORDER BY (ck ASC);\n",
+    )
+    .unwrap();
+    let d = dir.to_str().unwrap();
+    let data_len = std::fs::metadata(dir.join("nb-1-big-Data.db"))
+        .unwrap()
+        .len();
+    let (stdout, stderr, code) = run(&[
+        "sql",
+        "SELECT count(*) AS n, min(ck) AS first FROM t WHERE pk = '2'",
+        d,
+        "--csv",
+        "--stats",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let key = dump(&dir, &["--key", "2"]);
+    let first = key[0]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["clustering"][0].as_str())
+        .min()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        stdout.lines().nth(1).unwrap(),
+        format!("{},{first}", dumped_rows(&key, |_| true))
+    );
+    let read: u64 = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("read: Data.db reads "))
+        .and_then(|l| l.split('(').nth(1))
+        .and_then(|l| l.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(read < data_len, "{read} of {data_len}");
+    // The default names are gone.
+    let (_, stderr, code) = run(&["sql", "SELECT clustering_0 FROM t", d]);
+    assert_eq!(code, 2, "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

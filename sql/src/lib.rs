@@ -112,16 +112,18 @@ pub fn query(
     paths: &[&str],
     now_seconds: Option<i64>,
 ) -> Result<Vec<RecordBatch>, SqlError> {
-    query_with_log(sql, paths, now_seconds).map(|(_, b, _)| b)
+    query_with_log(sql, paths, now_seconds, None).map(|(_, b, _)| b)
 }
 
-/// [`query`] with the result's schema (also when it has no rows), and what its scans read.
+/// [`query`] with the result's schema (also when it has no rows), and what its scans read;
+/// `names`: the partition key and clustering column names of the table's schema, if known.
 pub fn query_with_log(
     sql: &str,
     paths: &[&str],
     now_seconds: Option<i64>,
+    names: Option<(&[String], &[String])>,
 ) -> Result<(SchemaRef, Vec<RecordBatch>, ReadLog), SqlError> {
-    let table = Arc::new(SSTableTable::open(paths, now_seconds)?);
+    let table = Arc::new(SSTableTable::open(paths, now_seconds, names)?);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .map_err(|e| SqlError::Read(e.to_string()))?;

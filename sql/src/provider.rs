@@ -4,6 +4,8 @@
 //! summary and index, or the BTI trie), so only the chunks of that partition's Data.db bytes are
 //! read (`RowBatchReader::only_partition_at`).
 //!
+//! With a schema (schema.cql, `--schema`) the key and clustering columns carry its names.
+//!
 //! The key filter is reported [`Inexact`](TableProviderFilterPushDown::Inexact): an SSTable
 //! whose lookup cannot run (no index) is scanned whole, so DataFusion filters again on top.
 //! Every read goes through a [`CountingSource`]; its totals are the [`ReadLog`].
@@ -14,8 +16,8 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use arrow::datatypes::SchemaRef;
-use arrow::record_batch::RecordBatch;
+use arrow::datatypes::{Field, Schema, SchemaRef};
+use arrow::record_batch::{RecordBatch, RecordBatchOptions};
 use async_trait::async_trait;
 use datafusion::catalog::Session;
 use datafusion::common::{DataFusionError, ScalarValue};
@@ -77,8 +79,11 @@ impl<S: RangeSource> RangeSource for CountingSource<S> {
 pub struct SSTableTable {
     paths: Vec<String>,
     now_seconds: Option<i64>,
-    /// [`sstable_arrow::row_schema`] with cell metadata, as DataFusion's arrow.
+    /// [`sstable_arrow::row_schema`] with cell metadata, as DataFusion's arrow; its key and
+    /// clustering columns named as the schema names them, when one was given.
     schema: SchemaRef,
+    /// The partition key column's name (a one-column key), for the key filter.
+    key_column: Option<String>,
     log: Arc<Mutex<ReadLog>>,
 }
 
@@ -90,8 +95,15 @@ fn options() -> RowOptions {
 }
 
 impl SSTableTable {
-    /// The table of `paths`: its schema is the first SSTable's (no Data.db read yet).
-    pub fn open(paths: &[&str], now_seconds: Option<i64>) -> Result<Self, SqlError> {
+    /// The table of `paths`: its schema is the first SSTable's (no Data.db read yet). With
+    /// `names` (a schema's partition key and clustering column names, in order) those columns
+    /// are named so, where their counts match the SSTable's; else `partition_key`,
+    /// `partition_key_0`, …, `clustering_0`, ….
+    pub fn open(
+        paths: &[&str],
+        now_seconds: Option<i64>,
+        names: Option<(&[String], &[String])>,
+    ) -> Result<Self, SqlError> {
         let found = files::find(paths).map_err(|e| SqlError::Read(e.to_string()))?;
         let mut schema = None;
         for sstable in &found.grouping.sstables {
@@ -105,12 +117,38 @@ impl SSTableTable {
             }
         }
         let schema = schema.ok_or_else(|| SqlError::Read("no 3.0+ SSTable found".to_owned()))?;
+        let schema = match names {
+            Some(names) => renamed(&schema, names),
+            None => schema,
+        };
+        let key_columns: Vec<&str> = schema
+            .fields()
+            .iter()
+            .skip(2)
+            .take_while(|f| !f.name().starts_with("clustering_"))
+            .map(|f| f.name().as_str())
+            .collect();
+        let key_column = key_columns
+            .first()
+            .filter(|_| {
+                schema
+                    .fields()
+                    .iter()
+                    .all(|f| f.name() != "partition_key_0")
+            })
+            .map(|k| (*k).to_owned());
         Ok(SSTableTable {
             paths: paths.iter().map(|p| (*p).to_owned()).collect(),
             now_seconds,
             schema,
+            key_column,
             log: Arc::new(Mutex::new(ReadLog::default())),
         })
+    }
+
+    /// The key a filter asks for, if it is an equality on a one-column partition key.
+    fn key(&self, e: &Expr) -> Option<String> {
+        key_equality(e, self.key_column.as_deref()?)
     }
 
     /// What the scans read so far.
@@ -143,6 +181,14 @@ impl SSTableTable {
                 .iter()
                 .filter_map(|c| decoded.iter().position(|d| d == c))
                 .collect(),
+        };
+        let projected = match projection {
+            Some(p) => Arc::new(
+                self.schema
+                    .project(p)
+                    .map_err(|e| SqlError::Read(e.to_string()))?,
+            ),
+            None => Arc::clone(&self.schema),
         };
         let mut out = Vec::new();
         for sstable in &found.grouping.sstables {
@@ -193,15 +239,55 @@ impl SSTableTable {
             }
             let (_, batches) = bridge::to_datafusion(&schema, &batches).map_err(SqlError::Read)?;
             for b in batches {
-                out.push(b.project(&order).map_err(|e| err(&e))?);
+                let b = b.project(&order).map_err(|e| err(&e))?;
+                // Under the table's names.
+                let b = RecordBatch::try_new_with_options(
+                    Arc::clone(&projected),
+                    b.columns().to_vec(),
+                    &RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
+                )
+                .map_err(|e| err(&e))?;
+                out.push(b);
             }
         }
         Ok(out)
     }
 }
 
-/// The key a filter `partition_key = literal` (either side) asks for, as cqlsh prints it.
-fn key_equality(e: &Expr) -> Option<String> {
+/// `schema` with its key and clustering columns named by `names` (see [`SSTableTable::open`]).
+fn renamed(schema: &SchemaRef, (keys, clustering): (&[String], &[String])) -> SchemaRef {
+    let is_key = |n: &str| n == "partition_key" || n.starts_with("partition_key_");
+    let key_count = schema.fields().iter().filter(|f| is_key(f.name())).count();
+    let clustering_count = schema
+        .fields()
+        .iter()
+        .filter(|f| f.name().starts_with("clustering_"))
+        .count();
+    let (mut k, mut c) = (0usize, 0usize);
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| {
+            let name = if is_key(f.name()) && key_count == keys.len() {
+                k += 1;
+                keys.get(k - 1)
+            } else if f.name().starts_with("clustering_") && clustering_count == clustering.len() {
+                c += 1;
+                clustering.get(c - 1)
+            } else {
+                None
+            };
+            match name {
+                Some(n) => f.as_ref().clone().with_name(n),
+                None => f.as_ref().clone(),
+            }
+        })
+        .collect();
+    Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
+}
+
+/// The key a filter `<key column> = literal` (either side) asks for, as cqlsh prints it.
+fn key_equality(e: &Expr, key_column: &str) -> Option<String> {
     let Expr::BinaryExpr(BinaryExpr { left, op, right }) = e else {
         return None;
     };
@@ -212,7 +298,7 @@ fn key_equality(e: &Expr) -> Option<String> {
         (Expr::Column(c), Expr::Literal(v, _)) | (Expr::Literal(v, _), Expr::Column(c)) => (c, v),
         _ => return None,
     };
-    if column.name != "partition_key" || literal.is_null() {
+    if column.name != key_column || literal.is_null() {
         return None;
     }
     match literal {
@@ -241,7 +327,7 @@ impl TableProvider for SSTableTable {
     ) -> datafusion::error::Result<Vec<TableProviderFilterPushDown>> {
         Ok(filters
             .iter()
-            .map(|f| match key_equality(f) {
+            .map(|f| match self.key(f) {
                 Some(_) => TableProviderFilterPushDown::Inexact,
                 None => TableProviderFilterPushDown::Unsupported,
             })
@@ -255,7 +341,7 @@ impl TableProvider for SSTableTable {
         filters: &[Expr],
         limit: Option<usize>,
     ) -> datafusion::error::Result<Arc<dyn ExecutionPlan>> {
-        let key = filters.iter().find_map(key_equality);
+        let key = filters.iter().find_map(|f| self.key(f));
         let batches = self
             .read(projection.map(Vec::as_slice), key.as_deref())
             .map_err(|e| DataFusionError::External(Box::new(ReadFailed(e.to_string()))))?;
