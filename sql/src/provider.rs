@@ -302,7 +302,9 @@ fn key_equality(e: &Expr, key_column: &str) -> Option<String> {
         return None;
     }
     match literal {
-        ScalarValue::Utf8(Some(s)) | ScalarValue::LargeUtf8(Some(s)) => Some(s.clone()),
+        ScalarValue::Utf8(Some(s))
+        | ScalarValue::LargeUtf8(Some(s))
+        | ScalarValue::Utf8View(Some(s)) => Some(s.clone()),
         ScalarValue::Int8(Some(_))
         | ScalarValue::Int16(Some(_))
         | ScalarValue::Int32(Some(_))
