@@ -295,6 +295,23 @@ fn a_key_lookup_reads_only_the_partitions_chunks() {
     let all = dumped_rows(&dump(&dir, &[]), |_| true).to_string();
     assert_eq!(stdout.lines().nth(1), Some(all.as_str()));
     assert!(stderr.contains(&format!("({data_len} bytes)")), "{stderr}");
+    // A LIMIT stops the reading: the first chunk, not the file.
+    let (stdout, stderr, code) = run(&[
+        "sql",
+        "SELECT _position FROM t LIMIT 1",
+        d,
+        "--csv",
+        "--stats",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    // The first row in Data.db order.
+    let (first, _, _) = run(&["sql", "SELECT min(_position) FROM t", d, "--csv"]);
+    assert_eq!(stdout.lines().nth(1), first.lines().nth(1));
+    let limited = stderr
+        .lines()
+        .find(|l| l.starts_with("read: Data.db reads"))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(limited.starts_with("read: Data.db reads 1 "), "{limited}");
     // A projection of two columns: their values for the key, as dump has them.
     let (stdout, stderr, code) = run(&[
         "sql",

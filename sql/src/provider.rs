@@ -10,6 +10,9 @@
 //! whose lookup cannot run (no index) is scanned whole, so DataFusion filters again on top.
 //! Every read goes through a [`CountingSource`]; its totals are the [`ReadLog`].
 //!
+//! A `LIMIT` DataFusion pushes into the scan (no filter left above it) stops the reading once
+//! that many rows are read.
+//!
 //! Not yet: the scan decodes when planned (its batches are then served from memory), not as a
 //! stream; a token range is not pushed down.
 
@@ -157,12 +160,21 @@ impl SSTableTable {
     }
 
     /// The rows of the columns at `projection` (`None`: all), in that order; with `key` (a
-    /// partition key as cqlsh prints it) only that partition's, where a lookup can run.
+    /// partition key as cqlsh prints it) only that partition's, where a lookup can run; with
+    /// `limit`, reading stops once that many rows are read (batches of at most `limit` rows).
     pub fn read(
         &self,
         projection: Option<&[usize]>,
         key: Option<&str>,
+        limit: Option<usize>,
     ) -> Result<Vec<RecordBatch>, SqlError> {
+        let mut rows = 0usize;
+        let options = RowOptions {
+            batch_rows: limit.map_or(sstable_arrow::DEFAULT_BATCH_ROWS, |l| {
+                l.clamp(1, sstable_arrow::DEFAULT_BATCH_ROWS)
+            }),
+            ..options()
+        };
         let paths: Vec<&str> = self.paths.iter().map(String::as_str).collect();
         let found = files::find(&paths).map_err(|e| SqlError::Read(e.to_string()))?;
         // Decoded: the projected columns in schema order (`_kind` for none: its rows count).
@@ -192,6 +204,9 @@ impl SSTableTable {
         };
         let mut out = Vec::new();
         for sstable in &found.grouping.sstables {
+            if limit.is_some_and(|l| rows >= l) {
+                break;
+            }
             let err =
                 |e: &dyn std::fmt::Display| SqlError::Read(format!("{}: {e}", sstable.prefix));
             let (metadata, io_errors) = files::load_metadata(&found, sstable);
@@ -219,7 +234,7 @@ impl SSTableTable {
             let reader = RowBatchReader::with_columns(
                 &metadata,
                 source(),
-                options(),
+                options,
                 self.now_seconds,
                 Some(&decoded),
             )
@@ -231,7 +246,12 @@ impl SSTableTable {
             let schema = arrow_array::RecordBatchReader::schema(&reader);
             let mut batches = Vec::new();
             for b in reader.by_ref() {
-                batches.push(b.map_err(|e| err(&e))?);
+                let b = b.map_err(|e| err(&e))?;
+                rows = rows.saturating_add(b.num_rows());
+                batches.push(b);
+                if limit.is_some_and(|l| rows >= l) {
+                    break;
+                }
             }
             // A chunk whose checksum failed is not a row source to answer from.
             if let Some(f) = reader.take_findings().into_iter().next() {
@@ -345,7 +365,7 @@ impl TableProvider for SSTableTable {
     ) -> datafusion::error::Result<Arc<dyn ExecutionPlan>> {
         let key = filters.iter().find_map(|f| self.key(f));
         let batches = self
-            .read(projection.map(Vec::as_slice), key.as_deref())
+            .read(projection.map(Vec::as_slice), key.as_deref(), limit)
             .map_err(|e| DataFusionError::External(Box::new(ReadFailed(e.to_string()))))?;
         let schema = match projection {
             Some(p) => Arc::new(self.schema.project(p)?),
