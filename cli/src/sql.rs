@@ -1,6 +1,7 @@
 //! `sstable-inspect sql "SELECT … FROM t …" PATH…`: SQL over the rows of the table's 3.0+
-//! SSTables on DataFusion (the `sstable-sql` crate), printed as a table, `--json` or `--csv`.
-//! Bad SQL or an unknown column: DataFusion's message, exit 2; an SSTable that does not read:
+//! SSTables on DataFusion (the `sstable-sql` crate), printed as a table, `--json` or `--csv`,
+//! or written as Parquet (`--parquet FILE`). Key and clustering columns carry the names of the
+//! schema.cql beside the SSTables (or `--schema`); `--stats` prints the bytes read. Bad SQL or an unknown column: DataFusion's message, exit 2; an SSTable that does not read:
 //! the engine's message (SSTable, component, offset), exit 1.
 
 use std::io::Write;
