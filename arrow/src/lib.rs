@@ -60,6 +60,8 @@ pub struct RowBatchReader<S: RangeSource> {
     driver: SyncDriver<S>,
     batcher: RowBatcher,
     done: bool,
+    /// Stop after this many partitions (a one-partition read).
+    partition_limit: Option<u64>,
 }
 
 impl<S: RangeSource> RowBatchReader<S> {
@@ -70,6 +72,18 @@ impl<S: RangeSource> RowBatchReader<S> {
         source: S,
         options: RowOptions,
         now_seconds: Option<i64>,
+    ) -> Result<Self, ArrowError> {
+        RowBatchReader::with_columns(metadata, source, options, now_seconds, None)
+    }
+
+    /// Only the columns of [`row_schema`] at `columns` (`None`: all; see
+    /// [`RowBatcher::with_columns`]): the values of the others are not converted.
+    pub fn with_columns(
+        metadata: &SSTableMetadata,
+        source: S,
+        options: RowOptions,
+        now_seconds: Option<i64>,
+        columns: Option<&[usize]>,
     ) -> Result<Self, ArrowError> {
         let version = metadata.descriptor.version;
         if !version.has_row_format() {
@@ -88,13 +102,25 @@ impl<S: RangeSource> RowBatchReader<S> {
             ..DecodeOptions::default()
         };
         let reader = DataFileReader::for_sstable(metadata, decode).map_err(engine_error)?;
-        let batcher = RowBatcher::new(reader.decoder().schema(), options);
+        let batcher = RowBatcher::with_columns(reader.decoder().schema(), options, columns);
         Ok(RowBatchReader {
             reader,
             driver: SyncDriver::new(source),
             batcher,
             done: false,
+            partition_limit: None,
         })
+    }
+
+    /// Reads only the partition starting at uncompressed Data.db `position` (an index
+    /// lookup's): decoding starts there and stops at that partition's end, so only the chunks
+    /// holding it are read.
+    pub fn only_partition_at(mut self, position: u64) -> Result<Self, ArrowError> {
+        self.reader
+            .seek_to_partition(position)
+            .map_err(engine_error)?;
+        self.partition_limit = Some(self.batcher.partitions_ended().saturating_add(1));
+        Ok(self)
     }
 
     /// Totals so far.
@@ -128,7 +154,15 @@ impl<S: RangeSource> Iterator for RowBatchReader<S> {
                 .driver
                 .visit_next(&mut self.reader, &mut self.batcher, &NoClock)
             {
-                Ok(VisitStep::Visited) => {}
+                Ok(VisitStep::Visited) => {
+                    if self
+                        .partition_limit
+                        .is_some_and(|n| self.batcher.partitions_ended() >= n)
+                    {
+                        self.done = true;
+                        self.batcher.finish();
+                    }
+                }
                 Ok(VisitStep::Finished | VisitStep::NeedMoreData) => {
                     self.done = true;
                     self.batcher.finish();

@@ -125,6 +125,8 @@ struct ColumnBuilder {
     complex: bool,
     counter: bool,
     meta: Option<MetaBuilders>,
+    /// Whether the values are built (a column subset may leave them out: not converted).
+    wanted: bool,
     /// Whether the current row gave this column a value (or a tombstone).
     present: bool,
     /// Complex columns: whether a live cell was appended in the current row.
@@ -174,12 +176,14 @@ impl MetaBuilders {
 }
 
 impl ColumnBuilder {
-    fn new(c: &ColumnSchema, options: &RowOptions) -> Self {
+    /// `wanted`: whether the value column is built; `meta_wanted`: its metadata columns.
+    fn new(c: &ColumnSchema, options: &RowOptions, wanted: bool, meta_wanted: bool) -> Self {
         ColumnBuilder {
             values: ValueBuilder::new(&Mapped::of(&c.column_type, options.mapping)),
             complex: c.is_complex(),
             counter: c.is_counter,
-            meta: (options.cell_metadata && !c.is_complex()).then(MetaBuilders::new),
+            meta: (options.cell_metadata && !c.is_complex() && meta_wanted).then(MetaBuilders::new),
+            wanted,
             present: false,
             any_cell: false,
         }
@@ -200,7 +204,12 @@ pub struct RowCounts {
 
 /// A [`DataVisitor`] that turns rows into record batches (see the module docs).
 pub struct RowBatcher {
+    /// The schema of the batches: [`row_schema`], or the subset of its columns asked for.
     schema: SchemaRef,
+    /// Per column of [`row_schema`]: whether it is in the batches.
+    wanted: Vec<bool>,
+    /// Partitions whose end was visited.
+    partitions_ended: u64,
     options: RowOptions,
     kind: StringBuilder,
     position: UInt64Builder,
@@ -227,29 +236,63 @@ pub struct RowBatcher {
 
 impl RowBatcher {
     pub fn new(schema: &DataSchema, options: RowOptions) -> RowBatcher {
+        RowBatcher::with_columns(schema, options, None)
+    }
+
+    /// Only the columns of [`row_schema`] at `columns` (in schema order, whatever order they
+    /// are given in; `None`: all). The values of the other columns are not converted or built.
+    pub fn with_columns(
+        schema: &DataSchema,
+        options: RowOptions,
+        columns: Option<&[usize]>,
+    ) -> RowBatcher {
         let options = RowOptions {
             batch_rows: options.batch_rows.max(1),
             ..options
         };
+        let full = row_schema(schema, &options);
+        let wanted: Vec<bool> = (0..full.fields().len())
+            .map(|i| columns.is_none_or(|c| c.contains(&i)))
+            .collect();
+        let kept: Vec<usize> = wanted
+            .iter()
+            .enumerate()
+            .filter_map(|(i, w)| w.then_some(i))
+            .collect();
+        let projected = match full.project(&kept) {
+            Ok(s) => Arc::new(s),
+            Err(_) => Arc::clone(&full),
+        };
+        let is_wanted = |i: usize| wanted.get(i).copied().unwrap_or(false);
+        // Column numbers of the static and regular columns and their metadata in `full`.
+        let mut next = 2usize
+            .saturating_add(schema.key_component_types.len())
+            .saturating_add(schema.clustering_types.len());
+        let mut column = |c: &ColumnSchema| {
+            let value = is_wanted(next);
+            next = next.saturating_add(1);
+            let mut meta = false;
+            if options.cell_metadata && !c.is_complex() {
+                meta = (0..3).any(|k| is_wanted(next.saturating_add(k)));
+                next = next.saturating_add(3);
+            }
+            ColumnBuilder::new(c, &options, value, meta)
+        };
+        let statics: Vec<ColumnBuilder> = schema.static_columns.iter().map(&mut column).collect();
+        let regulars: Vec<ColumnBuilder> = schema.regular_columns.iter().map(&mut column).collect();
         let mapped = |t: &AbstractType| ValueBuilder::new(&Mapped::of(t, options.mapping));
         RowBatcher {
-            schema: row_schema(schema, &options),
+            schema: projected,
+            wanted,
+            partitions_ended: 0,
             options,
             kind: StringBuilder::new(),
             position: UInt64Builder::new(),
             keys: schema.key_component_types.iter().map(mapped).collect(),
             key_types: schema.key_component_types.clone(),
             clusterings: schema.clustering_types.iter().map(mapped).collect(),
-            statics: schema
-                .static_columns
-                .iter()
-                .map(|c| ColumnBuilder::new(c, &options))
-                .collect(),
-            regulars: schema
-                .regular_columns
-                .iter()
-                .map(|c| ColumnBuilder::new(c, &options))
-                .collect(),
+            statics,
+            regulars,
             key_components: Vec::new(),
             key_ok: false,
             partition_position: 0,
@@ -269,6 +312,11 @@ impl RowBatcher {
 
     pub fn counts(&self) -> RowCounts {
         self.counts
+    }
+
+    /// Partitions whose end was visited (a one-partition read stops after the first).
+    pub fn partitions_ended(&self) -> u64 {
+        self.partitions_ended
     }
 
     /// A finished batch, if one is ready; the first error building one, once.
@@ -299,20 +347,40 @@ impl RowBatcher {
     }
 
     fn build_batch(&mut self) -> Result<RecordBatch, ArrowError> {
-        let mut columns: Vec<ArrayRef> = vec![
-            Arc::new(self.kind.finish()),
-            Arc::new(self.position.finish()),
+        let rows = self.rows_in_batch;
+        let mut all: Vec<Option<ArrayRef>> = vec![
+            Some(Arc::new(self.kind.finish())),
+            Some(Arc::new(self.position.finish())),
         ];
         for b in self.keys.iter_mut().chain(self.clusterings.iter_mut()) {
-            columns.push(b.finish()?);
+            all.push(Some(b.finish()?));
         }
         for c in self.statics.iter_mut().chain(self.regulars.iter_mut()) {
-            columns.push(c.values.finish()?);
-            if let Some(m) = c.meta.as_mut() {
-                columns.extend(m.finish());
+            // A column left out was not built: its place is kept empty.
+            all.push(if c.wanted {
+                Some(c.values.finish()?)
+            } else {
+                None
+            });
+            match c.meta.as_mut() {
+                Some(m) => all.extend(m.finish().map(Some)),
+                None if self.options.cell_metadata && !c.complex => {
+                    all.extend([None, None, None]);
+                }
+                None => {}
             }
         }
-        RecordBatch::try_new(Arc::clone(&self.schema), columns)
+        let columns: Vec<ArrayRef> = all
+            .into_iter()
+            .zip(&self.wanted)
+            .filter(|(_, w)| **w)
+            .filter_map(|(c, _)| c)
+            .collect();
+        RecordBatch::try_new_with_options(
+            Arc::clone(&self.schema),
+            columns,
+            &arrow_array::RecordBatchOptions::new().with_row_count(Some(rows)),
+        )
     }
 
     /// Starts an Arrow row: kind, position, key; clustering from `clustering` (none: nulls).
@@ -336,7 +404,9 @@ impl RowBatcher {
         self.close_complex();
         for c in self.statics.iter_mut().chain(self.regulars.iter_mut()) {
             if !c.present {
-                c.values.append_null();
+                if c.wanted {
+                    c.values.append_null();
+                }
                 if let Some(m) = c.meta.as_mut() {
                     m.append_null();
                 }
@@ -356,7 +426,7 @@ impl RowBatcher {
             } else {
                 &mut self.regulars
             };
-            if let Some(c) = columns.get_mut(index) {
+            if let Some(c) = columns.get_mut(index).filter(|c| c.wanted) {
                 let any = c.any_cell;
                 if let Err(e) = c.values.end_cells(any) {
                     self.error.get_or_insert(e);
@@ -381,7 +451,9 @@ impl RowBatcher {
         if let Some(c) = self.column_mut(is_static, index) {
             if c.complex && !c.present {
                 c.present = true;
-                c.values.begin_cells();
+                if c.wanted {
+                    c.values.begin_cells();
+                }
             }
         }
         self.open_complex = Some((is_static, index));
@@ -448,20 +520,19 @@ impl DataVisitor for RowBatcher {
         let mut counts = self.counts.values;
         if let Some(c) = self.column_mut(is_static, cell.column_index) {
             if c.complex {
-                if cell.kind != CellKind::Tombstone {
+                if cell.kind != CellKind::Tombstone && c.wanted {
                     c.values
                         .append_cell(cell.path.unwrap_or_default(), cell.value, &mut counts);
                     c.any_cell = true;
                 }
             } else if !c.present {
                 c.present = true;
-                if cell.kind == CellKind::Tombstone {
+                if !c.wanted {
+                    // Left out: not converted.
+                } else if cell.kind == CellKind::Tombstone {
                     c.values.append_null();
-                } else if c.counter {
-                    match &cell.counter {
-                        Some(ctx) => c.values.append_i64(ctx.total),
-                        None => c.values.append_bytes(cell.value, &mut counts),
-                    }
+                } else if let (true, Some(ctx)) = (c.counter, &cell.counter) {
+                    c.values.append_i64(ctx.total);
                 } else {
                     c.values.append_bytes(cell.value, &mut counts);
                 }
@@ -484,6 +555,7 @@ impl DataVisitor for RowBatcher {
     }
 
     fn partition_end(&mut self, _end: &PartitionEnd) {
+        self.partitions_ended = self.partitions_ended.saturating_add(1);
         if self.rows_in_partition == 0 {
             self.counts.empty_partitions = self.counts.empty_partitions.saturating_add(1);
             self.start_row(KIND_PARTITION, self.partition_position);

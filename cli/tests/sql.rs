@@ -8,6 +8,8 @@ use crate::common;
 use std::path::Path;
 use std::process::Command;
 
+use arrow_array::cast::AsArray;
+use arrow_array::Array;
 use serde_json::Value;
 
 fn run(args: &[&str]) -> (String, String, i32) {
@@ -212,5 +214,233 @@ fn a_corrupt_sstable_names_sstable_component_and_offset() {
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("nb-1-big"), "{stderr}");
     assert!(stderr.contains("Data.db bytes 424..836"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A key lookup through `sql` on a generated SSTable of 4 KiB chunks reads only the chunks
+/// holding that partition (its uncompressed span from `partitions`), far less than Data.db,
+/// and returns the rows `dump --key` shows; a projection and a full count agree with dump too.
+#[test]
+fn a_key_lookup_reads_only_the_partitions_chunks() {
+    let dir =
+        std::env::temp_dir().join(format!("sstable-inspect-sql-lookup-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let (_, stderr, code) = run(&[
+        "generate",
+        "--out",
+        d,
+        "--version",
+        "nb",
+        "--compression",
+        "lz4",
+        "--partitions",
+        "200",
+        "--rows-per-partition",
+        "20",
+        "--chunk-kib",
+        "4",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let data_len = std::fs::metadata(dir.join("nb-1-big-Data.db"))
+        .unwrap()
+        .len();
+    // The 100th partition in Data.db order: key, uncompressed position and bytes.
+    let (csv, _, code) = run(&["partitions", d, "--csv", "-q"]);
+    assert_eq!(code, 0);
+    let line: Vec<&str> = csv.lines().nth(100).unwrap().split(',').collect();
+    let (key, position, bytes) = (
+        line[1].to_owned(),
+        line[3].parse::<u64>().unwrap(),
+        line[4].parse::<u64>().unwrap(),
+    );
+    let chunk = 4096;
+    let chunks_spanned = (position + bytes - 1) / chunk - position / chunk + 1;
+    let dumped = dumped_rows(&dump(&dir, &["--key", &key]), |_| true);
+    assert!(dumped >= 20, "{dumped}");
+
+    let query = format!("SELECT count(*) FROM t WHERE partition_key = {key}");
+    let (stdout, stderr, code) = run(&["sql", &query, d, "--csv", "--stats"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.lines().nth(1), Some(dumped.to_string().as_str()));
+    let reads_line = stderr
+        .lines()
+        .find(|l| l.starts_with("read: Data.db reads"))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    let read_bytes: u64 = reads_line
+        .split('(')
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    let mut offsets: Vec<u64> = reads_line
+        .rsplit(": ")
+        .next()
+        .unwrap()
+        .split(' ')
+        .map(|r| r.split('+').next().unwrap().parse().unwrap())
+        .collect();
+    offsets.sort_unstable();
+    offsets.dedup();
+    // Only the partition's chunks (the lookup's header read is one of them), each at most
+    // a 4 KiB chunk and its checksum (lz4 of generated values does not grow them).
+    assert_eq!(offsets.len() as u64, chunks_spanned, "{reads_line}");
+    assert!(read_bytes < data_len / 20, "{read_bytes} of {data_len}");
+    eprintln!("key {key}: {read_bytes} of {data_len} Data.db bytes, {reads_line}");
+
+    // Without the key filter every chunk is read.
+    let (stdout, stderr, code) = run(&["sql", "SELECT count(*) FROM t", d, "--csv", "--stats"]);
+    assert_eq!(code, 0, "{stderr}");
+    let all = dumped_rows(&dump(&dir, &[]), |_| true).to_string();
+    assert_eq!(stdout.lines().nth(1), Some(all.as_str()));
+    assert!(stderr.contains(&format!("({data_len} bytes)")), "{stderr}");
+    // A LIMIT stops the reading: the first chunk, not the file.
+    let (stdout, stderr, code) = run(&[
+        "sql",
+        "SELECT _position FROM t LIMIT 1",
+        d,
+        "--csv",
+        "--stats",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    // The first row in Data.db order.
+    let (first, _, _) = run(&["sql", "SELECT min(_position) FROM t", d, "--csv"]);
+    assert_eq!(stdout.lines().nth(1), first.lines().nth(1));
+    let limited = stderr
+        .lines()
+        .find(|l| l.starts_with("read: Data.db reads"))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(limited.starts_with("read: Data.db reads 1 "), "{limited}");
+    // A projection of two columns: their values for the key, as dump has them.
+    let (stdout, stderr, code) = run(&[
+        "sql",
+        &format!("SELECT clustering_0, partition_key FROM t WHERE partition_key = {key} AND _kind = 'row' LIMIT 1"),
+        d,
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v[0].as_object().unwrap().len(), 2, "{stdout}");
+    assert_eq!(v[0]["partition_key"].to_string(), key, "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--parquet FILE` writes the result; read back with the parquet crate it holds the rows and
+/// values `--csv` prints for the same query.
+#[test]
+fn parquet_output_reads_back_as_the_csv_result() {
+    let Some(fx) = common::cassandra_fixtures("parquet_output_reads_back_as_the_csv_result") else {
+        return;
+    };
+    let dir = common::legacy_dir(&fx, "nb", "legacy_nb_clust");
+    let d = dir.to_str().unwrap();
+    let query = "SELECT partition_key, clustering_0, val, CAST(val__writetime AS BIGINT) AS wt \
+                 FROM t ORDER BY partition_key, clustering_0";
+    let file = std::env::temp_dir().join(format!(
+        "sstable-inspect-sql-{}.parquet",
+        std::process::id()
+    ));
+    let (_, stderr, code) = run(&["sql", query, d, "--parquet", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let (csv, _, code) = run(&["sql", query, d, "--csv"]);
+    assert_eq!(code, 0);
+    let expected: Vec<&str> = csv.lines().skip(1).collect();
+    assert!(expected.len() > 1);
+    let f = std::fs::File::open(&file).unwrap();
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f)
+        .unwrap()
+        .build()
+        .unwrap();
+    let mut lines = Vec::new();
+    for b in reader {
+        let b = b.unwrap();
+        let schema = b.schema();
+        let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        assert_eq!(names, ["partition_key", "clustering_0", "val", "wt"]);
+        let text = |c: usize, r: usize| {
+            let a = b.column(c).as_string::<i32>();
+            if a.is_null(r) {
+                String::new()
+            } else {
+                a.value(r).to_owned()
+            }
+        };
+        let wt = b.column(3).as_primitive::<arrow_array::types::Int64Type>();
+        for r in 0..b.num_rows() {
+            lines.push(format!(
+                "{},{},{},{}",
+                text(0, r),
+                text(1, r),
+                text(2, r),
+                wt.value(r)
+            ));
+        }
+    }
+    assert_eq!(lines, expected);
+    let _ = std::fs::remove_file(&file);
+}
+
+/// With a schema.cql beside the SSTables (a snapshot's), the key and clustering columns carry
+/// its names (`legacy_nb_clust`: MANIFEST.md §3, `pk text, ck text, val text, PK (pk, ck)`), and
+/// a key equality on `pk` still goes through the lookup (one partition's 50 rows, and fewer
+/// Data.db bytes than the whole file).
+#[test]
+fn schema_cql_names_the_key_and_clustering_columns() {
+    let Some(fx) = common::cassandra_fixtures("schema_cql_names_the_key_and_clustering_columns")
+    else {
+        return;
+    };
+    let src = common::legacy_dir(&fx, "nb", "legacy_nb_clust");
+    let dir =
+        std::env::temp_dir().join(format!("sstable-inspect-sql-names-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for e in std::fs::read_dir(&src).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+    }
+    std::fs::write(
+        dir.join("schema.cql"),
+        "CREATE TABLE IF NOT EXISTS legacy_tables.legacy_nb_clust (\n    pk text,\n    ck text,\n    val text,\n    PRIMARY KEY (pk, ck)\n) WITH CLUSTERING ORDER BY (ck ASC);\n",
+    )
+    .unwrap();
+    let d = dir.to_str().unwrap();
+    let data_len = std::fs::metadata(dir.join("nb-1-big-Data.db"))
+        .unwrap()
+        .len();
+    let (stdout, stderr, code) = run(&[
+        "sql",
+        "SELECT count(*) AS n, min(ck) AS first FROM t WHERE pk = '2'",
+        d,
+        "--csv",
+        "--stats",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let key = dump(&dir, &["--key", "2"]);
+    let first = key[0]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["clustering"][0].as_str())
+        .min()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        stdout.lines().nth(1).unwrap(),
+        format!("{},{first}", dumped_rows(&key, |_| true))
+    );
+    let read: u64 = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("read: Data.db reads "))
+        .and_then(|l| l.split('(').nth(1))
+        .and_then(|l| l.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(read < data_len, "{read} of {data_len}");
+    // The default names are gone.
+    let (_, stderr, code) = run(&["sql", "SELECT clustering_0 FROM t", d]);
+    assert_eq!(code, 2, "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -5,17 +5,23 @@
 //! DataFusion 55 is built on arrow 59 and the decoder's batches are arrow 60: they cross
 //! through Arrow IPC ([`bridge`]), safe code and one copy per batch.
 //!
-//! Not yet: projection and key/token filters pushed into the decoder (a `MemTable` holds the
-//! decoded rows), the merged read of several SSTables (their rows are concatenated).
+//! The table is a [`SSTableTable`] ([`provider`]): projection pushed into the row decoding, a
+//! partition-key equality answered through the index and bloom filter.
+//!
+//! Not yet: the merged read of several SSTables (their rows are concatenated), a token range
+//! through the index.
 
 use std::sync::Arc;
 
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
-use datafusion::datasource::MemTable;
+use datafusion::datasource::TableProvider;
+use datafusion::error::DataFusionError;
 use datafusion::prelude::{SessionConfig, SessionContext};
-use sstable_arrow::{RowBatchReader, RowOptions};
-use sstable_native::files::{self, ComponentFiles};
+
+pub mod provider;
+
+pub use provider::{ReadFailed, ReadLog, SSTableTable};
 
 /// Why a query did not run.
 #[derive(Debug)]
@@ -59,49 +65,45 @@ pub mod bridge {
             .map_err(|e| e.to_string())?;
         Ok((schema, out))
     }
+
+    /// DataFusion's arrow 59 batches back as arrow 60 batches (for `sstable-arrow`'s writers).
+    pub fn from_datafusion(
+        schema: &SchemaRef,
+        batches: &[RecordBatch],
+    ) -> Result<(arrow_schema::SchemaRef, Vec<arrow_array::RecordBatch>), String> {
+        let mut bytes = Vec::new();
+        {
+            let mut w = arrow::ipc::writer::StreamWriter::try_new(&mut bytes, schema)
+                .map_err(|e| e.to_string())?;
+            for b in batches {
+                w.write(b).map_err(|e| e.to_string())?;
+            }
+            w.finish().map_err(|e| e.to_string())?;
+        }
+        let reader = arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(bytes), None)
+            .map_err(|e| e.to_string())?;
+        let schema = arrow_array::RecordBatchReader::schema(&reader);
+        let out = reader
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?;
+        Ok((schema, out))
+    }
 }
 
-/// The rows of the 3.0+ SSTables under `paths`, as one table.
-pub fn load_table(
-    paths: &[&str],
-    now_seconds: Option<i64>,
-) -> Result<(SchemaRef, Vec<RecordBatch>), SqlError> {
-    let found = files::find(paths).map_err(|e| SqlError::Read(e.to_string()))?;
-    let mut schema: Option<arrow_schema::SchemaRef> = None;
-    let mut rows = Vec::new();
-    for sstable in &found.grouping.sstables {
-        let (metadata, io_errors) = files::load_metadata(&found, sstable);
-        if let Some(e) = io_errors.into_iter().next() {
-            return Err(SqlError::Read(format!("{}: {e}", sstable.prefix)));
-        }
-        let options = RowOptions {
-            cell_metadata: true,
-            ..RowOptions::default()
-        };
-        let source = ComponentFiles::new(&found, sstable);
-        let reader = RowBatchReader::new(&metadata, source, options, now_seconds)
-            .map_err(|e| SqlError::Read(format!("{}: {e}", sstable.prefix)))?;
-        let s = arrow_array::RecordBatchReader::schema(&reader);
-        match &schema {
-            Some(first) if first.fields() != s.fields() => {
-                return Err(SqlError::Read(format!(
-                    "{}: its columns differ from the first SSTable's",
-                    sstable.prefix
-                )))
-            }
-            _ => schema = Some(s),
-        }
-        let mut reader = reader;
-        for b in reader.by_ref() {
-            rows.push(b.map_err(|e| SqlError::Read(format!("{}: {e}", sstable.prefix)))?);
-        }
-        // A chunk whose checksum failed is not a row source to answer from.
-        if let Some(f) = reader.take_findings().into_iter().next() {
-            return Err(SqlError::Read(format!("{}: {}", sstable.prefix, f.message)));
-        }
+/// The result of a query as Parquet (`sstable-arrow`'s writer, Snappy) into `out`.
+pub fn write_parquet<W: std::io::Write + Send>(
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    out: W,
+) -> Result<(), String> {
+    let (schema, batches) = bridge::from_datafusion(schema, batches)?;
+    let mut w =
+        sstable_arrow::write::BatchWriter::new(sstable_arrow::write::Format::Parquet, out, &schema)
+            .map_err(|e| e.to_string())?;
+    for b in &batches {
+        w.write(b).map_err(|e| e.to_string())?;
     }
-    let schema = schema.ok_or_else(|| SqlError::Read("no 3.0+ SSTable found".to_owned()))?;
-    bridge::to_datafusion(&schema, &rows).map_err(SqlError::Read)
+    w.finish().map_err(|e| e.to_string())
 }
 
 /// Runs `sql` over the table `t` of `paths`.
@@ -110,24 +112,43 @@ pub fn query(
     paths: &[&str],
     now_seconds: Option<i64>,
 ) -> Result<Vec<RecordBatch>, SqlError> {
-    let (schema, batches) = load_table(paths, now_seconds)?;
-    let table =
-        MemTable::try_new(schema, vec![batches]).map_err(|e| SqlError::Read(e.to_string()))?;
+    query_with_log(sql, paths, now_seconds, None).map(|(_, b, _)| b)
+}
+
+/// [`query`] with the result's schema (also when it has no rows), and what its scans read;
+/// `names`: the partition key and clustering column names of the table's schema, if known.
+pub fn query_with_log(
+    sql: &str,
+    paths: &[&str],
+    now_seconds: Option<i64>,
+    names: Option<(&[String], &[String])>,
+) -> Result<(SchemaRef, Vec<RecordBatch>, ReadLog), SqlError> {
+    let table = Arc::new(SSTableTable::open(paths, now_seconds, names)?);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .map_err(|e| SqlError::Read(e.to_string()))?;
-    runtime.block_on(async {
+    let result = runtime.block_on(async {
         let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(1));
-        ctx.register_table("t", Arc::new(table))
+        ctx.register_table("t", Arc::clone(&table) as Arc<dyn TableProvider>)
             .map_err(|e| SqlError::Query(e.to_string()))?;
-        let df = ctx
-            .sql(sql)
-            .await
-            .map_err(|e| SqlError::Query(e.to_string()))?;
-        df.collect()
-            .await
-            .map_err(|e| SqlError::Query(e.to_string()))
-    })
+        let df = ctx.sql(sql).await.map_err(|e| classify(&e))?;
+        let schema: SchemaRef = Arc::new(df.schema().as_arrow().clone());
+        let batches = df.collect().await.map_err(|e| classify(&e))?;
+        Ok((schema, batches))
+    });
+    result.map(|(s, b)| (s, b, table.read_log()))
+}
+
+/// A read error of a scan ([`ReadFailed`]) is the engine's; any other is DataFusion's.
+fn classify(e: &DataFusionError) -> SqlError {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if let Some(r) = s.downcast_ref::<ReadFailed>() {
+            return SqlError::Read(r.0.clone());
+        }
+        source = s.source();
+    }
+    SqlError::Query(e.to_string())
 }
 
 /// Batches as a text table, JSON (an array of objects) or CSV.
