@@ -48,6 +48,24 @@ pub struct ScanState {
 }
 
 impl ScanState {
+    /// A scan that read `bytes_read` bytes since `started_millis`, its top partitions and summary
+    /// from `collector`.
+    fn finished(
+        collector: PartitionsCollector,
+        tombstones: TombstoneScan,
+        bytes_read: u64,
+        started_millis: f64,
+    ) -> Self {
+        let (top, summary) = collector.finish();
+        Self {
+            top,
+            summary,
+            tombstones,
+            bytes_read,
+            millis: loader::now_millis() - started_millis,
+        }
+    }
+
     /// The answer for `sstable` at `gc_grace_secs` ("now": the newest tombstone, as the CLI).
     pub fn answer(
         &self,
@@ -188,20 +206,11 @@ pub async fn scan<S: RangeSource>(
         Some((TOP_PARTITIONS, PartitionColumn::Bytes)),
     );
     let mut driver = SyncDriver::new(source);
-    let mut slice_started = started;
-    let mut items = 0u32;
+    let mut slices = Slices::new(started);
     loop {
-        items = items.wrapping_add(1);
-        if items.is_multiple_of(ITEMS_PER_CHECK)
-            && loader::now_millis() - slice_started >= SLICE_MILLIS
-        {
-            progress(driver.stats().bytes, data_bytes);
-            loader::yield_to_event_loop().await;
-            if is_cancelled() {
-                return Err(CANCELLED.to_owned());
-            }
-            slice_started = loader::now_millis();
-        }
+        slices
+            .tick(driver.stats().bytes, data_bytes, progress, is_cancelled)
+            .await?;
         let step = driver
             .visit_next(&mut reader, &mut both, &clock)
             .map_err(|e| e.to_string())?;
@@ -216,14 +225,12 @@ pub async fn scan<S: RangeSource>(
     }
     let bytes_read = driver.stats().bytes;
     progress(bytes_read, data_bytes);
-    let (top, summary) = collector.finish();
-    Ok(ScanState {
-        top,
-        summary,
-        tombstones: both.tombstones,
+    Ok(ScanState::finished(
+        collector,
+        both.tombstones,
         bytes_read,
-        millis: loader::now_millis() - started,
-    })
+        started,
+    ))
 }
 
 /// [`scan`] of a 2.x (`jb`, `ka`, `la`) SSTable: its atoms through the 2.x decoder, grouped into
@@ -246,20 +253,11 @@ async fn scan_legacy<S: RangeSource>(
         Some((TOP_PARTITIONS, PartitionColumn::Bytes)),
     );
     let mut driver = SyncDriver::new(source);
-    let mut slice_started = started;
-    let mut items = 0u32;
+    let mut slices = Slices::new(started);
     loop {
-        items = items.wrapping_add(1);
-        if items.is_multiple_of(ITEMS_PER_CHECK)
-            && loader::now_millis() - slice_started >= SLICE_MILLIS
-        {
-            progress(driver.stats().bytes, data_bytes);
-            loader::yield_to_event_loop().await;
-            if is_cancelled() {
-                return Err(CANCELLED.to_owned());
-            }
-            slice_started = loader::now_millis();
-        }
+        slices
+            .tick(driver.stats().bytes, data_bytes, progress, is_cancelled)
+            .await?;
         let done = driver
             .with_next_step(&mut reader, &clock, |step| match step {
                 LegacyStep::Item(item) => {
@@ -277,14 +275,50 @@ async fn scan_legacy<S: RangeSource>(
     }
     let bytes_read = driver.stats().bytes;
     progress(bytes_read, data_bytes);
-    let (top, summary) = collector.finish();
-    Ok(ScanState {
-        top,
-        summary,
-        tombstones: scan.tombstones,
+    Ok(ScanState::finished(
+        collector,
+        scan.tombstones,
         bytes_read,
-        millis: loader::now_millis() - started,
-    })
+        started,
+    ))
+}
+
+/// The slices of a scan: every [`ITEMS_PER_CHECK`] items, once [`SLICE_MILLIS`] have passed, the
+/// progress is reported and the worker yields to its event loop, so a cancel can arrive.
+struct Slices {
+    started_millis: f64,
+    items: u32,
+}
+
+impl Slices {
+    fn new(started_millis: f64) -> Self {
+        Self {
+            started_millis,
+            items: 0,
+        }
+    }
+
+    /// Called once per item: `Err(CANCELLED)` once the job was cancelled.
+    async fn tick(
+        &mut self,
+        bytes_read: u64,
+        data_bytes: u64,
+        progress: &dyn Fn(u64, u64),
+        is_cancelled: &dyn Fn() -> bool,
+    ) -> Result<(), String> {
+        self.items = self.items.wrapping_add(1);
+        if self.items.is_multiple_of(ITEMS_PER_CHECK)
+            && loader::now_millis() - self.started_millis >= SLICE_MILLIS
+        {
+            progress(bytes_read, data_bytes);
+            loader::yield_to_event_loop().await;
+            if is_cancelled() {
+                return Err(CANCELLED.to_owned());
+            }
+            self.started_millis = loader::now_millis();
+        }
+        Ok(())
+    }
 }
 
 /// A finished analytics scan and the identity of the files it read.
