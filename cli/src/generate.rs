@@ -2,7 +2,7 @@
 //! with the engine's writer (`sstable_engine::write::generate`).
 //!
 //! Files are `DIR/<version>-<generation>-big-<Component>` (`--generation`, default 1); the engine emits bytes per component and this
-//! module is its file sink (one buffered file per component). `--chunk-kib` is the compressed
+//! module writes them through `sstable_native::scrub::OutputFiles` (one buffered file per component). `--chunk-kib` is the compressed
 //! chunk length (default 16), or the CRC.db chunk size with `--compression none` (default 64).
 //! `--ttl-min`/`--ttl-max` bound the TTLs drawn, `--static-ttl-fraction` makes static rows
 //! expire too (with `--ttl-fraction 1` every live cell expires), `--skew K` gives one partition in
@@ -10,61 +10,16 @@
 //! from it). The same options always give the same bytes. Exit status: 0 written, 1 on an I/O or writer
 //! error, 2 on bad usage (nothing written).
 
-use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
-use sstable_engine::component::ComponentType;
 use sstable_engine::compress::Compressor;
 use sstable_engine::write::overlap::{generate_overlapping, OverlapOptions};
-use sstable_engine::write::{self, ComponentSink, GenerateOptions};
-use sstable_engine::{Error, Format, Version};
+use sstable_engine::write::{self, GenerateOptions};
+use sstable_engine::{Format, Version};
+
+use sstable_native::scrub::OutputFiles;
 
 use crate::Outcome;
-
-/// Writes each component to `DIR/<version>-1-big-<Component>` as its bytes arrive.
-struct FileSink {
-    dir: PathBuf,
-    prefix: String,
-    files: BTreeMap<ComponentType, BufWriter<File>>,
-}
-
-impl FileSink {
-    fn path(&self, component: &ComponentType) -> PathBuf {
-        self.dir
-            .join(format!("{}{}", self.prefix, component.file_suffix()))
-    }
-
-    fn close(mut self) -> Result<Vec<PathBuf>, String> {
-        let mut paths = Vec::new();
-        let files = std::mem::take(&mut self.files);
-        for (component, mut f) in files {
-            let path = self.path(&component);
-            f.flush().map_err(|e| format!("{}: {e}", path.display()))?;
-            paths.push(path);
-        }
-        Ok(paths)
-    }
-}
-
-impl ComponentSink for FileSink {
-    fn write(&mut self, component: &ComponentType, bytes: &[u8]) -> sstable_engine::Result<()> {
-        let path = self.path(component);
-        let io = |e: std::io::Error| {
-            Error::invalid(format!("{}: {e}", path.display()), 0).in_component(component.clone())
-        };
-        if !self.files.contains_key(component) {
-            let f = File::create(&path).map_err(io)?;
-            self.files
-                .insert(component.clone(), BufWriter::with_capacity(1 << 20, f));
-        }
-        match self.files.get_mut(component) {
-            Some(f) => f.write_all(bytes).map_err(io),
-            None => Ok(()),
-        }
-    }
-}
 
 /// `sstable-inspect generate --out DIR --version nb|oa --compression … --partitions N
 /// --rows-per-partition M [--chunk-kib K] [--seed S] [--ttl-fraction F] [--tombstone-fraction F]`
@@ -261,11 +216,7 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         eprintln!("error: {}: {e}", out.display());
         return Ok(Outcome::Errors);
     }
-    let sink = FileSink {
-        dir: out.clone(),
-        prefix: format!("{version}-{generation}-big-"),
-        files: BTreeMap::new(),
-    };
+    let sink = OutputFiles::new(out.join(format!("{version}-{generation}-big")));
     let generated = match write::generate(&options, sink) {
         Ok(g) => g,
         Err(e) => {
@@ -297,7 +248,7 @@ pub fn run(args: Args) -> Result<Outcome, String> {
     Ok(Outcome::Clean)
 }
 
-/// `--overlapping N`: the N SSTables of one table, each a [`FileSink`].
+/// `--overlapping N`: the N SSTables of one table, each an [`OutputFiles`].
 fn write_overlapping(
     out: &PathBuf,
     o: &OverlapOptions,
@@ -308,10 +259,11 @@ fn write_overlapping(
         return Ok(Outcome::Errors);
     }
     let version = o.version;
-    let table = generate_overlapping(o, |i| FileSink {
-        dir: out.clone(),
-        prefix: format!("{version}-{}-big-", generation.saturating_add(i as u64)),
-        files: BTreeMap::new(),
+    let table = generate_overlapping(o, |i| {
+        OutputFiles::new(out.join(format!(
+            "{version}-{}-big",
+            generation.saturating_add(i as u64)
+        )))
     });
     let table = match table {
         Ok(t) => t,
@@ -321,15 +273,14 @@ fn write_overlapping(
         }
     };
     for (sink, summary) in table.sstables {
-        let prefix = sink.prefix.clone();
+        let prefix = sink.prefix().to_path_buf();
         if let Err(e) = sink.close() {
             eprintln!("error: {e}");
             return Ok(Outcome::Errors);
         }
         println!(
-            "wrote {}{}: {} partitions, {} rows, {} range tombstone markers",
-            out.join(&prefix).display(),
-            "*",
+            "wrote {}-*: {} partitions, {} rows, {} range tombstone markers",
+            prefix.display(),
             summary.partitions,
             summary.rows,
             summary.markers
@@ -371,10 +322,14 @@ fn write_replicas(
             return Ok(Outcome::Errors);
         }
     }
-    let set = generate_replicas(o, nodes, &DIVERGENCE_KINDS, |node, i| FileSink {
-        dir: out.join(format!("node{}", node.saturating_add(1))),
-        prefix: format!("{version}-{}-big-", generation.saturating_add(i as u64)),
-        files: BTreeMap::new(),
+    let set = generate_replicas(o, nodes, &DIVERGENCE_KINDS, |node, i| {
+        OutputFiles::new(
+            out.join(format!("node{}", node.saturating_add(1)))
+                .join(format!(
+                    "{version}-{}-big",
+                    generation.saturating_add(i as u64)
+                )),
+        )
     });
     let set = match set {
         Ok(s) => s,

@@ -49,6 +49,11 @@ impl OutputFiles {
         }
     }
 
+    /// The prefix the files are named by (`DIR/nb-2-big`).
+    pub fn prefix(&self) -> &Path {
+        &self.prefix
+    }
+
     pub fn path(&self, component: &ComponentType) -> PathBuf {
         let mut name = self.prefix.as_os_str().to_owned();
         name.push(format!("-{}", component.file_suffix()));
