@@ -37,30 +37,7 @@ fn generated() -> (PathBuf, OverlapOptions) {
         std::process::id()
     ));
     let _ = std::fs::remove_dir_all(&dir);
-    let d = dir.to_string_lossy().into_owned();
-    let (p, r, s) = (PARTITIONS.to_string(), ROWS.to_string(), SEED.to_string());
-    let out = run(&[
-        "generate",
-        "--out",
-        &d,
-        "--version",
-        "oa",
-        "--compression",
-        "lz4",
-        "--partitions",
-        &p,
-        "--rows-per-partition",
-        &r,
-        "--seed",
-        &s,
-        "--overlapping",
-        "4",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::read::generate_overlapping_table(&dir, "oa", (PARTITIONS, ROWS, SEED), &[]);
     let v = Version::parse(Format::Big, "oa").unwrap();
     (dir, OverlapOptions::new(v, 4, PARTITIONS, ROWS, SEED))
 }

@@ -32,17 +32,22 @@ const PARTITIONS: u64 = 30;
 const ROWS: u32 = 8;
 const SEED: u64 = 21;
 
-/// Writes the table with the CLI and returns the directory and the model's options.
-fn generated(name: &str) -> (PathBuf, OverlapOptions) {
-    let dir = temp_dir(name);
+/// `generate --overlapping 4` of an `version` table into `dir` with `extra` flags, as the
+/// read, lookup and zombies tests write their tables; its stdout, after asserting success.
+pub(crate) fn generate_overlapping_table(
+    dir: &std::path::Path,
+    version: &str,
+    (partitions, rows, seed): (u64, u32, u64),
+    extra: &[&str],
+) -> String {
     let d = dir.to_string_lossy().into_owned();
-    let (p, r, s) = (PARTITIONS.to_string(), ROWS.to_string(), SEED.to_string());
-    let out = run(&[
+    let (p, r, s) = (partitions.to_string(), rows.to_string(), seed.to_string());
+    let mut args = vec![
         "generate",
         "--out",
         &d,
         "--version",
-        "oa",
+        version,
         "--compression",
         "lz4",
         "--partitions",
@@ -53,12 +58,21 @@ fn generated(name: &str) -> (PathBuf, OverlapOptions) {
         &s,
         "--overlapping",
         "4",
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let out = run(&args);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Writes the table with the CLI and returns the directory and the model's options.
+fn generated(name: &str) -> (PathBuf, OverlapOptions) {
+    let dir = temp_dir(name);
+    generate_overlapping_table(&dir, "oa", (PARTITIONS, ROWS, SEED), &[]);
     let v = Version::parse(Format::Big, "oa").unwrap();
     (dir, OverlapOptions::new(v, 4, PARTITIONS, ROWS, SEED))
 }

@@ -30,32 +30,12 @@ fn generated(name: &str) -> (PathBuf, OverlapOptions) {
         std::process::id()
     ));
     let _ = std::fs::remove_dir_all(&dir);
-    let d = dir.to_string_lossy().into_owned();
-    let (p, r, s) = (PARTITIONS.to_string(), ROWS.to_string(), SEED.to_string());
-    let out = run(&[
-        "generate",
-        "--out",
-        &d,
-        "--version",
+    let stdout = crate::read::generate_overlapping_table(
+        &dir,
         "nb",
-        "--compression",
-        "lz4",
-        "--partitions",
-        &p,
-        "--rows-per-partition",
-        &r,
-        "--seed",
-        &s,
-        "--overlapping",
-        "4",
-        "--zombies",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        (PARTITIONS, ROWS, SEED),
+        &["--zombies"],
     );
-    let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains("finds 7 resurrections and 2 droppable tombstones"),
         "{stdout}"
