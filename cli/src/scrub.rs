@@ -145,6 +145,12 @@ fn human(sstable: &str, r: &ScrubReport, written: &[Vec<String>]) -> String {
         r.rows_kept,
         r.problems.len()
     );
+    if !r.data_checksums_checked {
+        let _ = writeln!(
+            out,
+            "  Data.db not checked: it has no chunk checksums (uncompressed without CRC.db), so a corrupt byte that still decodes was kept"
+        );
+    }
     for p in &r.problems {
         let what = if let Some(o) = p.segregated_to {
             format!("segregated to output {o}")

@@ -298,6 +298,7 @@ fn check_flipped_chunk(t: &SSTable, chunk: usize, target: &str) {
     assert!(!bad_keys.is_empty());
     let bad = t.with_byte_flipped(&ComponentType::Data, stored);
     let (report, outputs) = scrub(&bad, ScrubMode::Skip, target);
+    assert!(report.data_checksums_checked);
     let named: Vec<String> = report
         .problems
         .iter()
@@ -494,6 +495,8 @@ fn out_of_order_and_repeated_partitions_are_dropped_by_skip_and_segregated_by_se
     let bad = reordered(&t, &spans, &order);
 
     let (skip, outputs) = scrub(&bad, ScrubMode::Skip, "oa");
+    assert!(!skip.data_checksums_checked);
+    assert!(!skip.is_clean());
     let reported: Vec<(String, ProblemKind)> = skip
         .problems
         .iter()

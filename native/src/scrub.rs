@@ -126,6 +126,9 @@ fn rewrite_legacy(
     let mut input = ComponentFiles::new(found, sstable);
     let outcome = SyncDriver::new(&mut input).run(&mut rewriter, clock);
     let mut report = ScrubReport::new(options.mode, options.version.as_str());
+    // The 2.x reader checks each compressed chunk's checksum; an uncompressed 2.x Data.db is
+    // read unchecked (its CRC.db is not used here).
+    report.data_checksums_checked = metadata.compression.is_some();
     match rewriter.finish() {
         Ok((files, summary)) => {
             report.partitions_read = summary.partitions;

@@ -112,6 +112,10 @@ pub struct ScrubReport {
     pub unread: Option<(u64, u64)>,
     /// Whether the index was used to resynchronise.
     pub used_index: bool,
+    /// Whether every Data.db byte read was checked against a checksum first (compressed chunks,
+    /// or an uncompressed file's CRC.db). When not, a corrupt byte that still decodes is kept:
+    /// the scrub says so and is never clean.
+    pub data_checksums_checked: bool,
     /// `abort`: the problem that stopped the scrub.
     pub aborted: Option<String>,
     /// A problem the scrub could not get past (the index unreadable, an output not written).
@@ -131,15 +135,17 @@ impl ScrubReport {
             problems: Vec::new(),
             unread: None,
             used_index: false,
+            data_checksums_checked: false,
             aborted: None,
             error: None,
             outputs: Vec::new(),
         }
     }
 
-    /// No problem found and nothing left unread.
+    /// No problem found, nothing left unread, and every byte read checked.
     pub fn is_clean(&self) -> bool {
-        self.problems.is_empty()
+        self.data_checksums_checked
+            && self.problems.is_empty()
             && self.unread.is_none()
             && self.aborted.is_none()
             && self.error.is_none()

@@ -164,7 +164,8 @@ impl<S: ComponentSink, F: FnMut(usize) -> Result<S>> Scrubber<S, F> {
         )
         .ok();
         let collector = PartitionCollector::new(DecodedConverter::new(&source_schema, &schema));
-        let report = ScrubReport::new(options.mode, v.as_str());
+        let mut report = ScrubReport::new(options.mode, v.as_str());
+        report.data_checksums_checked = data.checks_every_read();
         Ok(Scrubber {
             options,
             data,
