@@ -100,6 +100,8 @@ pub fn start(
             | Reply::Table { .. }
             | Reply::IndexPage { .. }
             | Reply::IndexBlocks { .. }
+            | Reply::Zombies { .. }
+            | Reply::MergedPage { .. }
             | Reply::SplitVerified { .. } => {}
             Reply::Progress {
                 job,
@@ -216,6 +218,8 @@ fn start_split(
                 | Reply::Table { .. }
                 | Reply::IndexPage { .. }
                 | Reply::IndexBlocks { .. }
+                | Reply::Zombies { .. }
+                | Reply::MergedPage { .. }
                 | Reply::Verified { .. } => {}
                 Reply::Progress { done_bytes, .. } => {
                     let done = {

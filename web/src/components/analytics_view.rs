@@ -19,6 +19,7 @@ use yew::prelude::*;
 
 use super::charts::{Bar, BarChart, TimeAxis, TimelineChart, TimelineRow};
 use super::plural;
+use super::zombies_view::ZombiesView;
 use crate::pool;
 use crate::protocol::analytics::AnalyticsScan;
 use crate::protocol::answers::{TableRow, TableView};
@@ -389,6 +390,9 @@ pub fn analytics_view(p: &AnalyticsViewProps) -> Html {
                     }) }
                 </tbody>
             </table>
+            if table.sstables.len() > 1 {
+                <ZombiesView all={p.all.clone()} table_key={table_of.key.clone()} gc_grace_secs={*gc_grace} />
+            }
         </section>
     }
 }

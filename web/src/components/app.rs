@@ -181,7 +181,7 @@ pub fn app() -> Html {
                     <ComponentView {sstable} component={state.component.clone()} highlight={state.highlight}
                                    {on_component} {on_highlight} />
                 } else if state.tab == Tab::Data {
-                    <DataBrowser key={sstable.prefix.clone()} sstable={sstable.clone()} />
+                    <DataBrowser key={sstable.prefix.clone()} sstable={sstable.clone()} all={Some(state.sstables.clone())} />
                 } else if state.tab == Tab::Index {
                     <IndexView key={sstable.prefix.clone()} sstable={sstable.clone()} />
                 } else if state.tab == Tab::Analytics {

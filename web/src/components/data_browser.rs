@@ -17,13 +17,14 @@ use yew::prelude::*;
 
 use std::rc::Rc;
 
+use super::merged_view::{mode_toggle, MergedView};
 use super::plural;
 use crate::loader;
 use crate::pool;
 use crate::protocol::answers::SchemaAnswer;
 use crate::protocol::pages::{CollectionLiteral, DataPage, PageMessage, PageRequest};
 use crate::protocol::{Reply, Request};
-use crate::state::SSTableView;
+use crate::state::{SSTableView, Shared};
 
 const PAGE_PARTITIONS: usize = 10;
 /// Rows shown per partition; the rest is summarised (the view never renders a whole huge partition).
@@ -43,6 +44,10 @@ const ROWS_PER_FRAME: usize = 2;
 #[derive(Properties, PartialEq)]
 pub struct DataBrowserProps {
     pub sstable: SSTableView,
+    /// Every SSTable loaded: with more than one of this SSTable's table, the "Merged (table)"
+    /// mode ([`MergedView`]) reads them merged.
+    #[prop_or_default]
+    pub all: Option<Shared<Vec<SSTableView>>>,
 }
 
 #[derive(Clone, PartialEq, Default)]
@@ -192,6 +197,21 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
             }
         });
     }
+    // The table's SSTables merged ("Merged (table)"), when more than one of them is loaded.
+    let merged_mode = use_state(|| false);
+    let table_key = sstable_engine::sstable_set::table_of(&props.sstable.prefix).key;
+    let table_count = props.all.as_ref().map_or(0, |all| {
+        super::merged_view::table_sstables(all, &table_key).len()
+    });
+    let modes = mode_toggle(table_count, &merged_mode);
+    if let (true, true, Some(all)) = (*merged_mode, table_count > 1, props.all.clone()) {
+        return html! {
+            <section class="data-browser" data-testid="data-browser">
+                { modes }
+                <MergedView {all} {table_key} />
+            </section>
+        };
+    }
     let header = props.sstable.summary.header.clone();
     let mismatches = &schema.mismatches;
     let key_names: Vec<String> = schema.partition_key.clone();
@@ -301,6 +321,7 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
 
     html! {
         <section class="data-browser" data-testid="data-browser">
+            { modes }
             <div class="data-controls">
                 <form class="jump" onsubmit={on_jump}>
                     <label>{ "Partition key: " }

@@ -10,10 +10,13 @@ pub mod drop_zone;
 pub mod field_tree;
 pub mod hex_view;
 pub mod index_view;
+pub mod merged_view;
 pub mod overview_table;
 pub mod sstable_card;
 pub mod verify_all;
 pub mod verify_view;
+pub mod why_panel;
+pub mod zombies_view;
 
 /// A count with its noun in the right number: `1 partition`, `2 partitions`.
 pub fn plural(n: u64, one: &str, many: &str) -> String {

@@ -12,6 +12,7 @@ pub mod index_page;
 pub mod liveness;
 pub mod pages;
 pub mod summary;
+pub mod table;
 pub mod verify_run;
 
 use gloo_worker::{Codec, HandlerId, Worker, WorkerScope};
@@ -24,6 +25,7 @@ use answers::{BloomAnswer, SchemaAnswer, TableView};
 pub use index_page::{BlockRow, IndexPage, IndexRow, PAGE_ROWS};
 use pages::{PageMessage, PageRequest};
 use summary::SSTableSummary;
+use table::{MergedPageMessage, MergedPageRequest, ZombieReport};
 use verify_run::{VerifyRun, WorkerTiming};
 
 /// The most workers the pool runs.
@@ -215,6 +217,21 @@ pub enum Request {
         files: Vec<FileRef>,
         runs: u32,
     },
+    /// The resurrection risks of one table's SSTables (name, files) at (now, gc grace):
+    /// `sstable_engine::merge::zombies` over their merge ([`Reply::Zombies`]).
+    Zombies {
+        job: u64,
+        sstables: Vec<(String, Vec<FileRef>)>,
+        gc_grace_secs: i64,
+        now_secs: i64,
+    },
+    /// A page of the merged read of one table's SSTables (name, files), with the SSTable of
+    /// every part and what lost ([`Reply::MergedPage`]).
+    MergedPage {
+        job: u64,
+        sstables: Vec<(String, Vec<FileRef>)>,
+        page: MergedPageRequest,
+    },
     /// Stop job `job` at its next slice.
     Cancel { job: u64 },
 }
@@ -236,6 +253,8 @@ impl Request {
             | Request::IndexPage { job, .. }
             | Request::IndexBlocks { job, .. }
             | Request::ScanBench { job, .. }
+            | Request::Zombies { job, .. }
+            | Request::MergedPage { job, .. }
             | Request::Cancel { job } => *job = id,
         }
     }
@@ -258,6 +277,8 @@ impl Request {
             Request::Table { .. } => "building the table view",
             Request::IndexPage { .. } | Request::IndexBlocks { .. } => "reading the index",
             Request::ScanBench { .. } => "running the scan benchmark",
+            Request::Zombies { .. } => "looking for resurrection risks",
+            Request::MergedPage { .. } => "merging the table's SSTables",
             Request::Cancel { .. } => "cancelling a job",
         }
     }
@@ -336,6 +357,14 @@ pub enum Reply {
         /// The worker's `ScanBench` as JSON (the page only hands it on).
         result: Result<String, String>,
     },
+    Zombies {
+        job: u64,
+        report: Box<ZombieReport>,
+    },
+    MergedPage {
+        job: u64,
+        page: Box<MergedPageMessage>,
+    },
     Failed {
         job: u64,
         message: String,
@@ -358,6 +387,8 @@ impl Reply {
             | Reply::IndexPage { job, .. }
             | Reply::IndexBlocks { job, .. }
             | Reply::ScanBench { job, .. }
+            | Reply::Zombies { job, .. }
+            | Reply::MergedPage { job, .. }
             | Reply::Failed { job, .. } => *job,
             Reply::Ready { .. } => 0,
         }

@@ -283,23 +283,31 @@ async fn scan_legacy<S: RangeSource>(
     ))
 }
 
-/// The slices of a scan: every [`ITEMS_PER_CHECK`] items, once [`SLICE_MILLIS`] have passed, the
-/// progress is reported and the worker yields to its event loop, so a cancel can arrive.
-struct Slices {
+/// The slices of a scan: every [`ITEMS_PER_CHECK`] items (or every `every`), once
+/// [`SLICE_MILLIS`] have passed, the progress is reported and the worker yields to its event
+/// loop, so a cancel can arrive.
+pub(super) struct Slices {
     started_millis: f64,
     items: u32,
+    every: u32,
 }
 
 impl Slices {
     fn new(started_millis: f64) -> Self {
+        Self::every(started_millis, ITEMS_PER_CHECK)
+    }
+
+    /// Slices that look at the clock every `items` items (e.g. 1 for whole partitions).
+    pub(super) fn every(started_millis: f64, items: u32) -> Self {
         Self {
             started_millis,
             items: 0,
+            every: items.max(1),
         }
     }
 
     /// Called once per item: `Err(CANCELLED)` once the job was cancelled.
-    async fn tick(
+    pub(super) async fn tick(
         &mut self,
         bytes_read: u64,
         data_bytes: u64,
@@ -307,7 +315,7 @@ impl Slices {
         is_cancelled: &dyn Fn() -> bool,
     ) -> Result<(), String> {
         self.items = self.items.wrapping_add(1);
-        if self.items.is_multiple_of(ITEMS_PER_CHECK)
+        if self.items.is_multiple_of(self.every)
             && loader::now_millis() - self.started_millis >= SLICE_MILLIS
         {
             progress(bytes_read, data_bytes);

@@ -6,7 +6,7 @@
 //! This side imports the engine and [`crate::protocol`] (with the clock and yields of
 //! [`crate::loader`] and the index listing of [`crate::worker::index_listing`]), never the UI's modules.
 //! One handler module per request family: [`load`], [`verify`], [`data_pages`], [`index`],
-//! [`analytics`], [`answers`], [`mod@bench`].
+//! [`analytics`], [`answers`], [`mod@bench`], [`table`] (the table-wide jobs).
 //!
 //! Files are read with `FileReaderSync`, by the ranges the engine's readers ask for (one
 //! `FileSource` driven by the engine's `SyncDriver`): memory per worker is one read buffer
@@ -22,6 +22,7 @@ mod files;
 mod index;
 pub mod index_listing;
 mod load;
+mod table;
 mod verify;
 
 use std::cell::RefCell;
@@ -235,6 +236,55 @@ impl Worker for EngineWorker {
                     Ok(Reply::Analytics {
                         job,
                         scan: Box::new(scan),
+                    })
+                });
+                return;
+            }
+            Request::Zombies {
+                job,
+                sstables,
+                gc_grace_secs,
+                now_secs,
+            } => {
+                self.spawn_job(scope, id, job, move |ctx| async move {
+                    let progress = |done_bytes, total_bytes| {
+                        ctx.respond(Reply::Progress {
+                            job,
+                            done_bytes,
+                            total_bytes,
+                        })
+                    };
+                    let report =
+                        table::zombies(&sstables, gc_grace_secs, now_secs, &progress, &|| {
+                            ctx.is_cancelled()
+                        })
+                        .await?;
+                    Ok(Reply::Zombies {
+                        job,
+                        report: Box::new(report),
+                    })
+                });
+                return;
+            }
+            Request::MergedPage {
+                job,
+                sstables,
+                page,
+            } => {
+                self.spawn_job(scope, id, job, move |ctx| async move {
+                    let progress = |done_bytes, total_bytes| {
+                        ctx.respond(Reply::Progress {
+                            job,
+                            done_bytes,
+                            total_bytes,
+                        })
+                    };
+                    let page =
+                        table::merged_page(&sstables, &page, &progress, &|| ctx.is_cancelled())
+                            .await?;
+                    Ok(Reply::MergedPage {
+                        job,
+                        page: Box::new(crate::protocol::table::MergedPageMessage(page)),
                     })
                 });
                 return;

@@ -1,0 +1,187 @@
+//! What the table-wide jobs answer (issue #25, the page's part): the resurrection risks of the
+//! SSTables of one table ([`ZombieReport`], `sstable_engine::merge::zombies`, as `sstable-inspect
+//! zombies DIR --json` reports them).
+//!
+//! The engine's own report types are `Serialize` only; these are their page-side copies, with
+//! each SSTable named (not numbered) and the engine's enums as the names the CLI's JSON prints.
+
+use serde::{Deserialize, Serialize};
+
+/// At most this many findings are sent to the page; the counts cover every finding.
+pub const ZOMBIE_FINDINGS_SENT: usize = 10_000;
+
+/// A droppable tombstone (`merge::zombies::DroppableTombstone`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TombstoneView {
+    pub sstable: String,
+    /// `ZombieTombstoneKind` as the CLI's JSON names it (`Partition`, `RangeTombstone`, `Row`,
+    /// `ComplexDeletion`, `Cell`, `ExpiredCell`).
+    pub kind: String,
+    pub is_static: bool,
+    pub clustering: Vec<String>,
+    pub range_end: Option<Vec<String>>,
+    pub column: Option<String>,
+    pub path_hex: Option<String>,
+    pub marked_for_delete_at_micros: i64,
+    pub local_deletion_time_secs: i64,
+}
+
+/// The data a droppable tombstone shadows in another SSTable, and whether the two meet in
+/// compaction (`merge::zombies::Resurrection` and its `CompactionOverlap`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShadowedView {
+    pub sstable: String,
+    pub is_static: bool,
+    pub clustering: Vec<String>,
+    pub timestamp_micros: i64,
+    pub pieces: u32,
+    pub tombstone_level: Option<i32>,
+    pub shadowed_level: Option<i32>,
+    pub token_ranges_intersect: Option<bool>,
+    pub shadowed_min_timestamp_micros: Option<i64>,
+    pub tombstone_max_timestamp_micros: Option<i64>,
+    pub purge_evaluator_keeps_tombstone: bool,
+    pub same_level_above_zero: bool,
+}
+
+/// One finding: a resurrection (`shadowed` set) or droppable garbage (`shadowed` none).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ZombieFinding {
+    pub key_text: String,
+    pub key_hex: String,
+    pub tombstone: TombstoneView,
+    pub shadowed: Option<ShadowedView>,
+}
+
+/// The resurrection scan of one table's SSTables at (now, gc_grace).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ZombieReport {
+    pub now_secs: i64,
+    pub gc_grace_secs: i64,
+    pub gc_before_secs: i64,
+    /// The SSTables merged, in merge order.
+    pub sstables: Vec<String>,
+    pub partitions: u64,
+    pub resurrections: u64,
+    pub garbage: u64,
+    /// The first [`ZOMBIE_FINDINGS_SENT`] findings in token order (each partition's
+    /// resurrections, then its garbage).
+    pub findings: Vec<ZombieFinding>,
+    /// Set when the scan stopped at an error (the findings before it are kept): the error
+    /// names the SSTable, component and offset.
+    pub error: Option<String>,
+    /// Data.db bytes read (every SSTable) and the scan's time in the worker.
+    pub bytes_read: u64,
+    pub millis: f64,
+}
+
+/// Merged partitions per page of the data browser's "Merged (table)" mode.
+pub const MERGED_PAGE_PARTITIONS: usize = 10;
+/// Rows sent per merged partition (the rest only counted), as the data browser's pages.
+pub const MERGED_ROWS_SENT: usize = 200;
+/// Losses ("why") sent per merged partition (the rest only counted).
+pub const MERGED_LOSSES_SENT: usize = 1_000;
+
+/// A page of the table's merged read (`merge::TableMerger` with explain, as `sstable-inspect
+/// read DIR --explain`): `skip` merged partitions from the start in token order, then up to
+/// `max_partitions`; or the one partition of `wanted_key`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MergedPageRequest {
+    pub skip: u64,
+    pub max_partitions: usize,
+    /// As typed: cqlsh's form (`a:b` for a composite key) or `0x…` hex.
+    pub wanted_key: Option<String>,
+    /// "Now" for TTL expiry, in seconds (the page's clock).
+    pub now_secs: i64,
+}
+
+/// The SSTables of one merged row or marker (`merge::MergedRow`, `merge::MergedMarker`), in
+/// the order of the dump's rows (the static row first).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RowSources {
+    /// Every SSTable that holds a version of the row.
+    pub sstables: Vec<String>,
+    pub liveness: Option<String>,
+    pub deletion: Option<String>,
+    /// One per cell of the dump's row, in its order.
+    pub cells: Vec<String>,
+    /// Range tombstone markers: the SSTables of the deletion it closes and of the one it opens.
+    pub marker_end: Option<String>,
+    pub marker_start: Option<String>,
+    pub is_static: bool,
+    /// The clustering values in hex (what a loss's clustering is matched with).
+    pub clustering_hex: Vec<String>,
+}
+
+/// One piece that lost the merge and what beat it (`merge::Loss`, `merge::Beaten`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LossView {
+    /// `Cell`, `Liveness`, `RowDeletion`, `ComplexDeletion`, `RangeTombstone`,
+    /// `PartitionDeletion`.
+    pub what: String,
+    pub sstable: String,
+    pub is_static: bool,
+    pub clustering_hex: Vec<String>,
+    pub column: Option<String>,
+    pub path_hex: Option<String>,
+    pub timestamp_micros: i64,
+    /// `newer`, `tombstone` or `expired`.
+    pub beaten_by: String,
+    /// A tombstone's kind (`Partition`, `RangeTombstone`, `Row`, `ComplexDeletion`,
+    /// `CellTombstone`).
+    pub tombstone_kind: Option<String>,
+    /// The SSTable of what won (none for an expired TTL).
+    pub winner_sstable: Option<String>,
+    /// The winner's timestamp (markedForDeleteAt for a tombstone).
+    pub winner_timestamp_micros: Option<i64>,
+    pub expires_at_secs: Option<i64>,
+}
+
+/// One merged partition: the dump of the merged rows (as `sstable-inspect read` prints them),
+/// the SSTable of every part, and what lost.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MergedPartitionView {
+    pub partition: sstable_engine::dump::PartitionJson,
+    pub sstables: Vec<String>,
+    pub deletion_sstable: Option<String>,
+    pub rows: Vec<RowSources>,
+    /// Rows (static row and markers included) of the merged partition, the ones not sent too.
+    pub row_total: usize,
+    pub losses: Vec<LossView>,
+    pub loss_total: usize,
+}
+
+/// A page of the merged read.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct MergedPage {
+    pub sstables: Vec<String>,
+    pub skip: u64,
+    pub partitions: Vec<MergedPartitionView>,
+    /// Another merged partition follows the page.
+    pub more: bool,
+    /// "Find": no partition of the table has the key.
+    pub not_found: Option<String>,
+    pub bytes_read: u64,
+    pub millis: f64,
+}
+
+/// A page as it crosses to the UI thread: one JSON string (as [`super::pages::PageMessage`]),
+/// not thousands of JavaScript objects read back one property at a time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MergedPageMessage(pub MergedPage);
+
+impl Serialize for MergedPageMessage {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let json = serde_json::to_string(&self.0).map_err(serde::ser::Error::custom)?;
+        s.serialize_str(&json)
+    }
+}
+
+impl<'de> Deserialize<'de> for MergedPageMessage {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<MergedPageMessage, D::Error> {
+        let json = String::deserialize(d)?;
+        serde_json::from_str(&json)
+            .map(MergedPageMessage)
+            .map_err(serde::de::Error::custom)
+    }
+}

@@ -1,0 +1,451 @@
+//! The table-wide jobs (issue #25): several SSTables of one table merged by the engine
+//! (`sstable_engine::merge::TableMerger`, each SSTable's Data.db read by `FileReaderSync`
+//! ranges) — the resurrection risks ([`zombies`], `merge::zombies::ZombieFinder`, what
+//! `sstable-inspect zombies DIR --gc-grace S --now T` reports) and a page of the merged read
+//! with the SSTable of every part and what lost ([`merged_page`], what `sstable-inspect read
+//! DIR --explain` prints).
+//!
+//! Work runs one merged partition at a time, in slices ([`super::analytics::Slices`]): between
+//! slices the worker reports the Data.db bytes read of every SSTable and yields, so a cancel
+//! can arrive. Memory is the partitions being merged and the findings sent (at most
+//! [`ZOMBIE_FINDINGS_SENT`]).
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use sstable_engine::analytics::table_report;
+use sstable_engine::component::data::DataSchema;
+use sstable_engine::component::data::DecodeOptions;
+use sstable_engine::component::ComponentType;
+use sstable_engine::dump::PartitionBuilder;
+use sstable_engine::info::SSTableMetadata;
+use sstable_engine::merge::zombies::{DroppableTombstone, Resurrection, ZombieFinder};
+use sstable_engine::merge::{
+    Beaten, Loss, MergeInput, MergeOptions, MergedPartition, MergedUnfiltered, TableMerger,
+};
+use sstable_engine::range::{ByteRange, RangeSource};
+use sstable_engine::span::hex;
+
+use super::analytics::Slices;
+use super::{load_metadata, FileSource};
+use crate::loader;
+use crate::protocol::table::{
+    LossView, MergedPage, MergedPageRequest, MergedPartitionView, RowSources, ShadowedView,
+    TombstoneView, ZombieFinding, ZombieReport, MERGED_LOSSES_SENT, MERGED_ROWS_SENT,
+    ZOMBIE_FINDINGS_SENT,
+};
+use crate::protocol::FileRef;
+
+/// One table's SSTables as a merge needs them: each one's name (its file prefix without the
+/// directory, as the CLI names it), decoded metadata and file handles.
+pub(super) struct TableFiles {
+    pub names: Vec<String>,
+    pub metadata: Vec<SSTableMetadata>,
+    handles: Vec<Vec<(ComponentType, web_sys::File)>>,
+    /// The Data.db bytes of every SSTable (what progress counts up to).
+    pub data_bytes: u64,
+}
+
+/// Decodes the metadata of every SSTable of `sstables` (name, files): 3.0+ row format and one
+/// partitioner, as the merge takes them.
+pub(super) fn load_table(sstables: &[(String, Vec<FileRef>)]) -> Result<TableFiles, String> {
+    let mut t = TableFiles {
+        names: Vec::new(),
+        metadata: Vec::new(),
+        handles: Vec::new(),
+        data_bytes: 0,
+    };
+    for (name, files) in sstables {
+        let (metadata, handles) = load_metadata(files)?;
+        let short = name.rsplit('/').next().unwrap_or(name).to_owned();
+        if !metadata.descriptor.version.has_row_format() {
+            return Err(format!(
+                "{short}: version {} predates the 3.0 row format; the table is merged from 3.0+ SSTables only",
+                metadata.descriptor.version
+            ));
+        }
+        if let Some(first) = t.metadata.first() {
+            if first.partitioner() != metadata.partitioner() {
+                return Err(format!(
+                    "{short}: partitioner {} differs from the first SSTable's {}",
+                    metadata.partitioner(),
+                    first.partitioner()
+                ));
+            }
+        }
+        t.data_bytes = t.data_bytes.saturating_add(
+            handles
+                .iter()
+                .find(|(c, _)| *c == ComponentType::Data)
+                .map_or(0, |(_, f)| f.size() as u64),
+        );
+        t.names.push(short);
+        t.metadata.push(metadata);
+        t.handles.push(handles);
+    }
+    if t.names.is_empty() {
+        return Err("no SSTable to merge".to_owned());
+    }
+    Ok(t)
+}
+
+/// A [`FileSource`] that adds the Data.db bytes it reads to a counter shared by every input of
+/// a merge (the job's progress).
+pub(super) struct CountingSource<'a> {
+    inner: FileSource<'a>,
+    data_read: Rc<Cell<u64>>,
+}
+
+impl RangeSource for CountingSource<'_> {
+    fn read_into(&mut self, range: &ByteRange, buf: &mut Vec<u8>) -> sstable_engine::Result<()> {
+        self.inner.read_into(range, buf)?;
+        if range.component == ComponentType::Data {
+            self.data_read
+                .set(self.data_read.get().saturating_add(buf.len() as u64));
+        }
+        Ok(())
+    }
+}
+
+impl TableFiles {
+    /// The merge of every SSTable, expired cells classified at `now_secs`; Data.db bytes read
+    /// are added to `data_read`.
+    pub(super) fn merger(
+        &self,
+        now_secs: i64,
+        explain: bool,
+        data_read: &Rc<Cell<u64>>,
+    ) -> Result<TableMerger<CountingSource<'_>>, String> {
+        let mut inputs = Vec::with_capacity(self.names.len());
+        for ((name, metadata), handles) in self.names.iter().zip(&self.metadata).zip(&self.handles)
+        {
+            let source = CountingSource {
+                inner: FileSource {
+                    files: handles,
+                    raw_crc32_millis: None,
+                },
+                data_read: data_read.clone(),
+            };
+            inputs.push(
+                MergeInput::for_sstable(
+                    name.clone(),
+                    metadata,
+                    DecodeOptions::at(now_secs),
+                    source,
+                )
+                .map_err(|e| e.to_string())?,
+            );
+        }
+        let partitioner = self
+            .metadata
+            .first()
+            .ok_or("no SSTable to merge")?
+            .partitioner();
+        TableMerger::new(
+            inputs,
+            partitioner,
+            MergeOptions {
+                now_seconds: Some(now_secs),
+                explain,
+            },
+        )
+        .map_err(|e| e.to_string())
+    }
+}
+
+fn tombstone_view(t: &DroppableTombstone, names: &[String]) -> TombstoneView {
+    TombstoneView {
+        sstable: names.get(t.sstable).cloned().unwrap_or_default(),
+        kind: format!("{:?}", t.kind),
+        is_static: t.is_static,
+        clustering: t.clustering.clone(),
+        range_end: t.range_end.clone(),
+        column: t.column.clone(),
+        path_hex: t.path_hex.clone(),
+        marked_for_delete_at_micros: t.marked_for_delete_at_micros,
+        local_deletion_time_secs: t.local_deletion_time_secs,
+    }
+}
+
+fn shadowed_view(r: &Resurrection, names: &[String]) -> ShadowedView {
+    let c = &r.compaction;
+    ShadowedView {
+        sstable: names.get(r.shadowed_sstable).cloned().unwrap_or_default(),
+        is_static: r.shadowed_is_static,
+        clustering: r.shadowed_clustering.clone(),
+        timestamp_micros: r.shadowed_timestamp_micros,
+        pieces: r.shadowed_pieces,
+        tombstone_level: c.tombstone_level,
+        shadowed_level: c.shadowed_level,
+        token_ranges_intersect: c.token_ranges_intersect,
+        shadowed_min_timestamp_micros: c.shadowed_min_timestamp_micros,
+        tombstone_max_timestamp_micros: c.tombstone_max_timestamp_micros,
+        purge_evaluator_keeps_tombstone: c.purge_evaluator_keeps_tombstone,
+        same_level_above_zero: c.same_level_above_zero,
+    }
+}
+
+/// [`crate::protocol::Request::Zombies`]: the resurrection scan of `sstables` at
+/// (`now_secs`, `gc_grace_secs`). `progress(read, total)` hears the Data.db bytes read; a
+/// cancelled job is an error. A merge error ends the scan with the findings before it and the
+/// error in the report.
+pub(super) async fn zombies(
+    sstables: &[(String, Vec<FileRef>)],
+    gc_grace_secs: i64,
+    now_secs: i64,
+    progress: &dyn Fn(u64, u64),
+    is_cancelled: &dyn Fn() -> bool,
+) -> Result<ZombieReport, String> {
+    let started = loader::now_millis();
+    let table = load_table(sstables)?;
+    let data_read = Rc::new(Cell::new(0u64));
+    let merger = table.merger(now_secs, false, &data_read)?;
+    let described: Vec<(String, &SSTableMetadata)> = table
+        .names
+        .iter()
+        .cloned()
+        .zip(table.metadata.iter())
+        .collect();
+    let placements = table_report(&described, gc_grace_secs, Some(now_secs)).sstables;
+    let mut finder = ZombieFinder::new(merger, placements, now_secs, gc_grace_secs);
+    let names = &table.names;
+    let mut report = ZombieReport {
+        now_secs,
+        gc_grace_secs,
+        gc_before_secs: finder.gc_before_secs(),
+        sstables: names.clone(),
+        ..ZombieReport::default()
+    };
+    let mut slices = Slices::every(started, 1);
+    loop {
+        slices
+            .tick(data_read.get(), table.data_bytes, progress, is_cancelled)
+            .await?;
+        let p = match finder.next_partition(&loader::PerformanceClock) {
+            Ok(Some(p)) => p,
+            Ok(None) => break,
+            Err(e) => {
+                report.error = Some(e.to_string());
+                break;
+            }
+        };
+        report.partitions = report.partitions.saturating_add(1);
+        report.resurrections = report
+            .resurrections
+            .saturating_add(p.resurrections.len() as u64);
+        report.garbage = report.garbage.saturating_add(p.garbage.len() as u64);
+        let key_hex = hex(&p.key);
+        let found = p
+            .resurrections
+            .iter()
+            .map(|r| (&r.tombstone, Some(shadowed_view(r, names))))
+            .chain(p.garbage.iter().map(|t| (t, None)));
+        for (t, shadowed) in found {
+            if report.findings.len() >= ZOMBIE_FINDINGS_SENT {
+                break;
+            }
+            report.findings.push(ZombieFinding {
+                key_text: p.key_text.clone(),
+                key_hex: key_hex.clone(),
+                tombstone: tombstone_view(t, names),
+                shadowed,
+            });
+        }
+    }
+    report.bytes_read = data_read.get();
+    progress(report.bytes_read, table.data_bytes);
+    report.millis = loader::now_millis() - started;
+    Ok(report)
+}
+
+fn name_of(names: &[String], source: usize) -> String {
+    names.get(source).cloned().unwrap_or_default()
+}
+
+fn loss_view(l: &Loss, names: &[String]) -> LossView {
+    let (beaten_by, tombstone_kind, winner_sstable, winner_timestamp_micros, expires_at_secs) =
+        match &l.beaten_by {
+            Beaten::Newer {
+                source,
+                timestamp_micros,
+            } => (
+                "newer",
+                None,
+                Some(name_of(names, *source)),
+                Some(*timestamp_micros),
+                None,
+            ),
+            Beaten::Tombstone {
+                kind,
+                source,
+                marked_for_delete_at_micros,
+            } => (
+                "tombstone",
+                Some(format!("{kind:?}")),
+                Some(name_of(names, *source)),
+                Some(*marked_for_delete_at_micros),
+                None,
+            ),
+            Beaten::Expired { expires_at_secs } => {
+                ("expired", None, None, None, Some(*expires_at_secs))
+            }
+        };
+    LossView {
+        what: format!("{:?}", l.what),
+        sstable: name_of(names, l.source),
+        is_static: l.is_static,
+        clustering_hex: l.clustering.iter().map(|c| hex(&c.bytes)).collect(),
+        column: l.column.clone(),
+        path_hex: l.path.clone(),
+        timestamp_micros: l.timestamp_micros,
+        beaten_by: beaten_by.to_owned(),
+        tombstone_kind,
+        winner_sstable,
+        winner_timestamp_micros,
+        expires_at_secs,
+    }
+}
+
+/// The page's view of one merged partition: its dump (`dump::PartitionBuilder` over the merged
+/// items, as the CLI's `read` builds it), the SSTables of its rows' parts, what lost.
+fn partition_view(
+    schema: &DataSchema,
+    p: &MergedPartition,
+    names: &[String],
+    now_secs: i64,
+) -> Option<MergedPartitionView> {
+    let mut builder = PartitionBuilder::new(Some(now_secs));
+    let mut dump = p.to_items().iter().find_map(|i| builder.push(schema, i))?;
+    let named = |s: &Option<usize>| s.map(|s| name_of(names, s));
+    let row_sources = |r: &sstable_engine::merge::MergedRow| RowSources {
+        sstables: r.sources.iter().map(|s| name_of(names, *s)).collect(),
+        liveness: named(&r.liveness_source),
+        deletion: named(&r.deletion_source),
+        cells: r.cell_sources.iter().map(|s| name_of(names, *s)).collect(),
+        is_static: r.row.is_static,
+        clustering_hex: r
+            .row
+            .clustering
+            .as_ref()
+            .map(|c| c.values.iter().map(|v| hex(&v.bytes)).collect())
+            .unwrap_or_default(),
+        ..RowSources::default()
+    };
+    let rows: Vec<RowSources> = p
+        .static_row
+        .iter()
+        .map(row_sources)
+        .chain(p.unfiltereds.iter().map(|u| {
+            match u {
+                MergedUnfiltered::Row(r) => row_sources(r),
+                MergedUnfiltered::Marker(m) => RowSources {
+                    marker_end: named(&m.end_source),
+                    marker_start: named(&m.start_source),
+                    clustering_hex: m
+                        .marker
+                        .bound
+                        .values
+                        .iter()
+                        .map(|v| hex(&v.bytes))
+                        .collect(),
+                    ..RowSources::default()
+                },
+            }
+        }))
+        .take(MERGED_ROWS_SENT)
+        .collect();
+    let row_total = dump.rows.len();
+    dump.rows.truncate(MERGED_ROWS_SENT);
+    Some(MergedPartitionView {
+        partition: dump,
+        sstables: p.sources.iter().map(|s| name_of(names, *s)).collect(),
+        deletion_sstable: named(&p.deletion_source),
+        rows,
+        row_total,
+        losses: p
+            .losses
+            .iter()
+            .take(MERGED_LOSSES_SENT)
+            .map(|l| loss_view(l, names))
+            .collect(),
+        loss_total: p.losses.len(),
+    })
+}
+
+/// [`crate::protocol::Request::MergedPage`]: merged partitions `skip`… of `sstables` (or the
+/// partition of the wanted key), explained. The merge restarts from the table's first
+/// partition for every page (the merger cannot seek); skipped partitions are merged and
+/// dropped, in slices with progress and cancel.
+pub(super) async fn merged_page(
+    sstables: &[(String, Vec<FileRef>)],
+    request: &MergedPageRequest,
+    progress: &dyn Fn(u64, u64),
+    is_cancelled: &dyn Fn() -> bool,
+) -> Result<MergedPage, String> {
+    let started = loader::now_millis();
+    let table = load_table(sstables)?;
+    let first = table.metadata.first().ok_or("no SSTable to merge")?;
+    let wanted = request
+        .wanted_key
+        .as_deref()
+        .map(|k| first.parse_key(k).map_err(|e| format!("key: {e}")))
+        .transpose()?;
+    let partitioner = first.partitioner();
+    let data_read = Rc::new(Cell::new(0u64));
+    let mut merger = table.merger(request.now_secs, true, &data_read)?;
+    let schema = merger.schema().clone();
+    let names = &table.names;
+    let mut page = MergedPage {
+        sstables: names.clone(),
+        skip: request.skip,
+        ..MergedPage::default()
+    };
+    let mut slices = Slices::every(started, 1);
+    let mut index = 0u64;
+    loop {
+        slices
+            .tick(data_read.get(), table.data_bytes, progress, is_cancelled)
+            .await?;
+        let Some(p) = merger
+            .next_partition(&loader::PerformanceClock)
+            .map_err(|e| e.to_string())?
+        else {
+            break;
+        };
+        if page.partitions.len() >= request.max_partitions {
+            page.more = true;
+            break;
+        }
+        let key = &p.start.key.bytes.bytes;
+        if let Some(w) = &wanted {
+            // Partitions come in token order: past the key, it is not in the table.
+            if partitioner.compare_keys(key, w) == core::cmp::Ordering::Greater {
+                break;
+            }
+            if key != w {
+                continue;
+            }
+        } else {
+            index = index.saturating_add(1);
+            if index <= request.skip {
+                continue;
+            }
+        }
+        if let Some(v) = partition_view(&schema, &p, names, request.now_secs) {
+            page.partitions.push(v);
+        }
+        if wanted.is_some() {
+            break;
+        }
+    }
+    if wanted.is_some() && page.partitions.is_empty() {
+        page.not_found = Some(format!(
+            "no SSTable of the table holds the key {}",
+            request.wanted_key.as_deref().unwrap_or_default()
+        ));
+    }
+    page.bytes_read = data_read.get();
+    progress(page.bytes_read, table.data_bytes);
+    page.millis = loader::now_millis() - started;
+    Ok(page)
+}
