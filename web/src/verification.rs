@@ -102,6 +102,7 @@ pub fn start(
             | Reply::IndexBlocks { .. }
             | Reply::Zombies { .. }
             | Reply::MergedPage { .. }
+            | Reply::Replicas { .. }
             | Reply::SplitVerified { .. } => {}
             Reply::Progress {
                 job,
@@ -220,6 +221,7 @@ fn start_split(
                 | Reply::IndexBlocks { .. }
                 | Reply::Zombies { .. }
                 | Reply::MergedPage { .. }
+                | Reply::Replicas { .. }
                 | Reply::Verified { .. } => {}
                 Reply::Progress { done_bytes, .. } => {
                     let done = {

@@ -7,7 +7,7 @@
 //! | `purge` | a merged partition purged at gcBefore, as validation compaction hands it on | `db/rows/AbstractCell.java` `purge`, `db/rows/BTreeRow.java` `purge`, `db/partitions/PurgeFunction.java` |
 //! | [`digest`] | a partition's 256-bit digest: murmur3_128 seeds 1000 and 2000 concatenated over `UnfilteredRowIterators.digest` | `repair/Validator.java` `rowHash`, `db/Digest.java` `forValidator`, `db/rows/UnfilteredRowIterators.java` `digest` |
 //! | [`tree`] | the Merkle tree over the full Murmur3 range, leaves XOR-combined; its depth | `utils/MerkleTree.java`, `repair/ValidationManager.java` |
-//! | [`diff_replicas`] | the replicas merged side by side in token order: trees, differing ranges and partitions | `utils/MerkleTree.java` `difference` |
+//! | [`diff_replicas`], [`ReplicaDiff`] | the replicas merged side by side in token order: trees, differing ranges and partitions (step by step: [`ReplicaDiff::step`]) | `utils/MerkleTree.java` `difference` |
 //!
 //! Followed exactly: the digest's hash (Guava's murmur3_128 with seeds 1000 and 2000, 16 bytes
 //! each, h1 then h2 little-endian, concatenated); what `UnfilteredRowIterators.digest` feeds it
@@ -250,16 +250,44 @@ pub struct DiffReport {
 }
 
 /// Validates every replica in lockstep (token order) and compares: memory is the partitions
-/// being merged, one validated partition per replica, and the trees.
+/// being merged, one validated partition per replica, and the trees. [`ReplicaDiff`] step by
+/// step.
 pub fn diff_replicas<S: RangeSource>(
-    mut replicas: Vec<Validator<S>>,
+    replicas: Vec<Validator<S>>,
     clock: &dyn Clock,
 ) -> Result<DiffReport, (usize, MergeError)> {
-    let n = replicas.len();
-    let mut partition_diffs = Vec::new();
-    loop {
+    let mut diff = ReplicaDiff::new(replicas);
+    while diff.step(clock)? {}
+    Ok(diff.finish())
+}
+
+/// [`diff_replicas`] one partition token at a time, for a caller that yields between steps
+/// (the page's worker: progress and cancel).
+#[derive(Debug)]
+pub struct ReplicaDiff<S> {
+    replicas: Vec<Validator<S>>,
+    partition_diffs: Vec<PartitionDiff>,
+}
+
+impl<S: RangeSource> ReplicaDiff<S> {
+    pub fn new(replicas: Vec<Validator<S>>) -> Self {
+        ReplicaDiff {
+            replicas,
+            partition_diffs: Vec::new(),
+        }
+    }
+
+    /// The partitions that differ so far.
+    pub fn partition_diffs(&self) -> &[PartitionDiff] {
+        &self.partition_diffs
+    }
+
+    /// Compares the next partition (the smallest (token, key) of any replica); `Ok(false)`
+    /// once every replica is done. An error names the replica (its index).
+    pub fn step(&mut self, clock: &dyn Clock) -> Result<bool, (usize, MergeError)> {
+        let n = self.replicas.len();
         let mut smallest: Option<(i64, Vec<u8>)> = None;
-        for (i, r) in replicas.iter_mut().enumerate() {
+        for (i, r) in self.replicas.iter_mut().enumerate() {
             if let Some(p) = r.peek(clock).map_err(|e| (i, e))? {
                 let better = match &smallest {
                     None => true,
@@ -272,9 +300,11 @@ pub fn diff_replicas<S: RangeSource>(
                 }
             }
         }
-        let Some((token, key)) = smallest else { break };
+        let Some((token, key)) = smallest else {
+            return Ok(false);
+        };
         let mut here = Vec::with_capacity(n);
-        for r in &mut replicas {
+        for r in &mut self.replicas {
             let take = r
                 .peeked
                 .as_ref()
@@ -296,7 +326,7 @@ pub fn diff_replicas<S: RangeSource>(
                     newest_stamp = *s;
                 }
             }
-            partition_diffs.push(PartitionDiff {
+            self.partition_diffs.push(PartitionDiff {
                 token,
                 key_hex: crate::span::hex(&key),
                 digests: here
@@ -307,19 +337,24 @@ pub fn diff_replicas<S: RangeSource>(
                 newest,
             });
         }
+        Ok(true)
     }
-    let trees: Vec<&MerkleTree> = replicas.iter().map(|r| &r.tree).collect();
-    Ok(DiffReport {
-        depth: trees.first().map_or(0, |t| t.depth()),
-        replicas: n,
-        partitions: trees
-            .iter()
-            .map(|t| t.leaves().iter().map(|l| l.partitions).sum())
-            .collect(),
-        roots: trees.iter().map(|t| crate::span::hex(&t.root())).collect(),
-        mismatching_ranges: compare_trees(&trees),
-        partition_diffs,
-    })
+
+    /// The report: the trees compared, and the partitions that differ.
+    pub fn finish(self) -> DiffReport {
+        let trees: Vec<&MerkleTree> = self.replicas.iter().map(|r| &r.tree).collect();
+        DiffReport {
+            depth: trees.first().map_or(0, |t| t.depth()),
+            replicas: self.replicas.len(),
+            partitions: trees
+                .iter()
+                .map(|t| t.leaves().iter().map(|l| l.partitions).sum())
+                .collect(),
+            roots: trees.iter().map(|t| crate::span::hex(&t.root())).collect(),
+            mismatching_ranges: compare_trees(&trees),
+            partition_diffs: self.partition_diffs,
+        }
+    }
 }
 
 /// The leaves whose hashes differ between any two trees (of one depth), adjacent ones

@@ -12,6 +12,7 @@ use super::data_browser::DataBrowser;
 use super::drop_zone::DropZone;
 use super::index_view::IndexView;
 use super::overview_table::OverviewTable;
+use super::replicas_view::ReplicasView;
 use super::sstable_card::SSTableCard;
 use super::verify_all::VerifyAllPanel;
 use super::verify_view::VerifyView;
@@ -212,6 +213,7 @@ pub fn app() -> Html {
                     </ul>
                 </section>
             }
+            <ReplicasView />
         </>
     }
 }

@@ -13,6 +13,13 @@ pub struct DropZoneProps {
     pub on_sample: Callback<()>,
     #[prop_or_default]
     pub busy: bool,
+    /// Put before every `data-testid` (a page with several drop zones: "node1-"); a zone
+    /// with a prefix has no sample button.
+    #[prop_or_default]
+    pub testid_prefix: AttrValue,
+    /// The hint in place of the default one.
+    #[prop_or_default]
+    pub hint: Option<AttrValue>,
 }
 
 #[function_component(DropZone)]
@@ -73,20 +80,24 @@ pub fn drop_zone(props: &DropZoneProps) -> Html {
         hovering.then_some("hover"),
         props.busy.then_some("busy")
     );
+    let prefix = &props.testid_prefix;
+    let id = |name: &str| format!("{prefix}{name}");
     html! {
         <section {class} ondragover={on_drag_over} ondragleave={on_drag_leave} ondrop={on_drop}
-                 data-testid="drop-zone" aria-label="Drop SSTable files or directories here">
-            <p class="drop-hint">{ "Drop the files of one or more SSTables, or a whole table directory, here" }</p>
+                 data-testid={id("drop-zone")} aria-label="Drop SSTable files or directories here">
+            <p class="drop-hint">{ props.hint.clone().unwrap_or_else(|| "Drop the files of one or more SSTables, or a whole table directory, here".into()) }</p>
             <div class="pickers">
                 <label class="button">
                     { "Choose files…" }
-                    <input type="file" multiple=true onchange={on_input.clone()} data-testid="file-input" />
+                    <input type="file" multiple=true onchange={on_input.clone()} data-testid={id("file-input")} />
                 </label>
                 <label class="button">
                     { "Choose a directory…" }
-                    <input type="file" webkitdirectory=true multiple=true onchange={on_input} data-testid="dir-input" />
+                    <input type="file" webkitdirectory=true multiple=true onchange={on_input} data-testid={id("dir-input")} />
                 </label>
-                <button class="button" data-testid="load-sample" onclick={props.on_sample.reform(|_| ())}>{ "Load the sample" }</button>
+                if prefix.is_empty() {
+                    <button class="button" data-testid="load-sample" onclick={props.on_sample.reform(|_| ())}>{ "Load the sample" }</button>
+                }
             </div>
             if props.busy {
                 <p class="busy-note" aria-live="polite">{ "Reading files…" }</p>

@@ -25,7 +25,7 @@ use answers::{BloomAnswer, SchemaAnswer, TableView};
 pub use index_page::{BlockRow, IndexPage, IndexRow, PAGE_ROWS};
 use pages::{PageMessage, PageRequest};
 use summary::SSTableSummary;
-use table::{MergedPageMessage, MergedPageRequest, ZombieReport};
+use table::{MergedPageMessage, MergedPageRequest, ReplicaReport, ZombieReport};
 use verify_run::{VerifyRun, WorkerTiming};
 
 /// The most workers the pool runs.
@@ -232,6 +232,16 @@ pub enum Request {
         sstables: Vec<(String, Vec<FileRef>)>,
         page: MergedPageRequest,
     },
+    /// "Compare replicas": each replica's SSTables (name, files) merged, purged and hashed into
+    /// a Merkle tree as validation does, the trees and partitions compared
+    /// ([`Reply::Replicas`]).
+    Replicas {
+        job: u64,
+        /// Per replica: its name and its SSTables.
+        replicas: Vec<(String, Vec<(String, Vec<FileRef>)>)>,
+        gc_grace_secs: i64,
+        now_secs: i64,
+    },
     /// Stop job `job` at its next slice.
     Cancel { job: u64 },
 }
@@ -255,6 +265,7 @@ impl Request {
             | Request::ScanBench { job, .. }
             | Request::Zombies { job, .. }
             | Request::MergedPage { job, .. }
+            | Request::Replicas { job, .. }
             | Request::Cancel { job } => *job = id,
         }
     }
@@ -279,6 +290,7 @@ impl Request {
             Request::ScanBench { .. } => "running the scan benchmark",
             Request::Zombies { .. } => "looking for resurrection risks",
             Request::MergedPage { .. } => "merging the table's SSTables",
+            Request::Replicas { .. } => "comparing the replicas",
             Request::Cancel { .. } => "cancelling a job",
         }
     }
@@ -365,6 +377,10 @@ pub enum Reply {
         job: u64,
         page: Box<MergedPageMessage>,
     },
+    Replicas {
+        job: u64,
+        report: Box<ReplicaReport>,
+    },
     Failed {
         job: u64,
         message: String,
@@ -389,6 +405,7 @@ impl Reply {
             | Reply::ScanBench { job, .. }
             | Reply::Zombies { job, .. }
             | Reply::MergedPage { job, .. }
+            | Reply::Replicas { job, .. }
             | Reply::Failed { job, .. } => *job,
             Reply::Ready { .. } => 0,
         }

@@ -185,3 +185,46 @@ impl<'de> Deserialize<'de> for MergedPageMessage {
             .map_err(serde::de::Error::custom)
     }
 }
+
+/// At most this many differing partitions are sent (the ranges' counts cover every one).
+pub const REPLICA_PARTITIONS_SENT: usize = 10_000;
+
+/// A token range whose Merkle leaves differ (`repair::RangeDiff`): (start, end], and per
+/// replica its partitions and the digest input bytes it would stream for the range.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RangeView {
+    pub start_token: i64,
+    pub end_token: i64,
+    pub partitions: Vec<u64>,
+    pub bytes: Vec<u64>,
+}
+
+/// A partition that differs between replicas (`repair::PartitionDiff`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PartitionDiffView {
+    pub token: i64,
+    pub key_hex: String,
+    /// Per replica: its digest in hex, none when it does not have the partition.
+    pub digests: Vec<Option<String>>,
+    pub max_timestamps_micros: Vec<Option<i64>>,
+    /// The replica holding the newest timestamp.
+    pub newest: usize,
+}
+
+/// The replicas compared (`repair::diff_replicas`, as `sstable-inspect diff A B [C] --json`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ReplicaReport {
+    pub depth: u8,
+    /// Each replica's name (the directory its files came from) and SSTables.
+    pub replicas: Vec<String>,
+    pub partitions: Vec<u64>,
+    pub roots: Vec<String>,
+    pub mismatching_ranges: Vec<RangeView>,
+    /// The first [`REPLICA_PARTITIONS_SENT`] differing partitions, in token order.
+    pub partition_diffs: Vec<PartitionDiffView>,
+    pub partition_diff_total: u64,
+    pub now_secs: i64,
+    pub gc_before_secs: i64,
+    pub bytes_read: u64,
+    pub millis: f64,
+}

@@ -266,6 +266,32 @@ impl Worker for EngineWorker {
                 });
                 return;
             }
+            Request::Replicas {
+                job,
+                replicas,
+                gc_grace_secs,
+                now_secs,
+            } => {
+                self.spawn_job(scope, id, job, move |ctx| async move {
+                    let progress = |done_bytes, total_bytes| {
+                        ctx.respond(Reply::Progress {
+                            job,
+                            done_bytes,
+                            total_bytes,
+                        })
+                    };
+                    let report =
+                        table::replicas(&replicas, gc_grace_secs, now_secs, &progress, &|| {
+                            ctx.is_cancelled()
+                        })
+                        .await?;
+                    Ok(Reply::Replicas {
+                        job,
+                        report: Box::new(report),
+                    })
+                });
+                return;
+            }
             Request::MergedPage {
                 job,
                 sstables,

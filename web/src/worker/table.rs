@@ -3,7 +3,8 @@
 //! ranges) — the resurrection risks ([`zombies`], `merge::zombies::ZombieFinder`, what
 //! `sstable-inspect zombies DIR --gc-grace S --now T` reports) and a page of the merged read
 //! with the SSTable of every part and what lost ([`merged_page`], what `sstable-inspect read
-//! DIR --explain` prints).
+//! DIR --explain` prints), and replicas compared ([`replicas`], `repair::ReplicaDiff`, what
+//! `sstable-inspect diff A B [C] --json` reports).
 //!
 //! Work runs one merged partition at a time, in slices ([`super::analytics::Slices`]): between
 //! slices the worker reports the Data.db bytes read of every SSTable and yields, so a cancel
@@ -24,15 +25,16 @@ use sstable_engine::merge::{
     Beaten, Loss, MergeInput, MergeOptions, MergedPartition, MergedUnfiltered, TableMerger,
 };
 use sstable_engine::range::{ByteRange, RangeSource};
+use sstable_engine::repair::{depth_for, ReplicaDiff, ValidationOptions, Validator, MAX_DEPTH};
 use sstable_engine::span::hex;
 
 use super::analytics::Slices;
 use super::{load_metadata, FileSource};
 use crate::loader;
 use crate::protocol::table::{
-    LossView, MergedPage, MergedPageRequest, MergedPartitionView, RowSources, ShadowedView,
-    TombstoneView, ZombieFinding, ZombieReport, MERGED_LOSSES_SENT, MERGED_ROWS_SENT,
-    ZOMBIE_FINDINGS_SENT,
+    LossView, MergedPage, MergedPageRequest, MergedPartitionView, PartitionDiffView, RangeView,
+    ReplicaReport, RowSources, ShadowedView, TombstoneView, ZombieFinding, ZombieReport,
+    MERGED_LOSSES_SENT, MERGED_ROWS_SENT, REPLICA_PARTITIONS_SENT, ZOMBIE_FINDINGS_SENT,
 };
 use crate::protocol::FileRef;
 
@@ -448,4 +450,120 @@ pub(super) async fn merged_page(
     progress(page.bytes_read, table.data_bytes);
     page.millis = loader::now_millis() - started;
     Ok(page)
+}
+
+impl TableFiles {
+    /// The partitions ValidationManager sizes a replica's tree from: each SSTable's
+    /// cardinality estimate, else its estimated partition count, summed (as
+    /// `sstable_native::repair::open_replica` estimates a replica).
+    fn estimated_partitions(&self) -> u64 {
+        self.metadata
+            .iter()
+            .zip(&self.names)
+            .filter_map(|(m, name)| m.report(name).stats)
+            .map(|s| {
+                s.estimated_cardinality
+                    .unwrap_or(u64::try_from(s.estimated_partition_count).unwrap_or(0))
+            })
+            .fold(0u64, u64::saturating_add)
+    }
+}
+
+/// [`crate::protocol::Request::Replicas`]: every replica's SSTables merged, purged at
+/// `now − gc_grace`, hashed per token range (`repair::Validator`) and compared in lockstep,
+/// one partition per step ([`ReplicaDiff::step`]) in slices with progress (the Data.db bytes
+/// of every replica read) and cancel. The tree's depth is `ValidationManager`'s for the
+/// largest replica's estimate, as `sstable-inspect diff` chooses it.
+pub(super) async fn replicas(
+    replicas: &[(String, Vec<(String, Vec<FileRef>)>)],
+    gc_grace_secs: i64,
+    now_secs: i64,
+    progress: &dyn Fn(u64, u64),
+    is_cancelled: &dyn Fn() -> bool,
+) -> Result<ReplicaReport, String> {
+    let started = loader::now_millis();
+    if replicas.len() < 2 {
+        return Err("compare at least two replicas".to_owned());
+    }
+    let tables = replicas
+        .iter()
+        .map(|(name, sstables)| load_table(sstables).map_err(|e| format!("{name}: {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let estimate = tables
+        .iter()
+        .map(TableFiles::estimated_partitions)
+        .max()
+        .unwrap_or(0);
+    let options = ValidationOptions {
+        now_seconds: now_secs,
+        gc_before_seconds: now_secs.saturating_sub(gc_grace_secs),
+        depth: depth_for(estimate, MAX_DEPTH),
+        range: None,
+    };
+    let data_read = Rc::new(Cell::new(0u64));
+    let data_bytes = tables
+        .iter()
+        .map(|t| t.data_bytes)
+        .fold(0u64, u64::saturating_add);
+    let mut validators = Vec::with_capacity(tables.len());
+    for ((name, _), t) in replicas.iter().zip(&tables) {
+        let merger = t
+            .merger(now_secs, false, &data_read)
+            .map_err(|e| format!("{name}: {e}"))?;
+        let partitioner = t
+            .metadata
+            .first()
+            .ok_or("no SSTable to merge")?
+            .partitioner();
+        validators.push(Validator::new(merger, partitioner, options));
+    }
+    let mut diff = ReplicaDiff::new(validators);
+    let mut slices = Slices::every(started, 1);
+    loop {
+        slices
+            .tick(data_read.get(), data_bytes, progress, is_cancelled)
+            .await?;
+        let more = diff.step(&loader::PerformanceClock).map_err(|(i, e)| {
+            let name = replicas.get(i).map_or("?", |(n, _)| n.as_str());
+            format!("replica {name}: {e}")
+        })?;
+        if !more {
+            break;
+        }
+    }
+    let r = diff.finish();
+    progress(data_read.get(), data_bytes);
+    Ok(ReplicaReport {
+        depth: r.depth,
+        replicas: replicas.iter().map(|(n, _)| n.clone()).collect(),
+        partitions: r.partitions,
+        roots: r.roots,
+        mismatching_ranges: r
+            .mismatching_ranges
+            .into_iter()
+            .map(|m| RangeView {
+                start_token: m.start_token,
+                end_token: m.end_token,
+                partitions: m.partitions,
+                bytes: m.bytes,
+            })
+            .collect(),
+        partition_diff_total: r.partition_diffs.len() as u64,
+        partition_diffs: r
+            .partition_diffs
+            .into_iter()
+            .take(REPLICA_PARTITIONS_SENT)
+            .map(|p| PartitionDiffView {
+                token: p.token,
+                key_hex: p.key_hex,
+                digests: p.digests,
+                max_timestamps_micros: p.max_timestamps_micros,
+                newest: p.newest,
+            })
+            .collect(),
+        now_secs,
+        gc_before_secs: options.gc_before_seconds,
+        bytes_read: data_read.get(),
+        millis: loader::now_millis() - started,
+    })
 }

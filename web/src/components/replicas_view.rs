@@ -1,0 +1,343 @@
+//! "Compare replicas": one drop zone per node (2 or 3), each node's copy of one table; in a
+//! worker (`Request::Replicas`) each replica's SSTables are merged, purged at gcBefore and
+//! hashed per token range into a Merkle tree as Cassandra's validation compaction does, and the
+//! replicas compared partition by partition (`sstable_engine::repair`, as `sstable-inspect diff
+//! A B [C]`), with progress and Cancel.
+//!
+//! The mismatching ranges are drawn on a strip of the whole Murmur3 ring (like Verify's chunk
+//! strip: [`STRIP_CELLS`] cells, red where a range differs) and listed; a range's partitions
+//! that differ — on which replicas, which replica is newest — and the bytes each replica would
+//! stream for it show when it is clicked, a page at a time.
+
+use std::rc::Rc;
+
+use sstable_engine::datetime::iso8601_micros;
+use sstable_engine::sstable_set::group_files;
+use yew::prelude::*;
+
+use super::drop_zone::DropZone;
+use super::plural;
+use crate::loader::PickedFile;
+use crate::pool;
+use crate::protocol::table::{RangeView, ReplicaReport};
+use crate::protocol::{FileRef, Reply, Request};
+
+/// Cells of the token-ring strip.
+pub const STRIP_CELLS: usize = 128;
+/// Differing partitions listed per page.
+const PAGE_PARTITIONS: usize = 50;
+/// Cassandra's default gc_grace_seconds.
+const DEFAULT_GC_GRACE_SECS: i64 = 864_000;
+
+/// One node's files: its name (their directory) and its SSTables (name, files).
+type Node = (String, Vec<(String, Vec<FileRef>)>);
+
+#[derive(Clone, PartialEq, Default)]
+struct Run {
+    progress: Option<(u64, u64)>,
+    result: Option<Result<Rc<ReplicaReport>, String>>,
+}
+
+/// The files picked for a node, grouped into SSTables (`sstable_set::group_files`); its name
+/// is the directory of its first SSTable.
+fn node_of(files: &[PickedFile], index: usize) -> Node {
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    let grouping = group_files(&paths);
+    let name = grouping
+        .sstables
+        .first()
+        .map(|s| s.directory.clone())
+        .filter(|d| !d.is_empty())
+        .unwrap_or_else(|| format!("node {}", index + 1));
+    let sstables = grouping
+        .sstables
+        .iter()
+        .map(|s| {
+            let refs = s
+                .files
+                .iter()
+                .filter_map(|(_, i)| files.get(*i))
+                .map(|f| FileRef {
+                    path: f.path.clone(),
+                    file: f.file.clone(),
+                })
+                .collect();
+            (s.prefix.clone(), refs)
+        })
+        .collect();
+    (name, sstables)
+}
+
+/// Where a token sits on the ring, 0 … 1.
+fn ring_at(token: i64) -> f64 {
+    (token as f64 - i64::MIN as f64) / 2f64.powi(64)
+}
+
+/// The ring in [`STRIP_CELLS`] cells, red where a mismatching range meets the cell; a red
+/// cell's click selects the first range in it.
+fn strip(ranges: &[RangeView], selected: &UseStateHandle<Option<usize>>) -> Html {
+    let cells = (0..STRIP_CELLS).map(|c| {
+        let (lo, hi) = (
+            c as f64 / STRIP_CELLS as f64,
+            (c + 1) as f64 / STRIP_CELLS as f64,
+        );
+        let hit = ranges
+            .iter()
+            .position(|r| ring_at(r.start_token) < hi && ring_at(r.end_token) >= lo);
+        let onclick = {
+            let selected = selected.clone();
+            Callback::from(move |_| selected.set(hit))
+        };
+        let title = match hit {
+            Some(i) => format!(
+                "ring {:.1}–{:.1} %: range #{} differs",
+                lo * 100.0,
+                hi * 100.0,
+                i + 1
+            ),
+            None => format!(
+                "ring {:.1}–{:.1} %: the same on every replica",
+                lo * 100.0,
+                hi * 100.0
+            ),
+        };
+        html! {
+            <button class={if hit.is_some() { "chunk bad" } else { "chunk good" }} {title} {onclick}
+                    data-testid="ring-cell" data-ok={hit.is_none().to_string()} />
+        }
+    });
+    html! { <div class="chunk-strip" data-testid="replica-strip">{ for cells }</div> }
+}
+
+#[function_component(ReplicasView)]
+pub fn replicas_view() -> Html {
+    let count = use_state(|| 2usize);
+    let nodes = use_state(|| vec![None::<Node>; 3]);
+    let error = use_state(|| None::<String>);
+    let gc_grace = use_state(|| DEFAULT_GC_GRACE_SECS);
+    let now = use_state(|| (js_sys::Date::now() / 1000.0).floor() as i64);
+    let run = use_state(Run::default);
+    let job = use_mut_ref(|| None::<u64>);
+    let selected = use_state(|| None::<usize>);
+    let page = use_state(|| 0usize);
+    {
+        let job = job.clone();
+        use_effect_with((), move |_| move || pool::cancel_slot(&job));
+    }
+
+    let number = |handle: &UseStateHandle<i64>| {
+        let handle = handle.clone();
+        Callback::from(move |e: Event| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            if let Ok(v) = input.value().trim().parse::<i64>() {
+                handle.set(v);
+            }
+        })
+    };
+    let on_count = {
+        let count = count.clone();
+        Callback::from(move |e: Event| {
+            let input: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            count.set(if input.value() == "3" { 3 } else { 2 });
+        })
+    };
+    let picked: Vec<Node> = nodes.iter().take(*count).flatten().cloned().collect();
+    let ready = picked.len() == *count;
+    let on_run = {
+        let run = run.clone();
+        let job = job.clone();
+        let selected = selected.clone();
+        let (gc_grace_secs, now_secs) = (*gc_grace, *now);
+        let picked = picked.clone();
+        Callback::from(move |_| {
+            selected.set(None);
+            run.set(Run {
+                progress: Some((0, 1)),
+                result: None,
+            });
+            let run = run.clone();
+            pool::submit_in_slot(
+                &job,
+                Request::Replicas {
+                    job: 0,
+                    replicas: picked.clone(),
+                    gc_grace_secs,
+                    now_secs,
+                },
+                move |reply| match reply {
+                    Reply::Progress {
+                        done_bytes,
+                        total_bytes,
+                        ..
+                    } => run.set(Run {
+                        progress: Some((done_bytes, total_bytes)),
+                        result: None,
+                    }),
+                    Reply::Replicas { report, .. } => run.set(Run {
+                        progress: None,
+                        result: Some(Ok(Rc::new(*report))),
+                    }),
+                    Reply::Failed { message, .. } => run.set(Run {
+                        progress: None,
+                        result: Some(Err(message)),
+                    }),
+                    _ => {}
+                },
+            );
+        })
+    };
+    let on_cancel = {
+        let job = job.clone();
+        Callback::from(move |_| {
+            let running = *job.borrow();
+            if let Some(running) = running {
+                pool::cancel(running);
+            }
+        })
+    };
+
+    let zones = (0..*count).map(|i| {
+        let on_files = {
+            let nodes = nodes.clone();
+            Callback::from(move |files: Vec<PickedFile>| {
+                let mut next = (*nodes).clone();
+                if let Some(n) = next.get_mut(i) {
+                    *n = Some(node_of(&files, i));
+                }
+                nodes.set(next);
+            })
+        };
+        let on_error = {
+            let error = error.clone();
+            Callback::from(move |e: String| error.set(Some(e)))
+        };
+        let prefix = format!("node{}-", i + 1);
+        let summary = match nodes.get(i).cloned().flatten() {
+            Some((name, sstables)) => format!("node {}: {name}, {}", i + 1, plural(sstables.len() as u64, "SSTable", "SSTables")),
+            None => format!("node {}: nothing yet", i + 1),
+        };
+        html! {
+            <div class="replica-node">
+                <DropZone {on_files} {on_error} testid_prefix={prefix.clone()}
+                          hint={AttrValue::from(format!("Node {}: drop its copy of the table (a directory of SSTables)", i + 1))} />
+                <p data-testid={format!("{prefix}summary")}>{ summary }</p>
+            </div>
+        }
+    });
+
+    let result = match &run.result {
+        None => Html::default(),
+        Some(Err(e)) => {
+            html! { <p class="error" role="alert" data-testid="replicas-error">{ e }</p> }
+        }
+        Some(Ok(r)) => {
+            let ranges = &r.mismatching_ranges;
+            let detail = (*selected).and_then(|i| ranges.get(i).map(|range| (i, range))).map(|(i, range)| {
+                let inside: Vec<_> = r
+                    .partition_diffs
+                    .iter()
+                    .filter(|p| {
+                        let (s, e) = (range.start_token, range.end_token);
+                        if s < e { p.token > s && p.token <= e } else { p.token > s || p.token <= e }
+                    })
+                    .collect();
+                let pages = inside.len().div_ceil(PAGE_PARTITIONS).max(1);
+                let at = (*page).min(pages - 1);
+                let go = |to: usize| {
+                    let page = page.clone();
+                    Callback::from(move |_| page.set(to))
+                };
+                html! {
+                    <div class="chunk-detail" data-testid="range-detail" data-range={i.to_string()}>
+                        <p>{ format!("range #{} ({}, {}]: ", i + 1, range.start_token, range.end_token) }
+                            { for r.replicas.iter().enumerate().map(|(n, name)| html! {
+                                <span data-testid="range-bytes" data-replica={n.to_string()} data-bytes={range.bytes.get(n).copied().unwrap_or(0).to_string()}>
+                                    { format!("{name}: {} in {} bytes; ", plural(range.partitions.get(n).copied().unwrap_or(0), "partition", "partitions"), range.bytes.get(n).copied().unwrap_or(0)) }
+                                </span>
+                            }) }
+                        </p>
+                        <table class="grid">
+                            <thead><tr><th>{ "key (hex)" }</th><th>{ "token" }</th>
+                                { for r.replicas.iter().map(|n| html! { <th>{ n.clone() }</th> }) }
+                                <th>{ "newest" }</th></tr></thead>
+                            <tbody>
+                                { for inside.iter().skip(at * PAGE_PARTITIONS).take(PAGE_PARTITIONS).map(|p| html! {
+                                    <tr data-testid="differing-partition" data-key-hex={p.key_hex.clone()} data-token={p.token.to_string()}
+                                        data-newest={p.newest.to_string()}
+                                        data-present={p.digests.iter().map(|d| if d.is_some() { "1" } else { "0" }).collect::<String>()}>
+                                        <td><code>{ &p.key_hex }</code></td><td>{ p.token }</td>
+                                        { for p.digests.iter().zip(&p.max_timestamps_micros).map(|(d, t)| html! {
+                                            <td>{ match (d, t) {
+                                                (Some(d), Some(t)) => format!("digest {}…, newest write {}", d.get(..12).unwrap_or(d), iso8601_micros(*t)),
+                                                (Some(d), None) => format!("digest {}…", d.get(..12).unwrap_or(d)),
+                                                _ => "missing".to_owned(),
+                                            } }</td>
+                                        }) }
+                                        <td>{ r.replicas.get(p.newest).cloned().unwrap_or_default() }</td>
+                                    </tr>
+                                }) }
+                            </tbody>
+                        </table>
+                        if pages > 1 {
+                            <p class="pager">
+                                <button data-testid="range-prev" disabled={at == 0} onclick={go(at.saturating_sub(1))}>{ "Previous" }</button>
+                                { format!(" page {} of {} ", at + 1, pages) }
+                                <button data-testid="range-next" disabled={at + 1 >= pages} onclick={go(at + 1)}>{ "Next" }</button>
+                            </p>
+                        }
+                    </div>
+                }
+            }).unwrap_or_default();
+            html! { <>
+                <p data-testid="replicas-summary" data-ranges={ranges.len().to_string()} data-partitions={r.partition_diff_total.to_string()}
+                   data-depth={r.depth.to_string()}>{ format!(
+                    "Depth {} ({} leaves); partitions hashed per replica {:?}; {} and {} that differ (merged in a worker in {:.0} ms, {} bytes of Data.db read; gcBefore {})",
+                    r.depth, 1u64 << r.depth, r.partitions,
+                    plural(ranges.len() as u64, "mismatching range", "mismatching ranges"),
+                    plural(r.partition_diff_total, "partition", "partitions"), r.millis, r.bytes_read, r.gc_before_secs) }</p>
+                { strip(ranges, &selected) }
+                <ol class="ranges">
+                    { for ranges.iter().enumerate().map(|(i, range)| {
+                        let onclick = {
+                            let selected = selected.clone();
+                            let page = page.clone();
+                            Callback::from(move |_| { page.set(0); selected.set(Some(i)); })
+                        };
+                        html! { <li><button class="link" data-testid="replica-range" data-start={range.start_token.to_string()}
+                                    data-end={range.end_token.to_string()} {onclick}>
+                            { format!("({}, {}]: partitions {:?}, bytes each would stream {:?}", range.start_token, range.end_token, range.partitions, range.bytes) }
+                        </button></li> }
+                    }) }
+                </ol>
+                { detail }
+            </> }
+        }
+    };
+
+    html! {
+        <details class="replicas" data-testid="replicas">
+            <summary><h2 style="display:inline">{ "Compare replicas" }</h2></summary>
+            <p class="muted">{ "Each node's copy of one table, compared as a repair's validation would: every replica merged, purged at now − gc_grace, hashed per token range into a Merkle tree (Cassandra's validation digest). The files stay here." }</p>
+            <p>
+                <label>{ "nodes " }
+                    <select onchange={on_count} data-testid="replica-count">
+                        <option value="2" selected={*count == 2}>{ "2" }</option>
+                        <option value="3" selected={*count == 3}>{ "3" }</option>
+                    </select>
+                </label>
+                <label>{ " gc_grace_seconds " }<input type="number" min="0" value={gc_grace.to_string()} onchange={number(&gc_grace)} data-testid="replicas-gc-grace" /></label>
+                <label>{ " now (seconds since the epoch) " }<input type="number" value={now.to_string()} onchange={number(&now)} data-testid="replicas-now" /></label>
+            </p>
+            <div class="replica-nodes">{ for zones }</div>
+            if let Some(e) = &*error { <p class="error" role="alert">{ e }</p> }
+            <p>
+                <button onclick={on_run} disabled={!ready || run.progress.is_some()} data-testid="replicas-run">{ "Compare" }</button>
+                if let Some((done, total)) = run.progress {
+                    <progress data-testid="replicas-progress" max={total.max(1).to_string()} value={done.to_string()} />
+                    <button onclick={on_cancel} data-testid="replicas-cancel">{ "Cancel" }</button>
+                }
+            </p>
+            { result }
+        </details>
+    }
+}
