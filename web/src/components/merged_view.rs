@@ -73,6 +73,18 @@ pub fn mode_toggle(table_sstables: usize, merged: &UseStateHandle<bool>) -> Html
     }
 }
 
+/// The row of `p` a loss is told with: the first row (static or of the same clustering) it
+/// belongs to; `None` for the partition deletion and the pieces of rows the merge no longer
+/// returns (the partition's "why").
+fn owner(p: &MergedPartitionView, l: &LossView) -> Option<usize> {
+    if l.what == "PartitionDeletion" {
+        return None;
+    }
+    p.rows
+        .iter()
+        .position(|r| r.is_static == l.is_static && r.clustering_hex == l.clustering_hex)
+}
+
 fn badge(sstable: &str) -> Html {
     html! { <span class="badge" data-testid="badge" title={format!("from {sstable}")}>{ sstable.to_owned() }</span> }
 }
@@ -132,6 +144,7 @@ fn merged_row(
         };
         html! {
             <span class="merged-cell" data-testid="merged-cell" data-name={c.name.clone()} data-value={c.value.clone().unwrap_or_default()}
+                  data-path={c.path.as_ref().map(|p| serde_json::to_string(p).unwrap_or_default()).unwrap_or_default()}
                   data-tombstone={c.deletion_info.is_some().to_string()} data-sstable={sstable.clone()}>
                 { format!("{}{path} = ", c.name) }<span class={class}>{ value }</span>{ " " }{ badge(&sstable) }{ " " }
             </span>
@@ -165,6 +178,8 @@ pub fn merged_view(p: &MergedViewProps) -> Html {
     let why = use_state(|| None::<(usize, usize)>);
     // Rows shown per partition of the page.
     let shown_rows = use_state(|| ROWS_STEP);
+    // "Now" for TTL expiry (the page's clock unless typed), as `read --now`.
+    let now = use_state(|| (js_sys::Date::now() / 1000.0).floor() as i64);
     let sstables = table_sstables(&p.all, &p.table_key);
 
     let load = {
@@ -172,6 +187,7 @@ pub fn merged_view(p: &MergedViewProps) -> Html {
         let job = job.clone();
         let why = why.clone();
         let shown_rows = shown_rows.clone();
+        let now_secs = *now;
         Callback::from(move |(skip, key): (u64, Option<String>)| {
             why.set(None);
             shown_rows.set(ROWS_STEP);
@@ -189,7 +205,7 @@ pub fn merged_view(p: &MergedViewProps) -> Html {
                         skip,
                         max_partitions: MERGED_PAGE_PARTITIONS,
                         wanted_key: key,
-                        now_secs: (js_sys::Date::now() / 1000.0).floor() as i64,
+                        now_secs,
                     },
                 },
                 move |reply| match reply {
@@ -251,6 +267,15 @@ pub fn merged_view(p: &MergedViewProps) -> Html {
             load.emit((0, Some(k).filter(|k| !k.is_empty())));
         })
     };
+    let on_now = {
+        let now = now.clone();
+        Callback::from(move |e: Event| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            if let Ok(v) = input.value().trim().parse::<i64>() {
+                now.set(v);
+            }
+        })
+    };
     let on_cancel = {
         let job = job.clone();
         Callback::from(move |_| {
@@ -298,7 +323,7 @@ pub fn merged_view(p: &MergedViewProps) -> Html {
                             format!("partition {}", part.partition.partition.key.join(":")),
                             part.losses
                                 .iter()
-                                .filter(|l| l.what == "PartitionDeletion")
+                                .filter(|l| owner(part, l).is_none())
                                 .cloned()
                                 .collect(),
                             part.deletion_sstable
@@ -345,17 +370,15 @@ pub fn merged_view(p: &MergedViewProps) -> Html {
                             },
                             part.losses
                                 .iter()
-                                .filter(|l| {
-                                    l.what != "PartitionDeletion"
-                                        && l.is_static == s.is_static
-                                        && l.clustering_hex == s.clustering_hex
-                                })
+                                .filter(|l| owner(part, l) == Some(ri))
                                 .cloned()
                                 .collect(),
                             winners,
                         )
                     };
-                html! { <WhyPanel {what} {losses} {winners} on_close={close} /> }
+                html! { <div data-testid="why-for" data-at={format!("{pi}:{}", if ri == usize::MAX { "partition".to_owned() } else { ri.to_string() })}>
+                    <WhyPanel {what} {losses} {winners} on_close={close} />
+                </div> }
             })
             .unwrap_or_default(),
         _ => Html::default(),
@@ -388,8 +411,8 @@ pub fn merged_view(p: &MergedViewProps) -> Html {
                                 { format!("partition deleted at {} ", d.marked_deleted) }{ part.deletion_sstable.as_deref().map(badge).unwrap_or_default() }
                             </p>
                         }
-                        if part.losses.iter().any(|l| l.what == "PartitionDeletion") || part.partition.partition.deletion_info.is_some() {
-                            <button class="link" onclick={why_partition} data-testid="merged-why-partition">{ "why (partition deletion)" }</button>
+                        if part.losses.iter().any(|l| owner(part, l).is_none()) || part.partition.partition.deletion_info.is_some() {
+                            <button class="link" onclick={why_partition} data-testid="merged-why-partition">{ "why (the partition deletion, and rows no longer read)" }</button>
                         }
                         <table class="grid">
                             <thead><tr><th>{ "clustering" }</th><th>{ "row marker / deletion" }</th><th>{ "cells" }</th><th></th></tr></thead>
@@ -419,6 +442,9 @@ pub fn merged_view(p: &MergedViewProps) -> Html {
                     </label>
                     <button class="tab" type="submit" data-testid="merged-find">{ "Find" }</button>
                 </form>
+                <label>{ " now (seconds since the epoch) " }
+                    <input type="number" value={now.to_string()} onchange={on_now} data-testid="merged-now" />
+                </label>
                 <button class="tab" onclick={on_prev} disabled={state.skip == 0 || state.progress.is_some()} data-testid="merged-prev">{ "◀ Previous" }</button>
                 <button class="tab" onclick={on_next} disabled={!page.as_ref().is_some_and(|p| p.more) || state.progress.is_some()} data-testid="merged-next">{ "Next ▶" }</button>
                 if let Some((done, total)) = state.progress {

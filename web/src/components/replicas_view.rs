@@ -290,7 +290,7 @@ pub fn replicas_view() -> Html {
             }).unwrap_or_default();
             html! { <>
                 <p data-testid="replicas-summary" data-ranges={ranges.len().to_string()} data-partitions={r.partition_diff_total.to_string()}
-                   data-depth={r.depth.to_string()}>{ format!(
+                   data-depth={r.depth.to_string()} data-replicas={r.replicas.len().to_string()}>{ format!(
                     "Depth {} ({} leaves); partitions hashed per replica {:?}; {} and {} that differ (merged in a worker in {:.0} ms, {} bytes of Data.db read; gcBefore {})",
                     r.depth, 1u64 << r.depth, r.partitions,
                     plural(ranges.len() as u64, "mismatching range", "mismatching ranges"),

@@ -225,7 +225,7 @@ pub fn zombies_view(p: &ZombiesViewProps) -> Html {
             html! { <>
                 <p data-testid="zombies-summary" data-resurrections={r.resurrections.to_string()} data-garbage={r.garbage.to_string()}
                    data-partitions={r.partitions.to_string()} data-complete={r.error.is_none().to_string()}
-                   data-findings={r.findings.len().to_string()}>
+                   data-findings={r.findings.len().to_string()} data-gc-grace={r.gc_grace_secs.to_string()}>
                     { format!("{} merged from {} in {:.0} ms (in a worker, {} bytes of Data.db read) at now {} (gc_grace_seconds {}, gcBefore {}): {}, {} that shadow nothing (droppable garbage)",
                         plural(r.partitions, "partition", "partitions"), plural(r.sstables.len() as u64, "SSTable", "SSTables"),
                         r.millis, r.bytes_read, iso8601_secs(r.now_secs), r.gc_grace_secs, iso8601_secs(r.gc_before_secs),
