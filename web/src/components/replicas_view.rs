@@ -30,7 +30,7 @@ const PAGE_PARTITIONS: usize = 50;
 const DEFAULT_GC_GRACE_SECS: i64 = 864_000;
 
 /// One node's files: its name (their directory) and its SSTables (name, files).
-type Node = (String, Vec<(String, Vec<FileRef>)>);
+type Node = crate::protocol::table::Replica;
 
 #[derive(Clone, PartialEq, Default)]
 struct Run {

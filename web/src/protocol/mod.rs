@@ -238,7 +238,7 @@ pub enum Request {
     Replicas {
         job: u64,
         /// Per replica: its name and its SSTables.
-        replicas: Vec<(String, Vec<(String, Vec<FileRef>)>)>,
+        replicas: Vec<table::Replica>,
         gc_grace_secs: i64,
         now_secs: i64,
     },

@@ -7,6 +7,13 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::FileRef;
+
+/// One SSTable as the table-wide jobs take it: its name (path prefix) and its files.
+pub type NamedSSTable = (String, Vec<FileRef>);
+/// One replica of "Compare replicas": its name and its SSTables.
+pub type Replica = (String, Vec<NamedSSTable>);
+
 /// At most this many findings are sent to the page; the counts cover every finding.
 pub const ZOMBIE_FINDINGS_SENT: usize = 10_000;
 

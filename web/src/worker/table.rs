@@ -475,7 +475,7 @@ impl TableFiles {
 /// of every replica read) and cancel. The tree's depth is `ValidationManager`'s for the
 /// largest replica's estimate, as `sstable-inspect diff` chooses it.
 pub(super) async fn replicas(
-    replicas: &[(String, Vec<(String, Vec<FileRef>)>)],
+    replicas: &[crate::protocol::table::Replica],
     gc_grace_secs: i64,
     now_secs: i64,
     progress: &dyn Fn(u64, u64),
