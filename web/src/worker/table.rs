@@ -27,6 +27,7 @@ use sstable_engine::merge::{
 use sstable_engine::range::{ByteRange, RangeSource};
 use sstable_engine::repair::{depth_for, ReplicaDiff, ValidationOptions, Validator, MAX_DEPTH};
 use sstable_engine::span::hex;
+use sstable_engine::sstable_set::split_path;
 
 use super::analytics::Slices;
 use super::{load_metadata, FileSource};
@@ -49,7 +50,8 @@ pub(super) struct TableFiles {
 }
 
 /// Decodes the metadata of every SSTable of `sstables` (name, files): 3.0+ row format and one
-/// partitioner, as the merge takes them.
+/// partitioner, as the merge takes them. They are merged in the order the CLI finds them
+/// (`sstable_set::group_files`: by directory, then file prefix), so ties are broken alike.
 pub(super) fn load_table(sstables: &[(String, Vec<FileRef>)]) -> Result<TableFiles, String> {
     let mut t = TableFiles {
         names: Vec::new(),
@@ -57,7 +59,9 @@ pub(super) fn load_table(sstables: &[(String, Vec<FileRef>)]) -> Result<TableFil
         handles: Vec::new(),
         data_bytes: 0,
     };
-    for (name, files) in sstables {
+    let mut ordered: Vec<&(String, Vec<FileRef>)> = sstables.iter().collect();
+    ordered.sort_by(|a, b| split_path(&a.0).cmp(&split_path(&b.0)));
+    for (name, files) in ordered {
         let (metadata, handles) = load_metadata(files)?;
         let short = name.rsplit('/').next().unwrap_or(name).to_owned();
         if !metadata.descriptor.version.has_row_format() {
