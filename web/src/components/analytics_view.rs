@@ -390,7 +390,9 @@ pub fn analytics_view(p: &AnalyticsViewProps) -> Html {
                     }) }
                 </tbody>
             </table>
-            if table.sstables.len() > 1 {
+            // Counted from the SSTables loaded, not the table view (redone at each gc grace), so
+            // a scan shown stays while the gc grace changes.
+            if p.all.iter().filter(|s| table_of_key(&s.prefix) == table_of.key).count() > 1 {
                 <ZombiesView all={p.all.clone()} table_key={table_of.key.clone()} gc_grace_secs={*gc_grace} />
             }
         </section>
