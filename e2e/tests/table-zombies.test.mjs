@@ -105,3 +105,47 @@ test('Resurrection risks: the page lists exactly the findings of sstable-inspect
   assert.deepEqual(await pageFindings(page), cliFindings(expectedLater));
   assert.deepEqual(errors, []);
 });
+
+test('Resurrection risks of a larger table: progress while it runs, Cancel stops it, then a whole scan reads every Data.db', { timeout: 300000 }, async (t) => {
+  const bin = cli();
+  if (!bin) { t.skip('sstable-inspect not built (set SSTABLE_INSPECT)'); return; }
+  const dir = path.join(OUT, 'table-zombies-large');
+  fs.rmSync(dir, { recursive: true, force: true });
+  const out = execFileSync(bin, [
+    'generate', '--out', dir, '--version', 'nb', '--compression', 'lz4', '--partitions', '6000',
+    '--rows-per-partition', '50', '--seed', '5', '--overlapping', '4',
+  ]).toString();
+  const now = out.match(/--now (\d+)/)[1];
+  const dataBytes = fs.readdirSync(dir).filter((f) => f.endsWith('-Data.db')).reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0);
+  const { page, errors } = await openObserved(browser);
+  await inputFiles(page, 'dir-input', dir);
+  await page.locator('[data-testid=overview-row]').first().click();
+  await page.locator('[data-testid=tab-analytics]').click();
+  await page.locator('[data-testid=zombies-run]').waitFor();
+  await page.locator('[data-testid=zombies-now]').fill(now);
+  await page.locator('[data-testid=zombies-now]').dispatchEvent('change');
+  await page.evaluate(() => {
+    window.__zombieProgress = new Set();
+    const note = () => document.querySelectorAll('[data-testid=zombies-progress]').forEach((p) => window.__zombieProgress.add(p.getAttribute('value')));
+    new MutationObserver(note).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['value'] });
+  });
+  await page.locator('[data-testid=zombies-run]').click();
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid=zombies-progress]')?.getAttribute('value') ?? 0) > 0, null, { timeout: 60000 });
+  await page.locator('[data-testid=zombies-cancel]').click();
+  await page.locator('[data-testid=zombies-error]').waitFor({ timeout: 60000 });
+  assert.equal((await page.locator('[data-testid=zombies-error]').textContent()).trim(), 'cancelled');
+  assert.equal(await page.locator('[data-testid=zombies-summary]').count(), 0);
+  const long = await longTasksDuring(page, () => runScan(page));
+  await expectNoLongTasks(t, long, 'while finding the resurrection risks of 6,000 partitions');
+  const summary = page.locator('[data-testid=zombies-summary]');
+  assert.equal(await summary.getAttribute('data-partitions'), '6000');
+  assert.equal(await summary.getAttribute('data-complete'), 'true');
+  assert.match(await summary.textContent(), new RegExp(`\\(in a worker, ${dataBytes} bytes of Data.db read\\)`));
+  const seen = (await page.evaluate(() => [...window.__zombieProgress])).map(Number).filter((v) => v > 0 && v < dataBytes);
+  assert.ok(seen.length >= 1, `no progress value between 0 and ${dataBytes} was rendered`);
+  // The CLI agrees on what it found.
+  const report = JSON.parse(execFileSync(bin, ['zombies', dir, '--gc-grace', '864000', '--now', now, '--json']).toString());
+  assert.equal(await summary.getAttribute('data-resurrections'), String(report.resurrections.length));
+  assert.equal(await summary.getAttribute('data-garbage'), String(report.garbage.length));
+  assert.deepEqual(errors, []);
+});
