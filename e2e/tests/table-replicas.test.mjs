@@ -24,7 +24,35 @@ function cliDiff(bin, dirs, now) {
   return JSON.parse(exact);
 }
 
-async function compare(page, expected) {
+/** A row of `read --json` as the side-by-side view words it: [label, text]. */
+function rowWords(r) {
+  const values = (c) => c.map((v) => v ?? 'null').join(', ');
+  if (r.type.startsWith('range_tombstone')) {
+    const bound = r.start ?? r.end;
+    const text = [['end', r.end], ['start', r.start]].filter(([, b]) => b).map(([side, b]) => `${side} deleted at ${b.deletion_info.marked_deleted}`).join('; ');
+    return [`${r.type} (${bound ? values(bound.clustering) : ''})`, text];
+  }
+  const label = r.type === 'static_block' ? 'static' : `(${values(r.clustering ?? [])})`;
+  const parts = [];
+  if (r.liveness_info) parts.push(`written ${r.liveness_info.tstamp}`);
+  if (r.deletion_info) parts.push(`deleted ${r.deletion_info.marked_deleted}`);
+  parts.push((r.cells ?? []).map((c) => `${c.name}${c.path ? `[${c.path.join(',')}]` : ''}=${c.deletion_info ? '✝' : (c.value ?? '')}`
+    + `${c.tstamp ? ` @${c.tstamp}` : ''}${c.ttl != null ? ` ttl ${c.ttl}` : ''}${c.expired ? ' expired' : ''}`).join(';'));
+  return [label, parts.join(' | ')];
+}
+
+/** What the side-by-side view should show for a key: each row label, then each replica's text. */
+function expectedSide(bin, dirs, now, keyHex) {
+  const perReplica = dirs.map((d) => {
+    const parts = JSON.parse(execFileSync(bin, ['read', d, '--now', now, '--key', `0x${keyHex}`, '--json']).toString());
+    return new Map((parts[0]?.rows ?? []).map(rowWords));
+  });
+  const labels = [];
+  for (const m of perReplica) for (const l of m.keys()) if (!labels.includes(l)) labels.push(l);
+  return labels.map((l) => [l, ...perReplica.map((m) => m.get(l) ?? '')].join('|'));
+}
+
+async function compare(page, expected, side) {
   const long = await longTasksDuring(page, async () => {
     await page.locator('[data-testid=replicas-run]').click();
     await page.locator(`[data-testid=replicas-summary][data-replicas="${expected.replicas}"]`).waitFor({ timeout: 60000 });
@@ -47,6 +75,19 @@ async function compare(page, expected) {
     assert.deepEqual(await detail.locator('[data-testid=range-bytes]').evaluateAll((s) => s.map((x) => Number(x.dataset.bytes))), want.bytes);
     seen.push(...await detail.locator('[data-testid=differing-partition]').evaluateAll((trs) => trs.map((tr) =>
       [tr.dataset.keyHex, tr.dataset.token, tr.dataset.newest, tr.dataset.present].join('|'))));
+    if (!side) continue;
+    // Each differing partition side by side: each replica's rows as its merged read has them.
+    const rows = detail.locator('[data-testid=differing-partition]');
+    for (let j = 0; j < await rows.count(); j++) {
+      const keyHex = await rows.nth(j).getAttribute('data-key-hex');
+      await rows.nth(j).locator('[data-testid=side-by-side]').click();
+      const view = page.locator(`[data-testid=side-by-side-view][data-key-hex="${keyHex}"][data-ready=true]`);
+      await view.waitFor({ timeout: 60000 });
+      const shown = await view.locator('[data-testid=side-row]').evaluateAll((trs) => trs.map((tr) =>
+        [tr.dataset.label, ...[...tr.querySelectorAll('[data-testid=side-cell]')].map((td) => td.dataset.text)].join('|')));
+      assert.deepEqual(shown, side(keyHex), `side by side 0x${keyHex}`);
+      assert.ok(await view.locator('[data-testid=side-row][data-differs=true]').count() >= 1, `0x${keyHex}: no row differs`);
+    }
   }
   const want = expected.partition_diffs.map((p) => [p.key_hex, p.token, String(p.newest), p.digests.map((d) => (d ? '1' : '0')).join('')].join('|'));
   assert.deepEqual(seen.sort(), want.sort());
@@ -77,7 +118,7 @@ test('Compare replicas: exactly the ranges and partitions sstable-inspect diff -
   }
   await page.locator('[data-testid=replicas-now]').fill(now);
   await page.locator('[data-testid=replicas-now]').dispatchEvent('change');
-  const long = await compare(page, three);
+  const long = await compare(page, three, (keyHex) => expectedSide(bin, nodes, now, keyHex));
   await expectNoLongTasks(t, long, 'while comparing three replicas');
   await page.screenshot({ path: path.join(OUT, 'table-replicas.png'), fullPage: true });
 

@@ -7,11 +7,14 @@
 //! The mismatching ranges are drawn on a strip of the whole Murmur3 ring (like Verify's chunk
 //! strip: [`STRIP_CELLS`] cells, red where a range differs) and listed; a range's partitions
 //! that differ — on which replicas, which replica is newest — and the bytes each replica would
-//! stream for it show when it is clicked, a page at a time.
+//! stream for it show when it is clicked, a page at a time; a partition's key shows its rows on
+//! every replica side by side (each replica's merged read of it, `Request::MergedPage`), the
+//! rows that differ marked.
 
 use std::rc::Rc;
 
 use sstable_engine::datetime::iso8601_micros;
+use sstable_engine::dump::UnfilteredJson;
 use sstable_engine::sstable_set::group_files;
 use yew::prelude::*;
 
@@ -19,13 +22,17 @@ use super::drop_zone::DropZone;
 use super::plural;
 use crate::loader::PickedFile;
 use crate::pool;
-use crate::protocol::table::{RangeView, ReplicaReport};
+use crate::protocol::table::{
+    MergedPageMessage, MergedPageRequest, MergedPartitionView, RangeView, ReplicaReport,
+};
 use crate::protocol::{FileRef, Reply, Request};
 
 /// Cells of the token-ring strip.
 pub const STRIP_CELLS: usize = 128;
 /// Differing partitions listed per page.
 const PAGE_PARTITIONS: usize = 50;
+/// Rows shown side by side.
+const MAX_SIDE_ROWS: usize = 100;
 /// Cassandra's default gc_grace_seconds.
 const DEFAULT_GC_GRACE_SECS: i64 = 864_000;
 
@@ -109,6 +116,145 @@ fn strip(ranges: &[RangeView], selected: &UseStateHandle<Option<usize>>) -> Html
     html! { <div class="chunk-strip" data-testid="replica-strip">{ for cells }</div> }
 }
 
+/// One replica's merged read of a partition: `Ok(None)` when it does not hold it.
+type ReplicaRead = Result<Option<Rc<MergedPartitionView>>, String>;
+
+/// A differing partition read on every replica.
+#[derive(Clone, PartialEq)]
+struct Side {
+    key_hex: String,
+    /// Per replica, once its read is back.
+    reads: Vec<Option<ReplicaRead>>,
+}
+
+/// A row's label (its clustering, `static`, or a range tombstone bound's) and its content in
+/// words (cells `name=value`, `✝` for a tombstone; liveness and deletion times).
+fn row_words(r: &UnfilteredJson) -> (String, String) {
+    let values = |c: &[Option<String>]| {
+        c.iter()
+            .map(|v| v.clone().unwrap_or_else(|| "null".to_owned()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if r.r#type.starts_with("range_tombstone") {
+        let bound = r.start.as_ref().or(r.end.as_ref());
+        let label = format!(
+            "{} ({})",
+            r.r#type,
+            bound.map_or(String::new(), |b| values(&b.clustering))
+        );
+        let text = [("end", &r.end), ("start", &r.start)]
+            .iter()
+            .filter_map(|(side, b)| {
+                b.as_ref()
+                    .map(|b| format!("{side} deleted at {}", b.deletion_info.marked_deleted))
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
+        return (label, text);
+    }
+    let label = if r.r#type == "static_block" {
+        "static".to_owned()
+    } else {
+        format!("({})", values(&r.clustering))
+    };
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(l) = &r.liveness_info {
+        parts.push(format!("written {}", l.tstamp));
+    }
+    if let Some(d) = &r.deletion_info {
+        parts.push(format!("deleted {}", d.marked_deleted));
+    }
+    let cells: Vec<String> = r
+        .cells
+        .iter()
+        .map(|c| {
+            let path = c
+                .path
+                .as_ref()
+                .map(|p| format!("[{}]", p.join(",")))
+                .unwrap_or_default();
+            let value = if c.deletion_info.is_some() {
+                "✝".to_owned()
+            } else {
+                c.value.clone().unwrap_or_default()
+            };
+            // Its write time, TTL and expiry: an older cell or a TTL run out on one side
+            // differs only there.
+            let at = c
+                .tstamp
+                .as_ref()
+                .map(|t| format!(" @{t}"))
+                .unwrap_or_default();
+            let ttl = c.ttl.map(|t| format!(" ttl {t}")).unwrap_or_default();
+            let expired = if c.expired == Some(true) {
+                " expired"
+            } else {
+                ""
+            };
+            format!("{}{path}={value}{at}{ttl}{expired}", c.name)
+        })
+        .collect();
+    parts.push(cells.join(";"));
+    (label, parts.join(" | "))
+}
+
+/// The partition's rows on every replica side by side, a row's differing versions marked.
+fn side_by_side(side: &Side, replicas: &[String]) -> Html {
+    let mut labels: Vec<String> = Vec::new();
+    let per_replica: Vec<Vec<(String, String)>> = side
+        .reads
+        .iter()
+        .map(|r| match r {
+            Some(Ok(Some(p))) => p.partition.rows.iter().map(row_words).collect(),
+            _ => Vec::new(),
+        })
+        .collect();
+    for rows in &per_replica {
+        for (label, _) in rows {
+            if !labels.contains(label) {
+                labels.push(label.clone());
+            }
+        }
+    }
+    let state = |r: &Option<ReplicaRead>| match r {
+        None => "reading…".to_owned(),
+        Some(Err(e)) => e.clone(),
+        Some(Ok(None)) => "missing".to_owned(),
+        Some(Ok(Some(p))) => format!("{} rows", p.row_total),
+    };
+    html! {
+        <div class="chunk-detail" data-testid="side-by-side-view" data-key-hex={side.key_hex.clone()}
+             data-ready={side.reads.iter().all(Option::is_some).to_string()}>
+            <p>{ format!("partition 0x{} on each replica (merged read)", side.key_hex) }</p>
+            <table class="grid">
+                <thead><tr><th>{ "row" }</th>
+                    { for replicas.iter().zip(&side.reads).map(|(n, r)| html! { <th>{ format!("{n}: {}", state(r)) }</th> }) }
+                </tr></thead>
+                <tbody>
+                    { for labels.iter().take(MAX_SIDE_ROWS).map(|label| {
+                        let texts: Vec<Option<&String>> = per_replica
+                            .iter()
+                            .map(|rows| rows.iter().find(|(l, _)| l == label).map(|(_, t)| t))
+                            .collect();
+                        let differs = texts.iter().any(|t| *t != texts.first().copied().flatten());
+                        html! {
+                            <tr class={if differs { "differs" } else { "" }} data-testid="side-row" data-label={label.clone()} data-differs={differs.to_string()}>
+                                <td>{ label.clone() }</td>
+                                { for texts.iter().enumerate().map(|(i, t)| html! {
+                                    <td data-testid="side-cell" data-replica={i.to_string()} data-text={t.cloned().unwrap_or_default()}
+                                        class={if differs { "tombstone" } else { "" }}>
+                                        { t.cloned().unwrap_or_else(|| "—".to_owned()) }</td>
+                                }) }
+                            </tr>
+                        }
+                    }) }
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
 #[function_component(ReplicasView)]
 pub fn replicas_view() -> Html {
     let count = use_state(|| 2usize);
@@ -120,9 +266,25 @@ pub fn replicas_view() -> Html {
     let job = use_mut_ref(|| None::<u64>);
     let selected = use_state(|| None::<usize>);
     let page = use_state(|| 0usize);
+    // A differing partition read on every replica ("side by side"): its key and each
+    // replica's merged read of it; one job slot per replica.
+    let side = use_state(|| None::<Side>);
+    let side_jobs = [
+        use_mut_ref(|| None::<u64>),
+        use_mut_ref(|| None::<u64>),
+        use_mut_ref(|| None::<u64>),
+    ];
     {
         let job = job.clone();
-        use_effect_with((), move |_| move || pool::cancel_slot(&job));
+        let side_jobs = side_jobs.clone();
+        use_effect_with((), move |_| {
+            move || {
+                pool::cancel_slot(&job);
+                for j in &side_jobs {
+                    pool::cancel_slot(j);
+                }
+            }
+        });
     }
 
     let number = |handle: &UseStateHandle<i64>| {
@@ -196,6 +358,54 @@ pub fn replicas_view() -> Html {
         })
     };
 
+    let on_side = {
+        let side = side.clone();
+        let side_jobs = side_jobs.clone();
+        let now_secs = *now;
+        let picked = picked.clone();
+        Callback::from(move |key_hex: String| {
+            side.set(Some(Side {
+                key_hex: key_hex.clone(),
+                reads: vec![None; picked.len()],
+            }));
+            // Each reply updates the state's latest value (replies come one at a time).
+            let latest = Rc::new(std::cell::RefCell::new(Side {
+                key_hex: key_hex.clone(),
+                reads: vec![None; picked.len()],
+            }));
+            for (i, ((_, sstables), slot)) in picked.iter().zip(&side_jobs).enumerate() {
+                let side = side.clone();
+                let latest = latest.clone();
+                pool::submit_in_slot(
+                    slot,
+                    Request::MergedPage {
+                        job: 0,
+                        sstables: sstables.clone(),
+                        page: MergedPageRequest {
+                            skip: 0,
+                            max_partitions: 1,
+                            wanted_key: Some(format!("0x{key_hex}")),
+                            now_secs,
+                        },
+                    },
+                    move |reply| {
+                        let read = match reply {
+                            Reply::MergedPage { page, .. } => {
+                                let MergedPageMessage(page) = *page;
+                                Ok(page.partitions.into_iter().next())
+                            }
+                            Reply::Failed { message, .. } => Err(message),
+                            _ => return,
+                        };
+                        if let Some(r) = latest.borrow_mut().reads.get_mut(i) {
+                            *r = Some(read.map(|p| p.map(Rc::new)));
+                        }
+                        side.set(Some(latest.borrow().clone()));
+                    },
+                );
+            }
+        })
+    };
     let zones = (0..*count).map(|i| {
         let on_files = {
             let nodes = nodes.clone();
@@ -265,7 +475,11 @@ pub fn replicas_view() -> Html {
                                     <tr data-testid="differing-partition" data-key-hex={p.key_hex.clone()} data-token={p.token.to_string()}
                                         data-newest={p.newest.to_string()}
                                         data-present={p.digests.iter().map(|d| if d.is_some() { "1" } else { "0" }).collect::<String>()}>
-                                        <td><code>{ &p.key_hex }</code></td><td>{ p.token }</td>
+                                        <td><button class="link" data-testid="side-by-side" onclick={{
+                                            let on_side = on_side.clone();
+                                            let key = p.key_hex.clone();
+                                            Callback::from(move |_| on_side.emit(key.clone()))
+                                        }}><code>{ &p.key_hex }</code></button></td><td>{ p.token }</td>
                                         { for p.digests.iter().zip(&p.max_timestamps_micros).map(|(d, t)| html! {
                                             <td>{ match (d, t) {
                                                 (Some(d), Some(t)) => format!("digest {}…, newest write {}", d.get(..12).unwrap_or(d), iso8601_micros(*t)),
@@ -310,6 +524,7 @@ pub fn replicas_view() -> Html {
                     }) }
                 </ol>
                 { detail }
+                { side.as_ref().map(|sd| side_by_side(sd, &r.replicas)).unwrap_or_default() }
             </> }
         }
     };
