@@ -100,6 +100,7 @@ pub fn start(
             | Reply::Table { .. }
             | Reply::IndexPage { .. }
             | Reply::IndexBlocks { .. }
+            | Reply::Salvaged { .. }
             | Reply::SplitVerified { .. } => {}
             Reply::Progress {
                 job,
@@ -216,6 +217,7 @@ fn start_split(
                 | Reply::Table { .. }
                 | Reply::IndexPage { .. }
                 | Reply::IndexBlocks { .. }
+                | Reply::Salvaged { .. }
                 | Reply::Verified { .. } => {}
                 Reply::Progress { done_bytes, .. } => {
                     let done = {

@@ -11,6 +11,7 @@ pub mod field_tree;
 pub mod hex_view;
 pub mod index_view;
 pub mod overview_table;
+pub mod salvage;
 pub mod sstable_card;
 pub mod verify_all;
 pub mod verify_view;

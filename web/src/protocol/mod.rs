@@ -11,6 +11,7 @@ pub mod answers;
 pub mod index_page;
 pub mod liveness;
 pub mod pages;
+pub mod salvage;
 pub mod summary;
 pub mod verify_run;
 
@@ -215,6 +216,14 @@ pub enum Request {
         files: Vec<FileRef>,
         runs: u32,
     },
+    /// Salvage: the engine's scrub of the SSTable made of `files` (`mode`: `skip` or
+    /// `segregate`) into new `version` (`nb`/`oa`) SSTables, made as files in the worker.
+    Salvage {
+        job: u64,
+        files: Vec<FileRef>,
+        mode: String,
+        version: String,
+    },
     /// Stop job `job` at its next slice.
     Cancel { job: u64 },
 }
@@ -236,6 +245,7 @@ impl Request {
             | Request::IndexPage { job, .. }
             | Request::IndexBlocks { job, .. }
             | Request::ScanBench { job, .. }
+            | Request::Salvage { job, .. }
             | Request::Cancel { job } => *job = id,
         }
     }
@@ -258,6 +268,7 @@ impl Request {
             Request::Table { .. } => "building the table view",
             Request::IndexPage { .. } | Request::IndexBlocks { .. } => "reading the index",
             Request::ScanBench { .. } => "running the scan benchmark",
+            Request::Salvage { .. } => "salvaging this SSTable",
             Request::Cancel { .. } => "cancelling a job",
         }
     }
@@ -336,6 +347,11 @@ pub enum Reply {
         /// The worker's `ScanBench` as JSON (the page only hands it on).
         result: Result<String, String>,
     },
+    /// The salvage's report and the new SSTables' files.
+    Salvaged {
+        job: u64,
+        salvage: Box<salvage::Salvage>,
+    },
     Failed {
         job: u64,
         message: String,
@@ -358,6 +374,7 @@ impl Reply {
             | Reply::IndexPage { job, .. }
             | Reply::IndexBlocks { job, .. }
             | Reply::ScanBench { job, .. }
+            | Reply::Salvaged { job, .. }
             | Reply::Failed { job, .. } => *job,
             Reply::Ready { .. } => 0,
         }

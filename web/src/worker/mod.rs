@@ -6,7 +6,7 @@
 //! This side imports the engine and [`crate::protocol`] (with the clock and yields of
 //! [`crate::loader`] and the index listing of [`crate::worker::index_listing`]), never the UI's modules.
 //! One handler module per request family: [`load`], [`verify`], [`data_pages`], [`index`],
-//! [`analytics`], [`answers`], [`mod@bench`].
+//! [`analytics`], [`answers`], [`mod@bench`], [`scrub`] (salvage).
 //!
 //! Files are read with `FileReaderSync`, by the ranges the engine's readers ask for (one
 //! `FileSource` driven by the engine's `SyncDriver`): memory per worker is one read buffer
@@ -22,6 +22,7 @@ mod files;
 mod index;
 pub mod index_listing;
 mod load;
+mod scrub;
 mod verify;
 
 use std::cell::RefCell;
@@ -266,6 +267,33 @@ impl Worker for EngineWorker {
                     Ok(Reply::Verified {
                         job,
                         run: Box::new(run),
+                    })
+                });
+                return;
+            }
+            Request::Salvage {
+                job,
+                files,
+                mode,
+                version,
+            } => {
+                let kept = kept.clone();
+                self.spawn_job(scope, id, job, move |ctx| async move {
+                    let loaded = cached_metadata(&kept, &files)?;
+                    let progress = |done_bytes, total_bytes| {
+                        ctx.respond(Reply::Progress {
+                            job,
+                            done_bytes,
+                            total_bytes,
+                        })
+                    };
+                    let salvage = scrub::salvage(&loaded, &mode, &version, &progress, &|| {
+                        ctx.is_cancelled()
+                    })
+                    .await?;
+                    Ok(Reply::Salvaged {
+                        job,
+                        salvage: Box::new(salvage),
                     })
                 });
                 return;
