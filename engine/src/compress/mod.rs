@@ -262,9 +262,12 @@ pub fn compress_chunk(
         #[cfg(feature = "write-codecs")]
         Compressor::Zstd => zstd::compress(data, out),
         #[cfg(not(feature = "write-codecs"))]
-        Compressor::Snappy | Compressor::Deflate | Compressor::Zstd => Err(CodecError::Unsupported(
-            format!("{} (this build writes LZ4 only: feature write-codecs)", compressor.name()),
-        )),
+        Compressor::Snappy | Compressor::Deflate | Compressor::Zstd => {
+            Err(CodecError::Unsupported(format!(
+                "{} (this build writes LZ4 only: feature write-codecs)",
+                compressor.name()
+            )))
+        }
         Compressor::Noop => {
             out.extend_from_slice(data);
             Ok(())

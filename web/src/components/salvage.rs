@@ -104,7 +104,10 @@ pub fn salvage_view(p: &SalvageViewProps) -> Html {
         let segregate = segregate.clone();
         Callback::from(move |_| segregate.set(!*segregate))
     };
-    let broken = matches!(p.verdict, Some(Verdict::Invalid | Verdict::NotVerifiable(_)));
+    let broken = matches!(
+        p.verdict,
+        Some(Verdict::Invalid | Verdict::NotVerifiable(_))
+    );
     let action = if broken { "Salvage" } else { "Rewrite" };
     html! {
         <section class="salvage" data-testid="salvage">

@@ -287,10 +287,9 @@ impl Worker for EngineWorker {
                             total_bytes,
                         })
                     };
-                    let salvage = scrub::salvage(&loaded, &mode, &version, &progress, &|| {
-                        ctx.is_cancelled()
-                    })
-                    .await?;
+                    let salvage =
+                        scrub::salvage(&loaded, &mode, &version, &progress, &|| ctx.is_cancelled())
+                            .await?;
                     Ok(Reply::Salvaged {
                         job,
                         salvage: Box::new(salvage),

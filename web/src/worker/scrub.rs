@@ -160,9 +160,9 @@ fn answer(report: ScrubReport, outputs: Vec<SalvageOutput>) -> Result<Salvage, S
     let archive = if outputs.is_empty() {
         None
     } else {
-        let name = outputs
-            .first()
-            .map_or("salvaged".to_owned(), |o| format!("{}-salvaged.tar", o.prefix));
+        let name = outputs.first().map_or("salvaged".to_owned(), |o| {
+            format!("{}-salvaged.tar", o.prefix)
+        });
         Some(FileRef {
             file: tar_of(&outputs, &name)?,
             path: name,
@@ -233,7 +233,10 @@ fn tar_of(outputs: &[SalvageOutput], name: &str) -> Result<File, String> {
     for f in outputs.iter().flat_map(|o| &o.files) {
         let size = f.file.size() as u64;
         if size >= TAR_MAX_BYTES {
-            return Err(format!("{} is too large for a tar: download each file", f.path));
+            return Err(format!(
+                "{} is too large for a tar: download each file",
+                f.path
+            ));
         }
         parts.push(&Uint8Array::from(&tar_header(&f.path, size)[..]));
         parts.push(&f.file);
