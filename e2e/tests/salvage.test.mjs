@@ -79,6 +79,7 @@ test('Salvage: nb_clust with a byte of chunk 1 flipped — the CLI scrub\'s part
     await salvage.locator('[data-testid=salvage-report]').waitFor({ timeout: 120000 });
   });
   await expectNoLongTasks(t, long, 'while salvaging');
+  await page.screenshot({ path: path.join(OUT, 'salvage-report.png'), fullPage: true });
   const report = salvage.locator('[data-testid=salvage-report]');
   assert.equal(await report.getAttribute('data-clean'), 'false');
   assert.equal(Number(await report.getAttribute('data-read')), expected.partitions_read);
