@@ -9,6 +9,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import {
   launch, cli, openObserved, inputFiles, filesIn, fixturesOrSkip, legacyTable, OUT, longTasksDuring, expectNoLongTasks,
+  copyTable, verifyNow,
 } from './helpers.mjs';
 
 let browser;
@@ -17,26 +18,6 @@ before(async () => {
   fs.mkdirSync(OUT, { recursive: true });
 });
 after(async () => browser?.close());
-
-/** A fresh directory OUT/name holding a copy of `dir` with the byte at `offset` of its Data.db flipped. */
-function brokenCopy(dir, name, offset) {
-  const out = path.join(OUT, name);
-  fs.rmSync(out, { recursive: true, force: true });
-  fs.mkdirSync(out, { recursive: true });
-  for (const f of fs.readdirSync(dir)) {
-    const bytes = fs.readFileSync(path.join(dir, f));
-    if (f.endsWith('-Data.db')) bytes[offset] ^= 0xff;
-    fs.writeFileSync(path.join(out, f), bytes);
-  }
-  return out;
-}
-
-async function verifyNow(page) {
-  await page.locator('[data-testid=tab-verify]').click();
-  await page.locator('[data-testid=verify-start]').click();
-  await page.locator('[data-testid=verify-badge]').waitFor({ timeout: 120000 });
-  return page.locator('[data-testid=verify-badge]').getAttribute('data-verdict');
-}
 
 /** The files of an uncompressed tar: name → bytes (ustar headers, 512-byte blocks). */
 function untar(bytes) {
@@ -60,7 +41,7 @@ test('Salvage: nb_clust with a byte of chunk 1 flipped — the CLI scrub\'s part
   if (!fixtures) return;
   if (!cli()) { t.skip('sstable-inspect not built (set SSTABLE_INSPECT)'); return; }
   // MANIFEST §7: chunk 1 of legacy_nb_clust covers bytes [424, 836) of Data.db.
-  const broken = brokenCopy(legacyTable(fixtures, 'nb', 'legacy_nb_clust'), 'salvage-input', 600);
+  const broken = copyTable(legacyTable(fixtures, 'nb', 'legacy_nb_clust'), { file: 'Data.db', offset: 600 });
   const cliOut = path.join(OUT, 'salvage-cli');
   fs.rmSync(cliOut, { recursive: true, force: true });
   const run = spawnSync(cli(), ['scrub', '--json', '--version', 'nb', '--out', cliOut, path.join(broken, 'nb-1-big-Data.db')], { encoding: 'utf8' });
@@ -71,7 +52,7 @@ test('Salvage: nb_clust with a byte of chunk 1 flipped — the CLI scrub\'s part
 
   const { page, errors } = await openObserved(browser);
   await inputFiles(page, 'file-input', filesIn(broken));
-  assert.equal(await verifyNow(page), 'invalid');
+  assert.match(await verifyNow(page), /^INVALID/);
   const salvage = page.locator('[data-testid=salvage]');
   assert.equal((await salvage.locator('[data-testid=salvage-start]').textContent()).trim(), 'Salvage');
   const long = await longTasksDuring(page, async () => {
@@ -110,7 +91,7 @@ test('Salvage: nb_clust with a byte of chunk 1 flipped — the CLI scrub\'s part
 
   // Loaded back into the page: valid.
   await inputFiles(page, 'file-input', filesIn(outDir));
-  assert.equal(await verifyNow(page), 'valid');
+  assert.match(await verifyNow(page), /^valid/);
   await page.screenshot({ path: path.join(OUT, 'salvage.png'), fullPage: true });
   assert.deepEqual(errors, []);
 });

@@ -89,6 +89,15 @@ impl JobContext {
     fn is_cancelled(&self) -> bool {
         self.cancelled.borrow().contains(&self.job)
     }
+
+    /// Reports the job's progress ([`Reply::Progress`]).
+    fn progress(&self, done_bytes: u64, total_bytes: u64) {
+        self.respond(Reply::Progress {
+            job: self.job,
+            done_bytes,
+            total_bytes,
+        });
+    }
 }
 
 impl EngineWorker {
@@ -217,13 +226,7 @@ impl Worker for EngineWorker {
                 let scans = self.last_scan.clone();
                 self.spawn_job(scope, id, job, move |ctx| async move {
                     let loaded = cached_metadata(&kept, &files)?;
-                    let progress = |done_bytes, total_bytes| {
-                        ctx.respond(Reply::Progress {
-                            job,
-                            done_bytes,
-                            total_bytes,
-                        })
-                    };
+                    let progress = |done_bytes, total_bytes| ctx.progress(done_bytes, total_bytes);
                     let scan = analytics::run(
                         &loaded,
                         &scans,
@@ -280,13 +283,7 @@ impl Worker for EngineWorker {
                 let kept = kept.clone();
                 self.spawn_job(scope, id, job, move |ctx| async move {
                     let loaded = cached_metadata(&kept, &files)?;
-                    let progress = |done_bytes, total_bytes| {
-                        ctx.respond(Reply::Progress {
-                            job,
-                            done_bytes,
-                            total_bytes,
-                        })
-                    };
+                    let progress = |done_bytes, total_bytes| ctx.progress(done_bytes, total_bytes);
                     let salvage =
                         scrub::salvage(&loaded, &mode, &version, &progress, &|| ctx.is_cancelled())
                             .await?;
