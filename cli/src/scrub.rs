@@ -145,22 +145,8 @@ fn human(sstable: &str, r: &ScrubReport, written: &[Vec<String>]) -> String {
         r.rows_kept,
         r.problems.len()
     );
-    if !r.data_checksums_checked {
-        let _ = writeln!(
-            out,
-            "  Data.db not checked: it has no chunk checksums (uncompressed without CRC.db), so a corrupt byte that still decodes was kept"
-        );
-    }
     for p in &r.problems {
-        let what = if let Some(o) = p.segregated_to {
-            format!("segregated to output {o}")
-        } else if p.is_cut_short() {
-            format!("cut short ({} rows kept)", p.rows_kept)
-        } else if r.mode.writes() {
-            "dropped".to_owned()
-        } else {
-            "found".to_owned()
-        };
+        let what = p.outcome(r.mode.writes());
         let end = p.end.map_or("?".to_owned(), |e| e.to_string());
         let more = match p.unnamed_partitions {
             0 => String::new(),
@@ -176,14 +162,8 @@ fn human(sstable: &str, r: &ScrubReport, written: &[Vec<String>]) -> String {
             p.reason
         );
     }
-    if let Some((start, end)) = r.unread {
-        let _ = writeln!(out, "  not read: Data.db {start}..{end}");
-    }
-    if let Some(a) = &r.aborted {
-        let _ = writeln!(out, "  aborted: {a} (nothing kept)");
-    }
-    if let Some(e) = &r.error {
-        let _ = writeln!(out, "  error: {e}");
+    for note in r.notes() {
+        let _ = writeln!(out, "  {note}");
     }
     for (o, files) in r.outputs.iter().zip(written) {
         let prefix = files

@@ -193,5 +193,25 @@ export function flipBytes(file, offsets) {
   fs.writeFileSync(file, bytes);
 }
 
+/** Copies a table's files to a temporary directory under OUT, flipping the byte at `flip.offset`
+ * of the file whose name ends with `flip.file` (when given). */
+export function copyTable(dir, flip) {
+  const out = fs.mkdtempSync(path.join(OUT, 'copy-'));
+  for (const f of fs.readdirSync(dir)) {
+    const bytes = fs.readFileSync(path.join(dir, f));
+    if (flip && f.endsWith(flip.file)) bytes[flip.offset] ^= 0xff;
+    fs.writeFileSync(path.join(out, f), bytes);
+  }
+  return out;
+}
+
+/** Verifies the selected SSTable in the Verify tab; the verdict's text. */
+export async function verifyNow(page) {
+  await page.locator('[data-testid=tab-verify]').click();
+  await page.locator('[data-testid=verify-start]').click();
+  await page.locator('[data-testid=verify-badge]').waitFor({ timeout: 120000 });
+  return (await page.locator('[data-testid=verify-badge]').textContent()).trim();
+}
+
 /** The trimmed text of a locator. */
 export const textOf = async (locator) => (await locator.textContent())?.trim();

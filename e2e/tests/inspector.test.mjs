@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch, openPage, dropFiles, inputFiles, cardFacts, filesIn, fixturesOrSkip, legacyTable, OUT, BASE_URL } from './helpers.mjs';
+import { launch, openPage, dropFiles, inputFiles, cardFacts, filesIn, fixturesOrSkip, legacyTable, OUT, BASE_URL, copyTable, verifyNow } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -261,24 +261,6 @@ test('the embedded sample (written by our own writer) is decoded on first load a
   assert.equal(await page.locator('[data-testid=partition]').count(), 10);
   assert.deepEqual(errors, []);
 });
-
-/** Copies a fixture table to a temporary directory, optionally flipping one byte of one file. */
-function copyTable(dir, flip) {
-  const out = fs.mkdtempSync(path.join(OUT, 'copy-'));
-  for (const f of fs.readdirSync(dir)) {
-    const bytes = fs.readFileSync(path.join(dir, f));
-    if (flip && f.endsWith(flip.file)) bytes[flip.offset] ^= 0xff;
-    fs.writeFileSync(path.join(out, f), bytes);
-  }
-  return out;
-}
-
-async function verifyNow(page) {
-  await page.locator('[data-testid=tab-verify]').click();
-  await page.locator('[data-testid=verify-start]').click();
-  await page.locator('[data-testid=verify-badge]').waitFor({ timeout: 120000 });
-  return (await page.locator('[data-testid=verify-badge]').textContent()).trim();
-}
 
 test('verification: nb_clust valid, 21 green chunks, timings; a flipped byte turns exactly chunk 1 red', async (t) => {
   const fixtures = fixturesOrSkip(t);

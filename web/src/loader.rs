@@ -167,13 +167,18 @@ pub async fn yield_to_event_loop() {
 
 /// Offers `json` as a download named `file_name` (a Blob URL; nothing leaves the machine).
 pub fn download_json(file_name: &str, json: &str) -> Result<(), String> {
-    use wasm_bindgen::JsCast;
     let parts = Array::of1(&JsValue::from_str(json));
     let options = web_sys::BlobPropertyBag::new();
     options.set_type("application/json");
     let blob =
         web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).map_err(js_error)?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(js_error)?;
+    download_blob(file_name, &blob)
+}
+
+/// Offers `blob` as a download named `file_name` (a Blob URL, revoked once clicked).
+pub fn download_blob(file_name: &str, blob: &web_sys::Blob) -> Result<(), String> {
+    use wasm_bindgen::JsCast;
+    let url = web_sys::Url::create_object_url_with_blob(blob).map_err(js_error)?;
     let document = web_sys::window()
         .and_then(|w| w.document())
         .ok_or("no document")?;

@@ -103,6 +103,7 @@ pub fn start(
             | Reply::Zombies { .. }
             | Reply::MergedPage { .. }
             | Reply::Replicas { .. }
+            | Reply::Salvaged { .. }
             | Reply::SplitVerified { .. } => {}
             Reply::Progress {
                 job,
@@ -222,6 +223,7 @@ fn start_split(
                 | Reply::Zombies { .. }
                 | Reply::MergedPage { .. }
                 | Reply::Replicas { .. }
+                | Reply::Salvaged { .. }
                 | Reply::Verified { .. } => {}
                 Reply::Progress { done_bytes, .. } => {
                     let done = {

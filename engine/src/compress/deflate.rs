@@ -17,6 +17,7 @@ use miniz_oxide::inflate::TINFLStatus;
 use super::CodecError;
 
 /// `java.util.zip.Deflater.DEFAULT_COMPRESSION` resolves to zlib level 6.
+#[cfg(feature = "write-codecs")]
 const DEFAULT_LEVEL: u8 = 6;
 
 pub(super) fn decompress(
@@ -44,6 +45,7 @@ pub(super) fn decompress(
     }
 }
 
+#[cfg(feature = "write-codecs")]
 pub(super) fn compress(data: &[u8], out: &mut Vec<u8>) -> Result<(), CodecError> {
     if !data.is_empty() {
         out.extend_from_slice(&miniz_oxide::deflate::compress_to_vec_zlib(

@@ -245,7 +245,8 @@ pub fn decompress_chunk_into(
 }
 
 /// Compresses one chunk of uncompressed `data` into `out` (cleared first), framed as
-/// `compressor`'s Cassandra class writes it. The 4-byte chunk checksum is not included.
+/// `compressor`'s Cassandra class writes it. The 4-byte chunk checksum is not included. Without
+/// the feature `write-codecs`, Snappy, Deflate and Zstd are `Unsupported`.
 pub fn compress_chunk(
     compressor: &Compressor,
     data: &[u8],
@@ -254,9 +255,19 @@ pub fn compress_chunk(
     out.clear();
     match compressor {
         Compressor::Lz4 => lz4::compress(data, out),
+        #[cfg(feature = "write-codecs")]
         Compressor::Snappy => snappy::compress(data, out),
+        #[cfg(feature = "write-codecs")]
         Compressor::Deflate => deflate::compress(data, out),
+        #[cfg(feature = "write-codecs")]
         Compressor::Zstd => zstd::compress(data, out),
+        #[cfg(not(feature = "write-codecs"))]
+        Compressor::Snappy | Compressor::Deflate | Compressor::Zstd => {
+            Err(CodecError::Unsupported(format!(
+                "{} (this build writes LZ4 only: feature write-codecs)",
+                compressor.name()
+            )))
+        }
         Compressor::Noop => {
             out.extend_from_slice(data);
             Ok(())

@@ -37,6 +37,7 @@ pub(super) fn decompress(
     Ok(())
 }
 
+#[cfg(feature = "write-codecs")]
 pub(super) fn compress(data: &[u8], out: &mut Vec<u8>) -> Result<(), CodecError> {
     let start = out.len();
     out.resize(

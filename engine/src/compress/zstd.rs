@@ -101,6 +101,7 @@ pub(super) fn decompress(
     Ok(())
 }
 
+#[cfg(feature = "write-codecs")]
 pub(super) fn compress(data: &[u8], out: &mut Vec<u8>) -> Result<(), CodecError> {
     ruzstd::encoding::compress(data, &mut *out, ruzstd::encoding::CompressionLevel::Fastest);
     Ok(())

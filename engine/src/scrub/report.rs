@@ -65,6 +65,19 @@ impl DroppedPartition {
     pub fn is_cut_short(&self) -> bool {
         self.rows_kept > 0
     }
+
+    /// What became of it, in words (`writes`: the scrub wrote SSTables).
+    pub fn outcome(&self, writes: bool) -> String {
+        if let Some(o) = self.segregated_to {
+            format!("segregated to output {o}")
+        } else if self.is_cut_short() {
+            format!("cut short ({} rows kept)", self.rows_kept)
+        } else if writes {
+            "dropped".to_owned()
+        } else {
+            "found".to_owned()
+        }
+    }
 }
 
 /// One SSTable written.
@@ -149,6 +162,29 @@ impl ScrubReport {
             && self.unread.is_none()
             && self.aborted.is_none()
             && self.error.is_none()
+    }
+
+    /// What the report says besides its partitions, one sentence each: Data.db bytes not
+    /// checked, bytes not read, the abort, the error.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if !self.data_checksums_checked {
+            notes.push(
+                "Data.db not checked: it has no chunk checksums (uncompressed without CRC.db), \
+                 so a corrupt byte that still decodes was kept"
+                    .to_owned(),
+            );
+        }
+        if let Some((start, end)) = self.unread {
+            notes.push(format!("not read: Data.db {start}..{end}"));
+        }
+        if let Some(a) = &self.aborted {
+            notes.push(format!("aborted: {a} (nothing kept)"));
+        }
+        if let Some(e) = &self.error {
+            notes.push(format!("error: {e}"));
+        }
+        notes
     }
 
     /// Problems of `kind`.

@@ -13,6 +13,7 @@ use super::drop_zone::DropZone;
 use super::index_view::IndexView;
 use super::overview_table::OverviewTable;
 use super::replicas_view::ReplicasView;
+use super::salvage::SalvageView;
 use super::sstable_card::SSTableCard;
 use super::verify_all::VerifyAllPanel;
 use super::verify_view::VerifyView;
@@ -199,6 +200,8 @@ pub fn app() -> Html {
                             })
                         }}
                         on_cancel={Callback::from(crate::pool::cancel)} />
+                    <SalvageView key={sstable.prefix.clone()} sstable={sstable.clone()}
+                        verdict={state.verified.iter().find(|(p, _)| *p == sstable.prefix).map(|(_, r)| r.verdict.clone())} />
                 } else {
                     <BloomLab {sstable} />
                 }

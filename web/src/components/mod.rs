@@ -13,6 +13,7 @@ pub mod index_view;
 pub mod merged_view;
 pub mod overview_table;
 pub mod replicas_view;
+pub mod salvage;
 pub mod sstable_card;
 pub mod verify_all;
 pub mod verify_view;

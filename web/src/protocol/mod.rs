@@ -11,6 +11,7 @@ pub mod answers;
 pub mod index_page;
 pub mod liveness;
 pub mod pages;
+pub mod salvage;
 pub mod summary;
 pub mod table;
 pub mod verify_run;
@@ -242,6 +243,14 @@ pub enum Request {
         gc_grace_secs: i64,
         now_secs: i64,
     },
+    /// Salvage: the engine's scrub of the SSTable made of `files` (`mode`: `skip` or
+    /// `segregate`) into new `version` (`nb`/`oa`) SSTables, made as files in the worker.
+    Salvage {
+        job: u64,
+        files: Vec<FileRef>,
+        mode: String,
+        version: String,
+    },
     /// Stop job `job` at its next slice.
     Cancel { job: u64 },
 }
@@ -266,6 +275,7 @@ impl Request {
             | Request::Zombies { job, .. }
             | Request::MergedPage { job, .. }
             | Request::Replicas { job, .. }
+            | Request::Salvage { job, .. }
             | Request::Cancel { job } => *job = id,
         }
     }
@@ -291,6 +301,7 @@ impl Request {
             Request::Zombies { .. } => "looking for resurrection risks",
             Request::MergedPage { .. } => "merging the table's SSTables",
             Request::Replicas { .. } => "comparing the replicas",
+            Request::Salvage { .. } => "salvaging this SSTable",
             Request::Cancel { .. } => "cancelling a job",
         }
     }
@@ -381,6 +392,11 @@ pub enum Reply {
         job: u64,
         report: Box<ReplicaReport>,
     },
+    /// The salvage's report and the new SSTables' files.
+    Salvaged {
+        job: u64,
+        salvage: Box<salvage::Salvage>,
+    },
     Failed {
         job: u64,
         message: String,
@@ -406,6 +422,7 @@ impl Reply {
             | Reply::Zombies { job, .. }
             | Reply::MergedPage { job, .. }
             | Reply::Replicas { job, .. }
+            | Reply::Salvaged { job, .. }
             | Reply::Failed { job, .. } => *job,
             Reply::Ready { .. } => 0,
         }

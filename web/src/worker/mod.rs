@@ -7,6 +7,7 @@
 //! [`crate::loader`] and the index listing of [`crate::worker::index_listing`]), never the UI's modules.
 //! One handler module per request family: [`load`], [`verify`], [`data_pages`], [`index`],
 //! [`analytics`], [`answers`], [`mod@bench`], [`table`] (the table-wide jobs).
+//! [`analytics`], [`answers`], [`mod@bench`], [`scrub`] (salvage).
 //!
 //! Files are read with `FileReaderSync`, by the ranges the engine's readers ask for (one
 //! `FileSource` driven by the engine's `SyncDriver`): memory per worker is one read buffer
@@ -23,6 +24,7 @@ mod index;
 pub mod index_listing;
 mod load;
 mod table;
+mod scrub;
 mod verify;
 
 use std::cell::RefCell;
@@ -88,6 +90,15 @@ impl JobContext {
 
     fn is_cancelled(&self) -> bool {
         self.cancelled.borrow().contains(&self.job)
+    }
+
+    /// Reports the job's progress ([`Reply::Progress`]).
+    fn progress(&self, done_bytes: u64, total_bytes: u64) {
+        self.respond(Reply::Progress {
+            job: self.job,
+            done_bytes,
+            total_bytes,
+        });
     }
 }
 
@@ -217,13 +228,7 @@ impl Worker for EngineWorker {
                 let scans = self.last_scan.clone();
                 self.spawn_job(scope, id, job, move |ctx| async move {
                     let loaded = cached_metadata(&kept, &files)?;
-                    let progress = |done_bytes, total_bytes| {
-                        ctx.respond(Reply::Progress {
-                            job,
-                            done_bytes,
-                            total_bytes,
-                        })
-                    };
+                    let progress = |done_bytes, total_bytes| ctx.progress(done_bytes, total_bytes);
                     let scan = analytics::run(
                         &loaded,
                         &scans,
@@ -342,6 +347,26 @@ impl Worker for EngineWorker {
                     Ok(Reply::Verified {
                         job,
                         run: Box::new(run),
+                    })
+                });
+                return;
+            }
+            Request::Salvage {
+                job,
+                files,
+                mode,
+                version,
+            } => {
+                let kept = kept.clone();
+                self.spawn_job(scope, id, job, move |ctx| async move {
+                    let loaded = cached_metadata(&kept, &files)?;
+                    let progress = |done_bytes, total_bytes| ctx.progress(done_bytes, total_bytes);
+                    let salvage =
+                        scrub::salvage(&loaded, &mode, &version, &progress, &|| ctx.is_cancelled())
+                            .await?;
+                    Ok(Reply::Salvaged {
+                        job,
+                        salvage: Box::new(salvage),
                     })
                 });
                 return;
