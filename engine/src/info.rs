@@ -15,6 +15,23 @@ pub use crate::metadata::{
 };
 
 impl SSTableMetadata {
+    /// The partitions this SSTable holds as a replica's Merkle tree is sized from them
+    /// (`ValidationManager`): the COMPACTION metadata's cardinality estimate, else STATS'
+    /// estimated partition count; 0 without STATS.
+    pub fn estimated_partitions(&self) -> u64 {
+        let Some(statistics) = self.statistics.as_ref() else {
+            return 0;
+        };
+        let Some(stats) = statistics.stats.as_ref() else {
+            return 0;
+        };
+        statistics
+            .compaction
+            .as_ref()
+            .and_then(|c| c.estimated_cardinality())
+            .unwrap_or(u64::try_from(stats.estimated_partition_count).unwrap_or(0))
+    }
+
     /// The stable JSON report of `sstable-inspect info` (and the page's export).
     pub fn report(&self, sstable: &str) -> InfoReport {
         let stats = self.statistics.as_ref().and_then(|s| s.stats.as_ref());

@@ -55,15 +55,7 @@ pub fn open_replica(paths: &[&str], now_seconds: i64) -> Result<Replica, String>
         if partitioner.as_ref().is_some_and(|q| *q != p) {
             return Err(format!("{}: its partitioner differs", sstable.prefix));
         }
-        let stats = metadata.report(&sstable.prefix).stats;
-        estimate = estimate.saturating_add(
-            stats
-                .map(|s| {
-                    s.estimated_cardinality
-                        .unwrap_or(u64::try_from(s.estimated_partition_count).unwrap_or(0))
-                })
-                .unwrap_or(0),
-        );
+        estimate = estimate.saturating_add(metadata.estimated_partitions());
         partitioner = Some(p);
         let source = ComponentFiles::new(&found, sstable);
         let input = MergeInput::for_sstable(sstable.prefix.clone(), &metadata, options, source)

@@ -457,18 +457,12 @@ pub(super) async fn merged_page(
 }
 
 impl TableFiles {
-    /// The partitions ValidationManager sizes a replica's tree from: each SSTable's
-    /// cardinality estimate, else its estimated partition count, summed (as
-    /// `sstable_native::repair::open_replica` estimates a replica).
+    /// The partitions ValidationManager sizes a replica's tree from: its SSTables'
+    /// [`SSTableMetadata::estimated_partitions`] summed, as `sstable-inspect diff` sizes it.
     fn estimated_partitions(&self) -> u64 {
         self.metadata
             .iter()
-            .zip(&self.names)
-            .filter_map(|(m, name)| m.report(name).stats)
-            .map(|s| {
-                s.estimated_cardinality
-                    .unwrap_or(u64::try_from(s.estimated_partition_count).unwrap_or(0))
-            })
+            .map(SSTableMetadata::estimated_partitions)
             .fold(0u64, u64::saturating_add)
     }
 }
