@@ -55,6 +55,15 @@ fn generated(version: &str) -> Vec<(SSTableMetadata, Files)> {
 }
 
 fn diff(replicas: &[Vec<&(SSTableMetadata, Files)>], depth: u8) -> DiffReport {
+    diff_in(replicas, depth, None)
+}
+
+/// [`diff`] of the tokens in (start, end] only.
+fn diff_in(
+    replicas: &[Vec<&(SSTableMetadata, Files)>],
+    depth: u8,
+    range: Option<(i64, i64)>,
+) -> DiffReport {
     let decode = DecodeOptions {
         now_seconds: Some(NOW),
         ..DecodeOptions::default()
@@ -96,7 +105,7 @@ fn diff(replicas: &[Vec<&(SSTableMetadata, Files)>], depth: u8) -> DiffReport {
                     now_seconds: NOW,
                     gc_before_seconds: NOW - 864_000,
                     depth,
-                    range: None,
+                    range,
                 },
             )
         })
@@ -411,4 +420,133 @@ fn a_replica_and_its_copy_have_no_differing_piece() {
         .iter()
         .flatten()
         .all(|b| *b == 0));
+}
+
+/// A 16-byte key whose Murmur3 token is `token`: murmur3_x64_128 (seed 0) run backwards. A
+/// 16-byte key is one block and no tail, so Cassandra's sign-extending variant agrees; the
+/// first of the two final words is picked (`a`), the second solved for.
+fn key_with_token(token: i64, a: u64) -> Vec<u8> {
+    const C1: u64 = 0x87c3_7b91_1142_53d5;
+    const C2: u64 = 0x4cf5_ad43_2745_937f;
+    fn inv(c: u64) -> u64 {
+        let mut x = c;
+        for _ in 0..6 {
+            x = x.wrapping_mul(2u64.wrapping_sub(c.wrapping_mul(x)));
+        }
+        x
+    }
+    fn fmix(mut k: u64) -> u64 {
+        k ^= k >> 33;
+        k = k.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        k ^= k >> 33;
+        k = k.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        k ^ (k >> 33)
+    }
+    fn unfmix(mut k: u64) -> u64 {
+        k ^= k >> 33;
+        k = k.wrapping_mul(inv(0xc4ce_b9fe_1a85_ec53));
+        k ^= k >> 33;
+        k = k.wrapping_mul(inv(0xff51_afd7_ed55_8ccd));
+        k ^ (k >> 33)
+    }
+    // Finalisation: h1 = fmix(A) + fmix(B) with A = h1x + h2x, B = h2x + A.
+    let b = unfmix((token as u64).wrapping_sub(fmix(a)));
+    let h2x = b.wrapping_sub(a);
+    let h1x = a.wrapping_sub(h2x);
+    let (h1b, h2b) = (h1x ^ 16, h2x ^ 16);
+    // The block: h1 = rotl(mixK1(k1), 27)·5 + n1; h2 = (rotl(mixK2(k2), 31) + h1)·5 + n2.
+    let m1 = (h1b.wrapping_sub(0x52dc_e729).wrapping_mul(inv(5))).rotate_right(27);
+    let k1 = m1
+        .wrapping_mul(inv(C2))
+        .rotate_right(31)
+        .wrapping_mul(inv(C1));
+    let m2 = (h2b
+        .wrapping_sub(0x3849_5ab5)
+        .wrapping_mul(inv(5))
+        .wrapping_sub(h1b))
+    .rotate_right(31);
+    let k2 = m2
+        .wrapping_mul(inv(C1))
+        .rotate_right(33)
+        .wrapping_mul(inv(C2));
+    let mut key = k1.to_le_bytes().to_vec();
+    key.extend_from_slice(&k2.to_le_bytes());
+    key
+}
+
+/// One SSTable (blob key, `v int`) holding `(key, v)` in token order.
+fn blob_table(generation: u64, rows: &[(&[u8], i32)]) -> (SSTableMetadata, Files) {
+    use sstable_engine::types::AbstractType;
+    use sstable_engine::write::model::{Cell, ColumnData, Partition, Row};
+    use sstable_engine::write::schema::{ColumnDef, TableSchema};
+    use sstable_engine::write::writer::{SSTableWriter, WriteOptions};
+    let schema = TableSchema::new(
+        vec![AbstractType::Bytes],
+        Vec::new(),
+        Vec::new(),
+        vec![ColumnDef::new("v", AbstractType::Int32)],
+    )
+    .unwrap();
+    let v = Version::parse(Format::Big, "oa").unwrap();
+    let mut w = SSTableWriter::new(schema, WriteOptions::new(v), MemorySink::default()).unwrap();
+    for (key, value) in rows {
+        let mut p = Partition::new(key.to_vec());
+        let mut r = Row::new(Vec::new());
+        r.columns.push(ColumnData::Simple {
+            column: 0,
+            cell: Cell::live(NOW * 1_000_000 - 5, value.to_be_bytes().to_vec()),
+        });
+        p.unfiltereds
+            .push(sstable_engine::write::model::Unfiltered::Row(r));
+        w.append(&p).unwrap();
+    }
+    let (sink, _) = w.finish().unwrap();
+    let files: Files = sink.files.into_iter().collect();
+    (metadata_of("oa", generation, &files), files)
+}
+
+#[test]
+fn partitions_on_both_sides_of_a_leaf_edge_fall_in_their_own_leaves() {
+    let depth = 4;
+    let tree = sstable_engine::repair::MerkleTree::new(depth);
+    // The edge between leaves 5 and 6: leaf 5 is (start, edge], leaf 6 (edge, …].
+    let (start5, edge) = tree.range_of(5);
+    let (start6, end6) = tree.range_of(6);
+    assert_eq!(start6, edge);
+    let on = key_with_token(edge, 0x1234_5678);
+    let after = key_with_token(edge + 1, 0x9abc_def0);
+    assert_eq!(murmur3_token(&on), edge);
+    assert_eq!(murmur3_token(&after), edge + 1);
+    assert_eq!((tree.leaf_of(edge), tree.leaf_of(edge + 1)), (5, 6));
+    let a = blob_table(1, &[(&on, 1), (&after, 1)]);
+    let on_differs = blob_table(2, &[(&on, 2), (&after, 1)]);
+    let after_differs = blob_table(3, &[(&on, 1), (&after, 2)]);
+    // The partition on the edge differs: exactly leaf 5, (start5, edge].
+    let r = diff(&[vec![&a], vec![&on_differs]], depth);
+    assert_eq!(r.mismatching_ranges.len(), 1, "{r:?}");
+    let m = &r.mismatching_ranges[0];
+    assert_eq!((m.start_token, m.end_token), (start5, edge));
+    assert_eq!(m.partitions, vec![1, 1]);
+    assert_eq!(r.partition_diffs.len(), 1);
+    assert_eq!(r.partition_diffs[0].token, edge);
+    // The partition one token past it: exactly leaf 6, (edge, end6].
+    let r = diff(&[vec![&a], vec![&after_differs]], depth);
+    assert_eq!(r.mismatching_ranges.len(), 1, "{r:?}");
+    let m = &r.mismatching_ranges[0];
+    assert_eq!((m.start_token, m.end_token), (edge, end6));
+    assert_eq!(r.partition_diffs[0].token, edge + 1);
+    // One partition per leaf: streaming the leaf is streaming the partition.
+    assert_eq!(r.stream_bytes_by_range, r.stream_bytes_by_partition);
+    // `--range (start, end]` at the edge: a range ending on it holds the partition, one
+    // starting on it does not.
+    let r = diff_in(
+        &[vec![&a], vec![&on_differs]],
+        depth,
+        Some((edge - 1, edge)),
+    );
+    assert_eq!(r.partition_diffs.len(), 1);
+    assert_eq!(r.partitions, vec![1, 1]);
+    let r = diff_in(&[vec![&a], vec![&on_differs]], depth, Some((edge, end6)));
+    assert!(r.partition_diffs.is_empty() && r.mismatching_ranges.is_empty());
+    assert_eq!(r.partitions, vec![1, 1]);
 }
