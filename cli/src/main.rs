@@ -27,6 +27,7 @@ mod output;
 mod atoms;
 mod bench;
 mod bench_legacy;
+mod bench_merge;
 mod diff;
 mod dump;
 mod export;
