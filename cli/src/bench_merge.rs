@@ -113,6 +113,7 @@ pub fn run(dir: &str, replica: Option<&str>, now: i64, json: bool) -> Result<Out
     // Each SSTable alone: through the merge's reader, and the decode-only scan in memory.
     let mut singles_secs = 0.0;
     let mut scans_secs = 0.0;
+    let mut uncompressed_bytes = 0u64;
     for (sstable, path) in &data_paths {
         let p = path.to_string_lossy().into_owned();
         singles_secs += timed(|| merge_all(&[p.as_str()], now))?.0;
@@ -123,6 +124,10 @@ pub fn run(dir: &str, replica: Option<&str>, now: i64, json: bool) -> Result<Out
         let data = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let schema = header_schema(&metadata)?;
         let n = data.len();
+        uncompressed_bytes += metadata
+            .compression
+            .as_ref()
+            .map_or(n as u64, |c| c.data_length_bytes.value);
         scans_secs += timed(|| {
             scan_counts(&mut data_reader(&metadata, &schema, n), &data)
                 .map(|_| ())
@@ -148,6 +153,7 @@ pub fn run(dir: &str, replica: Option<&str>, now: i64, json: bool) -> Result<Out
         let v = json!({
             "sstables": data_paths.len(),
             "data_bytes": data_bytes,
+            "uncompressed_bytes": uncompressed_bytes,
             "partitions": partitions,
             "rows_and_markers": rows,
             "merge_cpu_secs": merge_secs,
@@ -170,13 +176,14 @@ pub fn run(dir: &str, replica: Option<&str>, now: i64, json: bool) -> Result<Out
         return Ok(Outcome::Clean);
     }
     println!(
-        "{} SSTables, {:.1} MB of Data.db, {partitions} merged partitions, {rows} rows and markers",
+        "{} SSTables, {:.1} MB of Data.db ({:.1} MB uncompressed), {partitions} merged partitions, {rows} rows and markers",
         data_paths.len(),
-        data_bytes as f64 / 1e6
+        data_bytes as f64 / 1e6,
+        uncompressed_bytes as f64 / 1e6
     );
     println!(
-        "merge: {merge_secs:.3} s CPU ({:.1} MB/s of Data.db; first run {first_wall:.3} s wall)",
-        mb_s(data_bytes as usize, merge_secs)
+        "merge: {merge_secs:.3} s CPU ({:.1} MB/s uncompressed; first run {first_wall:.3} s wall)",
+        mb_s(uncompressed_bytes as usize, merge_secs)
     );
     println!(
         "each SSTable alone, summed: {singles_secs:.3} s through the merge's reader, {scans_secs:.3} s decode-only scan"

@@ -49,7 +49,7 @@ use crate::token::{Partitioner, Token};
 
 pub use compare::{PieceDiff, PieceKind, PieceState, PieceVersion};
 pub use digest::{digest_partition, ValidatorDigest};
-pub use purge::purge_partition;
+pub use purge::{purge_changes, purge_partition};
 pub use tree::{depth_for, Leaf, MerkleTree, MAX_DEPTH};
 
 /// What validation is done at.
@@ -136,7 +136,8 @@ pub struct Validator<S> {
 }
 
 /// One partition a replica holds in the range: validated (`None` when purged to nothing, so
-/// not hashed) and, when kept, its merged and purged versions.
+/// not hashed) and, when kept, its purged version and, when purging changed it, its merged one
+/// (`None`: the same as the purged).
 #[derive(Debug)]
 struct Entry {
     token: i64,
@@ -215,9 +216,11 @@ impl<S: RangeSource> Validator<S> {
                 continue;
             }
             let key = key.clone();
-            let merged = self.keep_partitions.then(|| p.clone());
-            let purged =
-                purge_partition(p, self.options.now_seconds, self.options.gc_before_seconds);
+            let (now, gc_before) = (self.options.now_seconds, self.options.gc_before_seconds);
+            // The merged version is kept apart only when purging changes it.
+            let merged =
+                (self.keep_partitions && purge_changes(&p, now, gc_before)).then(|| p.clone());
+            let purged = purge_partition(p, now, gc_before);
             let validated = purged.as_ref().and_then(|p| {
                 let d = digest_partition(p, self.merger.schema());
                 (d.input_bytes() > 0).then(|| ValidatedPartition {
@@ -377,8 +380,11 @@ pub fn diff_replicas<S: RangeSource>(
         let sides: Vec<compare::ReplicaSide<'_>> = here
             .iter()
             .map(|e| {
-                e.as_ref()
-                    .and_then(|e| e.merged.as_ref().map(|m| (m, e.purged.as_ref())))
+                e.as_ref().and_then(|e| match (&e.merged, &e.purged) {
+                    (Some(m), p) => Some((m, p.as_ref())),
+                    (None, Some(p)) => Some((p, Some(p))),
+                    (None, None) => None,
+                })
             })
             .collect();
         let schemas: Vec<&crate::component::data::DataSchema> =
