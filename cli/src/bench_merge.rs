@@ -20,7 +20,7 @@ use sstable_engine::component::ComponentType;
 use sstable_engine::repair::{depth_for, diff_replicas, ValidationOptions, MAX_DEPTH};
 use sstable_native::repair::open_replica;
 
-use crate::bench::{best_cpu_of, data_reader, header_schema, mb_s, scan_counts};
+use crate::bench_scan::{best_cpu_of, data_reader, header_schema, mb_s, scan_counts};
 use crate::{files, Outcome};
 
 /// The process' peak resident set in bytes (`VmHWM`), where Linux reports it.

@@ -28,6 +28,7 @@ mod atoms;
 mod bench;
 mod bench_legacy;
 mod bench_merge;
+mod bench_scan;
 mod diff;
 mod dump;
 mod export;
