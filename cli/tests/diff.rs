@@ -204,43 +204,66 @@ fn a_corrupt_sstable_is_an_error_naming_sstable_component_and_offset() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
+/// `generate --overlapping 3 --replicas NODES [--all-divergences]` into `root`: key hex →
+/// (divergence kind, node index), from its "divergence Kind on nodeK: partition 0x…" lines.
+fn generate_replicas(
+    root: &Path,
+    version: &str,
+    partitions: &str,
+    nodes: usize,
+    all: bool,
+) -> BTreeMap<String, (String, usize)> {
+    let n = nodes.to_string();
+    let root = root.to_string_lossy();
+    let mut args = vec![
+        "generate",
+        "-q",
+        "--out",
+        &root,
+        "--version",
+        version,
+        "--compression",
+        "lz4",
+        "--partitions",
+        partitions,
+        "--rows-per-partition",
+        "6",
+        "--overlapping",
+        "3",
+        "--replicas",
+        &n,
+    ];
+    if all {
+        args.push("--all-divergences");
+    }
+    let out = run(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.strip_prefix("divergence "))
+        .map(|l| {
+            let (head, key) = l.split_once(": partition 0x").unwrap();
+            let (kind, node) = head.split_once(" on node").unwrap();
+            (
+                key.to_owned(),
+                (kind.to_owned(), node.parse::<usize>().unwrap() - 1),
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn generated_replicas_on_two_and_three_nodes_differ_in_exactly_the_injected_partitions() {
     for nodes in [2usize, 3] {
         let root = temp_dir(&format!("replicas{nodes}"));
-        let n = nodes.to_string();
-        let out = run(&[
-            "generate",
-            "-q",
-            "--out",
-            &root.to_string_lossy(),
-            "--version",
-            "oa",
-            "--compression",
-            "lz4",
-            "--partitions",
-            "50",
-            "--rows-per-partition",
-            "6",
-            "--overlapping",
-            "3",
-            "--replicas",
-            &n,
-        ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        // "divergence Kind on nodeK: partition 0x…"
-        let injected: BTreeMap<String, String> = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| l.strip_prefix("divergence "))
-            .map(|l| {
-                let (head, key) = l.split_once(": partition 0x").unwrap();
-                let node = head.rsplit_once(" on ").unwrap().1.to_owned();
-                (key.to_owned(), node)
-            })
+        // key hex → "nodeK"
+        let injected: BTreeMap<String, String> = generate_replicas(&root, "oa", "50", nodes, false)
+            .into_iter()
+            .map(|(key, (_, node))| (key, format!("node{}", node + 1)))
             .collect();
         assert_eq!(injected.len(), 5);
         let dirs: Vec<PathBuf> = (1..=nodes).map(|i| root.join(format!("node{i}"))).collect();
@@ -298,44 +321,7 @@ fn pieces(p: &Value) -> Vec<(String, Vec<String>, Option<String>)> {
 fn generated_replicas_differ_in_exactly_the_injected_rows_and_cells() {
     for nodes in [2usize, 3] {
         let root = temp_dir(&format!("pieces{nodes}"));
-        let n = nodes.to_string();
-        let out = run(&[
-            "generate",
-            "-q",
-            "--out",
-            &root.to_string_lossy(),
-            "--version",
-            "nb",
-            "--compression",
-            "lz4",
-            "--partitions",
-            "40",
-            "--rows-per-partition",
-            "6",
-            "--overlapping",
-            "3",
-            "--replicas",
-            &n,
-            "--all-divergences",
-        ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        // "divergence Kind on nodeK: partition 0x…"
-        let injected: BTreeMap<String, (String, usize)> = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| l.strip_prefix("divergence "))
-            .map(|l| {
-                let (head, key) = l.split_once(": partition 0x").unwrap();
-                let (kind, node) = head.split_once(" on node").unwrap();
-                (
-                    key.to_owned(),
-                    (kind.to_owned(), node.parse::<usize>().unwrap() - 1),
-                )
-            })
-            .collect();
+        let injected = generate_replicas(&root, "nb", "40", nodes, true);
         assert_eq!(injected.len(), 6);
         let dirs: Vec<PathBuf> = (1..=nodes).map(|i| root.join(format!("node{i}"))).collect();
         let dir_refs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
