@@ -121,6 +121,12 @@ pub(crate) fn zombie_case(
             pieces,
         })
     };
+    // Cases 4 and 9: a TTL of 60 s, run out a minute after the tombstones' time.
+    let expires = tomb_secs.saturating_add(60);
+    let ttl_60 = Some(Expiry {
+        ttl_secs: 60,
+        local_expiration_time_secs: expires as u32,
+    });
     let mut out = Vec::new();
     let mut b_rows = Vec::new();
     let mut versions_c = None;
@@ -203,7 +209,6 @@ pub(crate) fn zombie_case(
             ));
         }
         4 => {
-            let expires = tomb_secs.saturating_add(60);
             let mut r = Row::new(ck(7));
             r.columns.push(ColumnData::Simple {
                 column: n_col,
@@ -212,10 +217,7 @@ pub(crate) fn zombie_case(
                     path: None,
                     value: CellValue::Live {
                         value: 7i32.to_be_bytes().to_vec(),
-                        expiry: Some(Expiry {
-                            ttl_secs: 60,
-                            local_expiration_time_secs: expires as u32,
-                        }),
+                        expiry: ttl_60,
                     },
                 },
             });
@@ -263,14 +265,10 @@ pub(crate) fn zombie_case(
         }
         9 => {
             // An `INSERT … USING TTL 60` of row 4 (no cell) over an older `INSERT` without TTL.
-            let expires = tomb_secs.saturating_add(60);
             let mut r = Row::new(ck(4));
             r.liveness = Some(Liveness {
                 timestamp_micros: t,
-                expiry: Some(Expiry {
-                    ttl_secs: 60,
-                    local_expiration_time_secs: expires as u32,
-                }),
+                expiry: ttl_60,
             });
             pa.unfiltereds.push(Unfiltered::Row(r));
             b_rows.push(live_row(4, vec![simple(v_col, "zombie v4")]));
