@@ -12,7 +12,9 @@
 //! The row deletions of the rows where something differs are listed too when a replica has
 //! one (`differs: false` when their purged versions agree): a tombstone past gc_grace that
 //! validation purged is why its replica lacks the data the others stream back.
-//! Columns are matched by name (each replica's merge has its own column order).
+//! Columns are matched by name (each replica's merge has its own column order). A partition
+//! whose digests differ only in what no piece shows (the column names digested, which are each
+//! replica's merge schema's) lists no piece.
 
 use core::cmp::Ordering;
 
