@@ -27,36 +27,8 @@ use sstable_engine::range::{SliceSource, SyncDriver};
 use sstable_engine::verify::{Verifier, VerifyOptions};
 use sstable_native::clock::InstantClock;
 
+use crate::bench_scan::{best_cpu_of, data_files, data_reader, header_schema, mb_s, scan_counts};
 use crate::{files, Outcome};
-
-fn mb_s(bytes: usize, secs: f64) -> f64 {
-    bytes as f64 / 1e6 / secs.max(1e-9)
-}
-
-/// CPU time of this thread so far (`/proc/thread-self/schedstat`, ns), where Linux has it: on
-/// a busy machine wall time measures the neighbours too.
-fn thread_cpu_secs() -> Option<f64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
-    Some(ns as f64 / 1e9)
-}
-
-/// Best of `runs` timings of `f`: wall seconds and, where known, CPU seconds.
-fn best_cpu_of(runs: usize, mut f: impl FnMut()) -> (f64, Option<f64>) {
-    let mut wall = f64::INFINITY;
-    let mut cpu: Option<f64> = None;
-    for _ in 0..runs {
-        let c = thread_cpu_secs();
-        let t = Instant::now();
-        f();
-        wall = wall.min(t.elapsed().as_secs_f64());
-        if let (Some(before), Some(after)) = (c, thread_cpu_secs()) {
-            let secs = (after - before).max(1e-9);
-            cpu = Some(cpu.map_or(secs, |c: f64| c.min(secs)));
-        }
-    }
-    (wall, cpu)
-}
 
 /// The better of two (wall, CPU) timings, each part on its own.
 fn best_timing(a: (f64, Option<f64>), b: (f64, Option<f64>)) -> (f64, Option<f64>) {
@@ -94,9 +66,27 @@ pub struct Args {
     /// With `--only scan`: the scan read from the file and split over N threads (`--jobs`)
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
+    /// PATH is one table's directory of several SSTables: the merged read vs each SSTable
+    /// alone, its peak memory (`bench_merge`)
+    #[arg(long)]
+    table: bool,
+    /// With --table: a second replica's directory; `diff` of the two vs merging both
+    #[arg(long, value_name = "DIR", requires = "table")]
+    replica: Option<String>,
+    /// With --table: "now" for TTL expiry, seconds since the epoch (default: the clock)
+    #[arg(long, value_name = "SECS", requires = "table")]
+    now: Option<i64>,
 }
 
 pub fn run(args: Args) -> Result<Outcome, String> {
+    if args.table {
+        let now = args
+            .now
+            .or_else(crate::now::now_seconds)
+            .ok_or("no clock: give --now")?;
+        let dir = args.paths.first().ok_or("no table directory")?;
+        return crate::bench_merge::run(dir, args.replica.as_deref(), now, args.json);
+    }
     let paths: Vec<&str> = args.paths.iter().map(String::as_str).collect();
     let found = files::find(&paths)?;
     let sstable = found.grouping.sstables.first().ok_or("no SSTable found")?;
@@ -129,23 +119,8 @@ pub fn run(args: Args) -> Result<Outcome, String> {
     let runs = 3;
     // Row decoding, from the bytes in memory: the decode-only scan, and the `dump` writer into
     // /dev/null exactly as `dump` drives it.
-    let schema = metadata
-        .statistics
-        .as_ref()
-        .and_then(|s| s.header.as_ref())
-        .map(|h| DataSchema::from_header(h, &sstable.descriptor.version))
-        .transpose()
-        .map_err(|e| e.to_string())?
-        .ok_or("no serialization header: rows are not decoded")?;
-    let new_reader = || match &metadata.compression {
-        Some(ci) => DataFileReader::compressed(
-            schema.clone(),
-            DecodeOptions::default(),
-            ci.clone(),
-            n as u64,
-        ),
-        None => DataFileReader::uncompressed(schema.clone(), DecodeOptions::default(), n as u64),
-    };
+    let schema = header_schema(&metadata)?;
+    let new_reader = || data_reader(&metadata, &schema, n);
     // `--only`: that pass alone (first, so that a profiler's process total is the pass).
     if let Some(part) = &args.only {
         return only(part, &metadata, &schema, new_reader, &data);
@@ -388,23 +363,6 @@ pub fn run(args: Args) -> Result<Outcome, String> {
     } else {
         Outcome::Errors
     })
-}
-
-/// Data.db held in memory, as the files of a [`SliceSource`].
-fn data_files(data: &[u8]) -> [(ComponentType, &[u8]); 1] {
-    [(ComponentType::Data, data)]
-}
-
-/// The decode-only scan of Data.db in memory: every partition, row and cell decoded and
-/// counted, nothing kept.
-fn scan_counts(
-    reader: &mut DataFileReader,
-    data: &[u8],
-) -> Result<ScanCounts, sstable_engine::Error> {
-    let files = data_files(data);
-    let mut counts = ScanCounts::default();
-    SyncDriver::new(SliceSource { files: &files }).visit_all(reader, &mut counts, &NoClock)?;
-    Ok(counts)
 }
 
 /// The decode-only scan read from the file and split over `jobs` threads, the ranges' counts

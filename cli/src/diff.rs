@@ -1,12 +1,14 @@
 //! `sstable-inspect diff DIR_A DIR_B [DIR_C…]`: each directory is one replica of one table; its
 //! SSTables are merged (`sstable_engine::merge`), purged at gcBefore and hashed per token range
 //! into a Merkle tree as Cassandra's validation does (`sstable_engine::repair`); the replicas'
-//! mismatching ranges, the partitions that differ (which replica is newest) and the bytes each
-//! replica would stream for the mismatching ranges (its digest input bytes there: what
-//! Cassandra's tree counts as a range's size). Streaming: all replicas are read in lockstep.
+//! mismatching ranges, the partitions that differ (which replica is newest), inside each the
+//! rows, cells and tombstones that differ side by side (`repair::compare`), and the bytes each
+//! replica would stream to each other one (its digest input bytes: what Cassandra's tree counts
+//! as a range's size), for the mismatching ranges whole and for the differing partitions only.
+//! Streaming: all replicas are read in lockstep.
 
 use sstable_engine::clock::NoClock;
-use sstable_engine::repair::{depth_for, diff_replicas, ValidationOptions, MAX_DEPTH};
+use sstable_engine::repair::{depth_for, diff_replicas, PieceDiff, ValidationOptions, MAX_DEPTH};
 use sstable_native::repair::open_replica;
 
 use crate::now::now_seconds;
@@ -120,12 +122,89 @@ pub fn run(a: Args) -> Result<Outcome, String> {
                 .collect();
             let newest = a.dirs.get(p.newest).map_or("?", String::as_str);
             println!(
-                "  0x{} (token {}): on {}; newest on {newest}",
+                "  0x{} (token {}): on {}; newest on {newest}; bytes each would stream {:?}",
                 p.key_hex,
                 p.token,
-                on.join(", ")
+                on.join(", "),
+                p.bytes
             );
+            for piece in &p.pieces {
+                println!("    {}", describe_piece(piece, &a.dirs));
+            }
+        }
+        println!("bytes each replica would stream to each other (ranges whole / differing partitions only):");
+        for (from, (ranges, parts)) in report
+            .stream_bytes_by_range
+            .iter()
+            .zip(&report.stream_bytes_by_partition)
+            .enumerate()
+        {
+            for (to, (r, p)) in ranges.iter().zip(parts).enumerate() {
+                if from != to {
+                    let name = |i: usize| a.dirs.get(i).map_or("?", String::as_str);
+                    println!("  {} -> {}: {r} / {p}", name(from), name(to));
+                }
+            }
         }
     }
     Ok(Outcome::Clean)
+}
+
+/// One differing piece on one line: where, then each replica's version (`-` where it has
+/// none), then which replica's version wins.
+fn describe_piece(p: &PieceDiff, dirs: &[String]) -> String {
+    let mut at = format!("{:?}", p.kind);
+    if p.is_static {
+        at.push_str(" static");
+    }
+    if !p.clustering.is_empty() {
+        at.push_str(&format!(" ({})", p.clustering.join(", ")));
+    }
+    if let Some(b) = &p.bound {
+        at.push_str(&format!(" {b}"));
+    }
+    if let Some(c) = &p.column {
+        at.push_str(&format!(" {c}"));
+    }
+    if let Some(path) = &p.path {
+        at.push_str(&format!("[{path}]"));
+    }
+    let sides: Vec<String> = p
+        .versions
+        .iter()
+        .zip(dirs)
+        .map(|(v, dir)| match v {
+            None => format!("{dir}: -"),
+            Some(v) => {
+                let mut s = format!("{dir}: {:?}", v.state);
+                if let Some(value) = &v.value {
+                    s.push_str(&format!(" {value}"));
+                }
+                s.push_str(&format!(" @{}", v.timestamp_micros));
+                if let Some(ttl) = v.ttl_secs {
+                    s.push_str(&format!(" ttl {ttl}"));
+                }
+                if let Some(t) = v.local_deletion_time_secs {
+                    s.push_str(&format!(" ldt {t}"));
+                }
+                if let Some(c) = v.closes_micros {
+                    s.push_str(&format!(" closes @{c}"));
+                }
+                if v.purged {
+                    s.push_str(" (purged at gcBefore)");
+                }
+                s
+            }
+        })
+        .collect();
+    let winner = p
+        .newest
+        .and_then(|i| dirs.get(i))
+        .map_or_else(String::new, |d| format!("; {d} wins"));
+    let same = if p.differs {
+        ""
+    } else {
+        " (beside the differences: validation hashes it on no replica)"
+    };
+    format!("{at}{same}: {}{winner}", sides.join(" | "))
 }

@@ -85,7 +85,7 @@ pub struct Args {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(2..=64))]
     overlapping: Option<u64>,
     /// With --overlapping (≥ 3): add the resurrection cases of `write::overlap_zombies`
-    /// (tombstones 30 days old, 9 partitions of their own; needs --rows-per-partition ≥ 10),
+    /// (tombstones 30 days old, 10 partitions of their own; needs --rows-per-partition ≥ 10),
     /// which `zombies --gc-grace S` (3600 < S < 30 days + 3600) at the printed --now finds
     #[arg(long, requires = "overlapping")]
     zombies: bool,
@@ -95,6 +95,11 @@ pub struct Args {
     /// on one side), printed one per line
     #[arg(long, value_name = "N", requires = "overlapping", value_parser = clap::value_parser!(u64).range(2..=16))]
     replicas: Option<u64>,
+    /// With --replicas: also a row deletion past gc_grace over a row every node holds
+    /// (`TombstonePastGcGrace`, in a second SSTable of that node's own): validation purges it,
+    /// so the node lacks the row the others would stream back
+    #[arg(long = "all-divergences", requires = "replicas")]
+    all_divergences: bool,
 }
 
 /// `--compression`: a compressor, or none.
@@ -172,6 +177,7 @@ pub fn run(args: Args) -> Result<Outcome, String> {
         overlapping,
         zombies,
         replicas,
+        all_divergences,
     } = args;
     if let Some(n) = overlapping {
         let rows = u32::try_from(rows).map_err(|_| "--rows-per-partition: too many".to_owned())?;
@@ -185,7 +191,7 @@ pub fn run(args: Args) -> Result<Outcome, String> {
             o.chunk_length_bytes = k.saturating_mul(1024);
         }
         if let Some(nodes) = replicas {
-            return write_replicas(&out, &o, nodes as usize, generation);
+            return write_replicas(&out, &o, nodes as usize, generation, all_divergences);
         }
         return write_overlapping(&out, &o, generation);
     }
@@ -312,8 +318,16 @@ fn write_replicas(
     o: &OverlapOptions,
     nodes: usize,
     generation: u64,
+    all_divergences: bool,
 ) -> Result<Outcome, String> {
-    use sstable_engine::write::replicas::{generate_replicas, DIVERGENCE_KINDS};
+    use sstable_engine::write::replicas::{
+        generate_replicas, ALL_DIVERGENCE_KINDS, DIVERGENCE_KINDS,
+    };
+    let kinds: &[_] = if all_divergences {
+        &ALL_DIVERGENCE_KINDS
+    } else {
+        &DIVERGENCE_KINDS
+    };
     let version = o.version;
     for node in 0..nodes {
         let dir = out.join(format!("node{}", node.saturating_add(1)));
@@ -322,7 +336,7 @@ fn write_replicas(
             return Ok(Outcome::Errors);
         }
     }
-    let set = generate_replicas(o, nodes, &DIVERGENCE_KINDS, |node, i| {
+    let set = generate_replicas(o, nodes, kinds, |node, i| {
         OutputFiles::new(
             out.join(format!("node{}", node.saturating_add(1)))
                 .join(format!(

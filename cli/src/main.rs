@@ -27,6 +27,8 @@ mod output;
 mod atoms;
 mod bench;
 mod bench_legacy;
+mod bench_merge;
+mod bench_scan;
 mod diff;
 mod dump;
 mod export;

@@ -13,7 +13,7 @@ use sstable_engine::analytics::table_report;
 use sstable_engine::clock::NoClock;
 use sstable_engine::component::data::DecodeOptions;
 use sstable_engine::datetime::{iso8601_micros, iso8601_secs};
-use sstable_engine::merge::zombies::{DroppableTombstone, ZombieFinder};
+use sstable_engine::merge::zombies::{DroppableTombstone, ZombieFinder, ZombieTombstoneKind};
 use sstable_engine::merge::MergeOptions;
 
 use crate::now::now_seconds;
@@ -73,8 +73,15 @@ fn describe(t: &DroppableTombstone) -> String {
     if let Some(p) = &t.path_hex {
         s.push_str(&format!(" path 0x{p}"));
     }
+    // An expired cell or liveness: its timestamp, and when its TTL ran out.
+    let (stamp, when) = match t.kind {
+        ZombieTombstoneKind::ExpiredCell | ZombieTombstoneKind::ExpiredLiveness => {
+            ("timestamp", "expired")
+        }
+        _ => ("markedForDeleteAt", "deleted"),
+    };
     format!(
-        "{s}, markedForDeleteAt {}, deleted {}",
+        "{s}, {stamp} {}, {when} {}",
         t.marked_for_delete_at_micros,
         iso8601_secs(t.local_deletion_time_secs)
     )

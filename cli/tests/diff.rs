@@ -122,6 +122,11 @@ fn a_replica_and_its_copies_have_no_mismatching_range() {
         let r = diff_json(&dirs, &[]);
         assert_eq!(r["mismatching_ranges"].as_array().unwrap().len(), 0, "{r}");
         assert_eq!(r["partition_diffs"].as_array().unwrap().len(), 0);
+        for matrix in ["stream_bytes_by_range", "stream_bytes_by_partition"] {
+            let m = r[matrix].as_array().unwrap();
+            assert_eq!(m.len(), dirs.len());
+            assert!(m.iter().flat_map(|x| x.as_array().unwrap()).all(|b| b == 0));
+        }
         let roots = r["roots"].as_array().unwrap();
         assert!(roots.iter().all(|x| *x == roots[0]));
         // Every partition hashed on every replica.
@@ -199,43 +204,66 @@ fn a_corrupt_sstable_is_an_error_naming_sstable_component_and_offset() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
+/// `generate --overlapping 3 --replicas NODES [--all-divergences]` into `root`: key hex →
+/// (divergence kind, node index), from its "divergence Kind on nodeK: partition 0x…" lines.
+fn generate_replicas(
+    root: &Path,
+    version: &str,
+    partitions: &str,
+    nodes: usize,
+    all: bool,
+) -> BTreeMap<String, (String, usize)> {
+    let n = nodes.to_string();
+    let root = root.to_string_lossy();
+    let mut args = vec![
+        "generate",
+        "-q",
+        "--out",
+        &root,
+        "--version",
+        version,
+        "--compression",
+        "lz4",
+        "--partitions",
+        partitions,
+        "--rows-per-partition",
+        "6",
+        "--overlapping",
+        "3",
+        "--replicas",
+        &n,
+    ];
+    if all {
+        args.push("--all-divergences");
+    }
+    let out = run(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.strip_prefix("divergence "))
+        .map(|l| {
+            let (head, key) = l.split_once(": partition 0x").unwrap();
+            let (kind, node) = head.split_once(" on node").unwrap();
+            (
+                key.to_owned(),
+                (kind.to_owned(), node.parse::<usize>().unwrap() - 1),
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn generated_replicas_on_two_and_three_nodes_differ_in_exactly_the_injected_partitions() {
     for nodes in [2usize, 3] {
         let root = temp_dir(&format!("replicas{nodes}"));
-        let n = nodes.to_string();
-        let out = run(&[
-            "generate",
-            "-q",
-            "--out",
-            &root.to_string_lossy(),
-            "--version",
-            "oa",
-            "--compression",
-            "lz4",
-            "--partitions",
-            "50",
-            "--rows-per-partition",
-            "6",
-            "--overlapping",
-            "3",
-            "--replicas",
-            &n,
-        ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        // "divergence Kind on nodeK: partition 0x…"
-        let injected: BTreeMap<String, String> = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| l.strip_prefix("divergence "))
-            .map(|l| {
-                let (head, key) = l.split_once(": partition 0x").unwrap();
-                let node = head.rsplit_once(" on ").unwrap().1.to_owned();
-                (key.to_owned(), node)
-            })
+        // key hex → "nodeK"
+        let injected: BTreeMap<String, String> = generate_replicas(&root, "oa", "50", nodes, false)
+            .into_iter()
+            .map(|(key, (_, node))| (key, format!("node{}", node + 1)))
             .collect();
         assert_eq!(injected.len(), 5);
         let dirs: Vec<PathBuf> = (1..=nodes).map(|i| root.join(format!("node{i}"))).collect();
@@ -261,6 +289,114 @@ fn generated_replicas_on_two_and_three_nodes_differ_in_exactly_the_injected_part
         } else {
             assert_eq!(got, injected, "{nodes} nodes");
         }
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}
+
+/// The differing pieces of a partition diff: (kind, clustering, column), sorted.
+fn pieces(p: &Value) -> Vec<(String, Vec<String>, Option<String>)> {
+    let mut out: Vec<_> = p["pieces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["differs"] == true)
+        .map(|x| {
+            (
+                x["kind"].as_str().unwrap().to_owned(),
+                x["clustering"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|c| c.as_str().unwrap().to_owned())
+                    .collect(),
+                x["column"].as_str().map(str::to_owned),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn generated_replicas_differ_in_exactly_the_injected_rows_and_cells() {
+    for nodes in [2usize, 3] {
+        let root = temp_dir(&format!("pieces{nodes}"));
+        let injected = generate_replicas(&root, "nb", "40", nodes, true);
+        assert_eq!(injected.len(), 6);
+        let dirs: Vec<PathBuf> = (1..=nodes).map(|i| root.join(format!("node{i}"))).collect();
+        let dir_refs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
+        let r = diff_json(&dir_refs, &[]);
+        let diffs = r["partition_diffs"].as_array().unwrap();
+        let keys: BTreeSet<&str> = diffs
+            .iter()
+            .map(|p| p["key_hex"].as_str().unwrap())
+            .collect();
+        assert!(keys.iter().copied().eq(injected.keys().map(String::as_str)));
+        let row = |kind: &str, ck: &str, column: Option<&str>| {
+            (
+                kind.to_owned(),
+                vec![ck.to_owned()],
+                column.map(str::to_owned),
+            )
+        };
+        for p in diffs {
+            let (kind, node) = &injected[p["key_hex"].as_str().unwrap()];
+            let want = match kind.as_str() {
+                "MissingPartition" | "TombstonePastGcGrace" => {
+                    vec![row("Cell", "0", Some("v")), row("Liveness", "0", None)]
+                }
+                "OlderCell" | "ExpiredTtl" => vec![row("Cell", "0", Some("v"))],
+                "ExtraRow" => vec![row("Cell", "1", Some("v")), row("Liveness", "1", None)],
+                "ExtraRangeTombstone" => vec![
+                    row("RangeTombstoneBound", "2", None),
+                    row("RangeTombstoneBound", "3", None),
+                ],
+                other => panic!("unknown divergence {other}"),
+            };
+            assert_eq!(pieces(p), want, "{kind} on {nodes} nodes");
+            // Only the divergent node's versions differ from the others'.
+            for piece in p["pieces"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|x| x["differs"] == true)
+            {
+                let v = piece["versions"].as_array().unwrap();
+                let others: Vec<usize> = (0..nodes).filter(|i| i != node).collect();
+                for i in &others {
+                    assert_eq!(v[*i], v[others[0]], "{kind}: {piece}");
+                }
+                assert_ne!(v[*node], v[others[0]], "{kind}: {piece}");
+                if kind == "OlderCell" {
+                    assert_eq!(v[*node]["value"], "older");
+                    assert_eq!(piece["newest"].as_u64(), Some(others[0] as u64));
+                }
+                if kind == "ExtraRow" || kind == "ExtraRangeTombstone" {
+                    assert_eq!(piece["newest"].as_u64(), Some(*node as u64));
+                }
+            }
+            // Bytes: the divergent node's partition bytes differ (or are 0 where it has none).
+            let bytes = p["bytes"].as_array().unwrap();
+            let none_here = kind == "MissingPartition" || kind == "TombstonePastGcGrace";
+            assert_eq!(bytes[*node] == 0, none_here, "{kind}");
+        }
+        // The text form: each differing piece on its own line under its partition.
+        let mut args = vec!["diff".to_owned()];
+        args.extend(dirs.iter().map(|d| d.to_string_lossy().into_owned()));
+        args.extend(["--now".to_owned(), NOW.to_owned()]);
+        let text = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(text.status.success());
+        let text = String::from_utf8_lossy(&text.stdout);
+        assert!(text.contains("6 differing partitions"), "{text}");
+        assert!(text.contains("Cell (0) v: "), "{text}");
+        assert!(text.contains("Live older @"), "{text}");
+        assert!(text.contains("Expired v @"), "{text}");
+        assert!(text.contains("(purged at gcBefore)"), "{text}");
+        assert!(
+            text.contains("RangeTombstoneBound (2) InclStartBound"),
+            "{text}"
+        );
+        assert!(text.contains("node1 -> "), "{text}");
         let _ = std::fs::remove_dir_all(&root);
     }
 }

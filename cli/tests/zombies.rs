@@ -37,7 +37,7 @@ fn generated(name: &str) -> (PathBuf, OverlapOptions) {
         &["--zombies"],
     );
     assert!(
-        stdout.contains("finds 7 resurrections and 2 droppable tombstones"),
+        stdout.contains("finds 8 resurrections and 2 droppable tombstones"),
         "{stdout}"
     );
     let v = Version::parse(Format::Big, "nb").unwrap();
@@ -146,10 +146,10 @@ fn zombies_reports_exactly_the_generated_cases() {
         "--json",
     ]));
     assert_eq!(report["gc_before"], o.now_secs - 864_000);
-    assert_eq!(report["partitions"], PARTITIONS + 9);
+    assert_eq!(report["partitions"], PARTITIONS + 10);
     assert_eq!(report["complete"], true);
     let got = findings(&report);
-    assert_eq!(got.len(), 9);
+    assert_eq!(got.len(), 10);
     assert_eq!(got, want);
     for r in report["resurrections"].as_array().unwrap() {
         assert_eq!(r["compaction"]["token_ranges_intersect"], true);
@@ -163,15 +163,15 @@ fn zombies_reports_exactly_the_generated_cases() {
         text.lines()
             .filter(|l| l.starts_with("resurrection: "))
             .count(),
-        7
+        8
     );
     assert_eq!(
         text.lines().filter(|l| l.starts_with("garbage: ")).count(),
         2
     );
     assert!(text.contains(&format!(
-        "4 SSTables, {} partitions at now {now} (gc_before {}): 7 resurrection risk(s), 2 droppable tombstone(s) that shadow nothing",
-        PARTITIONS + 9,
+        "4 SSTables, {} partitions at now {now} (gc_before {}): 8 resurrection risk(s), 2 droppable tombstone(s) that shadow nothing",
+        PARTITIONS + 10,
         o.now_secs - 864_000
     )), "{text}");
     // Before the tombstones pass gc_grace (31 days > their 30 days + 1 hour): nothing.

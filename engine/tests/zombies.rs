@@ -7,7 +7,7 @@ use crate::merge::{metadata_of, overlapping_with, partitions_of, slices, Files};
 
 use sstable_engine::analytics::table_report;
 use sstable_engine::clock::NoClock;
-use sstable_engine::component::data::DecodeOptions;
+use sstable_engine::component::data::{DataItem, DecodeOptions};
 use sstable_engine::component::ComponentType;
 use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
 use sstable_engine::merge::zombies::{PartitionZombies, ZombieFinder};
@@ -108,6 +108,7 @@ fn kind_name(k: sstable_engine::merge::zombies::ZombieTombstoneKind) -> &'static
         ComplexDeletion => "ComplexDeletion",
         Cell => "Cell",
         ExpiredCell => "ExpiredCell",
+        ExpiredLiveness => "ExpiredLiveness",
     }
 }
 
@@ -125,21 +126,30 @@ fn finds_exactly_the_injected_cases(version: &str, seed: u64) {
     let (options, tables, _, expected) = overlapping_with(version, seed, true);
     let files = slices(&tables);
     let found = scan(&tables, &files, options.now_secs, GC_GRACE);
-    assert_eq!(found.len(), 69, "every partition of the table is scanned");
+    assert_eq!(found.len(), 70, "every partition of the table is scanned");
     let got = as_expected(&found);
-    assert_eq!(got.len(), 9);
+    assert_eq!(got.len(), 10);
     assert_eq!(got, expected);
     // The figures of the construction: tombstones 30 days old, data a day older.
     let base_secs = options.base_timestamp_micros / 1_000_000;
     for e in &expected {
-        let ldt = if e.kind == "ExpiredCell" { 60 } else { 0 };
+        let ldt = if e.kind.starts_with("Expired") { 60 } else { 0 };
         assert_eq!(
             e.local_deletion_time_secs,
             base_secs - ZOMBIE_AGE_SECS + ldt
         );
     }
     let kinds: std::collections::BTreeSet<&str> = got.iter().map(|e| e.kind).collect();
-    assert_eq!(kinds.len(), 6, "{kinds:?}");
+    assert_eq!(kinds.len(), 7, "{kinds:?}");
+    // The expired row liveness (TTL'ed primary key) shadows row 4's older liveness, one
+    // piece, and not its `v` cell.
+    let liveness: Vec<_> = got.iter().filter(|e| e.kind == "ExpiredLiveness").collect();
+    assert_eq!(liveness.len(), 1, "{got:?}");
+    let shadowed = liveness[0].shadowed.as_ref().unwrap();
+    assert_eq!(
+        (liveness[0].ck, shadowed.ck, shadowed.pieces),
+        (Some(4), Some(4), 1)
+    );
     assert_eq!(got.iter().filter(|e| e.shadowed.is_none()).count(), 2);
     // Both SSTables hold the key, so their ranges intersect and the shadowed one's
     // minTimestamp (≤ the data's) is ≤ markedForDeleteAt: this node's purge evaluator keeps
@@ -234,16 +244,30 @@ fn no_fixture_sstable_resurrects_anything_alone_or_with_its_copy() {
         // tombstones shadow): the `tombstones` scan's droppable count, where it counts the same
         // things (range tombstones it counts per bound, so SSTables with markers are left out).
         let mut ts = sstable_engine::analytics::TombstoneScan::new();
+        // The `tombstones` scan does not count row livenesses: expired ones past gc_grace
+        // (`DeletionPurger.shouldPurge(LivenessInfo)`) counted here from the items.
+        let mut livenesses = 0u64;
         for item in partitions_of(&one[0].1, &slices(&one)[0], now)
             .iter()
             .flatten()
         {
             ts.push(item);
+            if let DataItem::Row(r) | DataItem::StaticRow(r) = item {
+                let exp = r
+                    .liveness
+                    .as_ref()
+                    .and_then(|l| l.local_expiration_time.as_ref());
+                if exp.is_some_and(|e| {
+                    e.value.expiry_secs() <= now && e.value.expiry_secs() < now - GC_GRACE
+                }) {
+                    livenesses += 1;
+                }
+            }
         }
         let stats = one[0].1.statistics.as_ref().and_then(|s| s.stats.as_ref());
         let r = ts.report(&s.prefix, GC_GRACE, Some(now), stats);
         if r.tombstones.by_kind.range == 0 {
-            let droppable = r.tombstones.droppable + r.ttl_cells.expired_droppable;
+            let droppable = r.tombstones.droppable + r.ttl_cells.expired_droppable + livenesses;
             assert_eq!(g as u64, droppable, "{}", s.prefix);
             compared += 1;
             counted += droppable;

@@ -550,6 +550,17 @@ fn generated_sstable(
         "--seed",
         "11",
     ];
+    generated(dir, &args, build, log)
+}
+
+/// `sstable-inspect generate --out target/<dir> ARGS`, written once and kept (rewritten only
+/// when the args change).
+fn generated(
+    dir: &str,
+    args: &[&str],
+    build: Build,
+    log: Option<&Path>,
+) -> Result<PathBuf, String> {
     let dir = repo_root().join("target").join(dir);
     let marker = dir.join("ARGS");
     if std::fs::read_to_string(&marker).ok().as_deref() == Some(args.join(" ").as_str()) {
@@ -560,8 +571,9 @@ fn generated_sstable(
         Build::Release => (&["--release"], "release"),
     };
     let what = format!(
-        "generating an SSTable of {partitions} partitions into {} (sstable-inspect generate, {profile_dir} build)",
-        dir.display()
+        "generating {} (sstable-inspect generate {}, {profile_dir} build)",
+        dir.display(),
+        args.join(" ")
     );
     match log {
         Some(log) => std::fs::write(log, format!("{what}\n")).map_err(|e| e.to_string())?,
@@ -610,6 +622,35 @@ fn generated_sstable(
 fn e2e_sstable(log: Option<&Path>) -> Result<PathBuf, String> {
     generated_sstable("e2e-large", 470, Build::Dev, log)
 }
+
+/// The merge benchmark's "now": an hour after `generate --overlapping`'s default base time.
+const MERGE_BENCH_NOW: &str = "1700003600";
+
+/// Two replicas (`target/bench-merge/node1`, `node2`) of one table written as 4 overlapping
+/// LZ4 `oa` SSTables (`generate --overlapping 4 --replicas 2`: each node also holds one SSTable
+/// of its own with the injected divergences), release build.
+fn merge_bench_replicas() -> Result<PathBuf, String> {
+    let args = [
+        "-q",
+        "--version",
+        "oa",
+        "--compression",
+        "lz4",
+        "--partitions",
+        MERGE_BENCH_PARTITIONS,
+        "--rows-per-partition",
+        "100",
+        "--overlapping",
+        "4",
+        "--replicas",
+        "2",
+    ];
+    generated("bench-merge", &args, Build::Release, None)
+}
+
+/// Partitions of the merge benchmark's table (× 100 clusterings; see docs/performance.md for
+/// the Data.db size this gives).
+const MERGE_BENCH_PARTITIONS: &str = "20000";
 
 /// The benchmarks' SSTable: ≥ 1 GiB of LZ4 `oa` Data.db, release build.
 fn large_sstable() -> Result<PathBuf, String> {
@@ -671,6 +712,17 @@ pub fn bench() -> Result<(), String> {
         .arg("bench")
         .arg(&large)
         .args(["--only", "partitions-jobs"]))?;
+    // The merged read (issue #25): 4 overlapping SSTables of one table vs each alone, its
+    // peak memory, and `diff` of two replicas of it vs merging both.
+    let replicas = merge_bench_replicas()?;
+    announce("merged read of 4 overlapping SSTables vs each alone; peak RSS; diff of 2 replicas vs merging both");
+    run(Command::new(&bin)
+        .arg("bench")
+        .arg(replicas.join("node1"))
+        .arg("--table")
+        .arg("--replica")
+        .arg(replicas.join("node2"))
+        .args(["--now", MERGE_BENCH_NOW]))?;
     if crate::callgrind::has_valgrind() {
         run(cargo().args(["build", "--profile", "profiling", "-p", "sstable-inspect"]))?;
         let profiling = repo_root()

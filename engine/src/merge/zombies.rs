@@ -5,17 +5,16 @@
 //!
 //! | step | rule | Src |
 //! |---|---|---|
-//! | droppable | partition, range, row and complex deletions: localDeletionTime < gcBefore; cell tombstones the same; an expired TTL cell (a tombstone once purged) when its expiration time < gcBefore | `db/DeletionPurger.java` `shouldPurge`, `db/rows/AbstractCell.java` `purge`, `db/DeletionTime.java` |
-//! | shadows | a live cell or row liveness (not expired at now) of the tombstone's scope with timestamp ≤ markedForDeleteAt (a cell tombstone or expired cell: ≤ its timestamp, as a tie goes to it) | `db/DeletionTime.java` `deletes`, `db/rows/Cells.java` `reconcile` |
-//! | scope | partition deletion: the partition; range tombstone: the clusterings between its bounds; row deletion: the row; complex deletion: the column's cells in the row; cell tombstone or expired cell: that cell (column and path) | `db/rows/RangeTombstoneMarker.java`, `db/rows/Row.java` |
+//! | droppable | partition, range, row and complex deletions: localDeletionTime < gcBefore; cell tombstones the same; an expired TTL cell (a tombstone once purged) when its expiration time < gcBefore; an expired row liveness (an `ExpiringLivenessInfo` not live at now) when its localExpirationTime < gcBefore, as `BTreeRow.purge` drops it | `db/DeletionPurger.java` `shouldPurge` (its `DeletionTime` and `LivenessInfo` forms), `db/rows/AbstractCell.java` `purge`, `db/rows/BTreeRow.java` `purge`, `db/DeletionTime.java` |
+//! | shadows | a live cell or row liveness (not expired at now) of the tombstone's scope with timestamp ≤ markedForDeleteAt (a cell tombstone or expired cell: ≤ its timestamp, as a tie goes to it; an expired liveness: a live liveness with timestamp ≤ its own, as `LivenessInfo.supersedes` gives it the tie) | `db/DeletionTime.java` `deletes`, `db/rows/Cells.java` `reconcile`, `db/LivenessInfo.java` `supersedes` |
+//! | scope | partition deletion: the partition; range tombstone: the clusterings between its bounds; row deletion: the row; complex deletion: the column's cells in the row; cell tombstone or expired cell: that cell (column and path); expired row liveness: the row's liveness (primary key), not its cells | `db/rows/RangeTombstoneMarker.java`, `db/rows/Row.java` |
 //! | overlap in compaction | a compaction keeps a tombstone while an SSTable outside it whose key range holds the key has minTimestamp ≤ its markedForDeleteAt ([`CompactionOverlap::purge_evaluator_keeps_tombstone`]); with LCS's levels and the SSTables' token ranges and timestamps, the report says whether the two would be compacted apart | `db/compaction/CompactionController.java` `getPurgeEvaluator`, `db/compaction/LeveledManifest.java` |
 //!
 //! The shadowed data comes back if the tombstone's SSTable is compacted (the tombstone purged)
 //! while the shadowed one is not seen by that compaction's purge evaluator: the other SSTable
 //! arrived later (streaming, repair, `sstableloader`, a restored backup), or the tombstone was
 //! purged elsewhere. The partitions come from [`TableMerger`]'s k-way merge, one at a time (its
-//! versions, unmerged); memory is bounded by the partitions being merged. Not looked at yet:
-//! an expired row liveness (TTL'ed primary key) as a tombstone. A shadowed piece that another
+//! versions, unmerged); memory is bounded by the partitions being merged. A shadowed piece that another
 //! tombstone keeps hidden (one not droppable, or one in the piece's own SSTable) is not a
 //! resurrection; the tombstone is not garbage either.
 //! Invalid local deletion times are never droppable (as the `tombstones` report counts them).
@@ -46,6 +45,10 @@ pub enum ZombieTombstoneKind {
     Cell,
     /// An expiring cell whose TTL ran out: compaction turns it into a tombstone, then purges it.
     ExpiredCell,
+    /// An expiring row liveness (a primary key written with a TTL) whose TTL ran out:
+    /// compaction drops it once its expiration time is before gcBefore, and an older liveness
+    /// of the row in another SSTable (an `INSERT` without TTL) reads as live again.
+    ExpiredLiveness,
 }
 
 /// A droppable tombstone: where it is and its times.
@@ -67,7 +70,7 @@ pub struct DroppableTombstone {
     pub path_hex: Option<String>,
     /// markedForDeleteAt (cells: the cell's timestamp).
     pub marked_for_delete_at_micros: i64,
-    /// The local deletion time (expired cells: the expiration time).
+    /// The local deletion time (expired cells and livenesses: the expiration time).
     pub local_deletion_time_secs: i64,
 }
 
@@ -129,6 +132,8 @@ enum Scope {
         end: (Vec<ClusteringValueBuf>, ClusteringPrefixKind),
     },
     Row(bool, Vec<ClusteringValueBuf>),
+    /// The row's liveness only.
+    Liveness(bool, Vec<ClusteringValueBuf>),
     Column(bool, Vec<ClusteringValueBuf>, usize),
     Cell(bool, Vec<ClusteringValueBuf>, usize, Option<Vec<u8>>),
 }
@@ -382,6 +387,26 @@ impl Scan<'_> {
                 let t = self.tombstone(part, ZombieTombstoneKind::Row, Some(row), times(&d.time));
                 out.push((t, Scope::Row(row.is_static, ck.clone())));
             }
+            if let Some(l) = &row.liveness {
+                // `DeletionPurger.shouldPurge(LivenessInfo, now)`: not live at now, and its
+                // localExpirationTime before gcBefore.
+                let expiry = l.local_expiration_time.as_ref().map(|e| e.value);
+                let expired = l.is_expired_liveness()
+                    || expiry.is_some_and(|e| e.expiry_secs() <= self.now_secs);
+                if let (true, Some(e)) = (expired, expiry) {
+                    let ldt = if e.is_invalid() && e.unsigned {
+                        i64::MAX
+                    } else {
+                        e.expiry_secs()
+                    };
+                    if all || ldt < self.gc_before_secs {
+                        let kind = ZombieTombstoneKind::ExpiredLiveness;
+                        let times = (l.timestamp_micros.value, ldt);
+                        let t = self.tombstone(part, kind, Some(row), times);
+                        out.push((t, Scope::Liveness(row.is_static, ck.clone())));
+                    }
+                }
+            }
             for data in &row.column_data {
                 if let ColumnData::Complex(c) = data {
                     if let Some(d) = c.complex_deletion.as_ref().filter(|d| self.listed(d, all)) {
@@ -443,6 +468,7 @@ impl Scan<'_> {
                     && compare_clusterings(types, (&ck, kind), (&end.0, end.1)) == Ordering::Less
             }
             Scope::Row(is_static, c)
+            | Scope::Liveness(is_static, c)
             | Scope::Column(is_static, c, _)
             | Scope::Cell(is_static, c, _, _) => {
                 row.is_static == *is_static
@@ -458,6 +484,7 @@ impl Scan<'_> {
             (Scope::Column(_, _, index), Some((c, _))) => c == index,
             (Scope::Cell(_, _, index, path), Some((c, p))) => c == index && p == path,
             (Scope::Column(..) | Scope::Cell(..), None) => false,
+            (Scope::Liveness(..), piece) => piece.is_none(),
             _ => true,
         }
     }

@@ -8,6 +8,7 @@
 //! | [`digest`] | a partition's 256-bit digest: murmur3_128 seeds 1000 and 2000 concatenated over `UnfilteredRowIterators.digest` | `repair/Validator.java` `rowHash`, `db/Digest.java` `forValidator`, `db/rows/UnfilteredRowIterators.java` `digest` |
 //! | [`tree`] | the Merkle tree over the full Murmur3 range, leaves XOR-combined; its depth | `utils/MerkleTree.java`, `repair/ValidationManager.java` |
 //! | [`diff_replicas`], [`ReplicaDiff`] | the replicas merged side by side in token order: trees, differing ranges and partitions (step by step: [`ReplicaDiff::step`]) | `utils/MerkleTree.java` `difference` |
+//! | [`compare`] | inside a differing partition: the rows, cells and tombstones that differ, each replica's version side by side and which one wins | `db/rows/Cells.java`, `db/LivenessInfo.java`, `db/DeletionTime.java` |
 //!
 //! Followed exactly: the digest's hash (Guava's murmur3_128 with seeds 1000 and 2000, 16 bytes
 //! each, h1 then h2 little-endian, concatenated); what `UnfilteredRowIterators.digest` feeds it
@@ -32,6 +33,7 @@
 //! (`RowHash.size`, what `MerkleTree` sums as a range's size) over the differing ranges, not
 //! the SSTable sections a stream session would send.
 
+pub mod compare;
 pub mod digest;
 mod purge;
 pub mod tree;
@@ -45,8 +47,9 @@ use crate::merge::{MergeError, MergedPartition, TableMerger};
 use crate::range::RangeSource;
 use crate::token::{Partitioner, Token};
 
+pub use compare::{PieceDiff, PieceKind, PieceState, PieceVersion};
 pub use digest::{digest_partition, ValidatorDigest};
-pub use purge::purge_partition;
+pub use purge::{purge_changes, purge_partition};
 pub use tree::{depth_for, Leaf, MerkleTree, MAX_DEPTH};
 
 /// What validation is done at.
@@ -125,8 +128,23 @@ pub struct Validator<S> {
     partitioner: Partitioner,
     options: ValidationOptions,
     pub tree: MerkleTree,
-    peeked: Option<ValidatedPartition>,
+    /// Keep each partition's merged and purged versions ([`diff_replicas`] compares the
+    /// pieces of those that differ).
+    keep_partitions: bool,
+    peeked: Option<Entry>,
     finished: bool,
+}
+
+/// One partition a replica holds in the range: validated (`None` when purged to nothing, so
+/// not hashed) and, when kept, its purged version and, when purging changed it, its merged one
+/// (`None`: the same as the purged).
+#[derive(Debug)]
+struct Entry {
+    token: i64,
+    key: Vec<u8>,
+    validated: Option<ValidatedPartition>,
+    merged: Option<MergedPartition>,
+    purged: Option<MergedPartition>,
 }
 
 fn in_range(range: Option<(i64, i64)>, token: i64) -> bool {
@@ -149,6 +167,7 @@ impl<S: RangeSource> Validator<S> {
             partitioner,
             tree: MerkleTree::new(options.depth),
             options,
+            keep_partitions: false,
             peeked: None,
             finished: false,
         }
@@ -159,6 +178,19 @@ impl<S: RangeSource> Validator<S> {
         &mut self,
         clock: &dyn Clock,
     ) -> Result<Option<ValidatedPartition>, MergeError> {
+        loop {
+            match self.next_entry(clock)? {
+                None => return Ok(None),
+                Some(Entry {
+                    validated: Some(v), ..
+                }) => return Ok(Some(v)),
+                Some(_) => {}
+            }
+        }
+    }
+
+    /// The next partition in the range, hashed or purged to nothing.
+    fn next_entry(&mut self, clock: &dyn Clock) -> Result<Option<Entry>, MergeError> {
         if let Some(p) = self.peeked.take() {
             return Ok(Some(p));
         }
@@ -183,31 +215,42 @@ impl<S: RangeSource> Validator<S> {
             if !in_range(self.options.range, token) {
                 continue;
             }
-            let Some(p) =
-                purge_partition(p, self.options.now_seconds, self.options.gc_before_seconds)
-            else {
-                continue;
-            };
-            let d = digest_partition(&p, self.merger.schema());
-            if d.input_bytes() == 0 {
+            let key = key.clone();
+            let (now, gc_before) = (self.options.now_seconds, self.options.gc_before_seconds);
+            // The merged version is kept apart only when purging changes it.
+            let merged =
+                (self.keep_partitions && purge_changes(&p, now, gc_before)).then(|| p.clone());
+            let purged = purge_partition(p, now, gc_before);
+            let validated = purged.as_ref().and_then(|p| {
+                let d = digest_partition(p, self.merger.schema());
+                (d.input_bytes() > 0).then(|| ValidatedPartition {
+                    token,
+                    key: key.clone(),
+                    digest: d.finish(),
+                    input_bytes: d.input_bytes(),
+                    max_timestamp_micros: max_timestamp(p),
+                })
+            });
+            if let Some(v) = &validated {
+                self.tree.add(token, &v.digest, v.input_bytes);
+            }
+            if validated.is_none() && merged.is_none() {
                 continue;
             }
-            let v = ValidatedPartition {
+            return Ok(Some(Entry {
                 token,
-                key: p.start.key.bytes.bytes.clone(),
-                digest: d.finish(),
-                input_bytes: d.input_bytes(),
-                max_timestamp_micros: max_timestamp(&p),
-            };
-            self.tree.add(token, &v.digest, v.input_bytes);
-            return Ok(Some(v));
+                key,
+                validated,
+                merged,
+                purged: if self.keep_partitions { purged } else { None },
+            }));
         }
         Ok(None)
     }
 
-    fn peek(&mut self, clock: &dyn Clock) -> Result<Option<&ValidatedPartition>, MergeError> {
+    fn peek(&mut self, clock: &dyn Clock) -> Result<Option<&Entry>, MergeError> {
         if self.peeked.is_none() {
-            self.peeked = self.next_partition(clock)?;
+            self.peeked = self.next_entry(clock)?;
         }
         Ok(self.peeked.as_ref())
     }
@@ -225,17 +268,24 @@ pub struct RangeDiff {
     pub bytes: Vec<u64>,
 }
 
-/// A partition that differs: on which replicas it is, and which replica is newest.
+/// A partition that differs: on which replicas it is, which replica is newest, the pieces
+/// that differ and each replica's bytes.
 #[derive(Serialize, Debug, Clone, PartialEq, Eq)]
 pub struct PartitionDiff {
     pub token: i64,
     pub key_hex: String,
-    /// Per replica: its digest in hex, `None` when the replica does not have it.
+    /// Per replica: its digest in hex, `None` when the replica does not have it (or
+    /// validation purged it to nothing).
     pub digests: Vec<Option<String>>,
     /// Per replica: its newest timestamp in the partition.
     pub max_timestamps_micros: Vec<Option<i64>>,
     /// The replica holding the newest timestamp (the first such).
     pub newest: usize,
+    /// Per replica: the partition's digest input bytes (0 where it has none): what it would
+    /// stream for this partition to a replica whose digest differs.
+    pub bytes: Vec<u64>,
+    /// The pieces (rows, cells, tombstones) that differ, side by side.
+    pub pieces: Vec<PieceDiff>,
 }
 
 #[derive(Serialize, Debug, Clone, PartialEq, Eq)]
@@ -247,11 +297,18 @@ pub struct DiffReport {
     pub roots: Vec<String>,
     pub mismatching_ranges: Vec<RangeDiff>,
     pub partition_diffs: Vec<PartitionDiff>,
+    /// `[from][to]`: the digest input bytes replica `from` would stream to replica `to` when
+    /// the mismatching leaves are streamed whole, as repair streams a differing range (the
+    /// leaves where the two replicas' hashes differ).
+    pub stream_bytes_by_range: Vec<Vec<u64>>,
+    /// `[from][to]`: the same, counting only the partitions whose digests differ between
+    /// the two (what a partition-exact repair would stream).
+    pub stream_bytes_by_partition: Vec<Vec<u64>>,
 }
 
 /// Validates every replica in lockstep (token order) and compares: memory is the partitions
-/// being merged, one validated partition per replica, and the trees. [`ReplicaDiff`] step by
-/// step.
+/// being merged, one validated partition per replica (with its merged and purged versions),
+/// and the trees. [`ReplicaDiff`] step by step.
 pub fn diff_replicas<S: RangeSource>(
     replicas: Vec<Validator<S>>,
     clock: &dyn Clock,
@@ -267,13 +324,20 @@ pub fn diff_replicas<S: RangeSource>(
 pub struct ReplicaDiff<S> {
     replicas: Vec<Validator<S>>,
     partition_diffs: Vec<PartitionDiff>,
+    /// `[from][to]`: the bytes of the differing partitions `from` would stream to `to`.
+    by_partition: Vec<Vec<u64>>,
 }
 
 impl<S: RangeSource> ReplicaDiff<S> {
-    pub fn new(replicas: Vec<Validator<S>>) -> Self {
+    pub fn new(mut replicas: Vec<Validator<S>>) -> Self {
+        let n = replicas.len();
+        for r in &mut replicas {
+            r.keep_partitions = true;
+        }
         ReplicaDiff {
             replicas,
             partition_diffs: Vec::new(),
+            by_partition: vec![vec![0u64; n]; n],
         }
     }
 
@@ -303,7 +367,7 @@ impl<S: RangeSource> ReplicaDiff<S> {
         let Some((token, key)) = smallest else {
             return Ok(false);
         };
-        let mut here = Vec::with_capacity(n);
+        let mut here: Vec<Option<Entry>> = Vec::with_capacity(n);
         for r in &mut self.replicas {
             let take = r
                 .peeked
@@ -311,32 +375,65 @@ impl<S: RangeSource> ReplicaDiff<S> {
                 .is_some_and(|p| p.token == token && p.key == key);
             here.push(if take { r.peeked.take() } else { None });
         }
-        let first = here.first().and_then(|p| p.as_ref().map(|p| p.digest));
-        let same = here.iter().all(|p| p.as_ref().map(|p| p.digest) == first) && first.is_some();
-        if !same {
-            let stamps: Vec<Option<i64>> = here
-                .iter()
-                .map(|p| p.as_ref().map(|p| p.max_timestamp_micros))
-                .collect();
-            let mut newest = 0;
-            let mut newest_stamp = None;
-            for (i, s) in stamps.iter().enumerate() {
-                if s.is_some() && *s > newest_stamp {
-                    newest = i;
-                    newest_stamp = *s;
+        let validated: Vec<Option<&ValidatedPartition>> = here
+            .iter()
+            .map(|e| e.as_ref().and_then(|e| e.validated.as_ref()))
+            .collect();
+        let first = validated.first().and_then(|p| p.map(|p| p.digest));
+        let same = validated.iter().all(|p| p.map(|p| p.digest) == first) && first.is_some();
+        if same || validated.iter().all(Option::is_none) {
+            return Ok(true);
+        }
+        let stamps: Vec<Option<i64>> = validated
+            .iter()
+            .map(|p| p.map(|p| p.max_timestamp_micros))
+            .collect();
+        let mut newest = 0;
+        let mut newest_stamp = None;
+        for (i, s) in stamps.iter().enumerate() {
+            if s.is_some() && *s > newest_stamp {
+                newest = i;
+                newest_stamp = *s;
+            }
+        }
+        let bytes: Vec<u64> = validated
+            .iter()
+            .map(|p| p.map_or(0, |p| p.input_bytes))
+            .collect();
+        for (from, row) in self.by_partition.iter_mut().enumerate() {
+            for (to, cell) in row.iter_mut().enumerate() {
+                let (a, b) = (validated.get(from), validated.get(to));
+                let differ = a.map(|p| p.map(|p| p.digest)) != b.map(|p| p.map(|p| p.digest));
+                if differ {
+                    *cell += bytes.get(from).copied().unwrap_or(0);
                 }
             }
-            self.partition_diffs.push(PartitionDiff {
-                token,
-                key_hex: crate::span::hex(&key),
-                digests: here
-                    .iter()
-                    .map(|p| p.as_ref().map(|p| crate::span::hex(&p.digest)))
-                    .collect(),
-                max_timestamps_micros: stamps,
-                newest,
-            });
         }
+        let sides: Vec<compare::ReplicaSide<'_>> = here
+            .iter()
+            .map(|e| {
+                e.as_ref().and_then(|e| match (&e.merged, &e.purged) {
+                    (Some(m), p) => Some((m, p.as_ref())),
+                    (None, Some(p)) => Some((p, Some(p))),
+                    (None, None) => None,
+                })
+            })
+            .collect();
+        let schemas: Vec<&crate::component::data::DataSchema> =
+            self.replicas.iter().map(|r| r.merger.schema()).collect();
+        let pieces = compare::partition_pieces(&sides, &schemas, replicas_now(&self.replicas));
+        self.partition_diffs.push(PartitionDiff {
+            token,
+            key_hex: crate::span::hex(&key),
+            digests: validated
+                .iter()
+                .map(|p| p.map(|p| crate::span::hex(&p.digest)))
+                .collect(),
+            max_timestamps_micros: stamps,
+            newest,
+            bytes,
+            pieces,
+        });
         Ok(true)
     }
 
@@ -353,8 +450,34 @@ impl<S: RangeSource> ReplicaDiff<S> {
             roots: trees.iter().map(|t| crate::span::hex(&t.root())).collect(),
             mismatching_ranges: compare_trees(&trees),
             partition_diffs: self.partition_diffs,
+            stream_bytes_by_range: stream_by_range(&trees),
+            stream_bytes_by_partition: self.by_partition,
         }
     }
+}
+
+fn replicas_now<S>(replicas: &[Validator<S>]) -> i64 {
+    replicas.first().map_or(0, |r| r.options.now_seconds)
+}
+
+/// `[from][to]`: `from`'s bytes in the leaves whose hashes differ between the two trees.
+fn stream_by_range(trees: &[&MerkleTree]) -> Vec<Vec<u64>> {
+    trees
+        .iter()
+        .map(|from| {
+            trees
+                .iter()
+                .map(|to| {
+                    from.leaves()
+                        .iter()
+                        .zip(to.leaves())
+                        .filter(|(a, b)| a.hash != b.hash)
+                        .map(|(a, _)| a.bytes)
+                        .sum()
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// The leaves whose hashes differ between any two trees (of one depth), adjacent ones

@@ -5,8 +5,8 @@
 //! `db/partitions/PurgeFunction.java`; validation purges every droppable tombstone).
 
 use crate::component::data::{
-    CellKind, ClusteringPrefixKind, ColumnData, DeletionTime, LocalDeletionTime, MarkerDeletion,
-    Row,
+    Cell, CellKind, ClusteringPrefixKind, ColumnData, DeletionTime, LivenessInfo,
+    LocalDeletionTime, MarkerDeletion, Row,
 };
 use crate::merge::{MergedPartition, MergedUnfiltered};
 
@@ -14,6 +14,65 @@ use super::digest::is_live;
 
 fn purgeable(d: &DeletionTime, gc_before_secs: i64) -> bool {
     !is_live(d) && d.local_deletion_time.secs < gc_before_secs
+}
+
+/// `DeletionPurger.shouldPurge(LivenessInfo, now)`: expired at now, and before gcBefore.
+fn liveness_purged(l: &LivenessInfo, now_secs: i64, gc_before_secs: i64) -> bool {
+    l.local_expiration_time
+        .as_ref()
+        .is_some_and(|e| e.value.secs <= now_secs && e.value.secs < gc_before_secs)
+}
+
+/// Whether [`purge_row`] drops or rewrites the cell: a tombstone before gcBefore, or an
+/// expired cell (dropped, or turned into a tombstone).
+fn cell_changes(c: &Cell, gc_before_secs: i64) -> bool {
+    match c.kind {
+        CellKind::Tombstone => c
+            .local_deletion_time
+            .is_some_and(|l| l.secs < gc_before_secs),
+        CellKind::Expired => true,
+        CellKind::Live | CellKind::Expiring => false,
+    }
+}
+
+fn row_changes(row: &Row, now_secs: i64, gc_before_secs: i64) -> bool {
+    row.deletion
+        .as_ref()
+        .is_some_and(|d| purgeable(&d.time, gc_before_secs))
+        || row
+            .liveness
+            .as_ref()
+            .is_some_and(|l| liveness_purged(l, now_secs, gc_before_secs))
+        || row.column_data.iter().any(|d| match d {
+            ColumnData::Simple(c) => cell_changes(c, gc_before_secs),
+            ColumnData::Complex(c) => {
+                let deletion = c.complex_deletion.as_ref();
+                deletion.is_some_and(|d| purgeable(d, gc_before_secs))
+                    || (c.cells.is_empty() && deletion.is_none_or(is_live))
+                    || c.cells.iter().any(|c| cell_changes(c, gc_before_secs))
+            }
+        })
+        || (row.liveness.is_none() && row.deletion.is_none() && row.column_data.is_empty())
+}
+
+/// Whether [`purge_partition`] would change `p` at all (when it would not, the merged
+/// partition is what validation hashes, and no purged copy is needed).
+pub fn purge_changes(p: &MergedPartition, now_secs: i64, gc_before_secs: i64) -> bool {
+    let empty = is_live(&p.start.deletion) && p.static_row.is_none() && p.unfiltereds.is_empty();
+    empty
+        || purgeable(&p.start.deletion, gc_before_secs)
+        || p.static_row
+            .as_ref()
+            .is_some_and(|s| row_changes(&s.row, now_secs, gc_before_secs))
+        || p.unfiltereds.iter().any(|u| match u {
+            MergedUnfiltered::Row(r) => row_changes(&r.row, now_secs, gc_before_secs),
+            MergedUnfiltered::Marker(m) => match &m.marker.deletion {
+                MarkerDeletion::Bound(t) => purgeable(t, gc_before_secs),
+                MarkerDeletion::Boundary { end, start } => {
+                    purgeable(end, gc_before_secs) || purgeable(start, gc_before_secs)
+                }
+            },
+        })
 }
 
 fn purge_row(mut row: Row, now_secs: i64, gc_before_secs: i64) -> Option<Row> {
@@ -24,14 +83,17 @@ fn purge_row(mut row: Row, now_secs: i64, gc_before_secs: i64) -> Option<Row> {
     {
         row.deletion = None;
     }
-    if let Some(l) = &row.liveness {
-        if let Some(exp) = &l.local_expiration_time {
-            if exp.value.secs <= now_secs && exp.value.secs < gc_before_secs {
-                row.liveness = None;
-            }
-        }
+    if row
+        .liveness
+        .as_ref()
+        .is_some_and(|l| liveness_purged(l, now_secs, gc_before_secs))
+    {
+        row.liveness = None;
     }
-    let purge_cell = |mut c: crate::component::data::Cell| {
+    let purge_cell = |mut c: Cell| {
+        if !cell_changes(&c, gc_before_secs) {
+            return Some(c);
+        }
         let ldt = c.local_deletion_time.map(|l| l.secs);
         match c.kind {
             CellKind::Tombstone if ldt.is_some_and(|t| t < gc_before_secs) => None,

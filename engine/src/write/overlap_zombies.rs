@@ -15,6 +15,7 @@
 //! | 6 | row deletion at 9 | nothing | garbage |
 //! | 7 | partition deletion | nothing | garbage |
 //! | 8 | row deletion at 2 | row 2: liveness, `v`; SSTable `c` (≠ a, b) deletes row 2 after it, not droppable | none: `c` keeps row 2 hidden |
+//! | 9 | row 4: a liveness expired (TTL 60 s), no cell | row 4: liveness, `v` | row 4 (1: the liveness; `v` is not in its scope) |
 //!
 //! With `now = OverlapOptions::now_secs` these are the only droppable tombstones for any
 //! gc_grace in (3,600 s, [`ZOMBIE_AGE_SECS`] + 3,600 s): the random partitions' tombstones and
@@ -29,7 +30,7 @@ use super::model::{
 pub const ZOMBIE_AGE_SECS: i64 = 30 * 86_400;
 
 /// The number of injected cases (one partition each).
-pub const ZOMBIE_CASES: usize = 9;
+pub const ZOMBIE_CASES: usize = 10;
 
 /// What a resurrection scan finds for one injected tombstone: the data it shadows in one
 /// other SSTable's row, or (`shadowed: None`) nothing (droppable garbage).
@@ -120,6 +121,12 @@ pub(crate) fn zombie_case(
             pieces,
         })
     };
+    // Cases 4 and 9: a TTL of 60 s, run out a minute after the tombstones' time.
+    let expires = tomb_secs.saturating_add(60);
+    let ttl_60 = Some(Expiry {
+        ttl_secs: 60,
+        local_expiration_time_secs: expires as u32,
+    });
     let mut out = Vec::new();
     let mut b_rows = Vec::new();
     let mut versions_c = None;
@@ -202,7 +209,6 @@ pub(crate) fn zombie_case(
             ));
         }
         4 => {
-            let expires = tomb_secs.saturating_add(60);
             let mut r = Row::new(ck(7));
             r.columns.push(ColumnData::Simple {
                 column: n_col,
@@ -211,10 +217,7 @@ pub(crate) fn zombie_case(
                     path: None,
                     value: CellValue::Live {
                         value: 7i32.to_be_bytes().to_vec(),
-                        expiry: Some(Expiry {
-                            ttl_secs: 60,
-                            local_expiration_time_secs: expires as u32,
-                        }),
+                        expiry: ttl_60,
                     },
                 },
             });
@@ -259,6 +262,23 @@ pub(crate) fn zombie_case(
         7 => {
             pa.deletion = deletion;
             out.push(expected("Partition", None, None, tomb_secs, None));
+        }
+        9 => {
+            // An `INSERT … USING TTL 60` of row 4 (no cell) over an older `INSERT` without TTL.
+            let mut r = Row::new(ck(4));
+            r.liveness = Some(Liveness {
+                timestamp_micros: t,
+                expiry: ttl_60,
+            });
+            pa.unfiltereds.push(Unfiltered::Row(r));
+            b_rows.push(live_row(4, vec![simple(v_col, "zombie v4")]));
+            out.push(expected(
+                "ExpiredLiveness",
+                Some(4),
+                None,
+                expires,
+                shadow(Some(4), 1),
+            ));
         }
         _ => {
             let mut r = Row::new(ck(2));

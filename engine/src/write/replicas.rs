@@ -1,8 +1,21 @@
 //! Replica sets of one table ([`generate_replicas`]): every node holds the same overlapping
 //! SSTables (`write::overlap`) plus one SSTable of its own over fresh keys, where the chosen
 //! divergences are written — a partition missing on one node, an older cell, an extra row, an
-//! extra range tombstone, a TTL expired on one side. Each divergence is in a partition of its
-//! own, so the partitions a replica comparison must find are exactly the divergences' keys.
+//! extra range tombstone, a TTL expired on one side, a row deletion past gc_grace (in a second
+//! SSTable of that node's own) over data every node holds. Each divergence is in a partition of
+//! its own, so the partitions a replica comparison must find are exactly the divergences' keys.
+//!
+//! What a comparison at the set's "now" (`OverlapOptions::now_secs`, gc_grace 10 days) finds
+//! inside each partition, by construction:
+//!
+//! | kind | on the divergent node | on the others | pieces that differ |
+//! |---|---|---|---|
+//! | `MissingPartition` | nothing | row 0: liveness, `v` | row 0's liveness and `v` |
+//! | `OlderCell` | row 0: `v` = 'older' one µs older | `v` = 'v' | `v` at row 0 |
+//! | `ExtraRow` | row 1: liveness, `v` = 'extra' | no row 1 | row 1's liveness and `v` |
+//! | `ExtraRangeTombstone` | range deletion [2, 3] | none | its two bounds |
+//! | `ExpiredTtl` | `v` with TTL 60 s, expired | `v` with TTL 1,000,000 s | `v` at row 0 |
+//! | `TombstonePastGcGrace` | row 0 deleted 20 days ago (purged by validation) | row 0 | row 0's liveness and `v` (the deletion is listed beside them) |
 
 use super::model::{
     BoundKind, Cell, CellValue, ColumnData, Expiry, Liveness, ModelDeletion, Partition,
@@ -27,6 +40,10 @@ pub enum DivergenceKind {
     ExtraRangeTombstone,
     /// This node's `v` at clustering 0 has a TTL that has run out at "now"; the others' lives.
     ExpiredTtl,
+    /// Every node holds row 0 written 21 days before the base time; this node also deletes it
+    /// 20 days before, in a second SSTable of its own: past gc_grace, validation purges the
+    /// deletion (and the partition with it), and repair would stream the row back to it.
+    TombstonePastGcGrace,
 }
 
 pub const DIVERGENCE_KINDS: [DivergenceKind; 5] = [
@@ -36,6 +53,21 @@ pub const DIVERGENCE_KINDS: [DivergenceKind; 5] = [
     DivergenceKind::ExtraRangeTombstone,
     DivergenceKind::ExpiredTtl,
 ];
+
+/// Every kind, [`DivergenceKind::TombstonePastGcGrace`] included (it adds an SSTable to its
+/// node).
+pub const ALL_DIVERGENCE_KINDS: [DivergenceKind; 6] = [
+    DivergenceKind::MissingPartition,
+    DivergenceKind::OlderCell,
+    DivergenceKind::ExtraRow,
+    DivergenceKind::ExtraRangeTombstone,
+    DivergenceKind::ExpiredTtl,
+    DivergenceKind::TombstonePastGcGrace,
+];
+
+/// How long before the base time a [`DivergenceKind::TombstonePastGcGrace`] row was written
+/// (its deletion a day later).
+pub const PAST_GC_GRACE_AGE_SECS: i64 = 21 * 86_400;
 
 /// One injected difference: which node differs from the others, in which partition.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,7 +86,8 @@ pub struct ReplicaSet<S> {
 
 /// `nodes` replicas (≥ 2) of the table `options` describes, with `kinds` injected: divergence
 /// `i` on node `1 + i mod (nodes − 1)`. `make_sink(node, sstable)`; each node's own SSTable is
-/// number `options.sstables`.
+/// number `options.sstables`, and a node with a `TombstonePastGcGrace` has a second one,
+/// number `options.sstables + 1`, holding its deletions.
 pub fn generate_replicas<S: ComponentSink>(
     options: &OverlapOptions,
     nodes: usize,
@@ -99,20 +132,24 @@ pub fn generate_replicas<S: ComponentSink>(
             },
         },
     };
-    let row = |ck: i32, data: ColumnData| {
+    let row_at = |ck: i32, ts: i64, data: ColumnData| {
         let mut r = Row::new(vec![ck.to_be_bytes().to_vec()]);
         r.liveness = Some(Liveness {
-            timestamp_micros: t,
+            timestamp_micros: ts,
             expiry: None,
         });
         r.columns.push(data);
         Unfiltered::Row(r)
     };
+    let row = |ck: i32, data: ColumnData| row_at(ck, t, data);
+    let old_secs = (t / 1_000_000).saturating_sub(PAST_GC_GRACE_AGE_SECS);
+    let old = old_secs.saturating_mul(1_000_000);
     let mut out = Vec::with_capacity(nodes);
     for node in 0..nodes {
         let shared = generate_overlapping(options, |i| make_sink(node, i))?;
         let mut sstables = shared.sstables;
         let mut own = Vec::new();
+        let mut deletions = Vec::new();
         for key in &keys {
             let Some(d) = divergences.iter().find(|d| &d.key == key) else {
                 continue;
@@ -142,6 +179,20 @@ pub fn generate_replicas<S: ComponentSink>(
                 ),
                 _ => v_cell(t, "v", None),
             };
+            if d.kind == DivergenceKind::TombstonePastGcGrace {
+                p.unfiltereds.push(row_at(0, old, v_cell(old, "v", None)));
+                if here {
+                    // Deleted a day after it was written, 20 days before the base time.
+                    let at = old.saturating_add(86_400_000_000);
+                    let mut r = Row::new(vec![0i32.to_be_bytes().to_vec()]);
+                    r.deletion = ModelDeletion::new(at, old_secs.saturating_add(86_400) as u32);
+                    let mut deleted = Partition::new(key.clone());
+                    deleted.unfiltereds.push(Unfiltered::Row(r));
+                    deletions.push(deleted);
+                }
+                own.push(p);
+                continue;
+            }
             p.unfiltereds.push(row(0, v));
             if here && d.kind == DivergenceKind::ExtraRow {
                 p.unfiltereds.push(row(1, v_cell(t, "extra", None)));
@@ -166,6 +217,16 @@ pub fn generate_replicas<S: ComponentSink>(
             writer.append(p)?;
         }
         sstables.push(writer.finish()?);
+        if !deletions.is_empty() {
+            let mut w = WriteOptions::new(options.version);
+            w.expected_keys = deletions.len() as u64;
+            let sink = make_sink(node, options.sstables.saturating_add(1));
+            let mut writer = SSTableWriter::new(schema.clone(), w, sink)?;
+            for p in &deletions {
+                writer.append(p)?;
+            }
+            sstables.push(writer.finish()?);
+        }
         out.push(sstables);
     }
     Ok(ReplicaSet {
