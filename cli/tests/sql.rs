@@ -36,6 +36,22 @@ fn dump(dir: &Path, extra: &[&str]) -> Vec<Value> {
         .clone()
 }
 
+/// "Now" of the merged reads the generated tables are compared at (`read --now`, `sql --now`).
+const NOW: &str = "1700003600";
+
+/// `read DIR --json --now NOW` and `extra`: the merged partitions.
+fn read_json(dir: &Path, extra: &[&str]) -> Vec<Value> {
+    let mut args = vec!["read", dir.to_str().unwrap(), "--json", "--now", NOW];
+    args.extend_from_slice(extra);
+    let (stdout, stderr, code) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    serde_json::from_str::<Value>(&stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
 /// One number from a one-row, one-column query (`--csv`: header, then the value).
 fn scalar(query: &str, dir: &Path) -> String {
     let (stdout, stderr, code) = run(&["sql", query, dir.to_str().unwrap(), "--csv"]);
@@ -213,13 +229,15 @@ fn a_corrupt_sstable_names_sstable_component_and_offset() {
     let (_, stderr, code) = run(&["sql", "SELECT count(*) FROM t", dir.to_str().unwrap()]);
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("nb-1-big"), "{stderr}");
-    assert!(stderr.contains("Data.db bytes 424..836"), "{stderr}");
+    assert!(stderr.contains("Data.db 424..836"), "{stderr}");
+    assert!(stderr.contains("at 0x1a8 in Data.db"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A key lookup through `sql` on a generated SSTable of 4 KiB chunks reads only the chunks
-/// holding that partition (its uncompressed span from `partitions`), far less than Data.db,
-/// and returns the rows `dump --key` shows; a projection and a full count agree with dump too.
+/// holding that partition (its uncompressed span from `partitions`), each once, far less than
+/// Data.db, and returns the rows `read --key` shows; a full count agrees with `read` too (the
+/// merged read of one SSTable: its partition deletions and range tombstones applied).
 #[test]
 fn a_key_lookup_reads_only_the_partitions_chunks() {
     let dir =
@@ -256,11 +274,11 @@ fn a_key_lookup_reads_only_the_partitions_chunks() {
     );
     let chunk = 4096;
     let chunks_spanned = (position + bytes - 1) / chunk - position / chunk + 1;
-    let dumped = dumped_rows(&dump(&dir, &["--key", &key]), |_| true);
+    let dumped = dumped_rows(&read_json(&dir, &["--key", &key]), |_| true);
     assert!(dumped >= 20, "{dumped}");
 
     let query = format!("SELECT count(*) FROM t WHERE partition_key = {key}");
-    let (stdout, stderr, code) = run(&["sql", &query, d, "--csv", "--stats"]);
+    let (stdout, stderr, code) = run(&["sql", &query, d, "--csv", "--stats", "--now", NOW]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stdout.lines().nth(1), Some(dumped.to_string().as_str()));
     let reads_line = stderr
@@ -281,18 +299,30 @@ fn a_key_lookup_reads_only_the_partitions_chunks() {
         .split(' ')
         .map(|r| r.split('+').next().unwrap().parse().unwrap())
         .collect();
+    let reads = offsets.len();
     offsets.sort_unstable();
     offsets.dedup();
     // Only the partition's chunks (the lookup's header read is one of them), each at most
-    // a 4 KiB chunk and its checksum (lz4 of generated values does not grow them).
+    // a 4 KiB chunk and its checksum (lz4 of generated values does not grow them), each once:
+    // the chunk the lookup read is not read again by the row reader.
     assert_eq!(offsets.len() as u64, chunks_spanned, "{reads_line}");
+    assert_eq!(reads, offsets.len(), "a chunk read twice: {reads_line}");
     assert!(read_bytes < data_len / 20, "{read_bytes} of {data_len}");
     eprintln!("key {key}: {read_bytes} of {data_len} Data.db bytes, {reads_line}");
 
     // Without the key filter every chunk is read.
-    let (stdout, stderr, code) = run(&["sql", "SELECT count(*) FROM t", d, "--csv", "--stats"]);
+    let (stdout, stderr, code) = run(&[
+        "sql",
+        "SELECT count(*) FROM t",
+        d,
+        "--csv",
+        "--stats",
+        "--now",
+        NOW,
+    ]);
     assert_eq!(code, 0, "{stderr}");
-    let all = dumped_rows(&dump(&dir, &[]), |_| true).to_string();
+    // The merged read's rows (the same file's partition deletions and range tombstones applied).
+    let all = dumped_rows(&read_json(&dir, &[]), |_| true).to_string();
     assert_eq!(stdout.lines().nth(1), Some(all.as_str()));
     assert!(stderr.contains(&format!("({data_len} bytes)")), "{stderr}");
     // A LIMIT stops the reading: the first chunk, not the file.
@@ -442,5 +472,215 @@ fn schema_cql_names_the_key_and_clustering_columns() {
     // The default names are gone.
     let (_, stderr, code) = run(&["sql", "SELECT clustering_0 FROM t", d]);
     assert_eq!(code, 2, "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Text of a JSON value as dump prints it (`None` for null or absent).
+fn text(v: Option<&Value>) -> Option<String> {
+    match v? {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+/// `(partition key, clustering) → (v, n)` of the regular rows of `read --json`'s partitions: a
+/// cell with deletion info (a tombstone) or no cell is null.
+fn read_values(
+    parts: &[Value],
+) -> std::collections::BTreeMap<(String, String), (Option<String>, Option<String>)> {
+    let mut out = std::collections::BTreeMap::new();
+    for p in parts {
+        let key = p["partition"]["key"][0].as_str().unwrap().to_owned();
+        for r in p["rows"].as_array().cloned().unwrap_or_default() {
+            if r["type"] != "row" {
+                continue;
+            }
+            let ck = r["clustering"][0].as_str().unwrap().to_owned();
+            let cell = |name: &str| {
+                r["cells"]
+                    .as_array()
+                    .and_then(|c| c.iter().find(|c| c["name"] == name))
+                    .filter(|c| c.get("deletion_info").is_none())
+                    .and_then(|c| text(c.get("value")))
+            };
+            out.insert((key.clone(), ck), (cell("v"), cell("n")));
+        }
+    }
+    out
+}
+
+/// A table of 4 overlapping SSTables (`generate --overlapping 4`): `sql` answers from the merged
+/// read, as `read DIR --json` shows it at the same `--now` — the row count and every row's `v`
+/// and `n` — and not from the SSTables' rows concatenated (their count is larger: the same
+/// rows, shadowed versions and all, in several SSTables).
+#[test]
+fn sql_answers_from_the_merged_read_of_the_tables_sstables() {
+    let dir =
+        std::env::temp_dir().join(format!("sstable-inspect-sql-merged-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let said = crate::read::generate_overlapping_table(&dir, "nb", (40, 8, 21), &[]);
+    let now = said
+        .split("--now ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .unwrap_or_else(|| panic!("{said}"))
+        .to_owned();
+    let d = dir.to_str().unwrap();
+    let (stdout, stderr, code) = run(&["read", d, "--json", "--now", &now]);
+    assert_eq!(code, 0, "{stderr}");
+    let parts: Vec<Value> = serde_json::from_str(&stdout).unwrap();
+    let merged = dumped_rows(&parts, |_| true);
+    let count = |path: &str| {
+        let (stdout, stderr, code) = run(&[
+            "sql",
+            "SELECT count(*) FROM t",
+            path,
+            "--csv",
+            "--now",
+            &now,
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        stdout.lines().nth(1).unwrap().parse::<usize>().unwrap()
+    };
+    assert_eq!(count(d), merged);
+    // Each SSTable alone, summed: what concatenating them would answer.
+    let mut datas: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with("-Data.db"))
+        .collect();
+    datas.sort();
+    assert_eq!(datas.len(), 4);
+    let concatenated: usize = datas.iter().map(|p| count(p.to_str().unwrap())).sum();
+    assert!(concatenated > merged, "{concatenated} vs {merged}");
+
+    let (stdout, stderr, code) = run(&[
+        "sql",
+        "SELECT partition_key, clustering_0, v, n FROM t WHERE _kind = 'row'",
+        d,
+        "--json",
+        "--now",
+        &now,
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let rows: Vec<Value> = serde_json::from_str(&stdout).unwrap();
+    let got: std::collections::BTreeMap<_, _> = rows
+        .iter()
+        .map(|r| {
+            (
+                (
+                    text(r.get("partition_key")).unwrap(),
+                    text(r.get("clustering_0")).unwrap(),
+                ),
+                (text(r.get("v")), text(r.get("n"))),
+            )
+        })
+        .collect();
+    assert_eq!(got.len(), rows.len(), "a row twice");
+    let expected = read_values(&parts);
+    assert!(expected.len() > 40, "{}", expected.len());
+    assert_eq!(got, expected);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `WHERE __token >= A AND __token < B` (the Murmur3 token) on a generated SSTable of 4 KiB
+/// chunks: the rows of the partitions whose tokens are in the range (dump's, in token order),
+/// and Data.db reads only from the chunk of the range's first partition to the chunk holding
+/// the header of the first partition past it.
+#[test]
+fn a_token_range_reads_only_the_ranges_chunks() {
+    let dir =
+        std::env::temp_dir().join(format!("sstable-inspect-sql-tokens-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let (_, stderr, code) = run(&[
+        "generate",
+        "--out",
+        d,
+        "--version",
+        "nb",
+        "--compression",
+        "lz4",
+        "--partitions",
+        "200",
+        "--rows-per-partition",
+        "20",
+        "--chunk-kib",
+        "4",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let data_len = std::fs::metadata(dir.join("nb-1-big-Data.db"))
+        .unwrap()
+        .len();
+    let (csv, _, code) = run(&["partitions", d, "--csv", "-q"]);
+    assert_eq!(code, 0);
+    // Partitions in Data.db (token) order: token, position, bytes.
+    let listed: Vec<(i64, u64, u64)> = csv
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                f[2].parse().unwrap(),
+                f[3].parse().unwrap(),
+                f[4].parse().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(listed.len(), 200);
+    let (first, last) = (100, 110);
+    let (a, b) = (listed[first].0, listed[last].0);
+    let parts = read_json(&dir, &[]);
+    assert_eq!(parts.len(), 200);
+    let expected = dumped_rows(&parts[first..last], |_| true);
+    let query = format!("SELECT count(*), count(DISTINCT partition_key) FROM t WHERE __token >= {a} AND __token < {b}");
+    let (stdout, stderr, code) = run(&["sql", &query, d, "--csv", "--stats", "--now", NOW]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout.lines().nth(1),
+        Some(format!("{expected},{}", last - first).as_str()),
+        "{stderr}"
+    );
+    let reads_line = stderr
+        .lines()
+        .find(|l| l.starts_with("read: Data.db reads"))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    let chunk = 4096;
+    let lowest = listed[first].1 / chunk;
+    let highest = listed[last].1 / chunk;
+    let mut chunks: Vec<u64> = reads_line
+        .rsplit(": ")
+        .next()
+        .unwrap()
+        .split(' ')
+        .map(|r| r.split('+').next().unwrap().parse::<u64>().unwrap())
+        .collect();
+    chunks.sort_unstable();
+    chunks.dedup();
+    // Physical offsets of compressed chunks: as many as the range's uncompressed chunks.
+    assert!(
+        chunks.len() as u64 <= highest - lowest + 1,
+        "{} chunks read, the range spans {}: {reads_line}",
+        chunks.len(),
+        highest - lowest + 1
+    );
+    let read_bytes: u64 = reads_line
+        .split('(')
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(read_bytes < data_len / 5, "{read_bytes} of {data_len}");
+    // The token column is each row's partition token: the first partition's.
+    let (stdout, _, code) = run(&[
+        "sql",
+        &format!("SELECT min(__token) FROM t WHERE __token >= {a}"),
+        d,
+        "--csv",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(stdout.lines().nth(1), Some(a.to_string().as_str()));
     let _ = std::fs::remove_dir_all(&dir);
 }

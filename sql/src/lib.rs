@@ -1,15 +1,16 @@
-//! SQL over a table's SSTables on DataFusion: the rows of every 3.0+ SSTable found (as
-//! `sstable-arrow` decodes them, with the `<column>__writetime` / `__ttl` /
-//! `__local_deletion_time` columns of `--cell-metadata`) registered as table `t`.
+//! SQL over a table's SSTables on DataFusion: the rows of the merged read of the 3.0+ SSTables
+//! found (as `sstable-arrow` decodes them, with the `<column>__writetime` / `__ttl` /
+//! `__local_deletion_time` columns of `--cell-metadata`, and `__token` for a Murmur3 table)
+//! registered as table `t`.
 //!
 //! DataFusion 55 is built on arrow 59 and the decoder's batches are arrow 60: they cross
 //! through Arrow IPC ([`bridge`]), safe code and one copy per batch.
 //!
-//! The table is a [`SSTableTable`] ([`provider`]): projection pushed into the row decoding, a
-//! partition-key equality answered through the index and bloom filter.
+//! The table is a [`SSTableTable`] ([`provider`]): rows streamed as DataFusion pulls them,
+//! projection pushed into the row decoding, a partition-key equality answered through the
+//! index and bloom filter, a `__token` range through the index.
 //!
-//! Not yet: the merged read of several SSTables (their rows are concatenated), a token range
-//! through the index.
+//! Not yet: 2.x SSTables.
 
 use std::sync::Arc;
 
