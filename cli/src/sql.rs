@@ -58,11 +58,19 @@ pub fn run(a: Args) -> Result<Outcome, String> {
             l.file.table.clustering.as_slice(),
         )
     });
+    let layout = loaded.as_ref().and_then(|l| {
+        sstable_engine::component::legacy_data::LegacyLayout::from_cql(
+            &l.file.table,
+            l.file.compact_storage,
+        )
+        .ok()
+    });
     match sstable_sql::query_with_log(
         &a.query,
         &paths,
         a.now.or_else(crate::now::now_seconds),
         names,
+        layout.as_ref(),
     ) {
         Ok((schema, batches, log)) => {
             if a.stats {

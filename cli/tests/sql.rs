@@ -325,6 +325,20 @@ fn a_key_lookup_reads_only_the_partitions_chunks() {
     let all = dumped_rows(&read_json(&dir, &[]), |_| true).to_string();
     assert_eq!(stdout.lines().nth(1), Some(all.as_str()));
     assert!(stderr.contains(&format!("({data_len} bytes)")), "{stderr}");
+    // Planning reads no Data.db byte: the rows are decoded when the plan runs, as a stream.
+    let (stdout, stderr, code) = run(&[
+        "sql",
+        "EXPLAIN SELECT count(*) FROM t",
+        d,
+        "--csv",
+        "--stats",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("StreamingTableExec"), "{stdout}");
+    assert!(
+        stderr.contains("read: Data.db reads 0 (0 bytes)"),
+        "{stderr}"
+    );
     // A LIMIT stops the reading: the first chunk, not the file.
     let (stdout, stderr, code) = run(&[
         "sql",
@@ -683,4 +697,170 @@ fn a_token_range_reads_only_the_ranges_chunks() {
     assert_eq!(code, 0);
     assert_eq!(stdout.lines().nth(1), Some(a.to_string().as_str()));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A 2.x snapshot: a copy of `legacy_ka_14873` (MANIFEST.md §5: `pkc int, cc int, sc int
+/// static, rc text`, clustering DESC; one partition pkc = 0, static sc = 0, rows cc = 1..5, each
+/// rc that digit 256 times) with the MANIFEST's table as schema.cql beside it: the values come
+/// out with their names and types (int columns as Int32), and `max(rc__writetime)` is dump's.
+/// Without the schema the query is refused (exit 1).
+#[test]
+fn a_2x_snapshot_is_queried_with_its_schema_types_and_names() {
+    let Some(fx) =
+        common::cassandra_fixtures("a_2x_snapshot_is_queried_with_its_schema_types_and_names")
+    else {
+        return;
+    };
+    let src = common::legacy_dir(&fx, "ka", "legacy_ka_14873");
+    let dir = std::env::temp_dir().join(format!("sstable-inspect-sql-2x-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for e in std::fs::read_dir(&src).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+    }
+    let d = dir.to_str().unwrap();
+    let (_, stderr, code) = run(&["sql", "SELECT count(*) FROM t", d]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("schema"), "{stderr}");
+    std::fs::write(
+        dir.join("schema.cql"),
+        "CREATE TABLE IF NOT EXISTS legacy_tables.legacy_ka_14873 (\n    pkc int,\n    cc int,\n    sc int static,\n    rc text,\n    PRIMARY KEY (pkc, cc)\n) WITH CLUSTERING ORDER BY (cc DESC);\n",
+    )
+    .unwrap();
+    let (stdout, stderr, code) = run(&[
+        "sql",
+        "SELECT arrow_typeof(pkc) AS k, arrow_typeof(cc) AS c, arrow_typeof(sc) AS s, \
+         arrow_typeof(rc) AS r FROM t LIMIT 1",
+        d,
+        "--csv",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout.lines().nth(1),
+        Some("Int32,Int32,Int32,Utf8"),
+        "{stdout}"
+    );
+    let (stdout, stderr, code) = run(&[
+        "sql",
+        "SELECT pkc, cc, rc FROM t WHERE _kind = 'row' ORDER BY cc",
+        d,
+        "--csv",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let rows: Vec<&str> = stdout.lines().skip(1).collect();
+    let expected: Vec<String> = (1..=5)
+        .map(|i| format!("0,{i},{}", i.to_string().repeat(256)))
+        .collect();
+    assert_eq!(rows, expected, "{stdout}");
+    assert_eq!(scalar("SELECT sc FROM t WHERE _kind = 'static'", &dir), "0");
+    // The writetime of rc, as dump (with the same schema.cql) shows the cells.
+    let parts = dump(&dir, &[]);
+    let expected = parts
+        .iter()
+        .flat_map(|p| p["rows"].as_array().cloned().unwrap_or_default())
+        .flat_map(|r| r["cells"].as_array().cloned().unwrap_or_default())
+        .filter(|c| c["name"] == "rc")
+        .filter_map(|c| c["tstamp"].as_str().map(micros))
+        .max()
+        .unwrap();
+    assert_eq!(
+        scalar("SELECT CAST(max(rc__writetime) AS BIGINT) FROM t", &dir),
+        expected.to_string()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every 2.x generated table (jb, ka, la; MANIFEST.md §3: `pk text, [ck text,] val text` or
+/// `val counter`, the compact variants `WITH COMPACT STORAGE`) copied with its schema.cql:
+/// `count(*)`, a key lookup, a clustering range and `max(val__writetime)` agree with `dump` of the
+/// same snapshot (which reads the same schema.cql).
+#[test]
+fn sql_agrees_with_dump_on_every_2x_table_with_its_schema() {
+    let Some(fx) =
+        common::cassandra_fixtures("sql_agrees_with_dump_on_every_2x_table_with_its_schema")
+    else {
+        return;
+    };
+    let mut tables = 0;
+    for v in ["jb", "ka", "la"] {
+        for kind in ["simple", "clust"] {
+            for counter in [false, true] {
+                for compact in [false, true] {
+                    let name = format!(
+                        "legacy_{v}_{kind}{}{}",
+                        if counter { "_counter" } else { "" },
+                        if compact { "_compact" } else { "" }
+                    );
+                    let src = common::legacy_dir(&fx, v, &name);
+                    if !src.is_dir() {
+                        continue;
+                    }
+                    tables += 1;
+                    let dir = std::env::temp_dir()
+                        .join(format!("sstable-inspect-sql-{name}-{}", std::process::id()));
+                    let _ = std::fs::remove_dir_all(&dir);
+                    std::fs::create_dir_all(&dir).unwrap();
+                    for e in std::fs::read_dir(&src).unwrap() {
+                        let e = e.unwrap();
+                        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+                    }
+                    let val = if counter { "counter" } else { "text" };
+                    let (ck, key) = if kind == "clust" {
+                        ("    ck text,\n", "(pk, ck)")
+                    } else {
+                        ("", "(pk)")
+                    };
+                    let with = if compact { " WITH COMPACT STORAGE" } else { "" };
+                    std::fs::write(
+                        dir.join("schema.cql"),
+                        format!("CREATE TABLE legacy_tables.{name} (\n    pk text,\n{ck}    val {val},\n    PRIMARY KEY {key}\n){with};\n"),
+                    )
+                    .unwrap();
+                    let parts = dump(&dir, &[]);
+                    let all = dumped_rows(&parts, |_| true);
+                    assert!(all >= 5, "{name}: {all}");
+                    assert_eq!(
+                        scalar("SELECT count(*) FROM t", &dir),
+                        all.to_string(),
+                        "{name}"
+                    );
+                    let key = dump(&dir, &["--key", "2"]);
+                    assert_eq!(key.len(), 1, "{name}");
+                    assert_eq!(
+                        scalar("SELECT count(*) FROM t WHERE pk = '2'", &dir),
+                        dumped_rows(&key, |_| true).to_string(),
+                        "{name}"
+                    );
+                    if kind == "clust" {
+                        let below = dumped_rows(&parts, |r| {
+                            r["clustering"][0].as_str().is_some_and(|c| c < "2")
+                        });
+                        assert!(below > 0 && below < all, "{name}: {below} of {all}");
+                        assert_eq!(
+                            scalar("SELECT count(*) FROM t WHERE ck < '2'", &dir),
+                            below.to_string(),
+                            "{name}"
+                        );
+                    }
+                    let cells = parts
+                        .iter()
+                        .flat_map(|p| p["rows"].as_array().cloned().unwrap_or_default())
+                        .flat_map(|r| r["cells"].as_array().cloned().unwrap_or_default());
+                    let expected = cells
+                        .filter(|c| c["name"] == "val")
+                        .filter_map(|c| c["tstamp"].as_str().map(micros))
+                        .max()
+                        .unwrap();
+                    assert_eq!(
+                        scalar("SELECT CAST(max(val__writetime) AS BIGINT) FROM t", &dir),
+                        expected.to_string(),
+                        "{name}"
+                    );
+                    let _ = std::fs::remove_dir_all(&dir);
+                }
+            }
+        }
+    }
+    assert_eq!(tables, 24);
 }

@@ -10,7 +10,8 @@
 //! projection pushed into the row decoding, a partition-key equality answered through the
 //! index and bloom filter, a `__token` range through the index.
 //!
-//! Not yet: 2.x SSTables.
+//! 2.x SSTables are read when the schema is known ([`legacy`]): typed and named by it, not
+//! merged.
 
 use std::sync::Arc;
 
@@ -20,6 +21,7 @@ use datafusion::datasource::TableProvider;
 use datafusion::error::DataFusionError;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
+pub mod legacy;
 pub mod provider;
 
 pub use provider::{ReadFailed, ReadLog, SSTableTable};
@@ -113,18 +115,20 @@ pub fn query(
     paths: &[&str],
     now_seconds: Option<i64>,
 ) -> Result<Vec<RecordBatch>, SqlError> {
-    query_with_log(sql, paths, now_seconds, None).map(|(_, b, _)| b)
+    query_with_log(sql, paths, now_seconds, None, None).map(|(_, b, _)| b)
 }
 
 /// [`query`] with the result's schema (also when it has no rows), and what its scans read;
-/// `names`: the partition key and clustering column names of the table's schema, if known.
+/// `names`: the partition key and clustering column names of the table's schema, if known;
+/// `legacy`: that schema's 2.x layout, for 2.x SSTables.
 pub fn query_with_log(
     sql: &str,
     paths: &[&str],
     now_seconds: Option<i64>,
     names: Option<(&[String], &[String])>,
+    legacy: Option<&sstable_engine::component::legacy_data::LegacyLayout>,
 ) -> Result<(SchemaRef, Vec<RecordBatch>, ReadLog), SqlError> {
-    let table = Arc::new(SSTableTable::open(paths, now_seconds, names)?);
+    let table = Arc::new(SSTableTable::open(paths, now_seconds, names, legacy)?);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .map_err(|e| SqlError::Read(e.to_string()))?;

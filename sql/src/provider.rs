@@ -27,7 +27,8 @@
 //! lookup read to confirm the partition is not read again by the merge (the source keeps the
 //! last Data.db read).
 //!
-//! Not yet: 2.x SSTables (their rows need the schema and the 2.x row grouping).
+//! 2.x SSTables (all of them 2.x) are read by [`crate::legacy`] when the schema is known: not
+//! merged, nothing pushed down but the projection after the rows are built.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -47,6 +48,7 @@ use sstable_arrow::{MergedRowReader, PartitionFilter, RowBatchReader, RowOptions
 use sstable_engine::byte_range::{ByteRange, RangeSource};
 use sstable_engine::clock::NoClock;
 use sstable_engine::component::data::DecodeOptions;
+use sstable_engine::component::legacy_data::LegacyLayout;
 use sstable_engine::component::ComponentType;
 use sstable_engine::index_listing::{IndexListing, ListingItem, ListingOptions};
 use sstable_engine::info::SSTableMetadata;
@@ -55,6 +57,7 @@ use sstable_engine::range::SyncDriver;
 use sstable_engine::token::{Partitioner, Token};
 use sstable_native::files::{self, ComponentFiles};
 
+use crate::legacy::LegacyRows;
 use crate::{bridge, SqlError};
 
 /// The bytes read from each component (by its file-name suffix), and Data.db's reads.
@@ -156,6 +159,8 @@ pub struct SSTableTable {
     /// The partition key column's name (a one-column key), for the key filter.
     key_column: Option<String>,
     log: Arc<Mutex<ReadLog>>,
+    /// 2.x SSTables: the schema's layout ([`crate::legacy`]).
+    legacy: Option<LegacyLayout>,
 }
 
 fn options() -> RowOptions {
@@ -170,12 +175,37 @@ impl SSTableTable {
     /// yet). With `names` (a schema's partition key and clustering column names, in order)
     /// those columns are named so, where their counts match the SSTable's; else
     /// `partition_key`, `partition_key_0`, …, `clustering_0`, ….
+    ///
+    /// SSTables that are all 2.x are read with `legacy`, the schema's layout (an error
+    /// without one).
     pub fn open(
         paths: &[&str],
         now_seconds: Option<i64>,
         names: Option<(&[String], &[String])>,
+        legacy: Option<&LegacyLayout>,
     ) -> Result<Self, SqlError> {
         let found = files::find(paths).map_err(|e| SqlError::Read(e.to_string()))?;
+        let sstables = &found.grouping.sstables;
+        if !sstables.is_empty()
+            && sstables
+                .iter()
+                .all(|s| !s.descriptor.version.has_row_format())
+        {
+            let Some(layout) = legacy.filter(|l| l.has_schema()) else {
+                return Err(SqlError::Read(
+                    "the SSTables are 2.x: SQL needs the table's schema (schema.cql beside them or --schema FILE.cql)".to_owned(),
+                ));
+            };
+            return Ok(SSTableTable {
+                paths: paths.iter().map(|p| (*p).to_owned()).collect(),
+                now_seconds,
+                schema: crate::legacy::legacy_schema(layout),
+                token: false,
+                key_column: None,
+                log: Arc::new(Mutex::new(ReadLog::default())),
+                legacy: Some(layout.clone()),
+            });
+        }
         let mut schema = None;
         let mut token = false;
         for sstable in &found.grouping.sstables {
@@ -225,6 +255,7 @@ impl SSTableTable {
             token,
             key_column,
             log: Arc::new(Mutex::new(ReadLog::default())),
+            legacy: None,
         })
     }
 
@@ -633,6 +664,7 @@ impl TableProvider for SSTableTable {
                 token: self.token,
                 key_column: self.key_column.clone(),
                 log: Arc::clone(&self.log),
+                legacy: self.legacy.clone(),
             },
             projection: projection.cloned(),
             wanted,
@@ -670,6 +702,35 @@ impl PartitionStream for MergedScan {
 
     fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
         let failed = |e: SqlError| DataFusionError::External(Box::new(ReadFailed(e.to_string())));
+        if let Some(layout) = &self.table.legacy {
+            let paths: Vec<&str> = self.table.paths.iter().map(String::as_str).collect();
+            let batch_rows = self.limit.map_or(sstable_arrow::DEFAULT_BATCH_ROWS, |l| {
+                l.clamp(1, sstable_arrow::DEFAULT_BATCH_ROWS)
+            });
+            let rows = LegacyRows::open(
+                &paths,
+                layout.clone(),
+                self.table.now_seconds,
+                Arc::clone(&self.table.log),
+                batch_rows,
+            );
+            let projection = self.projection.clone();
+            let stream: Box<dyn Iterator<Item = datafusion::error::Result<RecordBatch>> + Send> =
+                match rows {
+                    Ok(rows) => Box::new(rows.map(move |b| {
+                        let b = b.map_err(failed)?;
+                        match &projection {
+                            Some(p) => Ok(b.project(p)?),
+                            None => Ok(b),
+                        }
+                    })),
+                    Err(e) => Box::new(std::iter::once(Err(failed(e)))),
+                };
+            return Box::pin(RecordBatchStreamAdapter::new(
+                Arc::clone(&self.schema),
+                futures::stream::iter(stream),
+            ));
+        }
         let rows = self
             .table
             .rows(self.projection.as_deref(), &self.wanted, self.limit);
