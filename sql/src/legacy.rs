@@ -27,7 +27,7 @@ use sstable_engine::range::SyncDriver;
 use sstable_engine::types::AbstractType;
 use sstable_native::files::{self, ComponentFiles, FoundFiles};
 
-use crate::provider::{CountingSource, ReadLog};
+use crate::source::{CountingSource, ReadLog};
 use crate::SqlError;
 
 /// The Arrow type a 2.x value of `t` is given (its rendered text cast to it).

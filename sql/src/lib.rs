@@ -23,6 +23,7 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 
 pub mod legacy;
 pub mod provider;
+pub mod source;
 
 pub use provider::{ReadFailed, ReadLog, SSTableTable};
 
