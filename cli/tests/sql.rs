@@ -52,6 +52,16 @@ fn read_json(dir: &Path, extra: &[&str]) -> Vec<Value> {
         .clone()
 }
 
+/// A fresh `dir` holding a copy of `src`'s files.
+fn copy_dir(src: &Path, dir: &Path) {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).unwrap();
+    for e in std::fs::read_dir(src).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+    }
+}
+
 /// One number from a one-row, one-column query (`--csv`: header, then the value).
 fn scalar(query: &str, dir: &Path) -> String {
     let (stdout, stderr, code) = run(&["sql", query, dir.to_str().unwrap(), "--csv"]);
@@ -216,12 +226,7 @@ fn a_corrupt_sstable_names_sstable_component_and_offset() {
         "sstable-inspect-sql-corrupt-{}",
         std::process::id()
     ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for e in std::fs::read_dir(&src).unwrap() {
-        let e = e.unwrap();
-        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
-    }
+    copy_dir(&src, &dir);
     let data = dir.join("nb-1-big-Data.db");
     let mut bytes = std::fs::read(&data).unwrap();
     bytes[500..564].fill(0xff);
@@ -438,12 +443,7 @@ fn schema_cql_names_the_key_and_clustering_columns() {
     let src = common::legacy_dir(&fx, "nb", "legacy_nb_clust");
     let dir =
         std::env::temp_dir().join(format!("sstable-inspect-sql-names-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for e in std::fs::read_dir(&src).unwrap() {
-        let e = e.unwrap();
-        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
-    }
+    copy_dir(&src, &dir);
     std::fs::write(
         dir.join("schema.cql"),
         "CREATE TABLE IF NOT EXISTS legacy_tables.legacy_nb_clust (\n    pk text,\n    ck text,\n    val text,\n    PRIMARY KEY (pk, ck)\n) WITH CLUSTERING ORDER BY (ck ASC);\n",
@@ -713,12 +713,7 @@ fn a_2x_snapshot_is_queried_with_its_schema_types_and_names() {
     };
     let src = common::legacy_dir(&fx, "ka", "legacy_ka_14873");
     let dir = std::env::temp_dir().join(format!("sstable-inspect-sql-2x-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for e in std::fs::read_dir(&src).unwrap() {
-        let e = e.unwrap();
-        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
-    }
+    copy_dir(&src, &dir);
     let d = dir.to_str().unwrap();
     let (_, stderr, code) = run(&["sql", "SELECT count(*) FROM t", d]);
     assert_eq!(code, 1, "{stderr}");
@@ -799,12 +794,7 @@ fn sql_agrees_with_dump_on_every_2x_table_with_its_schema() {
                     tables += 1;
                     let dir = std::env::temp_dir()
                         .join(format!("sstable-inspect-sql-{name}-{}", std::process::id()));
-                    let _ = std::fs::remove_dir_all(&dir);
-                    std::fs::create_dir_all(&dir).unwrap();
-                    for e in std::fs::read_dir(&src).unwrap() {
-                        let e = e.unwrap();
-                        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
-                    }
+                    copy_dir(&src, &dir);
                     let val = if counter { "counter" } else { "text" };
                     let (ck, key) = if kind == "clust" {
                         ("    ck text,\n", "(pk, ck)")

@@ -206,6 +206,13 @@ impl SSTableTable {
     }
 }
 
+/// Rows per batch of a scan: at most its `LIMIT` (no more is decoded than asked for).
+fn batch_rows(limit: Option<usize>) -> usize {
+    limit.map_or(sstable_arrow::DEFAULT_BATCH_ROWS, |l| {
+        l.clamp(1, sstable_arrow::DEFAULT_BATCH_ROWS)
+    })
+}
+
 /// The merged read of a scan, as DataFusion batches (an iterator; see [`SSTableTable::rows`]).
 pub struct MergedRows {
     reader: Option<MergedRowReader<CountingSource<ComponentFiles>>>,
@@ -222,9 +229,7 @@ impl MergedRows {
         limit: Option<usize>,
     ) -> Result<Self, SqlError> {
         let options = RowOptions {
-            batch_rows: limit.map_or(sstable_arrow::DEFAULT_BATCH_ROWS, |l| {
-                l.clamp(1, sstable_arrow::DEFAULT_BATCH_ROWS)
-            }),
+            batch_rows: batch_rows(limit),
             ..options()
         };
         let paths: Vec<&str> = table.paths.iter().map(String::as_str).collect();
@@ -627,15 +632,12 @@ impl PartitionStream for MergedScan {
         let failed = |e: SqlError| DataFusionError::External(Box::new(ReadFailed(e.to_string())));
         if let Some(layout) = &self.table.legacy {
             let paths: Vec<&str> = self.table.paths.iter().map(String::as_str).collect();
-            let batch_rows = self.limit.map_or(sstable_arrow::DEFAULT_BATCH_ROWS, |l| {
-                l.clamp(1, sstable_arrow::DEFAULT_BATCH_ROWS)
-            });
             let rows = LegacyRows::open(
                 &paths,
                 layout.clone(),
                 self.table.now_seconds,
                 Arc::clone(&self.table.log),
-                batch_rows,
+                batch_rows(self.limit),
             );
             let projection = self.projection.clone();
             let stream: Box<dyn Iterator<Item = datafusion::error::Result<RecordBatch>> + Send> =
