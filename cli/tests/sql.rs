@@ -601,7 +601,8 @@ fn sql_answers_from_the_merged_read_of_the_tables_sstables() {
 /// `WHERE __token >= A AND __token < B` (the Murmur3 token) on a generated SSTable of 4 KiB
 /// chunks: the rows of the partitions whose tokens are in the range (dump's, in token order),
 /// and Data.db reads only from the chunk of the range's first partition to the chunk holding
-/// the header of the first partition past it.
+/// the header of the first partition past it; Index.db is read from the Summary.db sample
+/// before the range, not from its start.
 #[test]
 fn a_token_range_reads_only_the_ranges_chunks() {
     let dir =
@@ -643,7 +644,8 @@ fn a_token_range_reads_only_the_ranges_chunks() {
         })
         .collect();
     assert_eq!(listed.len(), 200);
-    let (first, last) = (100, 110);
+    // Past Summary.db's second sample (every 128th partition): Index.db is read from there.
+    let (first, last) = (150, 160);
     let (a, b) = (listed[first].0, listed[last].0);
     let parts = read_json(&dir, &[]);
     assert_eq!(parts.len(), 200);
@@ -687,6 +689,20 @@ fn a_token_range_reads_only_the_ranges_chunks() {
         .parse()
         .unwrap();
     assert!(read_bytes < data_len / 5, "{read_bytes} of {data_len}");
+    let index_len = std::fs::metadata(dir.join("nb-1-big-Index.db"))
+        .unwrap()
+        .len();
+    let index_read: u64 = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("read: Index.db "))
+        .and_then(|l| l.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        index_read < index_len / 2,
+        "{index_read} of {index_len}: {stderr}"
+    );
     // The token column is each row's partition token: the first partition's.
     let (stdout, _, code) = run(&[
         "sql",

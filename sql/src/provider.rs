@@ -16,7 +16,8 @@
 //!   absent is left out of the merge;
 //! * a token range (`__token >= A AND __token < B`, the Murmur3 token, bigint): each SSTable's
 //!   read starts at its first partition at or after A, found in Index.db (its entries read in
-//!   order up to it), and the merge stops at the first partition past B;
+//!   order from the Summary.db sample before A), and the merge stops at the first partition
+//!   past B;
 //! * a `LIMIT` DataFusion gives the scan: batches of at most that many rows, and no batch
 //!   is decoded after DataFusion has its rows.
 //!
@@ -409,17 +410,29 @@ enum Start {
     Unknown,
 }
 
-/// The first partition of `metadata` whose Murmur3 token is at least `first`, from the index
-/// (Index.db entries read in order up to it; Data.db is not read).
+/// The first partition of `metadata` whose Murmur3 token is at least `first`, from the index:
+/// Index.db entries read in order from the Summary.db sample before it (big format; BTI: from
+/// the first partition); Data.db is not read.
 fn first_at_or_after<S: RangeSource>(
     metadata: &SSTableMetadata,
     source: &mut S,
     first: i64,
 ) -> Result<Start, String> {
-    let Ok(mut listing) = IndexListing::for_sstable(metadata, ListingOptions::index_only()) else {
+    let Ok(listing) = IndexListing::for_sstable(metadata, ListingOptions::index_only()) else {
         return Ok(Start::Unknown);
     };
     let partitioner = metadata.partitioner();
+    // Big format: from the last Summary.db sample before the range (samples are in token
+    // order), as `IndexSummary.binarySearch` places a key; BTI lists from the first partition.
+    let below = |key: &[u8]| matches!(partitioner.token(key), Token::Murmur3(t) if t < first);
+    let sample = metadata.summary.as_ref().and_then(|s| {
+        let after = s.entries.partition_point(|e| below(&e.key.value));
+        after.checked_sub(1).and_then(|i| s.entries.get(i))
+    });
+    let mut listing = match sample {
+        Some(e) => listing.starting_at(e.index_position.value, 0),
+        None => listing,
+    };
     let mut driver = SyncDriver::new(source);
     loop {
         match driver.pull(&mut listing, &NoClock) {
