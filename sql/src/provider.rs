@@ -70,7 +70,7 @@ pub struct Wanted {
 }
 
 /// The table of the 3.0+ SSTables under some paths (see the module docs).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct SSTableTable {
     paths: Vec<String>,
     now_seconds: Option<i64>,
@@ -598,15 +598,8 @@ impl TableProvider for SSTableTable {
             None => Arc::clone(&self.schema),
         };
         let scan = MergedScan {
-            table: SSTableTable {
-                paths: self.paths.clone(),
-                now_seconds: self.now_seconds,
-                schema: Arc::clone(&self.schema),
-                token: self.token,
-                key_column: self.key_column.clone(),
-                log: Arc::clone(&self.log),
-                legacy: self.legacy.clone(),
-            },
+            // The same table (its read log shared).
+            table: self.clone(),
             projection: projection.cloned(),
             wanted,
             limit,
