@@ -7,6 +7,7 @@
 //! | [`types`] | the CQL → Arrow type mapping |
 //! | `value` | serialized values → Arrow builders (frozen and non-frozen collections, UDTs, tuples) |
 //! | [`rows`] | [`RowBatcher`]: a `DataVisitor` of the engine's borrowing scan, one batch at a time |
+//! | [`merged`] | [`MergedRowReader`]: the merged read of a table's SSTables (`sstable_engine::merge`) as batches |
 //! | [`partitions`] | the partitions report (`sstablepartitions`) as batches |
 //! | [`write`] | Parquet / Arrow IPC / CSV writers over any `Write` |
 //!
@@ -28,14 +29,16 @@
     )
 )]
 
+pub mod merged;
 pub mod partitions;
 pub mod rows;
 pub mod types;
 mod value;
 pub mod write;
 
+pub use merged::{MergedRowReader, PartitionFilter};
 pub use partitions::{partitions_schema, PartitionsBatcher};
-pub use rows::{row_schema, RowBatcher, RowCounts, RowOptions, DEFAULT_BATCH_ROWS};
+pub use rows::{row_schema, RowBatcher, RowCounts, RowOptions, DEFAULT_BATCH_ROWS, TOKEN_COLUMN};
 pub use types::{arrow_field, arrow_type, TypeMapping};
 pub use value::ValueCounts;
 

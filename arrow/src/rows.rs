@@ -30,14 +30,16 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    Int32Builder, StringBuilder, TimestampMicrosecondBuilder, TimestampSecondBuilder, UInt64Builder,
+    Int32Builder, Int64Builder, StringBuilder, TimestampMicrosecondBuilder, TimestampSecondBuilder,
+    UInt64Builder,
 };
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
 use sstable_engine::component::data::{
-    CellKind, CellView, ClusteringValueState, ColumnSchema, ComplexColumnHead, DataSchema,
-    DataVisitor, PartitionEnd, PartitionStart, RowEnd, RowView,
+    CellKind, CellView, ClusteringValueState, ColumnData, ColumnSchema, ComplexColumnHead,
+    DataItem, DataSchema, DataVisitor, PartitionEnd, PartitionStart, Row, RowEnd, RowView,
 };
+use sstable_engine::token::{Partitioner, Token};
 use sstable_engine::types::AbstractType;
 
 use crate::types::{arrow_field, Mapped, TypeMapping};
@@ -232,7 +234,14 @@ pub struct RowBatcher {
     ready: VecDeque<RecordBatch>,
     error: Option<ArrowError>,
     counts: RowCounts,
+    /// The `__token` column ([`RowBatcher::with_token`]): the partitioner, the builder, and
+    /// the current partition's token.
+    token: Option<(Partitioner, Int64Builder)>,
+    current_token: Option<i64>,
 }
+
+/// The name of the token column [`RowBatcher::with_token`] adds.
+pub const TOKEN_COLUMN: &str = "__token";
 
 impl RowBatcher {
     pub fn new(schema: &DataSchema, options: RowOptions) -> RowBatcher {
@@ -303,7 +312,24 @@ impl RowBatcher {
             ready: VecDeque::new(),
             error: None,
             counts: RowCounts::default(),
+            token: None,
+            current_token: None,
         }
+    }
+
+    /// Adds a last column `__token` (Int64): each row's partition key token under
+    /// `partitioner` when it is Murmur3 (`LongToken`), else null. Before any row is pushed.
+    pub fn with_token(mut self, partitioner: Partitioner) -> RowBatcher {
+        let mut fields: Vec<Field> = self
+            .schema
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone())
+            .collect();
+        fields.push(Field::new(TOKEN_COLUMN, DataType::Int64, true));
+        self.schema = Arc::new(Schema::new(fields));
+        self.token = Some((partitioner, Int64Builder::new()));
+        self
     }
 
     pub fn schema(&self) -> SchemaRef {
@@ -370,12 +396,15 @@ impl RowBatcher {
                 None => {}
             }
         }
-        let columns: Vec<ArrayRef> = all
+        let mut columns: Vec<ArrayRef> = all
             .into_iter()
             .zip(&self.wanted)
             .filter(|(_, w)| **w)
             .filter_map(|(c, _)| c)
             .collect();
+        if let Some((_, b)) = self.token.as_mut() {
+            columns.push(Arc::new(b.finish()));
+        }
         RecordBatch::try_new_with_options(
             Arc::clone(&self.schema),
             columns,
@@ -387,6 +416,9 @@ impl RowBatcher {
     fn start_row(&mut self, kind: &str, position: u64) {
         self.kind.append_value(kind);
         self.position.append_value(position);
+        if let Some((_, b)) = self.token.as_mut() {
+            b.append_option(self.current_token);
+        }
         for (i, b) in self.keys.iter_mut().enumerate() {
             match self.key_components.get(i).filter(|_| self.key_ok) {
                 Some(bytes) => b.append_bytes(bytes, &mut self.counts.values),
@@ -435,6 +467,77 @@ impl RowBatcher {
         }
     }
 
+    /// The clustering values of a row (index, state, bytes), nulls for those not given.
+    fn append_clustering<'v>(
+        &mut self,
+        values: impl Iterator<Item = (usize, ClusteringValueState, &'v [u8])>,
+    ) {
+        let mut filled = 0;
+        for (index, state, bytes) in values {
+            let Some(b) = self.clusterings.get_mut(index) else {
+                continue;
+            };
+            match state {
+                ClusteringValueState::Null => b.append_null(),
+                ClusteringValueState::Empty => b.append_bytes(&[], &mut self.counts.values),
+                ClusteringValueState::Present => b.append_bytes(bytes, &mut self.counts.values),
+            }
+            filled = index.saturating_add(1);
+        }
+        for b in self.clusterings.iter_mut().skip(filled) {
+            b.append_null();
+        }
+    }
+
+    /// An owned item (e.g. of a merged partition, `MergedPartition::to_items`), appended as
+    /// the scan's views of it would be: the same rows and values as a scan of a file holding
+    /// these items. `schema`: the one this batcher was made for.
+    pub fn push_item(&mut self, schema: &DataSchema, item: &DataItem) {
+        match item {
+            DataItem::PartitionStart(p) => self.partition_start(p),
+            DataItem::StaticRow(r) | DataItem::Row(r) => self.push_row(schema, r),
+            DataItem::RangeTombstoneMarker(_) => {}
+            DataItem::PartitionEnd(e) => self.partition_end(e),
+        }
+    }
+
+    /// An owned row or static row (see [`RowBatcher::push_item`]), between the visitor's
+    /// `partition_start` and `partition_end` of its partition.
+    pub fn push_row(&mut self, schema: &DataSchema, r: &Row) {
+        self.row_is_static = Some(r.is_static);
+        if r.is_static {
+            self.counts.static_rows = self.counts.static_rows.saturating_add(1);
+            self.start_row(KIND_STATIC, r.position);
+            for b in &mut self.clusterings {
+                b.append_null();
+            }
+        } else {
+            self.counts.rows = self.counts.rows.saturating_add(1);
+            self.start_row(KIND_ROW, r.position);
+            let values = r.clustering.iter().flat_map(|c| &c.values);
+            self.append_clustering(values.map(|v| (v.index, v.state, v.bytes.as_slice())));
+        }
+        let columns = schema.columns(r.is_static);
+        for data in &r.column_data {
+            let Some(column) = columns.get(data.column_index()) else {
+                continue;
+            };
+            match data {
+                ColumnData::Simple(c) => self.cell(column, &c.view()),
+                ColumnData::Complex(c) => {
+                    self.open_complex_column(r.is_static, c.column_index);
+                    for cell in &c.cells {
+                        self.cell(column, &cell.view());
+                    }
+                    self.close_complex();
+                }
+            }
+        }
+        if self.row_is_static.take().is_some() {
+            self.end_row();
+        }
+    }
+
     fn column_mut(&mut self, is_static: bool, index: usize) -> Option<&mut ColumnBuilder> {
         if is_static {
             self.statics.get_mut(index)
@@ -465,6 +568,12 @@ impl DataVisitor for RowBatcher {
         self.counts.partitions = self.counts.partitions.saturating_add(1);
         self.partition_position = start.position;
         self.rows_in_partition = 0;
+        if let Some((partitioner, _)) = &self.token {
+            self.current_token = match partitioner.token(&start.key.bytes.bytes) {
+                Token::Murmur3(t) => Some(t),
+                _ => None,
+            };
+        }
         let components = &start.key.components;
         self.key_ok = components.len() == self.key_types.len();
         self.key_components.resize_with(components.len(), Vec::new);
@@ -485,25 +594,8 @@ impl DataVisitor for RowBatcher {
         } else {
             self.counts.rows = self.counts.rows.saturating_add(1);
             self.start_row(KIND_ROW, row.position);
-            let mut filled = 0;
-            if let Some(clustering) = &row.clustering {
-                for v in clustering.values() {
-                    let Some(b) = self.clusterings.get_mut(v.index) else {
-                        continue;
-                    };
-                    match v.state {
-                        ClusteringValueState::Null => b.append_null(),
-                        ClusteringValueState::Empty => b.append_bytes(&[], &mut self.counts.values),
-                        ClusteringValueState::Present => {
-                            b.append_bytes(v.bytes, &mut self.counts.values);
-                        }
-                    }
-                    filled = v.index.saturating_add(1);
-                }
-            }
-            for b in self.clusterings.iter_mut().skip(filled) {
-                b.append_null();
-            }
+            let values = row.clustering.iter().flat_map(|c| c.values());
+            self.append_clustering(values.map(|v| (v.index, v.state, v.bytes)));
         }
     }
 

@@ -1,8 +1,10 @@
-//! `sstable-inspect sql "SELECT … FROM t …" PATH…`: SQL over the rows of the table's 3.0+
-//! SSTables on DataFusion (the `sstable-sql` crate), printed as a table, `--json` or `--csv`,
-//! or written as Parquet (`--parquet FILE`). Key and clustering columns carry the names of the
-//! schema.cql beside the SSTables (or `--schema`); `--stats` prints the bytes read. Bad SQL or an unknown column: DataFusion's message, exit 2; an SSTable that does not read:
-//! the engine's message (SSTable, component, offset), exit 1.
+//! `sstable-inspect sql "SELECT … FROM t …" PATH…`: SQL over the rows of the merged read of the
+//! table's 3.0+ SSTables (what `read` returns, at `--now`) on DataFusion (the `sstable-sql`
+//! crate), printed as a table, `--json` or `--csv`, or written as Parquet (`--parquet FILE`).
+//! Key and clustering columns carry the names of the schema.cql beside the SSTables (or
+//! `--schema`); `--stats` prints the bytes read. Bad SQL or an unknown column: DataFusion's
+//! message, exit 2; an SSTable that does not read: the engine's message (SSTable, component,
+//! offset), exit 1.
 
 use std::io::Write;
 
@@ -35,6 +37,9 @@ pub struct Args {
     /// Print to stderr the bytes read from each component and Data.db's reads
     #[arg(long)]
     stats: bool,
+    /// "Now", seconds since the epoch, for TTL expiry in the merged read (default: the clock)
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
+    now: Option<i64>,
 }
 
 pub fn run(a: Args) -> Result<Outcome, String> {
@@ -53,7 +58,20 @@ pub fn run(a: Args) -> Result<Outcome, String> {
             l.file.table.clustering.as_slice(),
         )
     });
-    match sstable_sql::query_with_log(&a.query, &paths, crate::now::now_seconds(), names) {
+    let layout = loaded.as_ref().and_then(|l| {
+        sstable_engine::component::legacy_data::LegacyLayout::from_cql(
+            &l.file.table,
+            l.file.compact_storage,
+        )
+        .ok()
+    });
+    match sstable_sql::query_with_log(
+        &a.query,
+        &paths,
+        a.now.or_else(crate::now::now_seconds),
+        names,
+        layout.as_ref(),
+    ) {
         Ok((schema, batches, log)) => {
             if a.stats {
                 for (component, bytes) in &log.bytes_by_component {

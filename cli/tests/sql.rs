@@ -36,6 +36,32 @@ fn dump(dir: &Path, extra: &[&str]) -> Vec<Value> {
         .clone()
 }
 
+/// "Now" of the merged reads the generated tables are compared at (`read --now`, `sql --now`).
+const NOW: &str = "1700003600";
+
+/// `read DIR --json --now NOW` and `extra`: the merged partitions.
+fn read_json(dir: &Path, extra: &[&str]) -> Vec<Value> {
+    let mut args = vec!["read", dir.to_str().unwrap(), "--json", "--now", NOW];
+    args.extend_from_slice(extra);
+    let (stdout, stderr, code) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    serde_json::from_str::<Value>(&stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// A fresh `dir` holding a copy of `src`'s files.
+fn copy_dir(src: &Path, dir: &Path) {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).unwrap();
+    for e in std::fs::read_dir(src).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+    }
+}
+
 /// One number from a one-row, one-column query (`--csv`: header, then the value).
 fn scalar(query: &str, dir: &Path) -> String {
     let (stdout, stderr, code) = run(&["sql", query, dir.to_str().unwrap(), "--csv"]);
@@ -200,12 +226,7 @@ fn a_corrupt_sstable_names_sstable_component_and_offset() {
         "sstable-inspect-sql-corrupt-{}",
         std::process::id()
     ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for e in std::fs::read_dir(&src).unwrap() {
-        let e = e.unwrap();
-        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
-    }
+    copy_dir(&src, &dir);
     let data = dir.join("nb-1-big-Data.db");
     let mut bytes = std::fs::read(&data).unwrap();
     bytes[500..564].fill(0xff);
@@ -213,13 +234,15 @@ fn a_corrupt_sstable_names_sstable_component_and_offset() {
     let (_, stderr, code) = run(&["sql", "SELECT count(*) FROM t", dir.to_str().unwrap()]);
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("nb-1-big"), "{stderr}");
-    assert!(stderr.contains("Data.db bytes 424..836"), "{stderr}");
+    assert!(stderr.contains("Data.db 424..836"), "{stderr}");
+    assert!(stderr.contains("at 0x1a8 in Data.db"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A key lookup through `sql` on a generated SSTable of 4 KiB chunks reads only the chunks
-/// holding that partition (its uncompressed span from `partitions`), far less than Data.db,
-/// and returns the rows `dump --key` shows; a projection and a full count agree with dump too.
+/// holding that partition (its uncompressed span from `partitions`), each once, far less than
+/// Data.db, and returns the rows `read --key` shows; a full count agrees with `read` too (the
+/// merged read of one SSTable: its partition deletions and range tombstones applied).
 #[test]
 fn a_key_lookup_reads_only_the_partitions_chunks() {
     let dir =
@@ -256,11 +279,11 @@ fn a_key_lookup_reads_only_the_partitions_chunks() {
     );
     let chunk = 4096;
     let chunks_spanned = (position + bytes - 1) / chunk - position / chunk + 1;
-    let dumped = dumped_rows(&dump(&dir, &["--key", &key]), |_| true);
+    let dumped = dumped_rows(&read_json(&dir, &["--key", &key]), |_| true);
     assert!(dumped >= 20, "{dumped}");
 
     let query = format!("SELECT count(*) FROM t WHERE partition_key = {key}");
-    let (stdout, stderr, code) = run(&["sql", &query, d, "--csv", "--stats"]);
+    let (stdout, stderr, code) = run(&["sql", &query, d, "--csv", "--stats", "--now", NOW]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stdout.lines().nth(1), Some(dumped.to_string().as_str()));
     let reads_line = stderr
@@ -281,20 +304,46 @@ fn a_key_lookup_reads_only_the_partitions_chunks() {
         .split(' ')
         .map(|r| r.split('+').next().unwrap().parse().unwrap())
         .collect();
+    let reads = offsets.len();
     offsets.sort_unstable();
     offsets.dedup();
     // Only the partition's chunks (the lookup's header read is one of them), each at most
-    // a 4 KiB chunk and its checksum (lz4 of generated values does not grow them).
+    // a 4 KiB chunk and its checksum (lz4 of generated values does not grow them), each once:
+    // the chunk the lookup read is not read again by the row reader.
     assert_eq!(offsets.len() as u64, chunks_spanned, "{reads_line}");
+    assert_eq!(reads, offsets.len(), "a chunk read twice: {reads_line}");
     assert!(read_bytes < data_len / 20, "{read_bytes} of {data_len}");
     eprintln!("key {key}: {read_bytes} of {data_len} Data.db bytes, {reads_line}");
 
     // Without the key filter every chunk is read.
-    let (stdout, stderr, code) = run(&["sql", "SELECT count(*) FROM t", d, "--csv", "--stats"]);
+    let (stdout, stderr, code) = run(&[
+        "sql",
+        "SELECT count(*) FROM t",
+        d,
+        "--csv",
+        "--stats",
+        "--now",
+        NOW,
+    ]);
     assert_eq!(code, 0, "{stderr}");
-    let all = dumped_rows(&dump(&dir, &[]), |_| true).to_string();
+    // The merged read's rows (the same file's partition deletions and range tombstones applied).
+    let all = dumped_rows(&read_json(&dir, &[]), |_| true).to_string();
     assert_eq!(stdout.lines().nth(1), Some(all.as_str()));
     assert!(stderr.contains(&format!("({data_len} bytes)")), "{stderr}");
+    // Planning reads no Data.db byte: the rows are decoded when the plan runs, as a stream.
+    let (stdout, stderr, code) = run(&[
+        "sql",
+        "EXPLAIN SELECT count(*) FROM t",
+        d,
+        "--csv",
+        "--stats",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("StreamingTableExec"), "{stdout}");
+    assert!(
+        stderr.contains("read: Data.db reads 0 (0 bytes)"),
+        "{stderr}"
+    );
     // A LIMIT stops the reading: the first chunk, not the file.
     let (stdout, stderr, code) = run(&[
         "sql",
@@ -394,12 +443,7 @@ fn schema_cql_names_the_key_and_clustering_columns() {
     let src = common::legacy_dir(&fx, "nb", "legacy_nb_clust");
     let dir =
         std::env::temp_dir().join(format!("sstable-inspect-sql-names-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for e in std::fs::read_dir(&src).unwrap() {
-        let e = e.unwrap();
-        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
-    }
+    copy_dir(&src, &dir);
     std::fs::write(
         dir.join("schema.cql"),
         "CREATE TABLE IF NOT EXISTS legacy_tables.legacy_nb_clust (\n    pk text,\n    ck text,\n    val text,\n    PRIMARY KEY (pk, ck)\n) WITH CLUSTERING ORDER BY (ck ASC);\n",
@@ -443,4 +487,462 @@ fn schema_cql_names_the_key_and_clustering_columns() {
     let (_, stderr, code) = run(&["sql", "SELECT clustering_0 FROM t", d]);
     assert_eq!(code, 2, "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Text of a JSON value as dump prints it (`None` for null or absent).
+fn text(v: Option<&Value>) -> Option<String> {
+    match v? {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+/// `(partition key, clustering) → (v, n)` of the regular rows of `read --json`'s partitions: a
+/// cell with deletion info (a tombstone) or no cell is null.
+fn read_values(
+    parts: &[Value],
+) -> std::collections::BTreeMap<(String, String), (Option<String>, Option<String>)> {
+    let mut out = std::collections::BTreeMap::new();
+    for p in parts {
+        let key = p["partition"]["key"][0].as_str().unwrap().to_owned();
+        for r in p["rows"].as_array().cloned().unwrap_or_default() {
+            if r["type"] != "row" {
+                continue;
+            }
+            let ck = r["clustering"][0].as_str().unwrap().to_owned();
+            let cell = |name: &str| {
+                r["cells"]
+                    .as_array()
+                    .and_then(|c| c.iter().find(|c| c["name"] == name))
+                    .filter(|c| c.get("deletion_info").is_none())
+                    .and_then(|c| text(c.get("value")))
+            };
+            out.insert((key.clone(), ck), (cell("v"), cell("n")));
+        }
+    }
+    out
+}
+
+/// A table of 4 overlapping SSTables (`generate --overlapping 4`): `sql` answers from the merged
+/// read, as `read DIR --json` shows it at the same `--now` — the row count and every row's `v`
+/// and `n` — and not from the SSTables' rows concatenated (their count is larger: the same
+/// rows, shadowed versions and all, in several SSTables).
+#[test]
+fn sql_answers_from_the_merged_read_of_the_tables_sstables() {
+    let dir =
+        std::env::temp_dir().join(format!("sstable-inspect-sql-merged-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let said = crate::read::generate_overlapping_table(&dir, "nb", (40, 8, 21), &[]);
+    let now = said
+        .split("--now ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .unwrap_or_else(|| panic!("{said}"))
+        .to_owned();
+    let d = dir.to_str().unwrap();
+    let (stdout, stderr, code) = run(&["read", d, "--json", "--now", &now]);
+    assert_eq!(code, 0, "{stderr}");
+    let parts: Vec<Value> = serde_json::from_str(&stdout).unwrap();
+    let merged = dumped_rows(&parts, |_| true);
+    let count = |path: &str| {
+        let (stdout, stderr, code) = run(&[
+            "sql",
+            "SELECT count(*) FROM t",
+            path,
+            "--csv",
+            "--now",
+            &now,
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        stdout.lines().nth(1).unwrap().parse::<usize>().unwrap()
+    };
+    assert_eq!(count(d), merged);
+    // Each SSTable alone, summed: what concatenating them would answer.
+    let mut datas: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with("-Data.db"))
+        .collect();
+    datas.sort();
+    assert_eq!(datas.len(), 4);
+    let concatenated: usize = datas.iter().map(|p| count(p.to_str().unwrap())).sum();
+    assert!(concatenated > merged, "{concatenated} vs {merged}");
+
+    let (stdout, stderr, code) = run(&[
+        "sql",
+        "SELECT partition_key, clustering_0, v, n FROM t WHERE _kind = 'row'",
+        d,
+        "--json",
+        "--now",
+        &now,
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let rows: Vec<Value> = serde_json::from_str(&stdout).unwrap();
+    let got: std::collections::BTreeMap<_, _> = rows
+        .iter()
+        .map(|r| {
+            (
+                (
+                    text(r.get("partition_key")).unwrap(),
+                    text(r.get("clustering_0")).unwrap(),
+                ),
+                (text(r.get("v")), text(r.get("n"))),
+            )
+        })
+        .collect();
+    assert_eq!(got.len(), rows.len(), "a row twice");
+    let expected = read_values(&parts);
+    assert!(expected.len() > 40, "{}", expected.len());
+    assert_eq!(got, expected);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `WHERE __token >= A AND __token < B` (the Murmur3 token) on a generated SSTable of 4 KiB
+/// chunks: the rows of the partitions whose tokens are in the range (dump's, in token order),
+/// and Data.db reads only from the chunk of the range's first partition to the chunk holding
+/// the header of the first partition past it; Index.db is read from the Summary.db sample
+/// before the range, not from its start.
+#[test]
+fn a_token_range_reads_only_the_ranges_chunks() {
+    let dir =
+        std::env::temp_dir().join(format!("sstable-inspect-sql-tokens-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let (_, stderr, code) = run(&[
+        "generate",
+        "--out",
+        d,
+        "--version",
+        "nb",
+        "--compression",
+        "lz4",
+        "--partitions",
+        "200",
+        "--rows-per-partition",
+        "20",
+        "--chunk-kib",
+        "4",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let data_len = std::fs::metadata(dir.join("nb-1-big-Data.db"))
+        .unwrap()
+        .len();
+    let (csv, _, code) = run(&["partitions", d, "--csv", "-q"]);
+    assert_eq!(code, 0);
+    // Partitions in Data.db (token) order: token, position, bytes.
+    let listed: Vec<(i64, u64, u64)> = csv
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                f[2].parse().unwrap(),
+                f[3].parse().unwrap(),
+                f[4].parse().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(listed.len(), 200);
+    // Past Summary.db's second sample (every 128th partition): Index.db is read from there.
+    let (first, last) = (150, 160);
+    let (a, b) = (listed[first].0, listed[last].0);
+    let parts = read_json(&dir, &[]);
+    assert_eq!(parts.len(), 200);
+    let expected = dumped_rows(&parts[first..last], |_| true);
+    let query = format!("SELECT count(*), count(DISTINCT partition_key) FROM t WHERE __token >= {a} AND __token < {b}");
+    let (stdout, stderr, code) = run(&["sql", &query, d, "--csv", "--stats", "--now", NOW]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout.lines().nth(1),
+        Some(format!("{expected},{}", last - first).as_str()),
+        "{stderr}"
+    );
+    let reads_line = stderr
+        .lines()
+        .find(|l| l.starts_with("read: Data.db reads"))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    let chunk = 4096;
+    let lowest = listed[first].1 / chunk;
+    let highest = listed[last].1 / chunk;
+    let mut chunks: Vec<u64> = reads_line
+        .rsplit(": ")
+        .next()
+        .unwrap()
+        .split(' ')
+        .map(|r| r.split('+').next().unwrap().parse::<u64>().unwrap())
+        .collect();
+    chunks.sort_unstable();
+    chunks.dedup();
+    // Physical offsets of compressed chunks: as many as the range's uncompressed chunks.
+    assert!(
+        chunks.len() as u64 <= highest - lowest + 1,
+        "{} chunks read, the range spans {}: {reads_line}",
+        chunks.len(),
+        highest - lowest + 1
+    );
+    let read_bytes: u64 = reads_line
+        .split('(')
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(read_bytes < data_len / 5, "{read_bytes} of {data_len}");
+    let index_len = std::fs::metadata(dir.join("nb-1-big-Index.db"))
+        .unwrap()
+        .len();
+    let index_read: u64 = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("read: Index.db "))
+        .and_then(|l| l.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        index_read < index_len / 2,
+        "{index_read} of {index_len}: {stderr}"
+    );
+    // The token column is each row's partition token: the first partition's.
+    let (stdout, _, code) = run(&[
+        "sql",
+        &format!("SELECT min(__token) FROM t WHERE __token >= {a}"),
+        d,
+        "--csv",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(stdout.lines().nth(1), Some(a.to_string().as_str()));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A 2.x snapshot: a copy of `legacy_ka_14873` (MANIFEST.md §5: `pkc int, cc int, sc int
+/// static, rc text`, clustering DESC; one partition pkc = 0, static sc = 0, rows cc = 1..5, each
+/// rc that digit 256 times) with the MANIFEST's table as schema.cql beside it: the values come
+/// out with their names and types (int columns as Int32), and `max(rc__writetime)` is dump's.
+/// Without the schema the query is refused (exit 1).
+#[test]
+fn a_2x_snapshot_is_queried_with_its_schema_types_and_names() {
+    let Some(fx) =
+        common::cassandra_fixtures("a_2x_snapshot_is_queried_with_its_schema_types_and_names")
+    else {
+        return;
+    };
+    let src = common::legacy_dir(&fx, "ka", "legacy_ka_14873");
+    let dir = std::env::temp_dir().join(format!("sstable-inspect-sql-2x-{}", std::process::id()));
+    copy_dir(&src, &dir);
+    let d = dir.to_str().unwrap();
+    let (_, stderr, code) = run(&["sql", "SELECT count(*) FROM t", d]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("schema"), "{stderr}");
+    std::fs::write(
+        dir.join("schema.cql"),
+        "CREATE TABLE IF NOT EXISTS legacy_tables.legacy_ka_14873 (\n    pkc int,\n    cc int,\n    sc int static,\n    rc text,\n    PRIMARY KEY (pkc, cc)\n) WITH CLUSTERING ORDER BY (cc DESC);\n",
+    )
+    .unwrap();
+    let (stdout, stderr, code) = run(&[
+        "sql",
+        "SELECT arrow_typeof(pkc) AS k, arrow_typeof(cc) AS c, arrow_typeof(sc) AS s, \
+         arrow_typeof(rc) AS r FROM t LIMIT 1",
+        d,
+        "--csv",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout.lines().nth(1),
+        Some("Int32,Int32,Int32,Utf8"),
+        "{stdout}"
+    );
+    let (stdout, stderr, code) = run(&[
+        "sql",
+        "SELECT pkc, cc, rc FROM t WHERE _kind = 'row' ORDER BY cc",
+        d,
+        "--csv",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let rows: Vec<&str> = stdout.lines().skip(1).collect();
+    let expected: Vec<String> = (1..=5)
+        .map(|i| format!("0,{i},{}", i.to_string().repeat(256)))
+        .collect();
+    assert_eq!(rows, expected, "{stdout}");
+    assert_eq!(scalar("SELECT sc FROM t WHERE _kind = 'static'", &dir), "0");
+    // The writetime of rc, as dump (with the same schema.cql) shows the cells.
+    let parts = dump(&dir, &[]);
+    let expected = parts
+        .iter()
+        .flat_map(|p| p["rows"].as_array().cloned().unwrap_or_default())
+        .flat_map(|r| r["cells"].as_array().cloned().unwrap_or_default())
+        .filter(|c| c["name"] == "rc")
+        .filter_map(|c| c["tstamp"].as_str().map(micros))
+        .max()
+        .unwrap();
+    assert_eq!(
+        scalar("SELECT CAST(max(rc__writetime) AS BIGINT) FROM t", &dir),
+        expected.to_string()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every 2.x generated table (jb, ka, la; MANIFEST.md §3: `pk text, [ck text,] val text` or
+/// `val counter`, the compact variants `WITH COMPACT STORAGE`) copied with its schema.cql:
+/// `count(*)`, a key lookup, a clustering range and `max(val__writetime)` agree with `dump` of the
+/// same snapshot (which reads the same schema.cql).
+#[test]
+fn sql_agrees_with_dump_on_every_2x_table_with_its_schema() {
+    let Some(fx) =
+        common::cassandra_fixtures("sql_agrees_with_dump_on_every_2x_table_with_its_schema")
+    else {
+        return;
+    };
+    let mut tables = 0;
+    for v in ["jb", "ka", "la"] {
+        for kind in ["simple", "clust"] {
+            for counter in [false, true] {
+                for compact in [false, true] {
+                    let name = format!(
+                        "legacy_{v}_{kind}{}{}",
+                        if counter { "_counter" } else { "" },
+                        if compact { "_compact" } else { "" }
+                    );
+                    let src = common::legacy_dir(&fx, v, &name);
+                    if !src.is_dir() {
+                        continue;
+                    }
+                    tables += 1;
+                    let dir = std::env::temp_dir()
+                        .join(format!("sstable-inspect-sql-{name}-{}", std::process::id()));
+                    copy_dir(&src, &dir);
+                    let val = if counter { "counter" } else { "text" };
+                    let (ck, key) = if kind == "clust" {
+                        ("    ck text,\n", "(pk, ck)")
+                    } else {
+                        ("", "(pk)")
+                    };
+                    let with = if compact { " WITH COMPACT STORAGE" } else { "" };
+                    std::fs::write(
+                        dir.join("schema.cql"),
+                        format!("CREATE TABLE legacy_tables.{name} (\n    pk text,\n{ck}    val {val},\n    PRIMARY KEY {key}\n){with};\n"),
+                    )
+                    .unwrap();
+                    let parts = dump(&dir, &[]);
+                    let all = dumped_rows(&parts, |_| true);
+                    assert!(all >= 5, "{name}: {all}");
+                    assert_eq!(
+                        scalar("SELECT count(*) FROM t", &dir),
+                        all.to_string(),
+                        "{name}"
+                    );
+                    let key = dump(&dir, &["--key", "2"]);
+                    assert_eq!(key.len(), 1, "{name}");
+                    assert_eq!(
+                        scalar("SELECT count(*) FROM t WHERE pk = '2'", &dir),
+                        dumped_rows(&key, |_| true).to_string(),
+                        "{name}"
+                    );
+                    if kind == "clust" {
+                        let below = dumped_rows(&parts, |r| {
+                            r["clustering"][0].as_str().is_some_and(|c| c < "2")
+                        });
+                        assert!(below > 0 && below < all, "{name}: {below} of {all}");
+                        assert_eq!(
+                            scalar("SELECT count(*) FROM t WHERE ck < '2'", &dir),
+                            below.to_string(),
+                            "{name}"
+                        );
+                    }
+                    let cells = parts
+                        .iter()
+                        .flat_map(|p| p["rows"].as_array().cloned().unwrap_or_default())
+                        .flat_map(|r| r["cells"].as_array().cloned().unwrap_or_default());
+                    let expected = cells
+                        .filter(|c| c["name"] == "val")
+                        .filter_map(|c| c["tstamp"].as_str().map(micros))
+                        .max()
+                        .unwrap();
+                    assert_eq!(
+                        scalar("SELECT CAST(max(val__writetime) AS BIGINT) FROM t", &dir),
+                        expected.to_string(),
+                        "{name}"
+                    );
+                    let _ = std::fs::remove_dir_all(&dir);
+                }
+            }
+        }
+    }
+    assert_eq!(tables, 24);
+}
+
+/// The other visible 3.0+ fixture tables (MANIFEST.md §4, §6: `legacy_mc_inaccurate_min_max`,
+/// negative local expiration times, invalid deletions, duplicate rows): `count(*)` and every
+/// simple column's `max(<col>__writetime)` agree with `read --json` at the same now (the merged
+/// read: for `cf_with_duplicates_3_0` its two rows of one clustering are one, as Cassandra
+/// reads them; `dump` of the other single SSTables shows the same rows).
+#[test]
+fn sql_agrees_with_read_on_the_other_3_0_fixture_tables() {
+    let Some(fx) =
+        common::cassandra_fixtures("sql_agrees_with_read_on_the_other_3_0_fixture_tables")
+    else {
+        return;
+    };
+    let mut dirs = vec![fx.join("legacy-sstables/mc/legacy_tables/legacy_mc_inaccurate_min_max")];
+    for t in ["table1", "table2", "table3", "table4"] {
+        dirs.push(fx.join("other/negative-local-expiration-test").join(t));
+    }
+    dirs.push(fx.join("other/invalid-legacy-sstables/Keyspace1/cf_with_duplicates_3_0"));
+    for t in [
+        "invalid_tombstones",
+        "invalid_range_tombstone_reader",
+        "invalid_range_tombstone_compaction",
+        "invalid_partition_deletion",
+    ] {
+        dirs.push(
+            fx.join("other/negative-ldts-invalid-deletions-test")
+                .join(t),
+        );
+    }
+    let mut compared = 0;
+    for dir in &dirs {
+        assert!(dir.is_dir(), "{}", dir.display());
+        let parts = read_json(dir, &[]);
+        let d = dir.to_str().unwrap();
+        let (stdout, stderr, code) =
+            run(&["sql", "SELECT count(*) FROM t", d, "--csv", "--now", NOW]);
+        assert_eq!(code, 0, "{d}: {stderr}");
+        assert_eq!(
+            stdout.lines().nth(1).unwrap(),
+            dumped_rows(&parts, |_| true).to_string(),
+            "{d}"
+        );
+        let mut stamps: std::collections::BTreeMap<String, i64> = Default::default();
+        for r in parts
+            .iter()
+            .flat_map(|p| p["rows"].as_array().cloned().unwrap_or_default())
+        {
+            // A cell without its own timestamp has the row's (dump leaves it out).
+            let row_ts = r["liveness_info"]["tstamp"].as_str().map(str::to_owned);
+            for c in r["cells"].as_array().cloned().unwrap_or_default() {
+                if c.get("path").is_some() {
+                    continue;
+                }
+                let t = c["tstamp"].as_str().map(str::to_owned).or(row_ts.clone());
+                let (Some(name), Some(t)) = (c["name"].as_str(), t) else {
+                    continue;
+                };
+                let e = stamps.entry(name.to_owned()).or_insert(i64::MIN);
+                *e = (*e).max(micros(&t));
+            }
+        }
+        // (table4 has only a collection column: no simple column to compare.)
+        for (name, max) in stamps {
+            let query = format!("SELECT CAST(max({name}__writetime) AS BIGINT) FROM t");
+            let (stdout, stderr, code) = run(&["sql", &query, d, "--csv", "--now", NOW]);
+            assert_eq!(code, 0, "{d}: {stderr}");
+            assert_eq!(
+                stdout.lines().nth(1).unwrap(),
+                max.to_string(),
+                "{d} {name}"
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= dirs.len() - 1, "{compared}");
 }

@@ -1540,3 +1540,37 @@ fn scan_counts_match_the_manifest() {
         }
     }
 }
+
+/// `Cell::view` is the inverse of `CellView::to_cell`: every cell of every 3.0+ legacy table and
+/// of the TTL, collection and tombstone fixtures (MANIFEST §3, §6) viewed and owned again is the
+/// same cell, spans included.
+#[test]
+fn an_owned_cell_viewed_is_the_same_cell() {
+    let Some(fx) = common::cassandra_fixtures("data::an_owned_cell_viewed") else {
+        return;
+    };
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for v in VERSIONS {
+        for t in tables(v) {
+            dirs.push(common::legacy_dir(&fx, v, &t));
+        }
+    }
+    for n in 1..=4 {
+        dirs.push(fx.join(format!("other/negative-local-expiration-test/table{n}")));
+    }
+    dirs.push(fx.join("other/negative-ldts-invalid-deletions-test/invalid_tombstones"));
+    let mut cells = 0usize;
+    for dir in dirs {
+        let table = load(&dir);
+        for item in table.items() {
+            let (DataItem::Row(row) | DataItem::StaticRow(row)) = item else {
+                continue;
+            };
+            for cell in row.cells() {
+                assert_eq!(&cell.view().to_cell(), cell, "{}", dir.display());
+                cells += 1;
+            }
+        }
+    }
+    assert!(cells > 8_000, "{cells}");
+}

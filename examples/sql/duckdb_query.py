@@ -1,5 +1,6 @@
 """Ask a table's SSTables a question in SQL with DuckDB: `sstable_inspect.table` hands DuckDB the
-rows as an Arrow C stream (decoded as DuckDB pulls them; nothing is written to disk).
+rows of the merged read of the table (what `sstable-inspect read` returns) as an Arrow C stream
+(decoded as DuckDB pulls them; nothing is written to disk).
 
     python examples/sql/duckdb_query.py DIR "SELECT partition_key, count(*) FROM t GROUP BY 1"
 """

@@ -82,9 +82,10 @@ def scan(path, columns=None, batch_rows=8192, cell_metadata=False):
 
 
 def table(paths):
-    """The rows of every 3.0+ SSTable of one table under ``paths`` as one
+    """The rows of the merged read of one table's 3.0+ SSTables under ``paths`` (each
+    partition's versions reconciled at now, as ``sstable-inspect read`` shows them) as one
     ``pyarrow.RecordBatchReader`` (with ``<col>__writetime``, ``__ttl``,
-    ``__local_deletion_time``): DuckDB (``con.register("t", reader)``) and DataFusion-python
+    ``__local_deletion_time``), decoded as it is read: DuckDB (``con.register("t", reader)``) and DataFusion-python
     query it directly through the Arrow C stream."""
     if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
         paths = [paths]

@@ -1,15 +1,17 @@
-//! SQL over a table's SSTables on DataFusion: the rows of every 3.0+ SSTable found (as
-//! `sstable-arrow` decodes them, with the `<column>__writetime` / `__ttl` /
-//! `__local_deletion_time` columns of `--cell-metadata`) registered as table `t`.
+//! SQL over a table's SSTables on DataFusion: the rows of the merged read of the 3.0+ SSTables
+//! found (as `sstable-arrow` decodes them, with the `<column>__writetime` / `__ttl` /
+//! `__local_deletion_time` columns of `--cell-metadata`, and `__token` for a Murmur3 table)
+//! registered as table `t`.
 //!
 //! DataFusion 55 is built on arrow 59 and the decoder's batches are arrow 60: they cross
 //! through Arrow IPC ([`bridge`]), safe code and one copy per batch.
 //!
-//! The table is a [`SSTableTable`] ([`provider`]): projection pushed into the row decoding, a
-//! partition-key equality answered through the index and bloom filter.
+//! The table is a [`SSTableTable`] ([`provider`]): rows streamed as DataFusion pulls them,
+//! projection pushed into the row decoding, a partition-key equality answered through the
+//! index and bloom filter, a `__token` range through the index.
 //!
-//! Not yet: the merged read of several SSTables (their rows are concatenated), a token range
-//! through the index.
+//! 2.x SSTables are read when the schema is known ([`legacy`]): typed and named by it, not
+//! merged.
 
 use std::sync::Arc;
 
@@ -19,7 +21,9 @@ use datafusion::datasource::TableProvider;
 use datafusion::error::DataFusionError;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
+pub mod legacy;
 pub mod provider;
+pub mod source;
 
 pub use provider::{ReadFailed, ReadLog, SSTableTable};
 
@@ -112,18 +116,20 @@ pub fn query(
     paths: &[&str],
     now_seconds: Option<i64>,
 ) -> Result<Vec<RecordBatch>, SqlError> {
-    query_with_log(sql, paths, now_seconds, None).map(|(_, b, _)| b)
+    query_with_log(sql, paths, now_seconds, None, None).map(|(_, b, _)| b)
 }
 
 /// [`query`] with the result's schema (also when it has no rows), and what its scans read;
-/// `names`: the partition key and clustering column names of the table's schema, if known.
+/// `names`: the partition key and clustering column names of the table's schema, if known;
+/// `legacy`: that schema's 2.x layout, for 2.x SSTables.
 pub fn query_with_log(
     sql: &str,
     paths: &[&str],
     now_seconds: Option<i64>,
     names: Option<(&[String], &[String])>,
+    legacy: Option<&sstable_engine::component::legacy_data::LegacyLayout>,
 ) -> Result<(SchemaRef, Vec<RecordBatch>, ReadLog), SqlError> {
-    let table = Arc::new(SSTableTable::open(paths, now_seconds, names)?);
+    let table = Arc::new(SSTableTable::open(paths, now_seconds, names, legacy)?);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .map_err(|e| SqlError::Read(e.to_string()))?;

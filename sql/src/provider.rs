@@ -1,93 +1,90 @@
-//! The table `t` as a DataFusion [`TableProvider`]: `scan` decodes only the projected columns
-//! (the others' values are not converted, `RowBatcher::with_columns`), and a partition-key
-//! equality (`partition_key = '…'`) is answered through the engine's lookup (bloom filter,
-//! summary and index, or the BTI trie), so only the chunks of that partition's Data.db bytes are
-//! read (`RowBatchReader::only_partition_at`).
+//! The table `t` as a DataFusion [`TableProvider`] over the merged read of the table's
+//! SSTables (`sstable_engine::merge::TableMerger` through `sstable_arrow::MergedRowReader`):
+//! the rows a read of the whole table returns, each partition's versions reconciled and
+//! shadowed data dropped at `now`, as `sstable-inspect read` shows them. A table of one SSTable
+//! is the trivial merge.
 //!
+//! `scan` plans a [`StreamingTableExec`] of one [`PartitionStream`]: the SSTables are opened
+//! when DataFusion executes the plan and rows are decoded as it pulls batches, so memory is a
+//! batch and the merge window. Pushed into the decoding:
+//!
+//! * the projection: only the projected columns' values are converted
+//!   (`RowBatcher::with_columns`);
+//! * a partition-key equality (`partition_key = '…'`): each SSTable's lookup (bloom filter,
+//!   summary and index, or the BTI trie) gives the partition's position, its read starts there
+//!   and ends after that partition, so only its chunks are read; an SSTable where the key is
+//!   absent is left out of the merge;
+//! * a token range (`__token >= A AND __token < B`, the Murmur3 token, bigint): each SSTable's
+//!   read starts at its first partition at or after A, found in Index.db (its entries read in
+//!   order from the Summary.db sample before A), and the merge stops at the first partition
+//!   past B;
+//! * a `LIMIT` DataFusion gives the scan: batches of at most that many rows, and no batch
+//!   is decoded after DataFusion has its rows.
+//!
+//! The key and token filters are reported [`Inexact`](TableProviderFilterPushDown::Inexact):
+//! an SSTable whose index cannot answer is read whole, and DataFusion filters again on top.
 //! With a schema (schema.cql, `--schema`) the key and clustering columns carry its names.
+//! Every read goes through a [`CountingSource`]; its totals are the [`ReadLog`]. The chunk a
+//! lookup read to confirm the partition is not read again by the merge (the source keeps the
+//! last Data.db read).
 //!
-//! The key filter is reported [`Inexact`](TableProviderFilterPushDown::Inexact): an SSTable
-//! whose lookup cannot run (no index) is scanned whole, so DataFusion filters again on top.
-//! Every read goes through a [`CountingSource`]; its totals are the [`ReadLog`].
-//!
-//! A `LIMIT` DataFusion pushes into the scan (no filter left above it) stops the reading once
-//! that many rows are read.
-//!
-//! Not yet: the scan decodes when planned (its batches are then served from memory), not as a
-//! stream; a token range is not pushed down.
+//! 2.x SSTables (all of them 2.x) are read by [`crate::legacy`] when the schema is known: not
+//! merged, nothing pushed down but the projection after the rows are built.
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use arrow::datatypes::{Field, Schema, SchemaRef};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::{RecordBatch, RecordBatchOptions};
 use async_trait::async_trait;
 use datafusion::catalog::Session;
 use datafusion::common::{DataFusionError, ScalarValue};
-use datafusion::datasource::{MemTable, TableProvider, TableType};
+use datafusion::datasource::{TableProvider, TableType};
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::logical_expr::{BinaryExpr, Expr, Operator, TableProviderFilterPushDown};
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::physical_plan::ExecutionPlan;
-use sstable_arrow::{RowBatchReader, RowOptions};
-use sstable_engine::byte_range::{ByteRange, RangeSource};
+use sstable_arrow::{MergedRowReader, PartitionFilter, RowBatchReader, RowOptions, TOKEN_COLUMN};
+use sstable_engine::byte_range::RangeSource;
 use sstable_engine::clock::NoClock;
+use sstable_engine::component::data::DecodeOptions;
+use sstable_engine::component::legacy_data::LegacyLayout;
+use sstable_engine::index_listing::{IndexListing, ListingItem, ListingOptions};
+use sstable_engine::info::SSTableMetadata;
+use sstable_engine::merge::{MergeInput, MergeOptions, TableMerger};
+use sstable_engine::range::SyncDriver;
+use sstable_engine::token::{Partitioner, Token};
 use sstable_native::files::{self, ComponentFiles};
 
+use crate::legacy::LegacyRows;
+pub use crate::source::{CountingSource, ReadLog};
 use crate::{bridge, SqlError};
 
-/// The bytes read from each component (by its file-name suffix), and Data.db's reads.
+/// What a scan asks of the partitions (pushed-down filters).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ReadLog {
-    pub bytes_by_component: BTreeMap<String, u64>,
-    /// `(offset, length)` of every Data.db read, in order.
-    pub data_reads: Vec<(u64, u64)>,
-}
-
-impl ReadLog {
-    /// Bytes read from Data.db.
-    pub fn data_bytes(&self) -> u64 {
-        self.data_reads
-            .iter()
-            .fold(0u64, |a, (_, l)| a.saturating_add(*l))
-    }
-}
-
-/// A [`RangeSource`] that records what it reads in a shared [`ReadLog`].
-pub struct CountingSource<S> {
-    inner: S,
-    log: Arc<Mutex<ReadLog>>,
-}
-
-impl<S: RangeSource> RangeSource for CountingSource<S> {
-    fn read_into(
-        &mut self,
-        range: &ByteRange,
-        buf: &mut Vec<u8>,
-    ) -> sstable_engine::error::Result<()> {
-        self.inner.read_into(range, buf)?;
-        let n = buf.len() as u64;
-        if let Ok(mut log) = self.log.lock() {
-            let name = range.component.to_string();
-            if name == "Data.db" {
-                log.data_reads.push((range.offset, n));
-            }
-            let e = log.bytes_by_component.entry(name).or_insert(0);
-            *e = e.saturating_add(n);
-        }
-        Ok(())
-    }
+pub struct Wanted {
+    /// A partition key as cqlsh prints it (an equality on a one-column key).
+    pub key: Option<String>,
+    /// Murmur3 tokens, both ends included (`__token` bounds).
+    pub tokens: Option<(i64, i64)>,
 }
 
 /// The table of the 3.0+ SSTables under some paths (see the module docs).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct SSTableTable {
     paths: Vec<String>,
     now_seconds: Option<i64>,
-    /// [`sstable_arrow::row_schema`] with cell metadata, as DataFusion's arrow; its key and
-    /// clustering columns named as the schema names them, when one was given.
+    /// [`sstable_arrow::row_schema`] with cell metadata (and `__token` last for a Murmur3
+    /// table), as DataFusion's arrow; its key and clustering columns named as the schema names
+    /// them, when one was given.
     schema: SchemaRef,
+    /// Whether the table has the `__token` column.
+    token: bool,
     /// The partition key column's name (a one-column key), for the key filter.
     key_column: Option<String>,
     log: Arc<Mutex<ReadLog>>,
+    /// 2.x SSTables: the schema's layout ([`crate::legacy`]).
+    legacy: Option<LegacyLayout>,
 }
 
 fn options() -> RowOptions {
@@ -98,28 +95,63 @@ fn options() -> RowOptions {
 }
 
 impl SSTableTable {
-    /// The table of `paths`: its schema is the first SSTable's (no Data.db read yet). With
-    /// `names` (a schema's partition key and clustering column names, in order) those columns
-    /// are named so, where their counts match the SSTable's; else `partition_key`,
-    /// `partition_key_0`, …, `clustering_0`, ….
+    /// The table of `paths`: its schema is the first SSTable's (the merge's; no Data.db read
+    /// yet). With `names` (a schema's partition key and clustering column names, in order)
+    /// those columns are named so, where their counts match the SSTable's; else
+    /// `partition_key`, `partition_key_0`, …, `clustering_0`, ….
+    ///
+    /// SSTables that are all 2.x are read with `legacy`, the schema's layout (an error
+    /// without one).
     pub fn open(
         paths: &[&str],
         now_seconds: Option<i64>,
         names: Option<(&[String], &[String])>,
+        legacy: Option<&LegacyLayout>,
     ) -> Result<Self, SqlError> {
         let found = files::find(paths).map_err(|e| SqlError::Read(e.to_string()))?;
+        let sstables = &found.grouping.sstables;
+        if !sstables.is_empty()
+            && sstables
+                .iter()
+                .all(|s| !s.descriptor.version.has_row_format())
+        {
+            let Some(layout) = legacy.filter(|l| l.has_schema()) else {
+                return Err(SqlError::Read(
+                    "the SSTables are 2.x: SQL needs the table's schema (schema.cql beside them or --schema FILE.cql)".to_owned(),
+                ));
+            };
+            return Ok(SSTableTable {
+                paths: paths.iter().map(|p| (*p).to_owned()).collect(),
+                now_seconds,
+                schema: crate::legacy::legacy_schema(layout),
+                token: false,
+                key_column: None,
+                log: Arc::new(Mutex::new(ReadLog::default())),
+                legacy: Some(layout.clone()),
+            });
+        }
         let mut schema = None;
+        let mut token = false;
         for sstable in &found.grouping.sstables {
             let (metadata, _) = files::load_metadata(&found, sstable);
             let source = ComponentFiles::new(&found, sstable);
             if let Ok(r) = RowBatchReader::new(&metadata, source, options(), now_seconds) {
                 let s = arrow_array::RecordBatchReader::schema(&r);
                 let (s, _) = bridge::to_datafusion(&s, &[]).map_err(SqlError::Read)?;
+                token = metadata.partitioner() == Partitioner::Murmur3;
                 schema = Some(s);
                 break;
             }
         }
         let schema = schema.ok_or_else(|| SqlError::Read("no 3.0+ SSTable found".to_owned()))?;
+        let schema = if token {
+            let mut fields: Vec<Field> =
+                schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+            fields.push(Field::new(TOKEN_COLUMN, DataType::Int64, true));
+            Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
+        } else {
+            schema
+        };
         let schema = match names {
             Some(names) => renamed(&schema, names),
             None => schema,
@@ -144,8 +176,10 @@ impl SSTableTable {
             paths: paths.iter().map(|p| (*p).to_owned()).collect(),
             now_seconds,
             schema,
+            token,
             key_column,
             log: Arc::new(Mutex::new(ReadLog::default())),
+            legacy: None,
         })
     }
 
@@ -159,27 +193,51 @@ impl SSTableTable {
         self.log.lock().map(|l| l.clone()).unwrap_or_default()
     }
 
-    /// The rows of the columns at `projection` (`None`: all), in that order; with `key` (a
-    /// partition key as cqlsh prints it) only that partition's, where a lookup can run; with
-    /// `limit`, reading stops once that many rows are read (batches of at most `limit` rows).
-    pub fn read(
+    /// The rows of the merged read of the table's SSTables, as a stream of batches decoded as
+    /// they are pulled: the columns at `projection` (`None`: all), in that order; only the
+    /// partitions `wanted` names where the index can find them; with `limit`, batches of at
+    /// most `limit` rows.
+    pub fn rows(
         &self,
         projection: Option<&[usize]>,
-        key: Option<&str>,
+        wanted: &Wanted,
         limit: Option<usize>,
-    ) -> Result<Vec<RecordBatch>, SqlError> {
-        let mut rows = 0usize;
+    ) -> Result<MergedRows, SqlError> {
+        MergedRows::open(self, projection, wanted, limit)
+    }
+}
+
+/// Rows per batch of a scan: at most its `LIMIT` (no more is decoded than asked for).
+fn batch_rows(limit: Option<usize>) -> usize {
+    limit.map_or(sstable_arrow::DEFAULT_BATCH_ROWS, |l| {
+        l.clamp(1, sstable_arrow::DEFAULT_BATCH_ROWS)
+    })
+}
+
+/// The merged read of a scan, as DataFusion batches (an iterator; see [`SSTableTable::rows`]).
+pub struct MergedRows {
+    reader: Option<MergedRowReader<CountingSource<ComponentFiles>>>,
+    /// Batch column order → the projection's order.
+    order: Vec<usize>,
+    projected: SchemaRef,
+}
+
+impl MergedRows {
+    fn open(
+        table: &SSTableTable,
+        projection: Option<&[usize]>,
+        wanted: &Wanted,
+        limit: Option<usize>,
+    ) -> Result<Self, SqlError> {
         let options = RowOptions {
-            batch_rows: limit.map_or(sstable_arrow::DEFAULT_BATCH_ROWS, |l| {
-                l.clamp(1, sstable_arrow::DEFAULT_BATCH_ROWS)
-            }),
+            batch_rows: batch_rows(limit),
             ..options()
         };
-        let paths: Vec<&str> = self.paths.iter().map(String::as_str).collect();
+        let paths: Vec<&str> = table.paths.iter().map(String::as_str).collect();
         let found = files::find(&paths).map_err(|e| SqlError::Read(e.to_string()))?;
         // Decoded: the projected columns in schema order (`_kind` for none: its rows count).
         let mut decoded: Vec<usize> = projection.map_or_else(
-            || (0..self.schema.fields().len()).collect(),
+            || (0..table.schema.fields().len()).collect(),
             <[usize]>::to_vec,
         );
         decoded.sort_unstable();
@@ -196,81 +254,202 @@ impl SSTableTable {
         };
         let projected = match projection {
             Some(p) => Arc::new(
-                self.schema
+                table
+                    .schema
                     .project(p)
                     .map_err(|e| SqlError::Read(e.to_string()))?,
             ),
-            None => Arc::clone(&self.schema),
+            None => Arc::clone(&table.schema),
         };
-        let mut out = Vec::new();
+        let decode = DecodeOptions {
+            now_seconds: table.now_seconds,
+            ..DecodeOptions::default()
+        };
+        let mut inputs = Vec::new();
+        let mut partitioner = None;
+        let mut key_bytes = None;
         for sstable in &found.grouping.sstables {
-            if limit.is_some_and(|l| rows >= l) {
-                break;
-            }
             let err =
                 |e: &dyn std::fmt::Display| SqlError::Read(format!("{}: {e}", sstable.prefix));
             let (metadata, io_errors) = files::load_metadata(&found, sstable);
             if let Some(e) = io_errors.into_iter().next() {
                 return Err(err(&e));
             }
-            let source = || CountingSource {
-                inner: ComponentFiles::new(&found, sstable),
-                log: Arc::clone(&self.log),
-            };
+            if !sstable.descriptor.version.has_row_format() {
+                return Err(err(&format!(
+                    "version {} predates the 3.0 row format: its rows are not in SQL",
+                    sstable.descriptor.version
+                )));
+            }
+            let p = metadata.partitioner();
+            if partitioner.as_ref().is_some_and(|q| *q != p) {
+                return Err(err(&"its partitioner differs from the first SSTable's"));
+            }
+            partitioner = Some(p);
+            let mut source =
+                CountingSource::new(ComponentFiles::new(&found, sstable), Arc::clone(&table.log));
             let mut position = None;
-            if let Some(bytes) = key.and_then(|k| metadata.parse_key(k).ok()) {
+            let bytes = wanted
+                .key
+                .as_deref()
+                .and_then(|k| metadata.parse_key(k).ok());
+            if let Some(bytes) = bytes {
                 let found_key =
-                    sstable_engine::lookup::lookup_with(&metadata, &bytes, source(), &NoClock);
+                    sstable_engine::lookup::lookup_with(&metadata, &bytes, &mut source, &NoClock);
+                key_bytes = Some(bytes);
                 match (&found_key.partition_position, &found_key.stopped_at) {
                     (Some(p), _) if found_key.found => position = Some(*p),
                     (_, Some(stop)) if stop.is_absent() => continue,
                     (_, Some(sstable_engine::lookup::StopReason::Error { message, .. })) => {
                         return Err(err(message))
                     }
-                    // No lookup possible here: the whole SSTable (DataFusion filters on top).
+                    // No lookup possible here: the whole SSTable (filtered as it is merged).
                     _ => {}
                 }
-            }
-            let reader = RowBatchReader::with_columns(
-                &metadata,
-                source(),
-                options,
-                self.now_seconds,
-                Some(&decoded),
-            )
-            .map_err(|e| err(&e))?;
-            let mut reader = match position {
-                Some(p) => reader.only_partition_at(p).map_err(|e| err(&e))?,
-                None => reader,
-            };
-            let schema = arrow_array::RecordBatchReader::schema(&reader);
-            let mut batches = Vec::new();
-            for b in reader.by_ref() {
-                let b = b.map_err(|e| err(&e))?;
-                rows = rows.saturating_add(b.num_rows());
-                batches.push(b);
-                if limit.is_some_and(|l| rows >= l) {
-                    break;
+            } else if let Some((first, _)) = wanted.tokens {
+                match first_at_or_after(&metadata, &mut source, first).map_err(|e| err(&e))? {
+                    Start::At(p) => position = Some(p),
+                    Start::Past => continue,
+                    Start::Unknown => {}
                 }
             }
-            // A chunk whose checksum failed is not a row source to answer from.
-            if let Some(f) = reader.take_findings().into_iter().next() {
-                return Err(err(&f.message));
+            let name = sstable
+                .prefix
+                .rsplit('/')
+                .next()
+                .unwrap_or(&sstable.prefix)
+                .to_owned();
+            let mut input = MergeInput::for_sstable(name, &metadata, decode, source)
+                .map_err(|e| SqlError::Read(e.to_string()))?;
+            if let Some(p) = position {
+                input.reader.seek_to_partition(p).map_err(|e| err(&e))?;
             }
-            let (_, batches) = bridge::to_datafusion(&schema, &batches).map_err(SqlError::Read)?;
-            for b in batches {
-                let b = b.project(&order).map_err(|e| err(&e))?;
-                // Under the table's names.
-                let b = RecordBatch::try_new_with_options(
-                    Arc::clone(&projected),
-                    b.columns().to_vec(),
-                    &RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
-                )
-                .map_err(|e| err(&e))?;
-                out.push(b);
-            }
+            inputs.push(input);
         }
-        Ok(out)
+        let (Some(partitioner), false) = (partitioner, inputs.is_empty()) else {
+            // No SSTable holds the key (or the token range).
+            return Ok(MergedRows {
+                reader: None,
+                order,
+                projected,
+            });
+        };
+        let merge_options = MergeOptions {
+            now_seconds: table.now_seconds,
+            explain: false,
+        };
+        let merger = TableMerger::new(inputs, partitioner.clone(), merge_options)
+            .map_err(|e| SqlError::Read(e.to_string()))?;
+        let filter = match (key_bytes, wanted.tokens) {
+            (Some(k), _) => PartitionFilter::Key(k),
+            (None, Some((first, last))) => PartitionFilter::Tokens { first, last },
+            (None, None) => PartitionFilter::All,
+        };
+        let reader =
+            MergedRowReader::new(merger, partitioner, options, Some(&decoded), table.token)
+                .with_filter(filter);
+        Ok(MergedRows {
+            reader: Some(reader),
+            order,
+            projected,
+        })
+    }
+
+    fn convert(&self, b: &arrow_array::RecordBatch) -> Result<RecordBatch, SqlError> {
+        let schema = b.schema();
+        let (_, batches) =
+            bridge::to_datafusion(&schema, std::slice::from_ref(b)).map_err(SqlError::Read)?;
+        let b = batches
+            .into_iter()
+            .next()
+            .ok_or_else(|| SqlError::Read("a batch was lost in conversion".to_owned()))?;
+        let b = b
+            .project(&self.order)
+            .map_err(|e| SqlError::Read(e.to_string()))?;
+        // Under the table's names.
+        RecordBatch::try_new_with_options(
+            Arc::clone(&self.projected),
+            b.columns().to_vec(),
+            &RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
+        )
+        .map_err(|e| SqlError::Read(e.to_string()))
+    }
+}
+
+impl Iterator for MergedRows {
+    type Item = Result<RecordBatch, SqlError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let b = self.reader.as_mut()?.next()?;
+        let out = match b {
+            Ok(b) => self.convert(&b),
+            Err(e) => Err(SqlError::Read(arrow_error_text(&e))),
+        };
+        if out.is_err() {
+            self.reader = None;
+        }
+        Some(out)
+    }
+}
+
+/// An Arrow error's text: the engine's or the merge's own message when it holds one.
+fn arrow_error_text(e: &arrow_schema::ArrowError) -> String {
+    match e {
+        arrow_schema::ArrowError::ExternalError(inner) => inner.to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// Where an SSTable's read of a token range starts.
+enum Start {
+    /// The first partition whose token is at or after the range's start.
+    At(u64),
+    /// Every partition is before the range.
+    Past,
+    /// The index gives no keys (BTI without Rows.db keys) or there is none: from the start.
+    Unknown,
+}
+
+/// The first partition of `metadata` whose Murmur3 token is at least `first`, from the index:
+/// Index.db entries read in order from the Summary.db sample before it (big format; BTI: from
+/// the first partition); Data.db is not read.
+fn first_at_or_after<S: RangeSource>(
+    metadata: &SSTableMetadata,
+    source: &mut S,
+    first: i64,
+) -> Result<Start, String> {
+    let Ok(listing) = IndexListing::for_sstable(metadata, ListingOptions::index_only()) else {
+        return Ok(Start::Unknown);
+    };
+    let partitioner = metadata.partitioner();
+    // Big format: from the last Summary.db sample before the range (samples are in token
+    // order), as `IndexSummary.binarySearch` places a key; BTI lists from the first partition.
+    let below = |key: &[u8]| matches!(partitioner.token(key), Token::Murmur3(t) if t < first);
+    let sample = metadata.summary.as_ref().and_then(|s| {
+        let after = s.entries.partition_point(|e| below(&e.key.value));
+        after.checked_sub(1).and_then(|i| s.entries.get(i))
+    });
+    let mut listing = match sample {
+        Some(e) => listing.starting_at(e.index_position.value, 0),
+        None => listing,
+    };
+    let mut driver = SyncDriver::new(source);
+    loop {
+        match driver.pull(&mut listing, &NoClock) {
+            Ok(Some(ListingItem::Partition(p))) => {
+                let (Some(key), Some(position)) = (&p.key, p.position) else {
+                    return Ok(Start::Unknown);
+                };
+                match partitioner.token(key) {
+                    Token::Murmur3(t) if t >= first => return Ok(Start::At(position)),
+                    Token::Murmur3(_) => {}
+                    _ => return Ok(Start::Unknown),
+                }
+            }
+            Ok(Some(ListingItem::Skipped { .. })) => return Ok(Start::Unknown),
+            Ok(None) => return Ok(Start::Past),
+            Err(e) => return Err(e.to_string()),
+        }
     }
 }
 
@@ -333,6 +512,49 @@ fn key_equality(e: &Expr, key_column: &str) -> Option<String> {
     }
 }
 
+/// The inclusive token bounds a filter `__token <op> literal` (either side) sets:
+/// `(lower, upper)`, one of them `None`.
+fn token_bound(e: &Expr) -> Option<(Option<i64>, Option<i64>)> {
+    let Expr::BinaryExpr(BinaryExpr { left, op, right }) = e else {
+        return None;
+    };
+    let (column, literal, op) = match (left.as_ref(), right.as_ref()) {
+        (Expr::Column(c), Expr::Literal(v, _)) => (c, v, *op),
+        (Expr::Literal(v, _), Expr::Column(c)) => (c, v, op.swap()?),
+        _ => return None,
+    };
+    if column.name != TOKEN_COLUMN {
+        return None;
+    }
+    let v = match literal {
+        ScalarValue::Int64(Some(v)) => *v,
+        ScalarValue::Int32(Some(v)) => i64::from(*v),
+        ScalarValue::Int16(Some(v)) => i64::from(*v),
+        ScalarValue::Int8(Some(v)) => i64::from(*v),
+        _ => return None,
+    };
+    match op {
+        Operator::Eq => Some((Some(v), Some(v))),
+        Operator::GtEq => Some((Some(v), None)),
+        Operator::Gt => Some((Some(v.checked_add(1)?), None)),
+        Operator::LtEq => Some((None, Some(v))),
+        Operator::Lt => Some((None, Some(v.checked_sub(1)?))),
+        _ => None,
+    }
+}
+
+/// The token range all of `filters` together allow, if any of them bounds `__token`.
+fn token_range(filters: &[Expr]) -> Option<(i64, i64)> {
+    let mut range: Option<(i64, i64)> = None;
+    for f in filters {
+        if let Some((lo, hi)) = token_bound(f) {
+            let (a, b) = range.unwrap_or((i64::MIN, i64::MAX));
+            range = Some((lo.map_or(a, |l| a.max(l)), hi.map_or(b, |h| b.min(h))));
+        }
+    }
+    range
+}
+
 #[async_trait]
 impl TableProvider for SSTableTable {
     fn schema(&self) -> SchemaRef {
@@ -349,31 +571,109 @@ impl TableProvider for SSTableTable {
     ) -> datafusion::error::Result<Vec<TableProviderFilterPushDown>> {
         Ok(filters
             .iter()
-            .map(|f| match self.key(f) {
-                Some(_) => TableProviderFilterPushDown::Inexact,
-                None => TableProviderFilterPushDown::Unsupported,
+            .map(|f| {
+                let token = self.token && token_bound(f).is_some();
+                if token || self.key(f).is_some() {
+                    TableProviderFilterPushDown::Inexact
+                } else {
+                    TableProviderFilterPushDown::Unsupported
+                }
             })
             .collect())
     }
 
     async fn scan(
         &self,
-        state: &dyn Session,
+        _state: &dyn Session,
         projection: Option<&Vec<usize>>,
         filters: &[Expr],
         limit: Option<usize>,
     ) -> datafusion::error::Result<Arc<dyn ExecutionPlan>> {
-        let key = filters.iter().find_map(|f| self.key(f));
-        let batches = self
-            .read(projection.map(Vec::as_slice), key.as_deref(), limit)
-            .map_err(|e| DataFusionError::External(Box::new(ReadFailed(e.to_string()))))?;
+        let wanted = Wanted {
+            key: filters.iter().find_map(|f| self.key(f)),
+            tokens: token_range(filters).filter(|_| self.token),
+        };
         let schema = match projection {
             Some(p) => Arc::new(self.schema.project(p)?),
             None => Arc::clone(&self.schema),
         };
-        MemTable::try_new(schema, vec![batches])?
-            .scan(state, None, &[], limit)
-            .await
+        let scan = MergedScan {
+            // The same table (its read log shared).
+            table: self.clone(),
+            projection: projection.cloned(),
+            wanted,
+            limit,
+            schema: Arc::clone(&schema),
+        };
+        let exec = StreamingTableExec::try_new(
+            schema,
+            vec![Arc::new(scan) as Arc<dyn PartitionStream>],
+            None,
+            Vec::new(),
+            false,
+            limit,
+        )?;
+        Ok(Arc::new(exec))
+    }
+}
+
+/// One scan of the table: opened when DataFusion executes it, its rows decoded as the stream
+/// is polled ([`MergedRows`]).
+#[derive(Debug)]
+struct MergedScan {
+    table: SSTableTable,
+    projection: Option<Vec<usize>>,
+    wanted: Wanted,
+    limit: Option<usize>,
+    /// The projected schema.
+    schema: SchemaRef,
+}
+
+impl PartitionStream for MergedScan {
+    fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
+        let failed = |e: SqlError| DataFusionError::External(Box::new(ReadFailed(e.to_string())));
+        if let Some(layout) = &self.table.legacy {
+            let paths: Vec<&str> = self.table.paths.iter().map(String::as_str).collect();
+            let rows = LegacyRows::open(
+                &paths,
+                layout.clone(),
+                self.table.now_seconds,
+                Arc::clone(&self.table.log),
+                batch_rows(self.limit),
+            );
+            let projection = self.projection.clone();
+            let stream: Box<dyn Iterator<Item = datafusion::error::Result<RecordBatch>> + Send> =
+                match rows {
+                    Ok(rows) => Box::new(rows.map(move |b| {
+                        let b = b.map_err(failed)?;
+                        match &projection {
+                            Some(p) => Ok(b.project(p)?),
+                            None => Ok(b),
+                        }
+                    })),
+                    Err(e) => Box::new(std::iter::once(Err(failed(e)))),
+                };
+            return Box::pin(RecordBatchStreamAdapter::new(
+                Arc::clone(&self.schema),
+                futures::stream::iter(stream),
+            ));
+        }
+        let rows = self
+            .table
+            .rows(self.projection.as_deref(), &self.wanted, self.limit);
+        let stream: Box<dyn Iterator<Item = datafusion::error::Result<RecordBatch>> + Send> =
+            match rows {
+                Ok(rows) => Box::new(rows.map(move |r| r.map_err(failed))),
+                Err(e) => Box::new(std::iter::once(Err(failed(e)))),
+            };
+        Box::pin(RecordBatchStreamAdapter::new(
+            Arc::clone(&self.schema),
+            futures::stream::iter(stream),
+        ))
     }
 }
 

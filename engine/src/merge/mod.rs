@@ -287,13 +287,25 @@ impl<S: RangeSource> TableMerger<S> {
         result
     }
 
-    fn next_versions(
-        &mut self,
-        clock: &dyn Clock,
-    ) -> Result<Option<Vec<SourcePartition>>, MergeError> {
-        for input in &mut self.inputs {
-            input.peek(clock)?;
+    /// The key of the partition [`TableMerger::next_partition`] returns next: each input's
+    /// next partition header is read, nothing after it (a reader that stops at a key or token
+    /// decides before the partition is read); `Ok(None)` after the last. Errors are remembered
+    /// as [`TableMerger::next_partition`] remembers them.
+    pub fn peek_key(&mut self, clock: &dyn Clock) -> Result<Option<&[u8]>, MergeError> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
         }
+        for input in &mut self.inputs {
+            if let Err(e) = input.peek(clock) {
+                self.failed = Some(e.clone());
+                return Err(e);
+            }
+        }
+        Ok(self.smallest_peeked())
+    }
+
+    /// The smallest key of the inputs' peeked partition headers, in partitioner order.
+    fn smallest_peeked(&self) -> Option<&[u8]> {
         let partitioner = &self.partitioner;
         let mut smallest: Option<&[u8]> = None;
         for i in &self.inputs {
@@ -304,7 +316,17 @@ impl<S: RangeSource> TableMerger<S> {
                 }
             }
         }
-        let Some(key) = smallest.map(<[u8]>::to_vec) else {
+        smallest
+    }
+
+    fn next_versions(
+        &mut self,
+        clock: &dyn Clock,
+    ) -> Result<Option<Vec<SourcePartition>>, MergeError> {
+        for input in &mut self.inputs {
+            input.peek(clock)?;
+        }
+        let Some(key) = self.smallest_peeked().map(<[u8]>::to_vec) else {
             return Ok(None);
         };
         let mut parts = Vec::new();

@@ -78,6 +78,38 @@ impl Cell {
     pub fn is_expiring(&self) -> bool {
         matches!(self.kind, CellKind::Expiring | CellKind::Expired)
     }
+
+    /// The cell as a view borrowing it (the inverse of [`CellView::to_cell`]), so a visitor
+    /// can be handed owned cells, e.g. a merged row's. Its part spans are the cell's.
+    pub fn view(&self) -> CellView<'_> {
+        let start = self.span.start;
+        let rel = |end: u64| u32::try_from(end.saturating_sub(start)).unwrap_or(u32::MAX);
+        let timestamp = self.timestamp_span.map_or(1, |s| rel(s.end));
+        let local_deletion_time = self
+            .local_deletion_time_span
+            .map_or(timestamp, |s| rel(s.end));
+        let ttl = self.ttl_span.map_or(local_deletion_time, |s| rel(s.end));
+        let path = self.path.as_ref().map_or(ttl, |p| rel(p.span.end));
+        CellView {
+            position: start,
+            column_index: self.column_index,
+            flags: self.flags.value,
+            kind: self.kind,
+            timestamp_micros: self.timestamp_micros,
+            local_deletion_time: self.local_deletion_time,
+            ttl_secs: self.ttl_secs,
+            path: self.path.as_ref().map(|p| p.bytes.as_slice()),
+            value: &self.value.bytes,
+            ends: CellEnds {
+                timestamp,
+                local_deletion_time,
+                ttl,
+                path,
+                value: rel(self.span.end),
+            },
+            counter: self.counter.clone().map(Box::new),
+        }
+    }
 }
 
 impl<'a> CellView<'a> {
