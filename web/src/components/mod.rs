@@ -10,6 +10,7 @@ pub mod drop_zone;
 pub mod field_tree;
 pub mod hex_view;
 pub mod index_view;
+pub mod job_run;
 pub mod merged_view;
 pub mod overview_table;
 pub mod replicas_view;

@@ -19,6 +19,7 @@ use sstable_engine::sstable_set::group_files;
 use yew::prelude::*;
 
 use super::drop_zone::DropZone;
+use super::job_run::{self, JobRun};
 use super::plural;
 use crate::loader::PickedFile;
 use crate::pool;
@@ -39,11 +40,7 @@ const DEFAULT_GC_GRACE_SECS: i64 = 864_000;
 /// One node's files: its name (their directory) and its SSTables (name, files).
 type Node = crate::protocol::table::Replica;
 
-#[derive(Clone, PartialEq, Default)]
-struct Run {
-    progress: Option<(u64, u64)>,
-    result: Option<Result<Rc<ReplicaReport>, String>>,
-}
+type Run = JobRun<ReplicaReport>;
 
 /// The files picked for a node, grouped into SSTables (`sstable_set::group_files`); its name
 /// is the directory of its first SSTable.
@@ -313,50 +310,23 @@ pub fn replicas_view() -> Html {
         let picked = picked.clone();
         Callback::from(move |_| {
             selected.set(None);
-            run.set(Run {
-                progress: Some((0, 1)),
-                result: None,
-            });
-            let run = run.clone();
-            pool::submit_in_slot(
+            job_run::start(
                 &job,
+                &run,
                 Request::Replicas {
                     job: 0,
                     replicas: picked.clone(),
                     gc_grace_secs,
                     now_secs,
                 },
-                move |reply| match reply {
-                    Reply::Progress {
-                        done_bytes,
-                        total_bytes,
-                        ..
-                    } => run.set(Run {
-                        progress: Some((done_bytes, total_bytes)),
-                        result: None,
-                    }),
-                    Reply::Replicas { report, .. } => run.set(Run {
-                        progress: None,
-                        result: Some(Ok(Rc::new(*report))),
-                    }),
-                    Reply::Failed { message, .. } => run.set(Run {
-                        progress: None,
-                        result: Some(Err(message)),
-                    }),
-                    _ => {}
+                |reply| match reply {
+                    Reply::Replicas { report, .. } => Some(*report),
+                    _ => None,
                 },
             );
         })
     };
-    let on_cancel = {
-        let job = job.clone();
-        Callback::from(move |_| {
-            let running = *job.borrow();
-            if let Some(running) = running {
-                pool::cancel(running);
-            }
-        })
-    };
+    let on_cancel = job_run::cancel(&job);
 
     let on_side = {
         let side = side.clone();

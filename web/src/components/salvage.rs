@@ -9,6 +9,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use super::job_run::{self, JobRun};
 use super::plural;
 use super::sstable_card::human_bytes;
 use crate::loader;
@@ -27,12 +28,7 @@ pub struct SalvageViewProps {
     pub verdict: Option<Verdict>,
 }
 
-/// What the view shows: the job's progress while it runs, then its answer or its error.
-#[derive(Clone, Default)]
-struct Run {
-    progress: Option<(u64, u64)>,
-    result: Option<Result<Rc<Salvage>, String>>,
-}
+type Run = JobRun<Salvage>;
 
 #[function_component(SalvageView)]
 pub fn salvage_view(p: &SalvageViewProps) -> Html {
@@ -54,48 +50,19 @@ pub fn salvage_view(p: &SalvageViewProps) -> Html {
         let mode = if *segregate { "segregate" } else { "skip" };
         let version = *version;
         Callback::from(move |_| {
-            run.set(Run {
-                progress: Some((0, 1)),
-                result: None,
-            });
-            let run = run.clone();
             let request = Request::Salvage {
                 job: 0,
                 files: files.clone(),
                 mode: mode.to_owned(),
                 version: version.to_owned(),
             };
-            pool::submit_in_slot(&job, request, move |reply| match reply {
-                Reply::Progress {
-                    done_bytes,
-                    total_bytes,
-                    ..
-                } => run.set(Run {
-                    progress: Some((done_bytes, total_bytes)),
-                    result: None,
-                }),
-                Reply::Salvaged { salvage, .. } => run.set(Run {
-                    progress: None,
-                    result: Some(Ok(Rc::new(*salvage))),
-                }),
-                Reply::Failed { message, .. } => run.set(Run {
-                    progress: None,
-                    result: Some(Err(message)),
-                }),
-                _ => {}
+            job_run::start(&job, &run, request, |reply| match reply {
+                Reply::Salvaged { salvage, .. } => Some(*salvage),
+                _ => None,
             });
         })
     };
-    let cancel = {
-        let job = job.clone();
-        Callback::from(move |_| {
-            // The worker answers `Failed("cancelled")` at its next slice.
-            let running = *job.borrow();
-            if let Some(running) = running {
-                pool::cancel(running);
-            }
-        })
-    };
+    let cancel = job_run::cancel(&job);
     let pick = |v: &'static str| {
         let version = version.clone();
         Callback::from(move |_| version.set(v))

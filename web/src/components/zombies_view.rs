@@ -8,11 +8,10 @@
 //! partition there), with progress and Cancel; the findings are shown a page at a time
 //! ([`PAGE_FINDINGS`]).
 
-use std::rc::Rc;
-
 use sstable_engine::datetime::{iso8601_micros, iso8601_secs};
 use yew::prelude::*;
 
+use super::job_run::{self, JobRun};
 use super::merged_view::table_sstables;
 use super::plural;
 use crate::pool;
@@ -33,11 +32,7 @@ pub struct ZombiesViewProps {
     pub gc_grace_secs: i64,
 }
 
-#[derive(Clone, PartialEq, Default)]
-struct Run {
-    progress: Option<(u64, u64)>,
-    result: Option<Result<Rc<ZombieReport>, String>>,
-}
+type Run = JobRun<ZombieReport>;
 
 /// The browser clock, whole seconds since the epoch (the CLI's default "now").
 fn clock_now_secs() -> i64 {
@@ -145,50 +140,23 @@ pub fn zombies_view(p: &ZombiesViewProps) -> Html {
         let now_secs = *now;
         Callback::from(move |_| {
             page.set(0);
-            run.set(Run {
-                progress: Some((0, 1)),
-                result: None,
-            });
-            let run = run.clone();
-            pool::submit_in_slot(
+            job_run::start(
                 &job,
+                &run,
                 Request::Zombies {
                     job: 0,
                     sstables: sstables.clone(),
                     gc_grace_secs,
                     now_secs,
                 },
-                move |reply| match reply {
-                    Reply::Progress {
-                        done_bytes,
-                        total_bytes,
-                        ..
-                    } => run.set(Run {
-                        progress: Some((done_bytes, total_bytes)),
-                        result: None,
-                    }),
-                    Reply::Zombies { report, .. } => run.set(Run {
-                        progress: None,
-                        result: Some(Ok(Rc::new(*report))),
-                    }),
-                    Reply::Failed { message, .. } => run.set(Run {
-                        progress: None,
-                        result: Some(Err(message)),
-                    }),
-                    _ => {}
+                |reply| match reply {
+                    Reply::Zombies { report, .. } => Some(*report),
+                    _ => None,
                 },
             );
         })
     };
-    let on_cancel = {
-        let job = job.clone();
-        Callback::from(move |_| {
-            let running = *job.borrow();
-            if let Some(running) = running {
-                pool::cancel(running);
-            }
-        })
-    };
+    let on_cancel = job_run::cancel(&job);
     let on_now = {
         let now = now.clone();
         Callback::from(move |e: Event| {

@@ -23,8 +23,8 @@ mod files;
 mod index;
 pub mod index_listing;
 mod load;
-mod table;
 mod scrub;
+mod table;
 mod verify;
 
 use std::cell::RefCell;
