@@ -252,13 +252,7 @@ impl Worker for EngineWorker {
                 now_secs,
             } => {
                 self.spawn_job(scope, id, job, move |ctx| async move {
-                    let progress = |done_bytes, total_bytes| {
-                        ctx.respond(Reply::Progress {
-                            job,
-                            done_bytes,
-                            total_bytes,
-                        })
-                    };
+                    let progress = |done_bytes, total_bytes| ctx.progress(done_bytes, total_bytes);
                     let report =
                         table::zombies(&sstables, gc_grace_secs, now_secs, &progress, &|| {
                             ctx.is_cancelled()
@@ -278,13 +272,7 @@ impl Worker for EngineWorker {
                 now_secs,
             } => {
                 self.spawn_job(scope, id, job, move |ctx| async move {
-                    let progress = |done_bytes, total_bytes| {
-                        ctx.respond(Reply::Progress {
-                            job,
-                            done_bytes,
-                            total_bytes,
-                        })
-                    };
+                    let progress = |done_bytes, total_bytes| ctx.progress(done_bytes, total_bytes);
                     let report =
                         table::replicas(&replicas, gc_grace_secs, now_secs, &progress, &|| {
                             ctx.is_cancelled()
@@ -303,13 +291,7 @@ impl Worker for EngineWorker {
                 page,
             } => {
                 self.spawn_job(scope, id, job, move |ctx| async move {
-                    let progress = |done_bytes, total_bytes| {
-                        ctx.respond(Reply::Progress {
-                            job,
-                            done_bytes,
-                            total_bytes,
-                        })
-                    };
+                    let progress = |done_bytes, total_bytes| ctx.progress(done_bytes, total_bytes);
                     let page =
                         table::merged_page(&sstables, &page, &progress, &|| ctx.is_cancelled())
                             .await?;
