@@ -30,6 +30,17 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A reader over `data` (first byte at `base_offset`) positioned at `pos` (at most
+    /// `data.len()`: the end when past it).
+    pub fn at(data: &'a [u8], base_offset: u64, pos: usize) -> Self {
+        Reader {
+            data,
+            pos: pos.min(data.len()),
+            base_offset,
+            component: None,
+        }
+    }
+
     /// Tags errors from this reader with `component`.
     pub fn for_component(mut self, component: ComponentType) -> Self {
         self.component = Some(component);

@@ -497,6 +497,7 @@ impl<'p> ClusteringPrefix<'p> {
 
     /// `deserializeValuesWithoutSize` for `size` (or all) columns: checks every header, length
     /// and cap, and keeps the checked bytes.
+    #[inline]
     fn read_values<'a: 'p, 'l: 'p>(
         r: &mut Reader<'a>,
         layout: ClusteringLayout<'l>,
@@ -516,7 +517,12 @@ impl<'p> ClusteringPrefix<'p> {
             if index.is_multiple_of(32) {
                 header = r.unsigned_vint(what)?;
             }
-            read_value_at(r, index, header, *fixed, &layout, what)?;
+            // Only checked here (the values are walked again on request): a value is stored
+            // unless its empty (bit 2i) or null (bit 2i+1) header bit is set.
+            let bit = (index % 32).wrapping_mul(2) as u32;
+            if header.checked_shr(bit).unwrap_or(0) & 0b11 == 0 {
+                read_value(r, *fixed, layout.max_value_bytes, what)?;
+            }
         }
         let values_bytes = r
             .consumed_since(values_start)
