@@ -322,7 +322,7 @@ impl Iterator for ClusteringHeaders<'_> {
 /// `AbstractType.readValue`: a value of a type with `fixed` length (exactly that many bytes) or
 /// a vint length + bytes, refusing lengths over `max_value_bytes` before looking at the bytes.
 /// The one value reader of clustering values and Data.db cell values; borrows the input.
-#[inline]
+#[inline(always)]
 pub fn read_value<'a>(
     r: &mut Reader<'a>,
     fixed: Option<u32>,

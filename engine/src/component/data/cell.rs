@@ -593,7 +593,7 @@ fn take_at<'a>(bytes: &'a [u8], at: &mut usize, len: usize) -> Option<&'a [u8]> 
 impl ComplexColumnHead {
     /// Reads the complex deletion and cell count; the caller reads `cell_count` cells next
     /// (after [`Reader::check_count`] with 2 bytes per cell).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn read(
         r: &mut Reader<'_>,
         column: &ColumnSchema,

@@ -144,7 +144,7 @@ impl LivenessInfo {
     }
 
     /// Reads the liveness fields the row flags announce.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn read(
         r: &mut Reader<'_>,
         base: &DeltaBase,

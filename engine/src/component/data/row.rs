@@ -163,7 +163,7 @@ pub(crate) struct UnfilteredHead<P> {
 
 /// Reads flags, extended flags, clustering or bound and the size field. `static_row` says
 /// whether the static row is expected here.
-#[inline]
+#[inline(always)]
 pub(crate) fn read_head<'a>(
     r: &mut Reader<'a>,
     schema: &'a DataSchema,
