@@ -388,6 +388,7 @@ fn read_value_at<'a>(
 impl<'p> ClusteringPrefix<'p> {
     /// `Clustering.Serializer.deserialize`: a row's clustering, one value per clustering column
     /// (nothing at all when the table has none).
+    #[inline(always)]
     pub fn read_clustering<'a: 'p, 'l: 'p>(
         r: &mut Reader<'a>,
         layout: ClusteringLayout<'l>,
@@ -497,7 +498,7 @@ impl<'p> ClusteringPrefix<'p> {
 
     /// `deserializeValuesWithoutSize` for `size` (or all) columns: checks every header, length
     /// and cap, and keeps the checked bytes.
-    #[inline]
+    #[inline(always)]
     fn read_values<'a: 'p, 'l: 'p>(
         r: &mut Reader<'a>,
         layout: ClusteringLayout<'l>,
