@@ -30,6 +30,17 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A reader over `data` (first byte at `base_offset`) positioned at `pos` (at most
+    /// `data.len()`: the end when past it).
+    pub fn at(data: &'a [u8], base_offset: u64, pos: usize) -> Self {
+        Reader {
+            data,
+            pos: pos.min(data.len()),
+            base_offset,
+            component: None,
+        }
+    }
+
     /// Tags errors from this reader with `component`.
     pub fn for_component(mut self, component: ComponentType) -> Self {
         self.component = Some(component);
@@ -74,6 +85,7 @@ impl<'a> Reader<'a> {
 
     /// Runs `read` and pairs its value with the bytes it consumed: the one span helper every
     /// decoder uses (`r.spanned(|r| r.u32("count"))?`).
+    #[inline(always)]
     pub fn spanned<T>(
         &mut self,
         read: impl FnOnce(&mut Reader<'a>) -> Result<T>,
@@ -396,10 +408,21 @@ fn vint_long_at(bytes: &[u8], at: &mut usize, first: u8) -> Option<u64> {
     } else {
         u64::from(first & (0xffu8 >> extra))
     };
-    let value = bytes
-        .get(start..end)?
-        .iter()
-        .fold(high, |v, &b| (v << 8) | u64::from(b));
+    let tail = bytes.get(start..end)?;
+    // With 8 bytes readable from `start` (all but the last few bytes of a window), the extra
+    // bytes are the top `extra` bytes of one big-endian word: no loop. The bounds are the same
+    // (`tail` above); only the bytes past `end` are loaded and shifted out.
+    let value = match bytes.get(start..start.wrapping_add(8)) {
+        Some(word) => {
+            let word = u64::from_be_bytes(word.try_into().ok()?);
+            // 1 <= extra <= 8: the shift is below 64; `high` is 0 when extra is 8.
+            let low = word >> (64u32.wrapping_sub(8u32.wrapping_mul(extra as u32)));
+            high.checked_shl(8u32.wrapping_mul(extra as u32))
+                .unwrap_or(0)
+                | low
+        }
+        _ => tail.iter().fold(high, |v, &b| (v << 8) | u64::from(b)),
+    };
     *at = end;
     Some(value)
 }
@@ -420,6 +443,17 @@ mod tests {
         let mut at = 1;
         assert_eq!(vint_at(&padded, &mut at), Some(v));
         assert_eq!(at, bytes.len() + 1);
+        // With 8 or more bytes after the first: the one-word read.
+        let mut long = vec![0xaa];
+        long.extend_from_slice(bytes);
+        long.extend_from_slice(&[0x55; 9]);
+        let mut at = 1;
+        assert_eq!(vint_at(&long, &mut at), Some(v));
+        assert_eq!(at, bytes.len() + 1);
+        let mut r = Reader::new(&long, 0);
+        r.skip(1, "test").unwrap();
+        assert_eq!(r.unsigned_vint("test").unwrap(), v);
+        assert_eq!(r.position(), bytes.len() + 1);
         for cut in 0..bytes.len() {
             let short = &bytes[..cut];
             assert!(Reader::new(short, 0).unsigned_vint("test").is_err());

@@ -316,7 +316,8 @@ impl DataVisitor for PartitionScan {
     #[inline]
     fn cell(&mut self, _column: &ColumnSchema, cell: &CellView<'_>) {
         if let Some((_, s)) = &mut self.current {
-            s.cells = s.cells.saturating_add(1);
+            // A cell is at least one byte of the partition: the count cannot wrap.
+            s.cells = s.cells.wrapping_add(1);
             count_cell(
                 s,
                 cell.kind,

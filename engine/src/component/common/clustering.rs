@@ -322,7 +322,7 @@ impl Iterator for ClusteringHeaders<'_> {
 /// `AbstractType.readValue`: a value of a type with `fixed` length (exactly that many bytes) or
 /// a vint length + bytes, refusing lengths over `max_value_bytes` before looking at the bytes.
 /// The one value reader of clustering values and Data.db cell values; borrows the input.
-#[inline]
+#[inline(always)]
 pub fn read_value<'a>(
     r: &mut Reader<'a>,
     fixed: Option<u32>,
@@ -388,6 +388,7 @@ fn read_value_at<'a>(
 impl<'p> ClusteringPrefix<'p> {
     /// `Clustering.Serializer.deserialize`: a row's clustering, one value per clustering column
     /// (nothing at all when the table has none).
+    #[inline(always)]
     pub fn read_clustering<'a: 'p, 'l: 'p>(
         r: &mut Reader<'a>,
         layout: ClusteringLayout<'l>,
@@ -497,6 +498,7 @@ impl<'p> ClusteringPrefix<'p> {
 
     /// `deserializeValuesWithoutSize` for `size` (or all) columns: checks every header, length
     /// and cap, and keeps the checked bytes.
+    #[inline(always)]
     fn read_values<'a: 'p, 'l: 'p>(
         r: &mut Reader<'a>,
         layout: ClusteringLayout<'l>,
@@ -516,7 +518,12 @@ impl<'p> ClusteringPrefix<'p> {
             if index.is_multiple_of(32) {
                 header = r.unsigned_vint(what)?;
             }
-            read_value_at(r, index, header, *fixed, &layout, what)?;
+            // Only checked here (the values are walked again on request): a value is stored
+            // unless its empty (bit 2i) or null (bit 2i+1) header bit is set.
+            let bit = (index % 32).wrapping_mul(2) as u32;
+            if header.checked_shr(bit).unwrap_or(0) & 0b11 == 0 {
+                read_value(r, *fixed, layout.max_value_bytes, what)?;
+            }
         }
         let values_bytes = r
             .consumed_since(values_start)

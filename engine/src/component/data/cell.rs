@@ -147,46 +147,59 @@ impl<'a> CellView<'a> {
     /// Decodes one cell of `column` in place (`Cell.Serializer.deserialize`): flags, the
     /// timestamp, deletion time and TTL vints the flags announce, the path of a complex
     /// column's cell, the value (fixed length or vint length, resolved once per column in
-    /// [`ColumnSchema::fixed_value_length_bytes`]). Allocates nothing unless it has a finding or
-    /// is a counter; the checks of deleted and expiring cells run out of line. The view goes to `v` (built once, in place).
+    /// [`ColumnSchema::fixed_value_length_bytes`]). The cell starts at `bytes[*at]` (`bytes`'
+    /// first byte is at absolute `offset`, and `bytes` is shorter than 4 GiB: the caller checks
+    /// that once per row) and `*at` moves past it: the row's cells are read from one slice and
+    /// one position, with no reader call per cell. Allocates nothing unless it has a finding or
+    /// is a counter; the checks of deleted and expiring cells run out of line. The view goes to
+    /// `v` (built once, in place).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(crate) fn visit<V: DataVisitor + ?Sized>(
-        r: &mut Reader<'a>,
+        bytes: &'a [u8],
+        offset: u64,
+        at: &mut usize,
         column: &ColumnSchema,
         column_index: usize,
-        row_liveness: Option<&LivenessInfo>,
+        row: &RowTimes,
         base: &DeltaBase,
         options: &DecodeOptions,
         findings: &mut Vec<Finding>,
         v: &mut V,
     ) -> Result<()> {
-        let fast = Self::visit_fast(
-            r.rest(),
-            r.offset(),
+        let start = *at;
+        if let Some(end) = Self::visit_fast(
+            bytes,
+            start,
+            offset,
             column,
             column_index,
-            row_liveness,
+            row,
             base,
             options,
             findings,
             v,
-        );
-        if let Some(used) = fast {
+        ) {
             #[cfg(debug_assertions)]
-            Self::check_fast_path(r, used, column, column_index, row_liveness, base, options);
-            return r.skip(used, "cell");
+            Self::check_fast_path(
+                bytes,
+                start,
+                offset,
+                end,
+                column,
+                column_index,
+                row,
+                base,
+                options,
+            );
+            *at = end;
+            return Ok(());
         }
-        let cell = Self::read_checked(
-            r,
-            column,
-            column_index,
-            row_liveness,
-            base,
-            options,
-            findings,
-        )?;
+        let mut r =
+            Reader::at(bytes, offset, start).for_component(crate::component::ComponentType::Data);
+        let cell = Self::read_checked(&mut r, column, column_index, row, base, options, findings)?;
         v.cell(column, &cell);
+        *at = r.position();
         Ok(())
     }
 
@@ -197,11 +210,13 @@ impl<'a> CellView<'a> {
     #[cfg(debug_assertions)]
     #[allow(clippy::too_many_arguments)]
     fn check_fast_path(
-        r: &Reader<'a>,
-        used: usize,
+        bytes: &'a [u8],
+        start: usize,
+        offset: u64,
+        end: usize,
         column: &ColumnSchema,
         column_index: usize,
-        row_liveness: Option<&LivenessInfo>,
+        row: &RowTimes,
         base: &DeltaBase,
         options: &DecodeOptions,
     ) {
@@ -246,71 +261,69 @@ impl<'a> CellView<'a> {
         }
         let mut fast = Keep::default();
         let mut fast_findings = Vec::new();
-        let fast_used = Self::visit_fast(
-            r.rest(),
-            r.offset(),
+        let fast_end = Self::visit_fast(
+            bytes,
+            start,
+            offset,
             column,
             column_index,
-            row_liveness,
+            row,
             base,
             options,
             &mut fast_findings,
             &mut fast,
         );
-        let mut checked_reader = r.clone();
+        let mut checked_reader = Reader::at(bytes, offset, start);
         let mut checked_findings = Vec::new();
         let checked = Self::read_checked(
             &mut checked_reader,
             column,
             column_index,
-            row_liveness,
+            row,
             base,
             options,
             &mut checked_findings,
         );
-        let checked_used = checked_reader.position().checked_sub(r.position());
-        debug_assert_eq!(fast_used, Some(used));
+        let at = checked_reader.offset();
+        debug_assert_eq!(fast_end, Some(end));
         debug_assert_eq!(
-            checked_used,
-            Some(used),
-            "cell lengths differ at {}",
-            r.offset()
+            checked_reader.position(),
+            end,
+            "cell lengths differ at {at}"
         );
         debug_assert_eq!(
             checked.ok().as_ref().map(seen),
             fast.0,
-            "fast and checked cells differ at {}",
-            r.offset()
+            "fast and checked cells differ at {at}"
         );
         debug_assert_eq!(checked_findings, fast_findings);
     }
 
-    /// Decodes the cell at the start of `bytes` (whose first byte is at `position`) by plain
-    /// slice reads, hands it to `v` and returns its length; `None` when it does not decode
-    /// (nothing was visited: [`CellView::read_checked`] reads it again for the error and its
-    /// offset).
+    /// Decodes the cell at `bytes[start]` (`bytes`' first byte is at absolute `offset`; `bytes`
+    /// is shorter than 4 GiB) by plain slice reads, hands it to `v` and returns where it ends;
+    /// `None` when it does not decode (nothing was visited: [`CellView::read_checked`] reads it
+    /// again for the error and its offset).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn visit_fast<V: DataVisitor + ?Sized>(
         bytes: &'a [u8],
-        position: u64,
+        start: usize,
+        offset: u64,
         column: &ColumnSchema,
         column_index: usize,
-        row_liveness: Option<&LivenessInfo>,
+        row: &RowTimes,
         base: &DeltaBase,
         options: &DecodeOptions,
         findings: &mut Vec<Finding>,
         v: &mut V,
     ) -> Option<usize> {
-        // Offsets inside the cell fit in u32 below 4 GiB (larger rows take the checked path).
-        if u32::try_from(bytes.len()).is_err() {
-            return None;
-        }
-        let rel = |at: usize| at as u32;
-        let f = *bytes.first()?;
-        let mut at = 1usize;
+        // Offsets inside the cell: `at >= start`, and both are below `bytes.len()` < 4 GiB.
+        let rel = |at: usize| at.wrapping_sub(start) as u32;
+        let f = *bytes.get(start)?;
+        let position = offset.wrapping_add(start as u64);
+        let mut at = start.wrapping_add(1);
         let timestamp_micros = if f & USE_ROW_TIMESTAMP != 0 {
-            row_liveness.map_or(i64::MIN, |l| l.timestamp_micros.value)
+            row.timestamp_micros
         } else {
             base.min_timestamp_micros
                 .wrapping_add(vint_at(bytes, &mut at)? as i64)
@@ -318,10 +331,8 @@ impl<'a> CellView<'a> {
         let timestamp_end = rel(at);
         let (mut ldt, mut ttl) = (None, None);
         if f & USE_ROW_TTL != 0 {
-            if let Some(l) = row_liveness {
-                ldt = l.local_expiration_time.as_ref().map(|t| t.value);
-                ttl = l.ttl_secs.as_ref().map(|t| t.value);
-            }
+            ldt = row.local_expiration_time;
+            ttl = row.ttl_secs;
         } else if f & (IS_DELETED | IS_EXPIRING) != 0 {
             let raw = base
                 .min_local_deletion_time_raw
@@ -359,32 +370,38 @@ impl<'a> CellView<'a> {
             take_at(bytes, &mut at, len)?
         };
         let kind = cell_kind(f, ldt, ttl, options);
-        let cell = || CellView {
-            position,
-            column_index,
-            flags: f,
-            kind,
-            timestamp_micros,
-            local_deletion_time: ldt,
-            ttl_secs: ttl,
-            path,
-            value,
-            ends: CellEnds {
-                timestamp: timestamp_end,
-                local_deletion_time: ldt_end,
-                ttl: ttl_end,
-                path: path_end,
-                value: rel(at),
-            },
-            counter: None,
-        };
+        let value_end = rel(at);
+        // Built where the visitor reads it (a macro, not a closure, so that it is always
+        // inlined): fields the visitor does not read are never stored.
+        macro_rules! cell {
+            () => {
+                CellView {
+                    position,
+                    column_index,
+                    flags: f,
+                    kind,
+                    timestamp_micros,
+                    local_deletion_time: ldt,
+                    ttl_secs: ttl,
+                    path,
+                    value,
+                    ends: CellEnds {
+                        timestamp: timestamp_end,
+                        local_deletion_time: ldt_end,
+                        ttl: ttl_end,
+                        path: path_end,
+                        value: value_end,
+                    },
+                    counter: None,
+                }
+            };
+        }
         if f & !0x1f != 0 || ldt.is_some() || column.is_counter {
-            let mut cell = cell();
+            let mut cell = cell!();
             cell.check(column, findings);
             v.cell(column, &cell);
         } else {
-            // Built where the visitor reads it: fields it does not read are never stored.
-            v.cell(column, &cell());
+            v.cell(column, &cell!());
         }
         Some(at)
     }
@@ -398,7 +415,7 @@ impl<'a> CellView<'a> {
         r: &mut Reader<'a>,
         column: &ColumnSchema,
         column_index: usize,
-        row_liveness: Option<&LivenessInfo>,
+        row: &RowTimes,
         base: &DeltaBase,
         options: &DecodeOptions,
         findings: &mut Vec<Finding>,
@@ -411,8 +428,7 @@ impl<'a> CellView<'a> {
             |r: &Reader<'a>| u32::try_from(r.position().wrapping_sub(start)).unwrap_or(u32::MAX);
         let f = r.u8("cell flags")?;
         let timestamp_micros = if f & USE_ROW_TIMESTAMP != 0 {
-            // LivenessInfo.EMPTY has NO_TIMESTAMP (Long.MIN_VALUE).
-            row_liveness.map_or(i64::MIN, |l| l.timestamp_micros.value)
+            row.timestamp_micros
         } else {
             let delta = r.unsigned_vint("cell timestamp")?;
             base.min_timestamp_micros.wrapping_add(delta as i64)
@@ -420,10 +436,8 @@ impl<'a> CellView<'a> {
         let timestamp_end = rel(r);
         let (mut ldt, mut ttl) = (None, None);
         if f & USE_ROW_TTL != 0 {
-            if let Some(l) = row_liveness {
-                ldt = l.local_expiration_time.as_ref().map(|t| t.value);
-                ttl = l.ttl_secs.as_ref().map(|t| t.value);
-            }
+            ldt = row.local_expiration_time;
+            ttl = row.ttl_secs;
         } else if f & (IS_DELETED | IS_EXPIRING) != 0 {
             let delta = r.unsigned_vint("cell local deletion time")?;
             let raw = base.min_local_deletion_time_raw.wrapping_add(delta as u32);
@@ -546,6 +560,33 @@ impl<'a> CellView<'a> {
     }
 }
 
+/// The row's liveness as its cells read it (USE_ROW_TIMESTAMP, USE_ROW_TTL): taken from the
+/// [`LivenessInfo`] once per row, not per cell.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RowTimes {
+    /// `LivenessInfo.EMPTY` has NO_TIMESTAMP (`Long.MIN_VALUE`).
+    pub timestamp_micros: i64,
+    pub local_expiration_time: Option<LocalDeletionTime>,
+    pub ttl_secs: Option<i32>,
+}
+
+impl RowTimes {
+    pub(crate) fn of(liveness: Option<&LivenessInfo>) -> RowTimes {
+        match liveness {
+            Some(l) => RowTimes {
+                timestamp_micros: l.timestamp_micros.value,
+                local_expiration_time: l.local_expiration_time.as_ref().map(|t| t.value),
+                ttl_secs: l.ttl_secs.as_ref().map(|t| t.value),
+            },
+            None => RowTimes {
+                timestamp_micros: i64::MIN,
+                local_expiration_time: None,
+                ttl_secs: None,
+            },
+        }
+    }
+}
+
 /// What a cell with flags `f`, deletion time and TTL is (`Cell.isTombstone`, `isExpiring`,
 /// expired at the caller's `now_seconds`).
 #[inline(always)]
@@ -584,6 +625,7 @@ fn take_at<'a>(bytes: &'a [u8], at: &mut usize, len: usize) -> Option<&'a [u8]> 
 impl ComplexColumnHead {
     /// Reads the complex deletion and cell count; the caller reads `cell_count` cells next
     /// (after [`Reader::check_count`] with 2 bytes per cell).
+    #[inline(always)]
     pub(crate) fn read(
         r: &mut Reader<'_>,
         column: &ColumnSchema,

@@ -79,9 +79,25 @@ impl ColumnSubset {
     pub(crate) fn read_into(
         r: &mut Reader<'_>,
         superset_count: usize,
-        mut stored: Option<&mut Vec<Spanned<u64>>>,
+        stored: Option<&mut Vec<Spanned<u64>>>,
         present: &mut Vec<usize>,
     ) -> Result<(Span, ColumnsEncoding)> {
+        let (span, encoding, columns) = Self::read_present(r, superset_count, stored, present)?;
+        if let PresentColumns::Bits(bits) = columns {
+            present.extend(PresentColumns::Bits(bits).iter(&[]));
+        }
+        Ok((span, encoding))
+    }
+
+    /// [`ColumnSubset::read_into`] without listing the columns of a superset below 64: those
+    /// come back as a bit set ([`PresentColumns::Bits`], `present` left empty); larger subsets
+    /// are listed in `present` ([`PresentColumns::Listed`]).
+    pub(crate) fn read_present(
+        r: &mut Reader<'_>,
+        superset_count: usize,
+        mut stored: Option<&mut Vec<Spanned<u64>>>,
+        present: &mut Vec<usize>,
+    ) -> Result<(Span, ColumnsEncoding, PresentColumns)> {
         const WHAT: &str = "row column subset";
         present.clear();
         let start = r.offset();
@@ -93,8 +109,8 @@ impl ColumnSubset {
         }
         let n = superset_count as u64;
         let encoding = if encoded == 0 {
-            present.extend(0..superset_count);
-            ColumnsEncoding::AllPresent
+            let all = PresentColumns::all(superset_count, present);
+            return Ok((r.span_from(start), ColumnsEncoding::AllPresent, all));
         } else if superset_count < 64 {
             if n < 64 && encoded >> n != 0 {
                 return Err(r.invalid_at(
@@ -105,18 +121,13 @@ impl ColumnSubset {
                     WHAT,
                 ));
             }
-            // The present columns are the clear bits below `superset_count` (< 64): walked by
-            // their trailing zeros, not column by column.
-            let mut bits = !encoded
-                & 1u64
-                    .checked_shl(n as u32)
-                    .map_or(u64::MAX, |b| b.wrapping_sub(1));
-            present.reserve(bits.count_ones() as usize);
-            while bits != 0 {
-                present.push(bits.trailing_zeros() as usize);
-                bits &= bits.wrapping_sub(1);
-            }
-            ColumnsEncoding::MissingBitmap(encoded)
+            // The present columns are the clear bits below `superset_count` (< 64).
+            let bits = !encoded & low_bits(superset_count);
+            return Ok((
+                r.span_from(start),
+                ColumnsEncoding::MissingBitmap(encoded),
+                PresentColumns::Bits(bits),
+            ));
         } else {
             let missing = encoded;
             if missing > n {
@@ -157,7 +168,71 @@ impl ColumnSubset {
                 ColumnsEncoding::MissingIndices
             }
         };
-        Ok((r.span_from(start), encoding))
+        Ok((r.span_from(start), encoding, PresentColumns::Listed))
+    }
+}
+
+/// The columns present in a row: a bit set (bit i = column i) for supersets of at most 64
+/// columns, else the list the reader filled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PresentColumns {
+    Bits(u64),
+    Listed,
+}
+
+/// The `n` low bits set (all 64 for `n >= 64`).
+fn low_bits(n: usize) -> u64 {
+    u32::try_from(n)
+        .ok()
+        .and_then(|n| 1u64.checked_shl(n))
+        .map_or(u64::MAX, |b| b.wrapping_sub(1))
+}
+
+impl PresentColumns {
+    /// Every one of `superset_count` columns (listed into `present` above 64).
+    pub(crate) fn all(superset_count: usize, present: &mut Vec<usize>) -> PresentColumns {
+        present.clear();
+        if superset_count <= 64 {
+            PresentColumns::Bits(low_bits(superset_count))
+        } else {
+            present.extend(0..superset_count);
+            PresentColumns::Listed
+        }
+    }
+
+    /// The present column indices, ascending (`listed`: what the reader filled).
+    pub(crate) fn iter(self, listed: &[usize]) -> PresentIter<'_> {
+        match self {
+            PresentColumns::Bits(bits) => PresentIter {
+                bits,
+                listed: [].iter(),
+            },
+            PresentColumns::Listed => PresentIter {
+                bits: 0,
+                listed: listed.iter(),
+            },
+        }
+    }
+}
+
+/// The indices of [`PresentColumns::iter`]: the set bits by their trailing zeros, then the
+/// listed ones (one of the two is empty).
+pub(crate) struct PresentIter<'a> {
+    bits: u64,
+    listed: core::slice::Iter<'a, usize>,
+}
+
+impl Iterator for PresentIter<'_> {
+    type Item = usize;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        if self.bits != 0 {
+            let i = self.bits.trailing_zeros() as usize;
+            self.bits &= self.bits.wrapping_sub(1);
+            return Some(i);
+        }
+        self.listed.next().copied()
     }
 }
 

@@ -144,6 +144,7 @@ impl LivenessInfo {
     }
 
     /// Reads the liveness fields the row flags announce.
+    #[inline(always)]
     pub(crate) fn read(
         r: &mut Reader<'_>,
         base: &DeltaBase,

@@ -37,11 +37,11 @@
 
 use serde::Serialize;
 
-use super::cell::{Cell, ColumnData};
+use super::cell::{Cell, ColumnData, RowTimes};
 use super::clustering::{
     read_bound, read_clustering_view, Clustering, ClusteringBoundOrBoundary, ClusteringView,
 };
-use super::columns::{ColumnSubset, ColumnsEncoding};
+use super::columns::{ColumnSubset, ColumnsEncoding, PresentColumns};
 use super::deletion::{check_deletion, read_delta_deletion_time, DeletionTime, LivenessInfo};
 use super::schema::{ColumnKind, DataSchema};
 use super::view::{
@@ -49,6 +49,7 @@ use super::view::{
     RowView,
 };
 use super::{DecodeOptions, Finding, FindingKind};
+use crate::component::ComponentType;
 use crate::error::Result;
 use crate::reader::Reader;
 use crate::span::{Span, Spanned};
@@ -162,6 +163,7 @@ pub(crate) struct UnfilteredHead<P> {
 
 /// Reads flags, extended flags, clustering or bound and the size field. `static_row` says
 /// whether the static row is expected here.
+#[inline(always)]
 pub(crate) fn read_head<'a>(
     r: &mut Reader<'a>,
     schema: &'a DataSchema,
@@ -232,6 +234,7 @@ pub(crate) fn read_head<'a>(
     }
 }
 
+#[inline]
 fn read_size(
     r: &mut Reader<'_>,
     options: &DecodeOptions,
@@ -350,13 +353,13 @@ impl<'a> UnfilteredHead<Option<ClusteringView<'a>>> {
         let superset_count = header_columns.len();
         let present = &mut scratch.present;
         let columns_start = r.rest();
-        let (columns_span, columns_encoding) = if flags & HAS_ALL_COLUMNS != 0 {
-            present.clear();
-            present.extend(0..superset_count);
-            (None, ColumnsEncoding::AllColumnsFlag)
+        let (columns_span, columns_encoding, present_columns) = if flags & HAS_ALL_COLUMNS != 0 {
+            let all = PresentColumns::all(superset_count, present);
+            (None, ColumnsEncoding::AllColumnsFlag, all)
         } else {
-            let (span, encoding) = ColumnSubset::read_into(r, superset_count, None, present)?;
-            (Some(span), encoding)
+            let (span, encoding, columns) =
+                ColumnSubset::read_present(r, superset_count, None, present)?;
+            (Some(span), encoding, columns)
         };
         let columns_len = columns_span.map_or(0, |s| usize::try_from(s.len_bytes()).unwrap_or(0));
         v.row_start(&RowView {
@@ -377,21 +380,37 @@ impl<'a> UnfilteredHead<Option<ClusteringView<'a>>> {
             superset_count,
         });
         let has_complex_deletion = flags & HAS_COMPLEX_DELETION != 0;
-        for &index in present.iter() {
+        let row_times = RowTimes::of(liveness.as_ref());
+        // The column data is read from one slice and one position (`at`), the reader moved
+        // past it once at the end. A body is far below 4 GiB (`max_unfiltered_bytes`); one that
+        // is not is refused here, once, rather than checked in every cell.
+        let data = r.rest();
+        let data_offset = r.offset();
+        if u32::try_from(data.len()).is_err() {
+            return Err(r.invalid_at(
+                format!("{} bytes of column data in one row", data.len()),
+                data_offset,
+                "row column data",
+            ));
+        }
+        let mut at = 0usize;
+        for index in present_columns.iter(present) {
             let Some(column) = header_columns.get(index) else {
                 return Err(r.invalid_at(
                     format!("column index {index} beyond the header"),
-                    r.offset(),
+                    data_offset.saturating_add(at as u64),
                     "row column data",
                 ));
             };
             match column.kind {
                 ColumnKind::Simple => {
                     CellView::visit(
-                        r,
+                        data,
+                        data_offset,
+                        &mut at,
                         column,
                         index,
-                        liveness.as_ref(),
+                        &row_times,
                         base,
                         options,
                         findings,
@@ -399,31 +418,37 @@ impl<'a> UnfilteredHead<Option<ClusteringView<'a>>> {
                     )?;
                 }
                 ColumnKind::Complex => {
+                    let mut hr =
+                        Reader::at(data, data_offset, at).for_component(ComponentType::Data);
                     let (head, n) = ComplexColumnHead::read(
-                        r,
+                        &mut hr,
                         column,
                         index,
                         has_complex_deletion,
                         base,
                         findings,
                     )?;
+                    at = hr.position();
                     v.complex_column_start(column, &head);
                     for _ in 0..n {
                         CellView::visit(
-                            r,
+                            data,
+                            data_offset,
+                            &mut at,
                             column,
                             index,
-                            liveness.as_ref(),
+                            &row_times,
                             base,
                             options,
                             findings,
                             v,
                         )?;
                     }
-                    v.complex_column_end(r.offset());
+                    v.complex_column_end(data_offset.saturating_add(at as u64));
                 }
             }
         }
+        r.skip(at, "row column data")?;
         let body_end = r.offset();
         let what = if is_static { "static row" } else { "row" };
         findings.extend(check_size(what, body_end, self.declared_end, &self.size));

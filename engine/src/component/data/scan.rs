@@ -99,14 +99,18 @@ impl DataVisitor for ScanCounts {
 
     #[inline]
     fn cell(&mut self, _column: &ColumnSchema, cell: &CellView<'_>) {
-        add(&mut self.cells, 1);
-        add(&mut self.value_bytes, cell.value.len() as u64);
-        match cell.kind {
-            CellKind::Live => add(&mut self.live_cells, 1),
-            CellKind::Tombstone => add(&mut self.tombstone_cells, 1),
-            CellKind::Expiring => add(&mut self.expiring_cells, 1),
-            CellKind::Expired => add(&mut self.expired_cells, 1),
-        }
+        // Per cell, plain adds: every cell is at least one byte of one scan's Data.db and its
+        // value is bytes of it, so these counts stay below the file's size (< 2^64) and cannot
+        // wrap ([`ScanCounts::merge`] still saturates).
+        self.cells = self.cells.wrapping_add(1);
+        self.value_bytes = self.value_bytes.wrapping_add(cell.value.len() as u64);
+        let count = match cell.kind {
+            CellKind::Live => &mut self.live_cells,
+            CellKind::Tombstone => &mut self.tombstone_cells,
+            CellKind::Expiring => &mut self.expiring_cells,
+            CellKind::Expired => &mut self.expired_cells,
+        };
+        *count = count.wrapping_add(1);
     }
 
     fn row_end(&mut self, end: &RowEnd<'_>) {

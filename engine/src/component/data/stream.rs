@@ -125,6 +125,7 @@ impl PartitionState {
     }
 
     /// Cross-row checks (previous size, duplicate clustering) and partition bookkeeping.
+    #[inline(always)]
     fn after_row(
         &mut self,
         position: u64,
