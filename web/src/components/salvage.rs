@@ -110,13 +110,18 @@ fn report(s: &Rc<Salvage>) -> Html {
     html! {
         <div data-testid="salvage-report" data-clean={s.clean.to_string()}
              data-kept={s.partitions_kept.to_string()} data-read={s.partitions_read.to_string()}
-             data-problems={s.problems.len().to_string()}>
+             data-problems={s.problems.len().to_string()}
+             data-wasm-memory={s.wasm_memory_bytes.to_string()}>
             <p class={classes!("badge", if s.clean { "ok" } else { "warn" })} data-testid="salvage-summary">{ format!(
                 "{} read, {} kept whole, {} written, {}",
                 plural(s.partitions_read, "partition", "partitions"),
                 s.partitions_kept,
                 plural(s.rows_kept, "row", "rows"),
                 plural(s.problems.len() as u64, "problem", "problems"),
+            ) }</p>
+            <p class="muted" data-testid="salvage-memory">{ format!(
+                "The worker's memory: {} (the new files are Blobs outside it).",
+                human_bytes(s.wasm_memory_bytes as u64),
             ) }</p>
             { for s.notes.iter().map(|n| html! { <p class="warning" data-testid="salvage-note">{ n }</p> }) }
             if !s.problems.is_empty() {

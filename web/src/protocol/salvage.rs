@@ -52,4 +52,7 @@ pub struct Salvage {
     pub archive: Option<FileRef>,
     /// The report as `sstable-inspect scrub --json` prints it.
     pub report_json: String,
+    /// The worker's WebAssembly memory when the salvage ended: its peak, since that memory only
+    /// grows (the outputs' bytes left it in parts, as `File`s).
+    pub wasm_memory_bytes: f64,
 }

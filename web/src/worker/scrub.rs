@@ -193,6 +193,7 @@ fn answer(report: ScrubReport, outputs: Vec<SalvageOutput>) -> Result<Salvage, S
         outputs,
         archive,
         report_json,
+        wasm_memory_bytes: loader::wasm_memory_bytes(),
     })
 }
 
