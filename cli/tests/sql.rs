@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use arrow_array::cast::AsArray;
@@ -239,20 +239,16 @@ fn a_corrupt_sstable_names_sstable_component_and_offset() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A key lookup through `sql` on a generated SSTable of 4 KiB chunks reads only the chunks
-/// holding that partition (its uncompressed span from `partitions`), each once, far less than
-/// Data.db, and returns the rows `read --key` shows; a full count agrees with `read` too (the
-/// merged read of one SSTable: its partition deletions and range tombstones applied).
-#[test]
-fn a_key_lookup_reads_only_the_partitions_chunks() {
+/// A generated `nb` SSTable of 200 partitions × 20 rows in LZ4 chunks of 4 KiB, in a new temp
+/// directory named by `tag`; the directory and its Data.db's length.
+fn generate_small_chunks(tag: &str) -> (PathBuf, u64) {
     let dir =
-        std::env::temp_dir().join(format!("sstable-inspect-sql-lookup-{}", std::process::id()));
+        std::env::temp_dir().join(format!("sstable-inspect-sql-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let d = dir.to_str().unwrap();
     let (_, stderr, code) = run(&[
         "generate",
         "--out",
-        d,
+        dir.to_str().unwrap(),
         "--version",
         "nb",
         "--compression",
@@ -268,6 +264,17 @@ fn a_key_lookup_reads_only_the_partitions_chunks() {
     let data_len = std::fs::metadata(dir.join("nb-1-big-Data.db"))
         .unwrap()
         .len();
+    (dir, data_len)
+}
+
+/// A key lookup through `sql` on a generated SSTable of 4 KiB chunks reads only the chunks
+/// holding that partition (its uncompressed span from `partitions`), each once, far less than
+/// Data.db, and returns the rows `read --key` shows; a full count agrees with `read` too (the
+/// merged read of one SSTable: its partition deletions and range tombstones applied).
+#[test]
+fn a_key_lookup_reads_only_the_partitions_chunks() {
+    let (dir, data_len) = generate_small_chunks("lookup");
+    let d = dir.to_str().unwrap();
     // The 100th partition in Data.db order: key, uncompressed position and bytes.
     let (csv, _, code) = run(&["partitions", d, "--csv", "-q"]);
     assert_eq!(code, 0);
@@ -605,29 +612,8 @@ fn sql_answers_from_the_merged_read_of_the_tables_sstables() {
 /// before the range, not from its start.
 #[test]
 fn a_token_range_reads_only_the_ranges_chunks() {
-    let dir =
-        std::env::temp_dir().join(format!("sstable-inspect-sql-tokens-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let (dir, data_len) = generate_small_chunks("tokens");
     let d = dir.to_str().unwrap();
-    let (_, stderr, code) = run(&[
-        "generate",
-        "--out",
-        d,
-        "--version",
-        "nb",
-        "--compression",
-        "lz4",
-        "--partitions",
-        "200",
-        "--rows-per-partition",
-        "20",
-        "--chunk-kib",
-        "4",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
-    let data_len = std::fs::metadata(dir.join("nb-1-big-Data.db"))
-        .unwrap()
-        .len();
     let (csv, _, code) = run(&["partitions", d, "--csv", "-q"]);
     assert_eq!(code, 0);
     // Partitions in Data.db (token) order: token, position, bytes.
