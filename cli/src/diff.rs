@@ -9,7 +9,7 @@
 
 use sstable_engine::clock::NoClock;
 use sstable_engine::repair::{depth_for, diff_replicas, PieceDiff, ValidationOptions, MAX_DEPTH};
-use sstable_native::repair::open_replica;
+use sstable_native::repair::open_replica_with_schema;
 
 use crate::now::now_seconds;
 use crate::Outcome;
@@ -17,7 +17,8 @@ use crate::Outcome;
 /// `sstable-inspect diff DIR_A DIR_B [DIR_C…] [--depth N] [--range START:END] [--json]`
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// One directory per replica (3.0+ SSTables of one table, Murmur3Partitioner)
+    /// One directory per replica (SSTables of one table, Murmur3Partitioner; 2.x ones need
+    /// `--schema`)
     #[arg(required = true, num_args = 2.., value_name = "DIR")]
     dirs: Vec<String>,
     /// The Merkle tree's depth (default: ceil(log2(estimated partitions)), at most 20, as
@@ -36,6 +37,10 @@ pub struct Args {
     /// gc_grace_seconds: tombstones deleted before now − this are purged before hashing
     #[arg(long = "gc-grace", value_name = "SECS", default_value_t = 864_000)]
     gc_grace: i64,
+    /// The table's CREATE TABLE statement (a .cql file), for 2.x SSTables (jb, ka, la), which
+    /// record no schema
+    #[arg(long, value_name = "FILE.cql")]
+    schema: Option<String>,
 }
 
 fn parse_range(s: &str) -> Result<(i64, i64), String> {
@@ -57,9 +62,13 @@ pub fn run(a: Args) -> Result<Outcome, String> {
         .or_else(now_seconds)
         .ok_or_else(|| "no clock: give --now".to_owned())?;
     let range = a.range.as_deref().map(parse_range).transpose()?;
+    let loaded = match &a.schema {
+        Some(path) => crate::schema::load(&[path.as_str()], Some(path))?.0,
+        None => None,
+    };
     let mut replicas = Vec::new();
     for dir in &a.dirs {
-        match open_replica(&[dir.as_str()], now) {
+        match open_replica_with_schema(&[dir.as_str()], now, loaded.as_ref().map(|l| &l.file)) {
             Ok(r) => replicas.push(r),
             Err(e) => {
                 eprintln!("error: {e}");

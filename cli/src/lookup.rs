@@ -11,8 +11,8 @@
 //! that fails its checksum: the lookup stops with an error naming the component and offset) or
 //! the lookup cannot answer (a key type it cannot order), 2 on bad usage (including a KEY that does not parse).
 //!
-//! `lookup DIR KEY` on a directory of several 3.0+ SSTables of one table (`--now` for TTLs)
-//! looks the key up in each, names those that hold it (what `nodetool getsstables` answers),
+//! `lookup DIR KEY` on a directory of several SSTables of one table (`--now` for TTLs; 2.x
+//! SSTables read with `--schema` or the schema.cql beside them) looks the key up in each, names those that hold it (what `nodetool getsstables` answers),
 //! shows each one's partition as its own dump does, and the merged answer
 //! (`sstable_engine::merge::merge_versions`, the read path's reconciliation) with the SSTable
 //! of every row's cells; exit 1 when an SSTable's read path is broken or the merge fails.
@@ -122,22 +122,16 @@ pub struct Args {
     /// A table lookup's "now", seconds since the epoch, for TTL expiry (default: the clock)
     #[arg(long, value_name = "SECS")]
     now: Option<i64>,
+    /// A table lookup's CREATE TABLE statement (a .cql file), for 2.x SSTables (jb, ka, la),
+    /// which record no schema (default: the schema.cql beside the SSTables, if any)
+    #[arg(long, value_name = "FILE.cql")]
+    schema: Option<String>,
 }
 
 pub fn run(args: Args) -> Result<Outcome, String> {
     let (path, key_text) = (args.path.as_str(), args.key.as_str());
     let mut sstables = load_sstables(&[path])?;
     if sstables.len() > 1 {
-        if let Some((_, m)) = sstables
-            .iter()
-            .find(|(_, m)| !decodes_rows(&m.descriptor.version))
-        {
-            return Err(format!(
-                "{path}: {} SSTables; a lookup of several merges 3.0+ SSTables only, and one is version {}",
-                sstables.len(),
-                m.descriptor.version
-            ));
-        }
         return table_lookup(&args, sstables);
     }
     let Some((mut files, metadata)) = sstables.pop() else {
@@ -404,7 +398,8 @@ fn human(
 /// `lookup DIR KEY` over a whole table: the lookup in every SSTable (those that hold the key
 /// are what `nodetool getsstables` answers), each one's partition as its single-SSTable dump
 /// shows it, and the merged answer (`merge::merge_versions`, Cassandra's read-path
-/// reconciliation) with the SSTable of every part. 3.0+ SSTables; JSON members: `sstables`
+/// reconciliation) with the SSTable of every part. Each SSTable is read by the engine's merge
+/// reader (`merge::inputs::merge_reader`: 3.0+, or 2.x with the schema); JSON members: `sstables`
 /// (each `sstable`, `found`, `partition`), `holding`, `merged`, `errors`.
 fn table_lookup(
     args: &Args,
@@ -414,16 +409,34 @@ fn table_lookup(
     use sstable_engine::dump::PartitionBuilder;
     use sstable_engine::merge::{merge_versions, MergeOptions, PartitionVersion};
 
+    use sstable_engine::merge::inputs::{legacy_schema, merge_reader};
+
     let key_text = args.key.as_str();
     let Some((_, first)) = sstables.first() else {
         return Err("no SSTable".to_owned());
     };
+    let any_legacy = sstables
+        .iter()
+        .any(|(_, m)| !decodes_rows(&m.descriptor.version));
+    // 2.x SSTables record no schema: `--schema`, else the schema.cql beside them.
+    let loaded = if any_legacy || args.schema.is_some() {
+        crate::schema::load(&[args.path.as_str()], args.schema.as_deref())?.0
+    } else {
+        None
+    };
+    let legacy = legacy_schema(loaded.as_ref().map(|l| &l.file))
+        .map_err(|e| format!("the table's CREATE TABLE: {e}"))?;
     let key = if args.hex {
         parse_hex_key(key_text)?
     } else {
-        first
-            .parse_key(key_text)
-            .map_err(|e| format!("KEY `{key_text}`: {e}"))?
+        match (&legacy, decodes_rows(&first.descriptor.version)) {
+            (Some(schema), false) => sstable_engine::types::value::parse_partition_key(
+                &schema.key_type(),
+                key_text,
+            ),
+            _ => first.parse_key(key_text),
+        }
+        .map_err(|e| format!("KEY `{key_text}`: {e}"))?
     };
     let now = args.now.or_else(crate::now::now_seconds);
     let clock = InstantClock::new();
@@ -442,13 +455,6 @@ fn table_lookup(
             .next()
             .unwrap_or(&files.prefix)
             .to_owned();
-        if !decodes_rows(&metadata.descriptor.version) {
-            errors.push(format!(
-                "{name}: version {} predates the 3.0 row format; a table lookup merges 3.0+ SSTables only",
-                metadata.descriptor.version
-            ));
-            continue;
-        }
         errors.extend(metadata.errors.iter().map(|e| format!("{name}: {e}")));
         let result = lookup_with(&metadata, &key, &mut files, &clock);
         if let Some(reason) = result.stopped_at.as_ref().filter(|r| !r.is_absent()) {
@@ -456,35 +462,20 @@ fn table_lookup(
         }
         let mut part = Value::Null;
         if let Some(position) = result.partition_position {
-            let schema = metadata
-                .statistics
-                .as_ref()
-                .and_then(|s| s.header.as_ref())
-                .ok_or_else(|| format!("{name}: no serialization header"))
-                .and_then(|h| {
-                    DataSchema::from_header(h, &metadata.descriptor.version)
-                        .map_err(|e| format!("{name}: {e}"))
-                });
-            let mut items = Vec::new();
-            let read = schema.and_then(|schema| {
-                CheckedDataReader::for_sstable(
-                    &metadata,
-                    DecodeOptions {
-                        now_seconds: now,
-                        ..DecodeOptions::default()
-                    },
-                )
+            // The engine's reader of this SSTable (3.0+ rows, or 2.x atoms as rows).
+            let options = DecodeOptions {
+                now_seconds: now,
+                ..DecodeOptions::default()
+            };
+            let read = merge_reader(&metadata, legacy.as_ref(), options)
                 .and_then(|mut reader| {
                     let mut driver = SyncDriver::new(&mut files);
-                    read_partition_with(&mut reader, position, &mut driver, &clock, |i| {
-                        items.push(i.clone())
-                    })
+                    let items = reader.read_partition_at(position, &mut driver, &clock)?;
+                    Ok((reader.schema().clone(), items))
                 })
-                .map_err(|e| format!("{name}: {e}"))
-                .map(|_| schema)
-            });
+                .map_err(|e| format!("{name}: {e}"));
             match read {
-                Ok(schema) => {
+                Ok((schema, items)) => {
                     let mut builder = PartitionBuilder::new(now);
                     if let Some(dump) = items.iter().find_map(|i| builder.push(&schema, i)) {
                         part = serde_json::to_value(&dump).unwrap_or(Value::Null);

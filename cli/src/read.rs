@@ -5,7 +5,9 @@
 //! `sstable`, `sstables`, `*_sstable` and `explain` members), text otherwise. Data.db is read
 //! chunk by chunk per SSTable; memory stays bounded by the partitions being merged. `--key`
 //! reads the table in token order up to the last key asked for (no index lookup yet). JSON
-//! members come in name order (serde_json's map), not in sstabledump's order.
+//! members come in name order (serde_json's map), not in sstabledump's order. Any mix of 3.0+
+//! and 2.x SSTables (`jb`, `ka`, `la`) merges; 2.x ones are read with the table's `CREATE
+//! TABLE` (`--schema FILE.cql`, else the schema.cql beside them), as `dump` reads them.
 
 use std::io::Write;
 
@@ -16,11 +18,13 @@ use sstable_engine::datetime::{iso8601_micros, iso8601_secs};
 use sstable_engine::dump::{PartitionBuilder, PartitionJson};
 use sstable_engine::info::SSTableMetadata;
 use sstable_engine::merge::{
-    Beaten, Loss, MergeInput, MergeOptions, MergedMarker, MergedPartition, MergedRow,
-    MergedUnfiltered, TableMerger,
+    Beaten, Loss, MergeOptions, MergedMarker, MergedPartition, MergedRow,
+    MergedUnfiltered,
 };
 
-use crate::files::{self, ComponentFiles};
+use sstable_native::repair::TableOptions;
+
+use crate::files;
 use crate::now::now_seconds;
 use crate::progress;
 use crate::Outcome;
@@ -28,7 +32,8 @@ use crate::Outcome;
 /// `sstable-inspect read DIR [--key K] [--limit N] [--json] [--explain] [--now S] [--gc-grace S]`
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The table's SSTables: component files or directories (3.0+ row format, one table)
+    /// The table's SSTables: component files or directories (one table; 2.x ones need
+    /// `--schema`)
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<String>,
     /// Only this partition key, as cqlsh prints it (`:` between the components of a composite
@@ -52,19 +57,22 @@ pub struct Args {
     /// `droppable`: its local deletion time is before now − this (Cassandra's default 864000)
     #[arg(long = "gc-grace", value_name = "SECS", default_value_t = 864_000)]
     gc_grace: i64,
+    /// The table's CREATE TABLE statement (a .cql file), for 2.x SSTables (jb, ka, la), which
+    /// record no schema (default: the schema.cql beside the SSTables, if any)
+    #[arg(long, value_name = "FILE.cql")]
+    schema: Option<String>,
 }
 
 /// One table's SSTables opened for a merge: the merger, each SSTable's name and metadata.
-pub(crate) struct OpenTable {
-    pub merger: TableMerger<ComponentFiles>,
-    pub names: Vec<String>,
-    pub metadata: Vec<SSTableMetadata>,
-}
+pub(crate) use sstable_native::repair::OpenTable;
 
-/// Finds the SSTables under `paths` (one directory, 3.0+, one partitioner) and opens each for
-/// the merge; `Err(Ok(outcome))` when an error was already printed.
+/// Finds the SSTables under `paths` (one directory, one table) and opens them for the merge
+/// (`sstable_native::repair::open_table`, which has the engine build the inputs); the table's
+/// schema (`--schema`, else a schema.cql beside the SSTables) reads its 2.x SSTables.
+/// `Err(Ok(outcome))` when an error was already printed.
 pub(crate) fn open_table(
     paths: &[String],
+    schema: Option<&str>,
     options: DecodeOptions,
     merge_options: MergeOptions,
 ) -> Result<OpenTable, Result<Outcome, String>> {
@@ -86,62 +94,46 @@ pub(crate) fn open_table(
             directories.into_iter().collect::<Vec<_>>().join(", ")
         )));
     }
-    let mut inputs = Vec::new();
-    let mut names = Vec::new();
-    let mut all: Vec<SSTableMetadata> = Vec::new();
-    for sstable in &found.grouping.sstables {
-        let (metadata, io_errors) = files::load_metadata(&found, sstable);
-        if crate::output::print_errors(io_errors) {
-            return Err(Ok(Outcome::Errors));
-        }
-        if !sstable.descriptor.version.has_row_format() {
-            eprintln!(
-                "error: {}: version {} predates the 3.0 row format; read merges 3.0+ SSTables only",
-                sstable.prefix, sstable.descriptor.version
-            );
-            return Err(Ok(Outcome::Errors));
-        }
-        let name = sstable
-            .prefix
-            .rsplit('/')
-            .next()
-            .unwrap_or(&sstable.prefix)
-            .to_owned();
-        let source = ComponentFiles::new(&found, sstable);
-        match MergeInput::for_sstable(name.clone(), &metadata, options, source) {
-            Ok(i) => inputs.push(i),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Err(Ok(Outcome::Errors));
-            }
-        }
-        if let Some(first) = all.first() {
-            if first.partitioner() != metadata.partitioner() {
-                eprintln!(
-                    "error: {name}: partitioner {} differs from the first SSTable's {}",
-                    metadata.partitioner(),
-                    first.partitioner()
-                );
-                return Err(Ok(Outcome::Errors));
-            }
-        }
-        names.push(name);
-        all.push(metadata);
-    }
-    let Some(first) = all.first() else {
-        return Err(Err("no SSTable found".to_owned()));
+    let any_legacy = found
+        .grouping
+        .sstables
+        .iter()
+        .any(|s| !s.descriptor.version.has_row_format());
+    // `--schema`, else the schema.cql beside the SSTables (a snapshot's): only 2.x needs one.
+    let loaded = if schema.is_some() || any_legacy {
+        crate::schema::load(&paths, schema).map_err(Err)?.0
+    } else {
+        None
     };
-    match TableMerger::new(inputs, first.partitioner(), merge_options) {
-        Ok(merger) => Ok(OpenTable {
-            merger,
-            names,
-            metadata: all,
-        }),
-        Err(e) => {
-            eprintln!("error: {e}");
-            Err(Ok(Outcome::Errors))
-        }
-    }
+    let options = TableOptions {
+        schema: loaded.as_ref().map(|l| &l.file),
+        decode: options,
+        merge: merge_options,
+        short_names: true,
+    };
+    sstable_native::repair::open_table(&paths, options).map_err(|e| {
+        eprintln!("error: {e}");
+        Ok(Outcome::Errors)
+    })
+}
+
+/// `--key` values: parsed per the table's key type (the schema's for a 2.x first SSTable,
+/// which records none; else the first SSTable's header).
+pub(crate) fn parse_keys(
+    keys: &[String],
+    first: &SSTableMetadata,
+    merger_schema: &DataSchema,
+) -> Result<Vec<Vec<u8>>, String> {
+    keys.iter()
+        .map(|k| {
+            if first.descriptor.version.has_row_format() {
+                first.parse_key(k)
+            } else {
+                sstable_engine::types::value::parse_partition_key(&merger_schema.key_type, k)
+            }
+        })
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("bad --key: {e}"))
 }
 
 pub fn run(a: Args) -> Result<Outcome, String> {
@@ -161,20 +153,15 @@ pub fn run(a: Args) -> Result<Outcome, String> {
         mut merger,
         names,
         metadata,
-    } = match open_table(&a.paths, options, merge_options) {
+        partitioner,
+    } = match open_table(&a.paths, a.schema.as_deref(), options, merge_options) {
         Ok(t) => t,
         Err(r) => return r,
     };
     let Some(first) = metadata.first() else {
         return Err("no SSTable found".to_owned());
     };
-    let wanted: Vec<Vec<u8>> = a
-        .keys
-        .iter()
-        .map(|k| first.parse_key(k))
-        .collect::<Result<_, _>>()
-        .map_err(|e| format!("bad --key: {e}"))?;
-    let partitioner = first.partitioner();
+    let wanted = parse_keys(&a.keys, first, merger.schema())?;
     let last_wanted = wanted
         .iter()
         .max_by(|a, b| partitioner.compare_keys(a, b))

@@ -24,7 +24,8 @@ use crate::Outcome;
 /// `sstable-inspect zombies DIR --gc-grace S [--now T] [--json]`
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The table's SSTables: component files or directories (3.0+ row format, one table)
+    /// The table's SSTables: component files or directories (one table; 2.x ones need
+    /// `--schema`)
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<String>,
     /// The table's gc_grace_seconds: a tombstone is droppable when its local deletion time is
@@ -37,6 +38,10 @@ pub struct Args {
     /// One JSON object: gc_before, the SSTables, the resurrections and the garbage
     #[arg(long)]
     json: bool,
+    /// The table's CREATE TABLE statement (a .cql file), for 2.x SSTables (jb, ka, la), which
+    /// record no schema (default: the schema.cql beside the SSTables, if any)
+    #[arg(long, value_name = "FILE.cql")]
+    schema: Option<String>,
 }
 
 fn tombstone_json(t: &DroppableTombstone, names: &[String]) -> Value {
@@ -103,7 +108,8 @@ pub fn run(a: Args) -> Result<Outcome, String> {
         merger,
         names,
         metadata,
-    } = match open_table(&a.paths, options, merge_options) {
+        ..
+    } = match open_table(&a.paths, a.schema.as_deref(), options, merge_options) {
         Ok(t) => t,
         Err(r) => return r,
     };

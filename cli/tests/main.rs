@@ -16,6 +16,7 @@ mod jobs;
 mod lookup;
 mod lookup_table;
 mod read;
+mod read_legacy;
 mod sample;
 mod scrub;
 mod snapshot;

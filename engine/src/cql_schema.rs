@@ -27,6 +27,9 @@ pub struct CqlTable {
     pub columns: Vec<(String, String, bool)>,
     pub partition_key: Vec<String>,
     pub clustering: Vec<String>,
+    /// The clustering columns `WITH CLUSTERING ORDER BY (… DESC)` sorts in descending order
+    /// (their type is `ReversedType` of the column's).
+    pub descending: Vec<String>,
     /// Columns an `ALTER TABLE … DROP` removed (a schema.cql's; empty for a lone statement).
     pub dropped: Vec<DroppedColumn>,
 }
@@ -242,6 +245,7 @@ pub fn parse_schema_cql(text: &str) -> Result<CqlSchemaFile, String> {
             columns: Vec::new(),
             partition_key: Vec::new(),
             clustering: Vec::new(),
+            descending: Vec::new(),
             dropped: Vec::new(),
         },
         types: Vec::new(),
@@ -534,6 +538,7 @@ fn create_table(toks: &[String]) -> Result<CqlTable, String> {
         columns: Vec::new(),
         partition_key: Vec::new(),
         clustering: Vec::new(),
+        descending: Vec::new(),
         dropped: Vec::new(),
     };
     loop {
@@ -599,6 +604,30 @@ fn create_table(toks: &[String]) -> Result<CqlTable, String> {
     if table.partition_key.is_empty() {
         return Err("no PRIMARY KEY".to_owned());
     }
+    // `WITH CLUSTERING ORDER BY (c1 ASC, c2 DESC)`.
+    while !peek(i).is_empty() {
+        if kw(i, "clustering") && kw(i.saturating_add(1), "order") && kw(i.saturating_add(2), "by")
+        {
+            i = i.saturating_add(3);
+            if peek(i) == "(" {
+                i = i.saturating_add(1);
+            }
+            while peek(i) != ")" && !peek(i).is_empty() {
+                let column = ident(peek(i));
+                if kw(i.saturating_add(1), "desc") {
+                    table.descending.push(column);
+                }
+                i = i.saturating_add(1);
+                while peek(i) != "," && peek(i) != ")" && !peek(i).is_empty() {
+                    i = i.saturating_add(1);
+                }
+                if peek(i) == "," {
+                    i = i.saturating_add(1);
+                }
+            }
+        }
+        i = i.saturating_add(1);
+    }
     Ok(table)
 }
 
@@ -616,12 +645,20 @@ mod tests {
         assert_eq!(t.name, "Tbl");
         assert_eq!(t.partition_key, ["a", "b"]);
         assert_eq!(t.clustering, ["c"]);
+        assert_eq!(t.descending, ["c"]);
         assert_eq!(
             t.columns[2],
             ("c".into(), "frozen<map<text, int>>".into(), false)
         );
         assert_eq!(t.columns[3], ("s".into(), "int".into(), true));
+        let t = parse_create_table(
+            "CREATE TABLE t (k int, a int, b int, v int, PRIMARY KEY (k, a, b)) \
+             WITH compaction = {'class': 'X'} AND CLUSTERING ORDER BY (a ASC, b DESC)",
+        )
+        .unwrap();
+        assert_eq!(t.descending, ["b"]);
         let t = parse_create_table("create table t (pk text PRIMARY KEY, val text)").unwrap();
+        assert!(t.descending.is_empty());
         assert_eq!(
             (t.partition_key.as_slice(), t.clustering.len()),
             (&["pk".to_owned()][..], 0)

@@ -17,6 +17,7 @@ mod info;
 mod legacy_data;
 mod lookup;
 mod merge;
+mod merge_legacy;
 mod repair;
 mod scrub;
 mod scylla;

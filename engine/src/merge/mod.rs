@@ -4,6 +4,8 @@
 //!
 //! | part | what | Src |
 //! |---|---|---|
+//! | [`inputs`] | a table's SSTables as merge inputs ([`MergeReader`] per SSTable); one partitioner, a schema for 2.x | `db/ColumnFamilyStore.java` (one table, one partitioner) |
+//! | [`legacy`] | a 2.x SSTable's partitions as 3.0 items: atoms → rows ([`crate::write::legacy`]) → `oa` row format → decoded | `db/LegacyLayout.java`, `db/context/CounterContext.java` |
 //! | [`output`] | the merged partitions, rows and markers with their SSTables, and the losses | |
 //! | [`TableMerger`] | a k-way merge of the SSTables' Data.db in partitioner order (token, then key bytes); each input read by its own [`SyncDriver`], one partition at a time | `db/partitions/UnfilteredPartitionIterators.java` `merge` |
 //! | `partition`, `rows` | one partition's versions merged: partition deletion, range tombstones, rows, complex columns | `db/rows/UnfilteredRowIterators.java` `merge`, `db/rows/Rows.java`, `db/rows/RangeTombstoneMarker.java` |
@@ -12,12 +14,15 @@
 //! | [`zombies`] | resurrection risks: droppable tombstones that shadow data in another SSTable, and droppable tombstones that shadow nothing | `db/compaction/CompactionController.java` `getPurgeEvaluator`, `db/DeletionPurger.java` |
 //!
 //! Memory is bounded by the partitions being merged (one version per SSTable of the current
-//! key) and each reader's window, never by the table. Inputs are 3.0+ SSTables (ma … oa, da)
-//! of one table: the same partitioner and clustering types; each input's columns are matched to
-//! the first input's by name (a column the first does not have is an error). 2.x inputs are not
-//! merged yet. An input whose Data.db fails to decode stops the merge with a [`MergeError`]
-//! naming the SSTable, the component, the offset and the partition it was reading: the merge
-//! never answers without it.
+//! key) and each reader's window, never by the table. Inputs are the SSTables of one table, any
+//! mix of the versions the decoder reads that share a partitioner: 3.0+ (ma … oa, da, ScyllaDB)
+//! by their headers, 2.x (jb, ka, la) given the table's `CREATE TABLE` (2.x records no schema),
+//! each partition turned into the 3.0 model as `db/LegacyLayout.java` reads it ([`legacy`]).
+//! [`inputs`] builds them from each SSTable's decoded metadata and byte source — the one
+//! constructor every front end calls. Each input's columns are matched to the first input's by
+//! name (a column the first does not have is an error). An input whose Data.db fails to decode
+//! stops the merge with a [`MergeError`] naming the SSTable, the component, the offset and the
+//! partition it was reading: the merge never answers without it.
 //!
 //! Counter cells are reconciled by `counter` (`Cells.resolveCounter`,
 //! `db/context/CounterContext.java`'s merge); [`MergedPartition::counter_merges`] counts the
@@ -25,12 +30,15 @@
 
 mod context;
 mod counter;
+pub mod inputs;
+pub mod legacy;
 pub mod output;
 mod partition;
 pub mod reconcile;
 mod rows;
 pub mod zombies;
 
+pub use inputs::{open_table, table_inputs, MergeReader, TableSSTable};
 pub use output::{
     Beaten, Loss, LostKind, MergedMarker, MergedPartition, MergedRow, MergedUnfiltered, SourceId,
     TombstoneKind,
@@ -42,7 +50,6 @@ use core::fmt;
 use context::Context;
 use partition::{merge_partition, SourcePartition};
 
-use crate::checked_data::CheckedDataReader;
 use crate::clock::Clock;
 use crate::component::data::{
     ColumnData, DataItem, DataSchema, DecodeOptions, DecodeStep, PartitionStart, Row,
@@ -85,26 +92,29 @@ impl fmt::Display for MergeError {
 
 impl std::error::Error for MergeError {}
 
-/// One SSTable of the merge: its name, its Data.db reader (every chunk's checksum checked
-/// before use: [`CheckedDataReader`]) and the source its ranges are read from.
+/// One SSTable of the merge: its name, its Data.db reader ([`MergeReader`]: a 3.0+ SSTable's
+/// with every chunk's checksum checked before use, or a 2.x SSTable's rows) and the source its
+/// ranges are read from. A table's inputs are built by [`inputs::table_inputs`].
 #[derive(Debug)]
 pub struct MergeInput<S> {
     pub name: String,
-    pub reader: CheckedDataReader,
+    pub reader: MergeReader,
     pub driver: SyncDriver<S>,
 }
 
 impl<S: RangeSource> MergeInput<S> {
-    pub fn new(name: impl Into<String>, reader: CheckedDataReader, source: S) -> Self {
+    pub fn new(name: impl Into<String>, reader: impl Into<MergeReader>, source: S) -> Self {
         MergeInput {
             name: name.into(),
-            reader,
+            reader: reader.into(),
             driver: SyncDriver::new(source),
         }
     }
 
-    /// The input of a decoded SSTable ([`CheckedDataReader::for_sstable`]); `options.now_seconds`
-    /// decides which cells are expired.
+    /// The input of a decoded 3.0+ SSTable
+    /// ([`CheckedDataReader::for_sstable`](crate::checked_data::CheckedDataReader::for_sstable));
+    /// `options.now_seconds` decides which cells are expired. 2.x SSTables need the table's
+    /// schema: [`inputs::table_inputs`].
     pub fn for_sstable(
         name: impl Into<String>,
         metadata: &SSTableMetadata,
@@ -112,7 +122,7 @@ impl<S: RangeSource> MergeInput<S> {
         source: S,
     ) -> Result<Self, MergeError> {
         let name = name.into();
-        match CheckedDataReader::for_sstable(metadata, options) {
+        match inputs::merge_reader(metadata, None, options) {
             Ok(reader) => Ok(MergeInput::new(name, reader, source)),
             Err(error) => Err(MergeError {
                 sstable: name,
@@ -137,7 +147,7 @@ pub struct MergeOptions {
 #[derive(Debug)]
 struct Input<S> {
     name: String,
-    reader: CheckedDataReader,
+    reader: MergeReader,
     driver: SyncDriver<S>,
     /// This input's static / regular column index → the merge schema's.
     static_map: Vec<Option<usize>>,
@@ -192,10 +202,10 @@ impl<S: RangeSource> TableMerger<S> {
         let first = inputs
             .first()
             .ok_or_else(|| schema_error("(none)", "no SSTable to merge".to_owned()))?;
-        let schema = first.reader.reader().decoder().schema().clone();
+        let schema = first.reader.schema().clone();
         let mut out = Vec::with_capacity(inputs.len());
         for i in inputs {
-            let theirs = i.reader.reader().decoder().schema();
+            let theirs = i.reader.schema();
             if theirs.clustering_types != schema.clustering_types {
                 return Err(schema_error(
                     &i.name,

@@ -2,50 +2,25 @@
 //! `CREATE TABLE` statement (2.x records none): `sstableupgrade` without a node
 //! (`db/compaction/Upgrader.java`, `db/LegacyLayout.java` for how atoms become rows).
 //!
-//! | atom (CQL3, non-compact table) | model |
-//! |---|---|
-//! | cell named `ck…, ""` (the row marker) | the row's liveness (timestamp, TTL) |
-//! | cell named `ck…, column` | the column's cell (live, expiring, tombstone, counter context) |
-//! | cell named `ck…, column, key` | a cell of the collection `column`, path `key` |
-//! | a static cell (`0xFFFF` prefix) | the static row |
-//! | a range tombstone over one whole row | the row deletion |
-//! | a range tombstone over one collection | the collection's complex deletion |
-//!
-//! Not converted (an error naming the atom): COMPACT STORAGE tables, other range tombstones,
-//! a deleted row marker. Any decode error stops the rewrite: corruption of 2.x files is not
-//! scrubbed, only reported.
+//! The atoms become rows by [`crate::write::legacy`] (the conversion the merged read uses too);
+//! what it does not convert is an error naming the atom. Any decode error stops the rewrite:
+//! corruption of 2.x files is not scrubbed, only reported.
 
 use crate::clock::Clock;
 use crate::component::data::{DecodeOptions, PushDecoder};
-use crate::component::legacy_data::{
-    Atom, AtomBody, AtomKind, CellName, LegacyDataDecoder, LegacyDataFileReader, LegacyItem,
-    LegacyLayout, LegacyStep,
-};
-use crate::component::ComponentType;
-use crate::cql_schema::CqlTable;
+use crate::component::legacy_data::{LegacyDataDecoder, LegacyDataFileReader, LegacyStep};
 use crate::error::{Error, Result};
 use crate::metadata::SSTableMetadata;
 use crate::range::{ByteRange, RangeReader};
 use crate::version::Version;
-use crate::write::decoded::model_deletion;
-use crate::write::model::{
-    Cell, CellValue, ColumnData, Expiry, Liveness, ModelDeletion, Partition, Row, Unfiltered,
-};
-use crate::write::{
-    ColumnDef, ComponentSink, SSTableWriter, TableSchema, WriteOptions, WriteSummary,
-};
+use crate::write::legacy::LegacyConverter;
+use crate::write::{ComponentSink, SSTableWriter, TableSchema, WriteOptions, WriteSummary};
 
 /// The rewrite of one 2.x SSTable into one writer.
 pub struct LegacyRewriter<S: ComponentSink> {
     data: LegacyDataFileReader,
     writer: Option<SSTableWriter<S>>,
-    schema: TableSchema,
-    clustering: usize,
-    partition: Option<Partition>,
-    /// The row being collected: (is static, row).
-    row: Option<(bool, Row)>,
-    /// Range tombstones already taken in this partition (2.x repeats them at index blocks).
-    seen: Vec<(Vec<u8>, Vec<u8>)>,
+    converter: LegacyConverter,
     error: Option<Error>,
     done: bool,
     partitions: u64,
@@ -60,38 +35,7 @@ impl<S: ComponentSink> core::fmt::Debug for LegacyRewriter<S> {
     }
 }
 
-fn atom_error(a: &Atom<'_>, msg: impl Into<String>) -> Error {
-    Error::invalid(msg, a.position).in_component(ComponentType::Data)
-}
-
-/// The writer's schema for a non-compact CQL table (`table`, as `cql_schema` parses it).
-pub fn schema_from_cql(table: &CqlTable, compact_storage: bool) -> Result<TableSchema> {
-    if compact_storage {
-        return Err(Error::invalid(
-            "COMPACT STORAGE tables are not rewritten from 2.x",
-            0,
-        ));
-    }
-    let layout = LegacyLayout::from_cql(table, false).map_err(|e| Error::invalid(e, 0))?;
-    let key_types = match layout.key_type.clone() {
-        Some(crate::types::AbstractType::Composite(parts)) => parts,
-        Some(t) => vec![t],
-        None => return Err(Error::invalid("the table has no partition key", 0)),
-    };
-    let statics: Vec<ColumnDef> = table
-        .columns
-        .iter()
-        .filter(|(_, _, is_static)| *is_static)
-        .filter_map(|(n, _, _)| layout.column_type(n).map(|t| ColumnDef::new(n, t.clone())))
-        .collect();
-    let regular: Vec<ColumnDef> = layout
-        .columns
-        .iter()
-        .filter(|(n, _)| !statics.iter().any(|s| &s.name == n))
-        .map(|(n, t)| ColumnDef::new(n, t.clone()))
-        .collect();
-    TableSchema::new(key_types, layout.clustering_types, statics, regular)
-}
+pub use crate::write::legacy::schema_from_cql;
 
 impl<S: ComponentSink> LegacyRewriter<S> {
     /// A rewrite of `metadata`'s 2.x SSTable with `schema` ([`schema_from_cql`]).
@@ -111,16 +55,11 @@ impl<S: ComponentSink> LegacyRewriter<S> {
             .and_then(|n| u64::try_from(n).ok())
             .unwrap_or(1)
             .clamp(1, 1 << 32);
-        let clustering = schema.clustering_types().len();
         let writer = SSTableWriter::new(schema.clone(), options, sink)?;
         Ok(LegacyRewriter {
             data,
             writer: Some(writer),
-            schema,
-            clustering,
-            partition: None,
-            row: None,
-            seen: Vec::new(),
+            converter: LegacyConverter::new(schema),
             error: None,
             done: false,
             partitions: 0,
@@ -170,19 +109,12 @@ impl<S: ComponentSink> LegacyRewriter<S> {
                     return;
                 }
                 LegacyStep::NeedMoreData => return,
-                LegacyStep::Item(item) => take(
-                    &item,
-                    &self.schema,
-                    self.clustering,
-                    &mut self.partition,
-                    &mut self.row,
-                    &mut self.seen,
-                ),
+                LegacyStep::Item(item) => self.converter.push(&item),
             };
             match result {
                 Ok(Some(p)) => {
                     let written = match self.writer.as_mut() {
-                        Some(w) => w.append(&p),
+                        Some(w) => w.append(&p.partition),
                         None => Ok(()),
                     };
                     if let Err(e) = written {
@@ -194,200 +126,6 @@ impl<S: ComponentSink> LegacyRewriter<S> {
                 Err(e) => return self.fail(e),
             }
         }
-    }
-}
-
-/// Takes one item; returns the partition it ends.
-fn take(
-    item: &LegacyItem<'_>,
-    schema: &TableSchema,
-    clustering: usize,
-    partition: &mut Option<Partition>,
-    row: &mut Option<(bool, Row)>,
-    seen: &mut Vec<(Vec<u8>, Vec<u8>)>,
-) -> Result<Option<Partition>> {
-    match item {
-        LegacyItem::PartitionStart(s) => {
-            let mut p = Partition::new(s.key.bytes.bytes.clone());
-            p.deletion = model_deletion(&s.deletion);
-            *partition = Some(p);
-            *row = None;
-            seen.clear();
-            Ok(None)
-        }
-        LegacyItem::PartitionEnd(_) => {
-            flush(partition, row);
-            Ok(partition.take())
-        }
-        LegacyItem::Atom(a) => {
-            let name = CellName::parse(a.name, a.name_span.start, Some(true));
-            let CellName::Composite {
-                is_static,
-                components,
-            } = &name
-            else {
-                return Err(atom_error(
-                    a,
-                    "a cell name that is not a CompositeType name",
-                ));
-            };
-            let values: Vec<&[u8]> = components.iter().map(|c| c.value).collect();
-            let none: &[&[u8]] = &[];
-            let (row_values, rest) = if *is_static {
-                (none, values.as_slice())
-            } else {
-                values
-                    .split_at_checked(clustering)
-                    .unwrap_or((values.as_slice(), none))
-            };
-            if !*is_static && row_values.len() < clustering {
-                return Err(atom_error(a, "a cell name shorter than the clustering"));
-            }
-            let key: Vec<Vec<u8>> = row_values.iter().map(|v| v.to_vec()).collect();
-            let same = row
-                .as_ref()
-                .is_some_and(|(s, r)| *s == *is_static && r.clustering == key);
-            if !same {
-                flush(partition, row);
-                *row = Some((*is_static, Row::new(key)));
-            }
-            let Some((_, r)) = row.as_mut() else {
-                return Ok(None);
-            };
-            match &a.body {
-                AtomBody::RangeTombstone(t) => {
-                    if seen.iter().any(|(s, e)| s == a.name && e == t.end) {
-                        return Ok(None);
-                    }
-                    seen.push((a.name.to_vec(), t.end.to_vec()));
-                    let deletion = model_deletion(&t.deletion);
-                    let end = CellName::parse(t.end, t.end_span.start, Some(true));
-                    let end_values: Vec<&[u8]> = match &end {
-                        CellName::Composite { components, .. } => {
-                            components.iter().map(|c| c.value).collect()
-                        }
-                        CellName::Simple(_) => Vec::new(),
-                    };
-                    if end_values != values {
-                        return Err(atom_error(a, "a range tombstone over several rows"));
-                    }
-                    match rest {
-                        [] => r.deletion = deletion,
-                        [column] => {
-                            let index = column_index(schema, *is_static, column, a)?;
-                            *complex(r, index, a)?.0 = deletion;
-                        }
-                        _ => return Err(atom_error(a, "a range tombstone inside a collection")),
-                    }
-                    Ok(None)
-                }
-                AtomBody::Cell(c) => {
-                    let value = match a.kind {
-                        AtomKind::Deleted => CellValue::Tombstone {
-                            local_deletion_time_secs: a
-                                .local_deletion_time_secs()
-                                .map_or(u32::MAX, |s| s as u32),
-                        },
-                        AtomKind::Expiring => CellValue::Live {
-                            value: c.value.to_vec(),
-                            expiry: match (c.ttl_secs, c.local_expiration_time_secs) {
-                                (Some(ttl_secs), Some(ldt)) => Some(Expiry {
-                                    ttl_secs,
-                                    local_expiration_time_secs: ldt as u32,
-                                }),
-                                _ => None,
-                            },
-                        },
-                        AtomKind::CounterUpdate => {
-                            return Err(atom_error(a, "a counter update is not written"))
-                        }
-                        _ => CellValue::Live {
-                            value: c.value.to_vec(),
-                            expiry: None,
-                        },
-                    };
-                    let cell = Cell {
-                        timestamp_micros: c.timestamp_micros,
-                        path: None,
-                        value,
-                    };
-                    match rest {
-                        [&[]] => {
-                            // The row marker.
-                            let CellValue::Live { expiry, .. } = cell.value else {
-                                return Err(atom_error(a, "a deleted row marker"));
-                            };
-                            r.liveness = Some(Liveness {
-                                timestamp_micros: cell.timestamp_micros,
-                                expiry,
-                            });
-                        }
-                        [column] => {
-                            let index = column_index(schema, *is_static, column, a)?;
-                            r.columns.push(ColumnData::Simple {
-                                column: index,
-                                cell,
-                            });
-                        }
-                        [column, path] => {
-                            let index = column_index(schema, *is_static, column, a)?;
-                            complex(r, index, a)?.1.push(cell.with_path(path.to_vec()));
-                        }
-                        _ => return Err(atom_error(a, "a cell name with too many components")),
-                    }
-                    Ok(None)
-                }
-            }
-        }
-    }
-}
-
-fn column_index(schema: &TableSchema, is_static: bool, name: &[u8], a: &Atom<'_>) -> Result<usize> {
-    let name = String::from_utf8_lossy(name);
-    schema.column_index(is_static, &name).ok_or_else(|| {
-        atom_error(
-            a,
-            format!(
-                "column {name} is not in the schema's {} columns",
-                if is_static { "static" } else { "regular" }
-            ),
-        )
-    })
-}
-
-/// The complex column `index` of `r` (created when missing): its deletion and cells.
-fn complex<'r>(
-    r: &'r mut Row,
-    index: usize,
-    a: &Atom<'_>,
-) -> Result<(&'r mut ModelDeletion, &'r mut Vec<Cell>)> {
-    if !r.columns.iter().any(|c| c.column() == index) {
-        r.columns.push(ColumnData::Complex {
-            column: index,
-            deletion: ModelDeletion::LIVE,
-            cells: Vec::new(),
-        });
-    }
-    match r.columns.iter_mut().find(|c| c.column() == index) {
-        Some(ColumnData::Complex {
-            deletion, cells, ..
-        }) => Ok((deletion, cells)),
-        _ => Err(atom_error(a, "a collection cell for a simple column")),
-    }
-}
-
-fn flush(partition: &mut Option<Partition>, row: &mut Option<(bool, Row)>) {
-    let Some((is_static, mut r)) = row.take() else {
-        return;
-    };
-    let Some(p) = partition.as_mut() else {
-        return;
-    };
-    r.columns.sort_by_key(ColumnData::column);
-    if is_static {
-        p.static_row = Some(r);
-    } else if !r.is_empty() {
-        p.unfiltereds.push(Unfiltered::Row(r));
     }
 }
 

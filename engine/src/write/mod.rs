@@ -21,7 +21,8 @@
 //! none (CRC.db). Counter cells are written as their CounterContext bytes (the generator makes
 //! none). Not written: Scylla.db, BTI (`da`), chunks stored raw by `min_compress_ratio`,
 //! compressor options. [`decoded`] turns the 3.0+ decoder's partitions into the writer's model
-//! (scrub, upgrade).
+//! (scrub, upgrade); [`legacy`] turns a 2.x partition's atoms into it (upgrade, and the merged
+//! read of 2.x SSTables).
 //!
 //! Arithmetic is checked by clippy (`arithmetic_side_effects`): sizes that go into the files
 //! (Summary.db, Statistics.db offsets, promoted-index sizes) use checked ops and fail with an
@@ -40,6 +41,7 @@ pub mod generate;
 pub mod histogram;
 pub mod hll;
 pub mod index;
+pub mod legacy;
 pub mod metadata;
 pub mod model;
 pub mod overlap;

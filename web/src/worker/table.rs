@@ -22,7 +22,8 @@ use sstable_engine::dump::PartitionBuilder;
 use sstable_engine::info::SSTableMetadata;
 use sstable_engine::merge::zombies::{DroppableTombstone, Resurrection, ZombieFinder};
 use sstable_engine::merge::{
-    Beaten, Loss, MergeInput, MergeOptions, MergedPartition, MergedUnfiltered, TableMerger,
+    open_table, Beaten, Loss, MergeOptions, MergedPartition, MergedUnfiltered, TableMerger,
+    TableSSTable,
 };
 use sstable_engine::range::{ByteRange, RangeSource};
 use sstable_engine::repair::{depth_for, ReplicaDiff, ValidationOptions, Validator, MAX_DEPTH};
@@ -49,9 +50,10 @@ pub(super) struct TableFiles {
     pub data_bytes: u64,
 }
 
-/// Decodes the metadata of every SSTable of `sstables` (name, files): 3.0+ row format and one
-/// partitioner, as the merge takes them. They are merged in the order the CLI finds them
-/// (`sstable_set::group_files`: by directory, then file prefix), so ties are broken alike.
+/// Decodes the metadata of every SSTable of `sstables` (name, files). They are merged in the
+/// order the CLI finds them (`sstable_set::group_files`: by directory, then file prefix), so
+/// ties are broken alike; whether they can be merged (one partitioner, a schema for 2.x) is the
+/// engine's check ([`TableFiles::merger`]).
 pub(super) fn load_table(sstables: &[(String, Vec<FileRef>)]) -> Result<TableFiles, String> {
     let mut t = TableFiles {
         names: Vec::new(),
@@ -64,21 +66,6 @@ pub(super) fn load_table(sstables: &[(String, Vec<FileRef>)]) -> Result<TableFil
     for (name, files) in ordered {
         let (metadata, handles) = load_metadata(files)?;
         let short = name.rsplit('/').next().unwrap_or(name).to_owned();
-        if !metadata.descriptor.version.has_row_format() {
-            return Err(format!(
-                "{short}: version {} predates the 3.0 row format; the table is merged from 3.0+ SSTables only",
-                metadata.descriptor.version
-            ));
-        }
-        if let Some(first) = t.metadata.first() {
-            if first.partitioner() != metadata.partitioner() {
-                return Err(format!(
-                    "{short}: partitioner {} differs from the first SSTable's {}",
-                    metadata.partitioner(),
-                    first.partitioner()
-                ));
-            }
-        }
         t.data_bytes = t.data_bytes.saturating_add(
             handles
                 .iter()
@@ -122,7 +109,7 @@ impl TableFiles {
         explain: bool,
         data_read: &Rc<Cell<u64>>,
     ) -> Result<TableMerger<CountingSource<'_>>, String> {
-        let mut inputs = Vec::with_capacity(self.names.len());
+        let mut sstables = Vec::with_capacity(self.names.len());
         for ((name, metadata), handles) in self.names.iter().zip(&self.metadata).zip(&self.handles)
         {
             let source = CountingSource {
@@ -132,30 +119,21 @@ impl TableFiles {
                 },
                 data_read: data_read.clone(),
             };
-            inputs.push(
-                MergeInput::for_sstable(
-                    name.clone(),
-                    metadata,
-                    DecodeOptions::at(now_secs),
-                    source,
-                )
-                .map_err(|e| e.to_string())?,
-            );
+            sstables.push(TableSSTable {
+                name: name.clone(),
+                metadata,
+                source,
+            });
         }
-        let partitioner = self
-            .metadata
-            .first()
-            .ok_or("no SSTable to merge")?
-            .partitioner();
-        TableMerger::new(
-            inputs,
-            partitioner,
-            MergeOptions {
-                now_seconds: Some(now_secs),
-                explain,
-            },
-        )
-        .map_err(|e| e.to_string())
+        // The engine builds the inputs and checks them (one partitioner; the page gives no
+        // CREATE TABLE, so a 2.x SSTable is an error naming it).
+        let merge_options = MergeOptions {
+            now_seconds: Some(now_secs),
+            explain,
+        };
+        open_table(sstables, None, DecodeOptions::at(now_secs), merge_options)
+            .map(|(merger, _)| merger)
+            .map_err(|e| e.to_string())
     }
 }
 

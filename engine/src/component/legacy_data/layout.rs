@@ -79,11 +79,19 @@ impl LegacyLayout {
             [one] => one.clone(),
             _ => AbstractType::Composite(key_types),
         };
+        // `CLUSTERING ORDER BY (c DESC)`: the comparator's `ReversedType`.
         let clustering_types = table
             .clustering
             .iter()
-            .map(|n| type_of(n))
-            .collect::<Result<Vec<_>, _>>()?;
+            .map(|n| {
+                let t = type_of(n)?;
+                Ok(if table.descending.contains(n) {
+                    AbstractType::Reversed(Box::new(t))
+                } else {
+                    t
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
         let in_key = |n: &String| table.partition_key.contains(n) || table.clustering.contains(n);
         let columns = table
             .columns

@@ -1,0 +1,445 @@
+//! A pre-3.0 partition (`jb`, `ka`, `la` atoms) in the writer's model ([`Partition`]), with a
+//! schema from a `CREATE TABLE` statement (2.x records none): how Cassandra 3.0 reads a 2.x
+//! partition (`db/LegacyLayout.java`: `decodeCellName`, `decodeBound`, `CellGrouper`,
+//! `LegacyRangeTombstone.isRowDeletion` / `isCollectionTombstone`). The one conversion both
+//! the rewrite (`scrub::legacy`, `sstableupgrade`) and the merged read (`merge`) use.
+//!
+//! | atom (CQL3, non-compact table) | model |
+//! |---|---|
+//! | cell named `ck…, ""` (the row marker) | the row's liveness (timestamp, TTL) |
+//! | cell named `ck…, column` | the column's cell (live, expiring, tombstone, counter context as stored: local, remote and global shards, `db/context/CounterContext.java`) |
+//! | cell named `ck…, column, key` | a cell of the collection `column`, path `key` |
+//! | a static cell (`0xFFFF` prefix) | the static row |
+//! | a range tombstone over one whole row | the row deletion |
+//! | a range tombstone over one collection | the collection's complex deletion |
+//! | any other range tombstone | a start bound and an end bound (inclusive unless the end-of-component byte says otherwise: `decodeBound`) |
+//!
+//! A range tombstone written again at a row-index block start is taken once. Not converted (an
+//! error naming the atom): COMPACT STORAGE tables, range tombstones that overlap another one
+//! of the partition, a deleted row marker, a counter update.
+
+use core::cmp::Ordering;
+
+use crate::component::legacy_data::{
+    Atom, AtomBody, AtomKind, CellName, LegacyItem, LegacyLayout,
+};
+use crate::component::ComponentType;
+use crate::cql_schema::CqlTable;
+use crate::error::{Error, Result};
+use crate::write::decoded::model_deletion;
+use crate::write::model::{
+    BoundKind, Cell, CellValue, ColumnData, Expiry, Liveness, ModelDeletion, Partition,
+    RangeTombstoneMarker, Row, Unfiltered,
+};
+use crate::write::schema::{compare_prefixes, PrefixKind};
+use crate::write::{ColumnDef, TableSchema};
+
+fn atom_error(a: &Atom<'_>, msg: impl Into<String>) -> Error {
+    Error::invalid(msg, a.position).in_component(ComponentType::Data)
+}
+
+/// The writer's schema for a non-compact CQL table (`table`, as `cql_schema` parses it).
+pub fn schema_from_cql(table: &CqlTable, compact_storage: bool) -> Result<TableSchema> {
+    if compact_storage {
+        return Err(Error::invalid(
+            "COMPACT STORAGE tables are not converted from 2.x",
+            0,
+        ));
+    }
+    let layout = LegacyLayout::from_cql(table, false).map_err(|e| Error::invalid(e, 0))?;
+    let key_types = match layout.key_type.clone() {
+        Some(crate::types::AbstractType::Composite(parts)) => parts,
+        Some(t) => vec![t],
+        None => return Err(Error::invalid("the table has no partition key", 0)),
+    };
+    let statics: Vec<ColumnDef> = table
+        .columns
+        .iter()
+        .filter(|(_, _, is_static)| *is_static)
+        .filter_map(|(n, _, _)| layout.column_type(n).map(|t| ColumnDef::new(n, t.clone())))
+        .collect();
+    let regular: Vec<ColumnDef> = layout
+        .columns
+        .iter()
+        .filter(|(n, _)| !statics.iter().any(|s| &s.name == n))
+        .map(|(n, t)| ColumnDef::new(n, t.clone()))
+        .collect();
+    TableSchema::new(key_types, layout.clustering_types, statics, regular)
+}
+
+/// One converted partition with the Data.db offsets its pieces came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LegacyPartition {
+    pub partition: Partition,
+    /// The partition's first byte.
+    pub position: u64,
+    /// The static row's first atom.
+    pub static_position: Option<u64>,
+    /// Per unfiltered of [`Partition::unfiltereds`]: its first atom (a marker: its tombstone).
+    pub positions: Vec<u64>,
+}
+
+/// A range tombstone of the partition: start and end bounds, deletion, its atom's offset.
+#[derive(Debug, Clone)]
+struct Range {
+    start: (Vec<Vec<u8>>, PrefixKind),
+    end: (Vec<Vec<u8>>, PrefixKind),
+    deletion: ModelDeletion,
+    position: u64,
+}
+
+/// The row being collected.
+#[derive(Debug)]
+struct OpenRow {
+    is_static: bool,
+    row: Row,
+    position: u64,
+}
+
+/// Converts the items of a 2.x Data.db, one partition at a time ([`LegacyConverter::push`]).
+#[derive(Debug)]
+pub struct LegacyConverter {
+    schema: TableSchema,
+    clustering: usize,
+    partition: Option<LegacyPartition>,
+    row: Option<OpenRow>,
+    /// Range tombstones already taken in this partition (2.x repeats them at index blocks).
+    seen: Vec<(Vec<u8>, Vec<u8>)>,
+    ranges: Vec<Range>,
+}
+
+impl LegacyConverter {
+    pub fn new(schema: TableSchema) -> LegacyConverter {
+        LegacyConverter {
+            clustering: schema.clustering_types().len(),
+            schema,
+            partition: None,
+            row: None,
+            seen: Vec::new(),
+            ranges: Vec::new(),
+        }
+    }
+
+    pub fn schema(&self) -> &TableSchema {
+        &self.schema
+    }
+
+    /// Takes one item; returns the partition it ends.
+    pub fn push(&mut self, item: &LegacyItem<'_>) -> Result<Option<LegacyPartition>> {
+        match item {
+            LegacyItem::PartitionStart(s) => {
+                let mut p = Partition::new(s.key.bytes.bytes.clone());
+                p.deletion = model_deletion(&s.deletion);
+                self.partition = Some(LegacyPartition {
+                    partition: p,
+                    position: s.position,
+                    static_position: None,
+                    positions: Vec::new(),
+                });
+                self.row = None;
+                self.seen.clear();
+                self.ranges.clear();
+                Ok(None)
+            }
+            LegacyItem::PartitionEnd(_) => {
+                self.flush();
+                let ranges = core::mem::take(&mut self.ranges);
+                match self.partition.take() {
+                    Some(mut p) => {
+                        self.place_ranges(&mut p, ranges)?;
+                        Ok(Some(p))
+                    }
+                    None => Ok(None),
+                }
+            }
+            LegacyItem::Atom(a) => self.atom(a).map(|()| None),
+        }
+    }
+
+    fn atom(&mut self, a: &Atom<'_>) -> Result<()> {
+        let name = CellName::parse(a.name, a.name_span.start, Some(true));
+        let CellName::Composite {
+            is_static,
+            components,
+        } = &name
+        else {
+            return Err(atom_error(
+                a,
+                "a cell name that is not a CompositeType name",
+            ));
+        };
+        let is_static = *is_static;
+        let values: Vec<&[u8]> = components.iter().map(|c| c.value).collect();
+        let none: &[&[u8]] = &[];
+        // A static name has the clustering's place too, empty (`CompositeType.build` after
+        // `STATIC_MARKER`): the static row's clustering is empty.
+        let (row_values, rest) = values
+            .split_at_checked(self.clustering)
+            .unwrap_or((values.as_slice(), none));
+        let row_values = if is_static { none } else { row_values };
+        if let AtomBody::RangeTombstone(t) = &a.body {
+            if self.seen.iter().any(|(s, e)| s == a.name && e == t.end) {
+                return Ok(());
+            }
+            self.seen.push((a.name.to_vec(), t.end.to_vec()));
+            let deletion = model_deletion(&t.deletion);
+            let end = CellName::parse(t.end, t.end_span.start, Some(true));
+            let end_values: Vec<&[u8]> = end.values();
+            let full = !is_static && row_values.len() == self.clustering;
+            if end_values == values && (full || is_static) {
+                // `isRowDeletion` / `isCollectionTombstone`.
+                let key: Vec<Vec<u8>> = row_values.iter().map(|v| v.to_vec()).collect();
+                self.open_row(is_static, key, a.position);
+                let Some(r) = self.row.as_mut().map(|o| &mut o.row) else {
+                    return Ok(());
+                };
+                return match rest {
+                    [] if !is_static => {
+                        r.deletion = deletion;
+                        Ok(())
+                    }
+                    [column] => {
+                        let index = column_index(&self.schema, is_static, column, a)?;
+                        *complex(r, index, a)?.0 = deletion;
+                        Ok(())
+                    }
+                    _ => Err(atom_error(a, "a range tombstone inside a collection")),
+                };
+            }
+            if is_static || end.is_static() {
+                return Err(atom_error(a, "a range tombstone over static cells"));
+            }
+            // `decodeBound`: a prefix of the clustering; EOC −1/0 opens inclusively, 1
+            // exclusively; EOC 1/0 closes inclusively, −1 exclusively.
+            let bound = |name: &CellName<'_>, start: bool| -> Result<(Vec<Vec<u8>>, PrefixKind)> {
+                let vals = name.values();
+                if vals.len() > self.clustering {
+                    return Err(atom_error(a, "a range tombstone bound inside a row"));
+                }
+                let eoc = name.last_end_of_component();
+                let kind = match (start, eoc) {
+                    (true, e) if e <= 0 => PrefixKind::InclStartBound,
+                    (true, _) => PrefixKind::ExclStartBound,
+                    (false, e) if e >= 0 => PrefixKind::InclEndBound,
+                    (false, _) => PrefixKind::ExclEndBound,
+                };
+                Ok((vals.iter().map(|v| v.to_vec()).collect(), kind))
+            };
+            let range = Range {
+                start: bound(&name, true)?,
+                end: bound(&end, false)?,
+                deletion,
+                position: a.position,
+            };
+            self.ranges.push(range);
+            return Ok(());
+        }
+        let AtomBody::Cell(c) = &a.body else {
+            return Ok(());
+        };
+        if !is_static && row_values.len() < self.clustering {
+            return Err(atom_error(a, "a cell name shorter than the clustering"));
+        }
+        let key: Vec<Vec<u8>> = row_values.iter().map(|v| v.to_vec()).collect();
+        self.open_row(is_static, key, a.position);
+        let value = match a.kind {
+            AtomKind::Deleted => CellValue::Tombstone {
+                local_deletion_time_secs: a
+                    .local_deletion_time_secs()
+                    .map_or(u32::MAX, |s| s as u32),
+            },
+            AtomKind::Expiring => CellValue::Live {
+                value: c.value.to_vec(),
+                expiry: match (c.ttl_secs, c.local_expiration_time_secs) {
+                    (Some(ttl_secs), Some(ldt)) => Some(Expiry {
+                        ttl_secs,
+                        local_expiration_time_secs: ldt as u32,
+                    }),
+                    _ => None,
+                },
+            },
+            AtomKind::CounterUpdate => {
+                return Err(atom_error(a, "a counter update is not converted"))
+            }
+            _ => CellValue::Live {
+                value: c.value.to_vec(),
+                expiry: None,
+            },
+        };
+        let cell = Cell {
+            timestamp_micros: c.timestamp_micros,
+            path: None,
+            value,
+        };
+        let Some(r) = self.row.as_mut().map(|o| &mut o.row) else {
+            return Ok(());
+        };
+        match rest {
+            [&[]] => {
+                // The row marker.
+                let CellValue::Live { expiry, .. } = cell.value else {
+                    return Err(atom_error(a, "a deleted row marker"));
+                };
+                r.liveness = Some(Liveness {
+                    timestamp_micros: cell.timestamp_micros,
+                    expiry,
+                });
+            }
+            [column] => {
+                let index = column_index(&self.schema, is_static, column, a)?;
+                r.columns.push(ColumnData::Simple {
+                    column: index,
+                    cell,
+                });
+            }
+            [column, path] => {
+                let index = column_index(&self.schema, is_static, column, a)?;
+                complex(r, index, a)?.1.push(cell.with_path(path.to_vec()));
+            }
+            _ => return Err(atom_error(a, "a cell name with too many components")),
+        }
+        Ok(())
+    }
+
+    /// Starts the row of (`is_static`, `key`) unless it is the open one.
+    fn open_row(&mut self, is_static: bool, key: Vec<Vec<u8>>, position: u64) {
+        let same = self
+            .row
+            .as_ref()
+            .is_some_and(|o| o.is_static == is_static && o.row.clustering == key);
+        if !same {
+            self.flush();
+            self.row = Some(OpenRow {
+                is_static,
+                row: Row::new(key),
+                position,
+            });
+        }
+    }
+
+    fn flush(&mut self) {
+        let Some(OpenRow {
+            is_static,
+            mut row,
+            position,
+        }) = self.row.take()
+        else {
+            return;
+        };
+        let Some(p) = self.partition.as_mut() else {
+            return;
+        };
+        row.columns.sort_by_key(ColumnData::column);
+        if is_static {
+            p.partition.static_row = Some(row);
+            p.static_position = Some(position);
+        } else if !row.is_empty() {
+            p.partition.unfiltereds.push(Unfiltered::Row(row));
+            p.positions.push(position);
+        }
+    }
+
+    /// The partition's range tombstones as bounds among its rows, in clustering order.
+    fn place_ranges(&self, p: &mut LegacyPartition, mut ranges: Vec<Range>) -> Result<()> {
+        if ranges.is_empty() {
+            return Ok(());
+        }
+        let types = self.schema.clustering_types();
+        let cmp = |a: (&[Vec<u8>], PrefixKind), b: (&[Vec<u8>], PrefixKind)| {
+            compare_prefixes(types, a, b)
+        };
+        ranges.sort_by(|a, b| cmp((&a.start.0, a.start.1), (&b.start.0, b.start.1)));
+        for w in ranges.windows(2) {
+            if let [a, b] = w {
+                if cmp((&a.end.0, a.end.1), (&b.start.0, b.start.1)) != Ordering::Less {
+                    return Err(Error::invalid(
+                        "a range tombstone that overlaps another one of the partition is not \
+                         converted",
+                        b.position,
+                    )
+                    .in_component(ComponentType::Data));
+                }
+            }
+        }
+        let rows = core::mem::take(&mut p.partition.unfiltereds);
+        let row_positions = core::mem::take(&mut p.positions);
+        let mut markers: Vec<(Vec<Vec<u8>>, PrefixKind, ModelDeletion, u64)> = Vec::new();
+        for r in ranges {
+            markers.push((r.start.0, r.start.1, r.deletion, r.position));
+            markers.push((r.end.0, r.end.1, r.deletion, r.position));
+        }
+        let mut markers = markers.into_iter().peekable();
+        for (u, position) in rows.into_iter().zip(row_positions) {
+            if let Unfiltered::Row(row) = &u {
+                while let Some((values, kind, _, _)) = markers.peek() {
+                    let before = cmp(
+                        (values, *kind),
+                        (&row.clustering, PrefixKind::Clustering),
+                    ) == Ordering::Less;
+                    if !before {
+                        break;
+                    }
+                    if let Some(m) = markers.next() {
+                        push_marker(p, m);
+                    }
+                }
+            }
+            p.partition.unfiltereds.push(u);
+            p.positions.push(position);
+        }
+        for m in markers {
+            push_marker(p, m);
+        }
+        Ok(())
+    }
+}
+
+fn push_marker(p: &mut LegacyPartition, m: (Vec<Vec<u8>>, PrefixKind, ModelDeletion, u64)) {
+    let (values, kind, deletion, position) = m;
+    let kind = match kind {
+        PrefixKind::InclStartBound => BoundKind::InclStart,
+        PrefixKind::ExclStartBound => BoundKind::ExclStart,
+        PrefixKind::ExclEndBound => BoundKind::ExclEnd,
+        _ => BoundKind::InclEnd,
+    };
+    p.partition
+        .unfiltereds
+        .push(Unfiltered::Marker(RangeTombstoneMarker::bound(
+            kind, values, deletion,
+        )));
+    p.positions.push(position);
+}
+
+fn column_index(schema: &TableSchema, is_static: bool, name: &[u8], a: &Atom<'_>) -> Result<usize> {
+    let name = String::from_utf8_lossy(name);
+    schema.column_index(is_static, &name).ok_or_else(|| {
+        atom_error(
+            a,
+            format!(
+                "column {name} is not in the schema's {} columns",
+                if is_static { "static" } else { "regular" }
+            ),
+        )
+    })
+}
+
+/// The complex column `index` of `r` (created when missing): its deletion and cells.
+fn complex<'r>(
+    r: &'r mut Row,
+    index: usize,
+    a: &Atom<'_>,
+) -> Result<(&'r mut ModelDeletion, &'r mut Vec<Cell>)> {
+    if !r.columns.iter().any(|c| c.column() == index) {
+        r.columns.push(ColumnData::Complex {
+            column: index,
+            deletion: ModelDeletion::LIVE,
+            cells: Vec::new(),
+        });
+    }
+    match r.columns.iter_mut().find(|c| c.column() == index) {
+        Some(ColumnData::Complex {
+            deletion, cells, ..
+        }) => Ok((deletion, cells)),
+        _ => Err(atom_error(a, "a collection cell for a simple column")),
+    }
+}
