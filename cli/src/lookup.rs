@@ -430,10 +430,10 @@ fn table_lookup(
         parse_hex_key(key_text)?
     } else {
         match (&legacy, decodes_rows(&first.descriptor.version)) {
-            (Some(schema), false) => sstable_engine::types::value::parse_partition_key(
-                &schema.key_type(),
-                key_text,
-            ),
+            (Some(schema), false) => {
+                sstable_engine::types::value::parse_partition_key(&schema.key_type(), key_text)
+                    .map_err(|e| e.to_string())
+            }
             _ => first.parse_key(key_text),
         }
         .map_err(|e| format!("KEY `{key_text}`: {e}"))?

@@ -130,6 +130,7 @@ pub(crate) fn parse_keys(
                 first.parse_key(k)
             } else {
                 sstable_engine::types::value::parse_partition_key(&merger_schema.key_type, k)
+                    .map_err(|e| e.to_string())
             }
         })
         .collect::<Result<_, _>>()

@@ -75,9 +75,11 @@ fn read_of_a_2x_directory_merges_its_sstables_with_the_schema() {
         assert_eq!(p["partition"]["sstables"], serde_json::json!(["la-1-big", "la-2-big"]));
         let rows = p["rows"].as_array().unwrap();
         assert_eq!(rows.len(), 50);
-        // Clusterings in UTF-8 order: "0"+LONG, "1"+LONG, "10"+LONG, …, "9"+LONG.
+        // Clusterings in UTF-8 byte order: "0"+LONG ("00123…"), "10"+LONG ("100123…") before
+        // "1"+LONG ("10123…"), …, "9"+LONG.
         assert_eq!(rows[0]["clustering"][0], format!("0{long}"));
-        assert_eq!(rows[2]["clustering"][0], format!("10{long}"));
+        assert_eq!(rows[1]["clustering"][0], format!("10{long}"));
+        assert_eq!(rows[2]["clustering"][0], format!("1{long}"));
         assert_eq!(rows[49]["clustering"][0], format!("9{long}"));
         for r in rows {
             let cells = r["cells"].as_array().unwrap();
