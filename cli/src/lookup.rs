@@ -426,6 +426,13 @@ fn table_lookup(
     };
     let legacy = legacy_schema(loaded.as_ref().map(|l| &l.file))
         .map_err(|e| format!("the table's CREATE TABLE: {e}"))?;
+    if any_legacy && legacy.is_none() {
+        return Err(format!(
+            "{}: a table lookup reads its 2.x SSTables with the table's CREATE TABLE, which they \
+             do not record: give --schema FILE.cql (or a schema.cql beside them)",
+            args.path
+        ));
+    }
     let key = if args.hex {
         parse_hex_key(key_text)?
     } else {
