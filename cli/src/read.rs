@@ -18,8 +18,7 @@ use sstable_engine::datetime::{iso8601_micros, iso8601_secs};
 use sstable_engine::dump::{PartitionBuilder, PartitionJson};
 use sstable_engine::info::SSTableMetadata;
 use sstable_engine::merge::{
-    Beaten, Loss, MergeOptions, MergedMarker, MergedPartition, MergedRow,
-    MergedUnfiltered,
+    Beaten, Loss, MergeOptions, MergedMarker, MergedPartition, MergedRow, MergedUnfiltered,
 };
 
 use sstable_native::repair::TableOptions;

@@ -63,7 +63,11 @@ fn read_of_a_2x_directory_merges_its_sstables_with_the_schema() {
     let schema = schema_file(&dir);
     let s = schema.to_string_lossy().into_owned();
     let out = run(&["read", &d, "--json", "--now", "1800000000", "--schema", &s]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let parts: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
     let keys: Vec<&str> = parts
         .iter()
@@ -72,7 +76,10 @@ fn read_of_a_2x_directory_merges_its_sstables_with_the_schema() {
     assert_eq!(keys, ["0", "1", "2", "3", "4"]);
     let long: String = "0123456789".repeat(120);
     for p in &parts {
-        assert_eq!(p["partition"]["sstables"], serde_json::json!(["la-1-big", "la-2-big"]));
+        assert_eq!(
+            p["partition"]["sstables"],
+            serde_json::json!(["la-1-big", "la-2-big"])
+        );
         let rows = p["rows"].as_array().unwrap();
         assert_eq!(rows.len(), 50);
         // Clusterings in UTF-8 byte order: "0"+LONG ("00123…"), "10"+LONG ("100123…") before
@@ -94,7 +101,11 @@ fn read_of_a_2x_directory_merges_its_sstables_with_the_schema() {
     // `--key` with schema.cql found beside the SSTables.
     std::fs::write(dir.join("schema.cql"), CQL).unwrap();
     let out = run(&["read", &d, "--json", "--now", "1800000000", "--key", "3"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let parts: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(parts.len(), 1);
     assert_eq!(parts[0]["partition"]["key"][0], "3");
@@ -110,9 +121,16 @@ fn lookup_of_a_2x_directory_names_both_sstables_and_merges_them() {
     };
     let d = dir.to_string_lossy().into_owned();
     let out = run(&["lookup", &d, "2", "--json", "--now", "1800000000"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report["holding"], serde_json::json!(["la-1-big", "la-2-big"]));
+    assert_eq!(
+        report["holding"],
+        serde_json::json!(["la-1-big", "la-2-big"])
+    );
     assert_eq!(report["errors"], serde_json::json!([]));
     for s in report["sstables"].as_array().unwrap() {
         assert_eq!(s["found"], true);
@@ -126,7 +144,11 @@ fn lookup_of_a_2x_directory_names_both_sstables_and_merges_them() {
     assert!(cells.iter().all(|c| *c == serde_json::json!(["la-1-big"])));
     // A key the table does not hold.
     let out = run(&["lookup", &d, "7", "--json", "--now", "1800000000"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["holding"], serde_json::json!([]));
     let _ = std::fs::remove_dir_all(&dir);

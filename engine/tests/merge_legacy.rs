@@ -227,7 +227,10 @@ fn doubled_local_shards(p: &mut serde_json::Value) -> bool {
             let Some(shards) = cell.get_mut("shards").and_then(|s| s.as_array_mut()) else {
                 continue;
             };
-            if !shards.iter().any(|s| s.as_str().unwrap().starts_with("Local ")) {
+            if !shards
+                .iter()
+                .any(|s| s.as_str().unwrap().starts_with("Local "))
+            {
                 continue;
             }
             any = true;
@@ -264,14 +267,21 @@ fn tables() -> Vec<(String, String, String)> {
         for (suffix, body) in [
             ("simple", "(pk text PRIMARY KEY, val text)"),
             ("simple_counter", "(pk text PRIMARY KEY, val counter)"),
-            ("clust", "(pk text, ck text, val text, PRIMARY KEY (pk, ck))"),
+            (
+                "clust",
+                "(pk text, ck text, val text, PRIMARY KEY (pk, ck))",
+            ),
             (
                 "clust_counter",
                 "(pk text, ck text, val counter, PRIMARY KEY (pk, ck))",
             ),
         ] {
             let name = format!("legacy_{v}_{suffix}");
-            out.push((v.to_owned(), name.clone(), format!("CREATE TABLE {name} {body};")));
+            out.push((
+                v.to_owned(),
+                name.clone(),
+                format!("CREATE TABLE {name} {body};"),
+            ));
         }
     }
     for (name, body) in [
@@ -333,9 +343,11 @@ fn every_2x_fixture_table_merged_with_its_copy_equals_its_dump() {
             local_shards |= doubled_local_shards(p);
         }
         with_local_shards += usize::from(local_shards);
-        let (json, merged, data_schema) =
-            merge(&[(t.name.as_str(), &t), (copy.name.as_str(), &copy)], &schema)
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (json, merged, data_schema) = merge(
+            &[(t.name.as_str(), &t), (copy.name.as_str(), &copy)],
+            &schema,
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(json.len(), single.len(), "{name}");
         for ((m, s), p) in json.iter().zip(&mut single).zip(&merged) {
             // The 2.x dump shows a collection's deletion as a pseudo-cell; the 3.0 model holds
@@ -449,7 +461,10 @@ fn a_2x_table_merged_with_a_newer_3x_sstable_gives_the_constructed_content() {
         let MergedUnfiltered::Row(r) = u else {
             panic!("a marker");
         };
-        assert_eq!((r.sources.clone(), r.cell_sources.clone()), (vec![0], vec![0]));
+        assert_eq!(
+            (r.sources.clone(), r.cell_sources.clone()),
+            (vec![0], vec![0])
+        );
     }
     let val = json[1]["rows"][7]["cells"][0]["value"].as_str().unwrap();
     assert_eq!(val.len(), 128);
@@ -460,8 +475,7 @@ fn a_2x_table_merged_with_a_newer_3x_sstable_gives_the_constructed_content() {
     // Partition "2": deleted by nb-2-big.
     assert_eq!(merged[2].deletion_source, Some(1));
     assert_eq!(
-        merged[2].start.deletion.marked_for_delete_at_micros,
-        ts,
+        merged[2].start.deletion.marked_for_delete_at_micros, ts,
         "{:?}",
         merged[2].start.deletion
     );
@@ -473,9 +487,10 @@ fn a_cell_of_no_column_is_an_error_naming_the_sstable_and_atom() {
         return;
     };
     let name = "legacy_ka_15081";
-    let schema =
-        parse_schema_cql(&format!("CREATE TABLE {name} (id int PRIMARY KEY, payload text);"))
-            .unwrap();
+    let schema = parse_schema_cql(&format!(
+        "CREATE TABLE {name} (id int PRIMARY KEY, payload text);"
+    ))
+    .unwrap();
     let t = Loaded::load(&common::legacy_dir(&fx, "ka", name));
     let err = merge(&[(t.name.as_str(), &t)], &schema).unwrap_err();
     assert_eq!(

@@ -71,13 +71,9 @@ pub fn open_table(paths: &[&str], options: TableOptions<'_>) -> Result<OpenTable
             source,
         })
         .collect();
-    let (merger, partitioner) = sstable_engine::merge::open_table(
-        sstables,
-        options.schema,
-        options.decode,
-        options.merge,
-    )
-    .map_err(|e| e.to_string())?;
+    let (merger, partitioner) =
+        sstable_engine::merge::open_table(sstables, options.schema, options.decode, options.merge)
+            .map_err(|e| e.to_string())?;
     Ok(OpenTable {
         merger,
         partitioner,

@@ -20,9 +20,7 @@
 
 use core::cmp::Ordering;
 
-use crate::component::legacy_data::{
-    Atom, AtomBody, AtomKind, CellName, LegacyItem, LegacyLayout,
-};
+use crate::component::legacy_data::{Atom, AtomBody, AtomKind, CellName, LegacyItem, LegacyLayout};
 use crate::component::ComponentType;
 use crate::cql_schema::CqlTable;
 use crate::error::{Error, Result};
@@ -372,10 +370,8 @@ impl LegacyConverter {
         for (u, position) in rows.into_iter().zip(row_positions) {
             if let Unfiltered::Row(row) = &u {
                 while let Some((values, kind, _, _)) = markers.peek() {
-                    let before = cmp(
-                        (values, *kind),
-                        (&row.clustering, PrefixKind::Clustering),
-                    ) == Ordering::Less;
+                    let before = cmp((values, *kind), (&row.clustering, PrefixKind::Clustering))
+                        == Ordering::Less;
                     if !before {
                         break;
                     }
