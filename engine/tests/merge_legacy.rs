@@ -1,7 +1,8 @@
 //! The merged read of 2.x SSTables (`merge::inputs`, `merge::legacy`): each 2.x fixture table
 //! merged with a copy of itself under another generation equals its own `dump --schema` (the
-//! atoms grouped into rows); a 2.x table merged with a 3.0 SSTable of the same table written
-//! here gives the content known by construction, each part from the SSTable it came from.
+//! atoms grouped into rows); the range tombstone tables give the bounds and boundaries their
+//! atoms make; a 2.x table merged with a 3.0 SSTable of the same table written here gives the
+//! content known by construction, each part from the SSTable it came from.
 
 use crate::common;
 
@@ -498,4 +499,124 @@ fn a_cell_of_no_column_is_an_error_naming_the_sstable_and_atom() {
         "legacy_tables-legacy_ka_15081-ka-1: column paylo!d is not in the schema's regular \
          columns at 0x24 in Data.db; no partition could be reconciled"
     );
+}
+
+/// One merged unfiltered in words: `row c1,c2`, or each side of a bound or boundary as
+/// `end|start incl|excl [clustering] markedForDeleteAt`.
+fn describe(u: &serde_json::Value) -> String {
+    if u["type"] == "row" {
+        let c: Vec<&str> = u["clustering"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        return format!("row {}", c.join(","));
+    }
+    let mut out = Vec::new();
+    for side in ["end", "start"] {
+        let b = &u[side];
+        if b.is_object() {
+            let c: Vec<&str> = b["clustering"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap())
+                .collect();
+            let kind = if b["type"] == "inclusive" {
+                "incl"
+            } else {
+                "excl"
+            };
+            let at = b["deletion_info"]["marked_deleted"].as_str().unwrap();
+            // The markedForDeleteAt of the fixtures' tombstones, in µs.
+            let micros = [100i64, 200, 250, 1_513_015_245]
+                .into_iter()
+                .find(|m| sstable_engine::datetime::iso8601_micros(*m) == at)
+                .unwrap_or(-1);
+            out.push(format!("{side} {kind} [{}] {micros}", c.join(",")));
+        }
+    }
+    out.join(" / ")
+}
+
+/// The range tombstone tables of MANIFEST §5 (legacy_data's tests list their atoms): one
+/// repeated at every index block (taken once), two spanning blocks, and a compaction's nested
+/// tombstones ([2] at 200 µs holding [2:1, 2:5] at 250 µs), which become boundaries.
+#[test]
+fn range_tombstones_of_2x_become_3x_bounds_and_boundaries() {
+    let Some(fx) = common::cassandra_fixtures("2.x range tombstones merged") else {
+        return;
+    };
+    let rt = "(k int, c1 int, c2 int, v1 blob, v2 blob, PRIMARY KEY (k, c1, c2))";
+    let flushed = [
+        "row 0,0",
+        "row 1,1",
+        "start incl [2] 200",
+        "row 2,0",
+        "row 2,1",
+        "row 2,2",
+        "end incl [2] 200",
+        "row 3,0",
+        "start incl [4] 100",
+        "end incl [4] 100",
+    ];
+    let compacted = [
+        "row 0,0",
+        "row 1,1",
+        "start incl [2] 200",
+        "row 2,0",
+        "end excl [2,1] 200 / start incl [2,1] 250",
+        "row 2,1",
+        "row 2,2",
+        "row 2,3",
+        "end incl [2,5] 250 / start excl [2,5] 200",
+        "end incl [2] 200",
+        "row 3,0",
+        "start incl [4] 100",
+        "end incl [4] 100",
+    ];
+    let repeated = [
+        "start incl [1] 1513015245",
+        "row 1,1",
+        "row 1,2",
+        "row 1,3",
+        "end incl [1] 1513015245",
+    ];
+    let cases: [(&str, &str, &[&str]); 3] = [
+        (
+            "legacy_ka_repeated_rt",
+            "(k1 int, c1 int, c2 int, val1 text, val2 text, val3 text, PRIMARY KEY (k1, c1, c2))",
+            &repeated,
+        ),
+        ("legacy_ka_flushed_multi_block_rt", rt, &flushed),
+        ("legacy_ka_compacted_multi_block_rt", rt, &compacted),
+    ];
+    for (name, body, expected) in cases {
+        let schema = parse_schema_cql(&format!("CREATE TABLE {name} {body};")).unwrap();
+        let dir = common::legacy_dir(&fx, "ka", name);
+        let t = Loaded::load(&dir);
+        let copy = renamed(&t, &dir, 9999);
+        let (json, merged, _) = merge(
+            &[(t.name.as_str(), &t), (copy.name.as_str(), &copy)],
+            &schema,
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(json.len(), 1, "{name}");
+        let got: Vec<String> = json[0]["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(describe)
+            .collect();
+        assert_eq!(got, expected, "{name}");
+        assert_eq!(merged[0].sources, vec![0, 1]);
+        for u in &merged[0].unfiltereds {
+            if let MergedUnfiltered::Marker(m) = u {
+                // Equal copies: the first SSTable's tombstone.
+                assert!(m.start_source.is_none_or(|s| s == 0), "{name}");
+                assert!(m.end_source.is_none_or(|s| s == 0), "{name}");
+            }
+        }
+    }
 }

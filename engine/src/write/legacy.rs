@@ -12,11 +12,13 @@
 //! | a static cell (`0xFFFF` prefix) | the static row |
 //! | a range tombstone over one whole row | the row deletion |
 //! | a range tombstone over one collection | the collection's complex deletion |
-//! | any other range tombstone | a start bound and an end bound (inclusive unless the end-of-component byte says otherwise: `decodeBound`) |
+//! | any other range tombstone | a start bound and an end bound (inclusive unless the end-of-component byte says otherwise: `decodeBound`), or boundaries where tombstones overlap |
 //!
-//! A range tombstone written again at a row-index block start is taken once. Not converted (an
-//! error naming the atom): COMPACT STORAGE tables, range tombstones that overlap another one
-//! of the partition, a deleted row marker, a counter update.
+//! A range tombstone written again at a row-index block start is taken once; overlapping ones
+//! (a compaction's) become non-overlapping bounds and boundaries, each stretch with the
+//! superseding deletion (`db/RangeTombstoneList.java`). Not converted (an error naming the
+//! atom): COMPACT STORAGE tables, a cell of a column the schema does not have, a deleted row
+//! marker, a counter update.
 
 use core::cmp::Ordering;
 
@@ -337,8 +339,12 @@ impl LegacyConverter {
         }
     }
 
-    /// The partition's range tombstones as bounds among its rows, in clustering order.
-    fn place_ranges(&self, p: &mut LegacyPartition, mut ranges: Vec<Range>) -> Result<()> {
+    /// The partition's range tombstones as bounds and boundaries among its rows, in clustering
+    /// order. 2.x range tombstones may overlap (a compaction nests a newer one inside an older
+    /// one); 3.0 markers do not: as `db/RangeTombstoneList.java` does, each stretch of the
+    /// clustering gets the superseding deletion of the tombstones over it, and a marker is
+    /// written where that changes (`LegacyLayout.toUnfilteredRowIterator`).
+    fn place_ranges(&self, p: &mut LegacyPartition, ranges: Vec<Range>) -> Result<()> {
         if ranges.is_empty() {
             return Ok(());
         }
@@ -346,65 +352,110 @@ impl LegacyConverter {
         let cmp = |a: (&[Vec<u8>], PrefixKind), b: (&[Vec<u8>], PrefixKind)| {
             compare_prefixes(types, a, b)
         };
-        ranges.sort_by(|a, b| cmp((&a.start.0, a.start.1), (&b.start.0, b.start.1)));
-        for w in ranges.windows(2) {
-            if let [a, b] = w {
-                if cmp((&a.end.0, a.end.1), (&b.start.0, b.start.1)) != Ordering::Less {
-                    return Err(Error::invalid(
-                        "a range tombstone that overlaps another one of the partition is not \
-                         converted",
-                        b.position,
-                    )
-                    .in_component(ComponentType::Data));
+        // (bound, kind, the range's index, whether it opens the range).
+        let mut events: Vec<(&[Vec<u8>], PrefixKind, usize, bool)> = Vec::new();
+        for (i, r) in ranges.iter().enumerate() {
+            events.push((&r.start.0, r.start.1, i, true));
+            events.push((&r.end.0, r.end.1, i, false));
+        }
+        events.sort_by(|a, b| cmp((a.0, a.1), (b.0, b.1)));
+        let mut open: Vec<usize> = Vec::new();
+        let top = |open: &[usize]| {
+            open.iter()
+                .map(|i| ranges.get(*i).map(|r| r.deletion))
+                .max_by_key(|d| {
+                    d.map(|d| (d.marked_for_delete_at_micros, d.local_deletion_time_secs))
+                })
+                .flatten()
+        };
+        let mut markers: Vec<Marker> = Vec::new();
+        let mut i = 0;
+        while let Some(&(values, kind, range, _)) = events.get(i) {
+            let before = top(&open);
+            let mut j = i;
+            while let Some(&(v, k, r, opens)) = events.get(j) {
+                if cmp((v, k), (values, kind)) != Ordering::Equal {
+                    break;
                 }
+                if opens {
+                    open.push(r);
+                } else if let Some(at) = open.iter().position(|o| *o == r) {
+                    open.swap_remove(at);
+                }
+                j = j.saturating_add(1);
             }
+            i = j;
+            let after = top(&open);
+            if before == after {
+                continue;
+            }
+            let position = ranges.get(range).map_or(0, |r| r.position);
+            let zero = matches!(kind, PrefixKind::InclStartBound | PrefixKind::ExclEndBound);
+            let marker = match (before, after) {
+                (None, Some(d)) => RangeTombstoneMarker::bound(
+                    if zero {
+                        BoundKind::InclStart
+                    } else {
+                        BoundKind::ExclStart
+                    },
+                    values.to_vec(),
+                    d,
+                ),
+                (Some(d), None) => RangeTombstoneMarker::bound(
+                    if zero {
+                        BoundKind::ExclEnd
+                    } else {
+                        BoundKind::InclEnd
+                    },
+                    values.to_vec(),
+                    d,
+                ),
+                (Some(end), Some(start)) => RangeTombstoneMarker::boundary(
+                    if zero {
+                        BoundKind::ExclEndInclStart
+                    } else {
+                        BoundKind::InclEndExclStart
+                    },
+                    values.to_vec(),
+                    end,
+                    start,
+                ),
+                (None, None) => continue,
+            };
+            markers.push((marker, position));
         }
         let rows = core::mem::take(&mut p.partition.unfiltereds);
         let row_positions = core::mem::take(&mut p.positions);
-        let mut markers: Vec<(Vec<Vec<u8>>, PrefixKind, ModelDeletion, u64)> = Vec::new();
-        for r in ranges {
-            markers.push((r.start.0, r.start.1, r.deletion, r.position));
-            markers.push((r.end.0, r.end.1, r.deletion, r.position));
-        }
         let mut markers = markers.into_iter().peekable();
         for (u, position) in rows.into_iter().zip(row_positions) {
             if let Unfiltered::Row(row) = &u {
-                while let Some((values, kind, _, _)) = markers.peek() {
-                    let before = cmp((values, *kind), (&row.clustering, PrefixKind::Clustering))
-                        == Ordering::Less;
+                while let Some((m, _)) = markers.peek() {
+                    let before = cmp(
+                        (&m.values, m.kind.prefix_kind()),
+                        (&row.clustering, PrefixKind::Clustering),
+                    ) == Ordering::Less;
                     if !before {
                         break;
                     }
-                    if let Some(m) = markers.next() {
-                        push_marker(p, m);
+                    if let Some((m, at)) = markers.next() {
+                        p.partition.unfiltereds.push(Unfiltered::Marker(m));
+                        p.positions.push(at);
                     }
                 }
             }
             p.partition.unfiltereds.push(u);
             p.positions.push(position);
         }
-        for m in markers {
-            push_marker(p, m);
+        for (m, at) in markers {
+            p.partition.unfiltereds.push(Unfiltered::Marker(m));
+            p.positions.push(at);
         }
         Ok(())
     }
 }
 
-fn push_marker(p: &mut LegacyPartition, m: (Vec<Vec<u8>>, PrefixKind, ModelDeletion, u64)) {
-    let (values, kind, deletion, position) = m;
-    let kind = match kind {
-        PrefixKind::InclStartBound => BoundKind::InclStart,
-        PrefixKind::ExclStartBound => BoundKind::ExclStart,
-        PrefixKind::ExclEndBound => BoundKind::ExclEnd,
-        _ => BoundKind::InclEnd,
-    };
-    p.partition
-        .unfiltereds
-        .push(Unfiltered::Marker(RangeTombstoneMarker::bound(
-            kind, values, deletion,
-        )));
-    p.positions.push(position);
-}
+/// A marker and the offset of the tombstone atom it came from.
+type Marker = (RangeTombstoneMarker, u64);
 
 fn column_index(schema: &TableSchema, is_static: bool, name: &[u8], a: &Atom<'_>) -> Result<usize> {
     let name = String::from_utf8_lossy(name);
