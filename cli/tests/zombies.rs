@@ -214,11 +214,45 @@ fn zombies_finds_no_resurrection_in_a_fixture_table_and_fails_on_bad_input() {
             "{table}"
         );
     }
-    // A 2.x table is not merged: exit 1 with an error naming it.
+    // A 2.x table without its CREATE TABLE: exit 1 with an error naming the SSTable.
     let ka = fx.join("legacy-sstables/ka/legacy_tables/legacy_ka_clust");
     let out = run(&["zombies", &ka.to_string_lossy(), "--gc-grace", "0"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("predates the 3.0 row format"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("predates the 3.0 row format"), "{err}");
+    assert!(err.contains("legacy_tables-legacy_ka_clust-ka-1"), "{err}");
+    // With it: its 5 partitions scanned, nothing droppable (MANIFEST §3: no tombstones, no TTL).
+    let schema = std::env::temp_dir().join(format!(
+        "sstable-inspect-zombies-{}-ka.cql",
+        std::process::id()
+    ));
+    std::fs::write(
+        &schema,
+        "CREATE TABLE legacy_ka_clust (pk text, ck text, val text, PRIMARY KEY (pk, ck));",
+    )
+    .unwrap();
+    let report = json_of(&run(&[
+        "zombies",
+        &ka.to_string_lossy(),
+        "--gc-grace",
+        "0",
+        "--now",
+        "1800000000",
+        "--schema",
+        &schema.to_string_lossy(),
+        "--json",
+    ]));
+    assert_eq!(
+        report["sstables"],
+        serde_json::json!(["legacy_tables-legacy_ka_clust-ka-1"])
+    );
+    assert_eq!(
+        (report["partitions"].as_u64(), report["complete"].as_bool()),
+        (Some(5), Some(true))
+    );
+    assert_eq!(report["resurrections"], serde_json::json!([]));
+    assert_eq!(report["garbage"], serde_json::json!([]));
+    let _ = std::fs::remove_file(&schema);
     // No --gc-grace: a usage error.
     let out = run(&["zombies", &ka.to_string_lossy()]);
     assert_eq!(out.status.code(), Some(2));
