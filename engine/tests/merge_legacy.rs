@@ -620,3 +620,53 @@ fn range_tombstones_of_2x_become_3x_bounds_and_boundaries() {
         }
     }
 }
+
+/// A 2.x table merged with the scrub's rewrite of it as `nb` (`scrub::LegacyRewriter`): the
+/// same rows, each held by both SSTables, every cell and liveness from the first (equal
+/// versions: the first SSTable's is kept), nothing lost.
+#[test]
+fn a_2x_table_merged_with_its_nb_rewrite_is_the_same_table_in_both() {
+    use sstable_engine::scrub::LegacyRewriter;
+    let Some(fx) = common::cassandra_fixtures("2.x merged with its rewrite") else {
+        return;
+    };
+    let name = "legacy_ka_clust";
+    let cql = format!("CREATE TABLE {name} (pk text, ck text, val text, PRIMARY KEY (pk, ck));");
+    let schema = parse_schema_cql(&cql).unwrap();
+    let old = Loaded::load(&common::legacy_dir(&fx, "ka", name));
+    let table = schema_from_cql(&schema.table, false).unwrap();
+    let mut rw =
+        LegacyRewriter::new(&old.metadata, table, big("nb"), MemorySink::default()).unwrap();
+    let files = old.slices();
+    SyncDriver::new(SliceSource { files: &files })
+        .run(&mut rw, &NoClock)
+        .unwrap();
+    let (sink, summary) = rw.finish().map_err(|(e, _)| e).unwrap();
+    assert_eq!(summary.partitions, 5);
+    let named = sink
+        .files
+        .iter()
+        .map(|(c, b)| (format!("nb-2-big-{}", c.file_suffix()), b.clone()))
+        .collect();
+    let new = Loaded::from_named(named);
+    let (json, merged, _) = merge(&[("ka-1", &old), ("nb-2-big", &new)], &schema).unwrap();
+    let layout = LegacyLayout::from_cql(&schema.table, false).unwrap();
+    let single = legacy_dump(&old, &layout);
+    assert_eq!(json, single);
+    assert_eq!(merged.len(), 5);
+    for p in &merged {
+        assert_eq!(p.sources, vec![0, 1]);
+        assert!(p.losses.is_empty(), "{:?}", p.losses);
+        assert_eq!(p.unfiltereds.len(), 50);
+        for u in &p.unfiltereds {
+            let MergedUnfiltered::Row(r) = u else {
+                panic!("a marker");
+            };
+            assert_eq!(r.sources, vec![0, 1]);
+            assert_eq!(
+                (r.liveness_source, r.cell_sources.clone()),
+                (Some(0), vec![0])
+            );
+        }
+    }
+}
