@@ -21,7 +21,7 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use sstable_engine::verify::{DataSplit, SplitOutcome};
 use wasm_bindgen::{JsCast, JsValue};
 
-use analytics::AnalyticsScan;
+use analytics::{AnalyticsAnswer, AnalyticsStep};
 use answers::{BloomAnswer, SchemaAnswer, TableView};
 pub use index_page::{BlockRow, IndexPage, IndexRow, PAGE_ROWS};
 use pages::{PageMessage, PageRequest};
@@ -169,6 +169,7 @@ pub enum Request {
         sstable: String,
         files: Vec<FileRef>,
         gc_grace_secs: i64,
+        step: AnalyticsStep,
     },
     /// Decode the metadata of the SSTable made of `files` (every small component) for the UI.
     Load {
@@ -342,7 +343,7 @@ pub enum Reply {
     },
     Analytics {
         job: u64,
-        scan: Box<AnalyticsScan>,
+        scan: Box<AnalyticsAnswer>,
     },
     Loaded {
         job: u64,
