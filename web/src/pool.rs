@@ -427,11 +427,13 @@ pub fn submit_in_slot(slot: &JobSlot, request: Request, on_reply: impl Fn(Reply)
     *slot.borrow_mut() = Some(mine.get());
 }
 
-/// Cancels `slot`'s job, if one runs, and empties the slot.
+/// Cancels `slot`'s job, if one runs, and the jobs linked to it, and empties the slot (its
+/// handlers drop every later reply, so no job is linked to it later).
 pub fn cancel_slot(slot: &JobSlot) {
     let running = slot.borrow_mut().take();
     if let Some(running) = running {
         cancel(running);
+        unlink(running);
     }
 }
 
