@@ -4,7 +4,8 @@
 //! range is a job of its own ([`AnalyticsStep::Range`], any idle worker), and when every range's
 //! figures are in, one more job merges them in file order with the engine's merge, seams checked
 //! ([`AnalyticsStep::Combine`]). The UI thread only routes messages and sums the ranges'
-//! progress: the figures never cross it, and nothing here takes long.
+//! progress: the ranges' figures pass it encoded ([`RangePart`]), never decoded, and nothing
+//! here takes long.
 //!
 //! Cancel: the plan's job id stands for the scan; [`pool::cancel`] with it cancels every range
 //! and the merge ([`pool::link`]).
@@ -12,11 +13,11 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use sstable_engine::analytics::{RangeFigures, ScanRange};
+use sstable_engine::analytics::ScanRange;
 
 use crate::loader::now_millis;
 use crate::pool;
-use crate::protocol::analytics::{AnalyticsAnswer, AnalyticsScan, AnalyticsStep};
+use crate::protocol::analytics::{AnalyticsAnswer, AnalyticsScan, AnalyticsStep, RangePart};
 use crate::protocol::{FileRef, Reply, Request};
 
 /// What the view hears of a scan.
@@ -44,7 +45,7 @@ pub struct ScanJob {
 /// A split scan in progress: the ranges' figures and progress as they arrive.
 struct Split {
     ranges: Vec<ScanRange>,
-    parts: Vec<Option<RangeFigures>>,
+    parts: Vec<Option<RangePart>>,
     done_bytes: Vec<u64>,
     started_millis: f64,
 }
@@ -168,7 +169,7 @@ fn split(
                             let all = {
                                 let mut s = state.borrow_mut();
                                 if let Some(p) = s.parts.get_mut(i) {
-                                    *p = Some(*figures);
+                                    *p = Some(figures);
                                 }
                                 s.parts.iter().all(Option::is_some)
                             };
@@ -207,7 +208,7 @@ fn combine(
 ) {
     let (ranges, parts, millis) = {
         let mut s = state.borrow_mut();
-        let parts: Vec<RangeFigures> = s.parts.iter_mut().filter_map(Option::take).collect();
+        let parts: Vec<RangePart> = s.parts.iter_mut().filter_map(Option::take).collect();
         (s.ranges.clone(), parts, now_millis() - s.started_millis)
     };
     let handler: pool::Handler = {

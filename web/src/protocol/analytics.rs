@@ -92,9 +92,34 @@ pub enum AnalyticsStep {
     /// time the page saw the ranges take.
     Combine {
         ranges: Vec<ScanRange>,
-        parts: Vec<RangeFigures>,
+        parts: Vec<RangePart>,
         millis: f64,
     },
+}
+
+/// One range's figures (the engine's `RangeFigures`) as the worker encoded them: the UI thread
+/// hands them from the range's reply to the merge's request as they are, never decoding them
+/// (a range's tombstone counts per second can be many).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RangePart(#[serde(with = "serde_wasm_bindgen::preserve")] pub wasm_bindgen::JsValue);
+
+impl RangePart {
+    /// Encodes `figures` by the protocol's rule (64-bit integers as BigInts).
+    pub fn encode(figures: &RangeFigures) -> Result<Self, String> {
+        figures
+            .serialize(
+                &serde_wasm_bindgen::Serializer::new()
+                    .serialize_large_number_types_as_bigints(true),
+            )
+            .map(RangePart)
+            .map_err(|e| format!("a range's figures could not be sent: {e}"))
+    }
+
+    /// The figures back (in the merging worker).
+    pub fn decode(&self) -> Result<RangeFigures, String> {
+        serde_wasm_bindgen::from_value(self.0.clone())
+            .map_err(|e| format!("a range's figures could not be read: {e}"))
+    }
 }
 
 /// What a worker answers to a step ([`crate::protocol::Reply::Analytics`]).
@@ -106,5 +131,5 @@ pub enum AnalyticsAnswer {
     /// The ranges to scan.
     Plan(Vec<ScanRange>),
     /// One range's figures.
-    Range(Box<RangeFigures>),
+    Range(RangePart),
 }

@@ -30,8 +30,8 @@ use std::rc::Rc;
 use super::{FileSource, Loaded};
 use crate::loader;
 use crate::protocol::analytics::{
-    AnalyticsAnswer, AnalyticsScan, AnalyticsStep, TimelineBar, TombstoneFigures, TopPartition,
-    TOP_PARTITIONS,
+    AnalyticsAnswer, AnalyticsScan, AnalyticsStep, RangePart, TimelineBar, TombstoneFigures,
+    TopPartition, TOP_PARTITIONS,
 };
 use crate::protocol::CANCELLED;
 
@@ -390,8 +390,8 @@ pub(super) async fn run(
             let state = scan(metadata, source(), data_bytes, progress, is_cancelled).await?;
             Ok(keep(state))
         }
-        AnalyticsStep::Range { range } => Ok(AnalyticsAnswer::Range(Box::new(
-            scan_range(
+        AnalyticsStep::Range { range } => {
+            let figures = scan_range(
                 metadata,
                 source(),
                 range,
@@ -400,14 +400,19 @@ pub(super) async fn run(
                 progress,
                 is_cancelled,
             )
-            .await?,
-        ))),
+            .await?;
+            Ok(AnalyticsAnswer::Range(RangePart::encode(&figures)?))
+        }
         AnalyticsStep::Combine {
             ranges,
             parts,
             millis,
         } => {
             let started = loader::now_millis() - millis;
+            let parts = parts
+                .iter()
+                .map(RangePart::decode)
+                .collect::<Result<Vec<_>, _>>()?;
             let merged = merge_in_order(&ranges, parts.into_iter().enumerate());
             if let Some(e) = merged.error {
                 return Err(e);
