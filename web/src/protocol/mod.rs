@@ -163,7 +163,8 @@ pub enum Request {
         page: PageRequest,
     },
     /// The Analytics tab's partitions and tombstones scan of Data.db, its tombstone report at
-    /// `gc_grace_secs` (a scan of the same files that this worker kept answers at once).
+    /// `gc_grace_secs` (a scan of the same files that this worker kept answers at once); `step`:
+    /// all of it, or one step of a scan split over the pool ([`AnalyticsStep`]).
     Analytics {
         job: u64,
         sstable: String,
