@@ -1,7 +1,7 @@
 //! `--jobs N`: a Data.db scan split into partition-aligned ranges by the engine
 //! (`sstable_engine::analytics::split_ranges`) and run on `N` std threads, each range with its own
 //! reader and file handles. Results are handed to the caller in file order, and every seam is
-//! checked (`ScanRange::followed_by`): a range that did not stop exactly where the next starts
+//! checked (the engine's `InOrder`, which the page's split scan uses too): a range that did not stop exactly where the next starts
 //! discards the ranges after it, and the rest is scanned as one range from where it stopped, so
 //! the output is the sequential run's byte for byte.
 //!
@@ -9,10 +9,11 @@
 //! covers at most [`MAX_RANGE_BYTES`] of uncompressed data (beyond `4 × N` ranges), so a
 //! command that buffers a range's output (`dump`) keeps a few ranges' worth.
 
-use std::collections::BTreeMap;
 use std::sync::{mpsc, Condvar, Mutex};
 
-use sstable_engine::analytics::{data_len_bytes, split_ranges, ScanRange};
+use sstable_engine::analytics::{
+    data_len_bytes, split_ranges, After, InOrder, RangeEnd, ScanRange,
+};
 use sstable_engine::clock::NoClock;
 use sstable_engine::component::data::DataFileReader;
 use sstable_engine::info::SSTableMetadata;
@@ -40,6 +41,20 @@ pub struct RangeRun<T> {
     /// Uncompressed position the range stopped at.
     pub stopped_at: u64,
     frozen_udts: bool,
+}
+
+impl<T> RangeEnd for RangeRun<T> {
+    fn stopped_at(&self) -> u64 {
+        self.stopped_at
+    }
+
+    fn frozen_udts(&self) -> bool {
+        self.frozen_udts
+    }
+
+    fn failed(&self) -> bool {
+        self.error.is_some()
+    }
 }
 
 /// The driver a range's scan reads through.
@@ -147,30 +162,23 @@ pub fn scan_split<T, W, C>(
             });
         }
         drop(tx);
-        let mut pending = BTreeMap::new();
-        let mut next = 0usize;
+        // In file order, every seam checked: the engine's ordered merge (the page's too).
+        let mut order = InOrder::new(ranges.clone());
         'recv: for (i, run) in rx.iter() {
-            pending.insert(i, run);
-            while let Some(run) = pending.remove(&next) {
-                let range = ranges.get(next).copied();
-                let following = ranges.get(next.saturating_add(1)).copied();
-                let seam = match (range, following) {
-                    (Some(r), Some(f)) if run.error.is_none() => {
-                        (!r.followed_by(run.stopped_at, run.frozen_udts, &f))
-                            .then_some((run.stopped_at, run.frozen_udts))
-                    }
-                    _ => None,
-                };
-                let stop = run.error.is_some() || seam.is_some() || following.is_none();
+            order.insert(i, run);
+            while let Some((run, after)) = order.pop() {
+                let stop = after != After::Next;
                 let go_on = hand_over(run);
-                next = next.saturating_add(1);
                 if let Ok(mut g) = state.lock() {
-                    g.1 = next;
+                    g.1 = order.handed();
                     g.2 |= stop || !go_on;
                 }
                 wake.notify_all();
                 if stop || !go_on {
-                    rest = seam.filter(|_| go_on);
+                    rest = match after {
+                        After::Rest { start, frozen_udts } if go_on => Some((start, frozen_udts)),
+                        _ => None,
+                    };
                     break 'recv;
                 }
             }

@@ -805,3 +805,259 @@ fn fixture_ka_tables_are_counted_as_the_manifest_describes_them() {
         assert_eq!((r.tombstones.total, r.ttl_cells.total), (0, 0), "{table}");
     }
 }
+
+/// The page's Analytics pass split anywhere — at the index's partition starts, or at even cuts
+/// that fall inside partitions (the range before runs past its end, the seam fails and the rest
+/// is scanned as one range) — and merged in file order gives the sequential pass's figures, in
+/// any order the ranges arrive, after crossing a worker boundary (serde); those figures are the
+/// generator's model.
+#[test]
+fn the_analytics_pass_split_anywhere_merges_to_the_sequential_pass() {
+    use sstable_engine::analytics::pass::scan_range;
+    use sstable_engine::analytics::{merge_in_order, RangeFigures};
+    for (version, compression) in [("oa", Some(Compressor::Lz4)), ("nb", None)] {
+        let mut o = options(version);
+        o.partitions = 40;
+        o.rows_per_partition = 25;
+        o.chunk_kib = Some(4);
+        o.compression = compression;
+        let t = build(&o, 1);
+        let (now, _) = analytics::default_now(&t.metadata);
+        let want = expected_counts(&o, now).unwrap();
+        let sources: Vec<(ComponentType, &[u8])> = t
+            .files
+            .iter()
+            .map(|(c, b)| (c.clone(), b.as_slice()))
+            .collect();
+        let data_len = analytics::data_len_bytes(&t.metadata).unwrap();
+        let scan = |range: ScanRange, frozen: bool| {
+            let mut driver = SyncDriver::new(SliceSource { files: &sources });
+            let r = scan_range(&t.metadata, &mut driver, range, frozen, 10, &NoClock);
+            // Across a worker boundary and back.
+            let json = serde_json::to_string(&r).unwrap();
+            let back: RangeFigures = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, r);
+            back
+        };
+        let whole = scan(
+            ScanRange {
+                start: 0,
+                end: data_len,
+            },
+            false,
+        );
+        assert_eq!(whole.error, None);
+        assert_eq!(whole.stopped_at, data_len);
+        let sequential = whole.figures.unwrap();
+        let (want_top, want_summary) = sequential.collector.clone().finish();
+        // The sequential figures are the model's.
+        let sum = |f: fn(&ExpectedPartition) -> u64| want.iter().map(f).sum::<u64>();
+        assert_eq!(want_summary.partitions, 40);
+        assert_eq!(want_summary.rows.total, sum(|e| e.rows));
+        assert_eq!(want_summary.cells.total, sum(|e| e.cells));
+        assert_eq!(
+            want_summary.tombstones.total,
+            sum(|e| e.tombstones.partition
+                + e.tombstones.row
+                + e.tombstones.range
+                + e.tombstones.complex
+                + e.tombstones.cell)
+        );
+        assert_eq!(want_summary.ttl_cells, sum(|e| e.ttl_cells));
+        assert_eq!(want_summary.expired_ttl_cells, sum(|e| e.expired_ttl_cells));
+        assert_eq!(want_top.len(), 10);
+        let stats = t
+            .metadata
+            .statistics
+            .as_ref()
+            .and_then(|s| s.stats.as_ref());
+        let want_report = sequential.tombstones.report("t", 3600, None, stats);
+        assert_eq!(want_report.tombstones.total, want_summary.tombstones.total);
+
+        let starts: Vec<u64> = {
+            let mut s: Vec<u64> = Vec::new();
+            let (mut reader, key_type) = analytics::data_reader(&t.metadata).unwrap();
+            let mut p = PartitionScan::new(key_type, t.metadata.partitioner(), now);
+            let mut driver = SyncDriver::new(SliceSource { files: &sources });
+            while let VisitStep::Visited = driver.visit_next(&mut reader, &mut p, &NoClock).unwrap()
+            {
+                s.extend(p.take_finished().map(|(_, p)| p.position));
+            }
+            s
+        };
+        let even = |n: u64| -> Vec<ScanRange> {
+            (0..n)
+                .map(|k| ScanRange {
+                    start: data_len * k / n,
+                    end: data_len * (k + 1) / n,
+                })
+                .collect()
+        };
+        let by_index = |n: usize| {
+            let mut driver = SyncDriver::new(SliceSource { files: &sources });
+            split_ranges(&t.metadata, &mut driver, n, &NoClock)
+        };
+        let cuts = [by_index(2), by_index(5), even(3), even(7)];
+        assert_eq!(cuts[0].len(), 2);
+        assert_eq!(cuts[1].len(), 5);
+        let mut rests = 0;
+        for ranges in cuts {
+            let straddles = ranges.iter().skip(1).any(|r| !starts.contains(&r.start));
+            // Results arrive last range first.
+            let results: Vec<(usize, RangeFigures)> = ranges
+                .iter()
+                .enumerate()
+                .rev()
+                .map(|(i, &r)| (i, scan(r, false)))
+                .collect();
+            let mut merged = merge_in_order(&ranges, results);
+            assert_eq!(merged.error, None, "{ranges:?}");
+            assert_eq!(merged.rest.is_some(), straddles, "{ranges:?}");
+            if let Some((start, frozen)) = merged.rest {
+                rests += 1;
+                let rest = scan(
+                    ScanRange {
+                        start,
+                        end: data_len,
+                    },
+                    frozen,
+                );
+                assert_eq!(rest.error, None);
+                merged
+                    .figures
+                    .as_mut()
+                    .unwrap()
+                    .merge(rest.figures.unwrap());
+            }
+            let figures = merged.figures.unwrap();
+            assert_eq!(figures.tombstones, sequential.tombstones, "{ranges:?}");
+            let (top, summary) = figures.collector.clone().finish();
+            assert_eq!(top, want_top, "{ranges:?}");
+            assert_eq!(summary, want_summary, "{ranges:?}");
+            assert_eq!(
+                figures.tombstones.report("t", 3600, None, stats),
+                want_report
+            );
+        }
+        // The even cuts fell inside partitions at least once.
+        assert!(rests >= 1);
+        // A range that fails ends the merge with its error, as the sequential pass does.
+        let ranges = even(2);
+        let failed = RangeFigures {
+            figures: None,
+            error: Some("boom at 0x10".to_owned()),
+            stopped_at: 16,
+            frozen_udts: false,
+            bytes_read: 0,
+        };
+        let merged = merge_in_order(&ranges, [(0, failed), (1, scan(ranges[1], false))]);
+        assert_eq!(merged.error.as_deref(), Some("boom at 0x10"));
+        assert_eq!(merged.figures, None);
+        // A missing result: the rest starts at its range's start.
+        let ranges = by_index(2);
+        let merged = merge_in_order(&ranges, [(0, scan(ranges[0], false))]);
+        assert_eq!(merged.rest, Some((ranges[1].start, false)));
+    }
+}
+
+/// Every 3.0+ fixture SSTable: the Analytics pass split at the index's partition starts into 2,
+/// 3 and 5 ranges and merged in file order ([`analytics::merge_in_order`], the rest scanned past
+/// a failed seam) gives the sequential pass's figures — or, where the sequential pass stops at
+/// an error, the same error.
+#[test]
+fn the_analytics_pass_split_over_every_fixture_merges_to_the_sequential_pass() {
+    use sstable_engine::analytics::pass::scan_range;
+    use sstable_engine::analytics::{merge_in_order, RangeFigures};
+    let Some(fx) = common::cassandra_fixtures(
+        "the_analytics_pass_split_over_every_fixture_merges_to_the_sequential_pass",
+    ) else {
+        return;
+    };
+    let names: Vec<String> = common::files_under(&fx)
+        .into_iter()
+        .map(|n| fx.join(n).to_string_lossy().into_owned())
+        .collect();
+    let grouping = group_files(&names);
+    let (mut compared, mut split, mut failing) = (0, 0, 0);
+    for s in &grouping.sstables {
+        if !s.descriptor.version.has_row_format() {
+            continue;
+        }
+        let contents: Vec<(ComponentType, Vec<u8>)> = s
+            .files
+            .iter()
+            .map(|(c, i)| (c.clone(), std::fs::read(&names[*i]).unwrap()))
+            .collect();
+        let inputs: Vec<ComponentInput<'_>> = contents
+            .iter()
+            .map(|(c, b)| ComponentInput {
+                component: c,
+                size_bytes: b.len() as u64,
+                bytes: reads_whole(c).then_some(b.as_slice()),
+            })
+            .collect();
+        let m = decode_metadata(&s.descriptor, &inputs);
+        if analytics::data_reader(&m).is_err() {
+            continue;
+        }
+        let Some(data_len) = analytics::data_len_bytes(&m) else {
+            continue;
+        };
+        let sources: Vec<(ComponentType, &[u8])> = contents
+            .iter()
+            .map(|(c, b)| (c.clone(), b.as_slice()))
+            .collect();
+        let scan = |range: ScanRange, frozen: bool| -> RangeFigures {
+            let mut driver = SyncDriver::new(SliceSource { files: &sources });
+            scan_range(&m, &mut driver, range, frozen, 10, &NoClock)
+        };
+        let whole = scan(
+            ScanRange {
+                start: 0,
+                end: data_len,
+            },
+            false,
+        );
+        compared += 1;
+        failing += usize::from(whole.error.is_some());
+        for count in [2, 3, 5] {
+            let ranges = {
+                let mut driver = SyncDriver::new(SliceSource { files: &sources });
+                split_ranges(&m, &mut driver, count, &NoClock)
+            };
+            split += usize::from(ranges.len() > 1);
+            let results: Vec<(usize, RangeFigures)> = ranges
+                .iter()
+                .enumerate()
+                .map(|(i, &r)| (i, scan(r, false)))
+                .collect();
+            let mut merged = merge_in_order(&ranges, results);
+            if let Some((start, frozen)) = merged.rest.take() {
+                let rest = scan(
+                    ScanRange {
+                        start,
+                        end: data_len,
+                    },
+                    frozen,
+                );
+                merged.error = rest.error;
+                match (&mut merged.figures, rest.figures) {
+                    (Some(f), Some(r)) if merged.error.is_none() => f.merge(r),
+                    _ => merged.figures = None,
+                }
+            }
+            let what = format!("{} in {count} ranges {ranges:?}", s.prefix);
+            assert_eq!(merged.error, whole.error, "{what}");
+            if whole.error.is_some() {
+                continue;
+            }
+            let (got, want) = (merged.figures.unwrap(), whole.figures.clone().unwrap());
+            assert_eq!(got.tombstones, want.tombstones, "{what}");
+            assert_eq!(got.collector.finish(), want.collector.finish(), "{what}");
+        }
+    }
+    // The fixtures hold dozens of 3.0+ SSTables, many of several partitions.
+    assert!(compared >= 20, "{compared} SSTables compared");
+    assert!(split >= 10, "{split} splits of more than one range");
+    eprintln!("{compared} fixture SSTables compared ({failing} failing sequentially), {split} splits of more than one range");
+}

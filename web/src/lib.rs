@@ -3,7 +3,7 @@
 //! Two layers around one protocol module: [`protocol`] holds the request and reply types and
 //! their codec; [`worker`] (the engine side, one handler module per request family) imports the
 //! engine and the protocol only; the UI side — [`state`] (the one reducer), [`components`] (one
-//! component per file), [`pool`] (the worker pool's client), [`loading`], [`verification`],
+//! component per file), [`pool`] (the worker pool's client), [`loading`], [`verification`], [`analytics_scan`],
 //! [`mod@bench`] — imports the protocol and never the worker. Below both: [`loader`], the browser
 //! I/O (file inputs, drag and drop, `Blob` reads, the clock, yields to the event loop), and
 //! [`index_listing`], the index view's listing (run by the worker; its page types are the
@@ -20,6 +20,7 @@
     )
 )]
 
+pub mod analytics_scan;
 pub mod bench;
 pub mod components;
 pub mod loader;

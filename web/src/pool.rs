@@ -77,6 +77,9 @@ struct Pool {
     handlers: HashMap<u64, Handler>,
     /// Jobs cancelled with another (the parts of one split verification, by its first part).
     linked: HashMap<u64, Vec<u64>>,
+    /// Jobs cancelled that others may still be [`link`]ed to (until [`unlink`]): a job linked
+    /// to one of them is cancelled at once.
+    cancelled: std::collections::HashSet<u64>,
     /// The workers' compiled WebAssembly (from the first `Ready`): replacements start from it.
     module: Option<JsValue>,
     /// The last slot generation given.
@@ -424,28 +427,51 @@ pub fn submit_in_slot(slot: &JobSlot, request: Request, on_reply: impl Fn(Reply)
     *slot.borrow_mut() = Some(mine.get());
 }
 
-/// Cancels `slot`'s job, if one runs, and empties the slot.
+/// Cancels `slot`'s job, if one runs, and the jobs linked to it, and empties the slot (its
+/// handlers drop every later reply, so no job is linked to it later).
 pub fn cancel_slot(slot: &JobSlot) {
     let running = slot.borrow_mut().take();
     if let Some(running) = running {
         cancel(running);
+        unlink(running);
     }
 }
 
-/// Makes [`cancel`]`(job)` also cancel `other` (until [`unlink`]).
+/// Makes [`cancel`]`(job)` also cancel `other` (until [`unlink`]); when `job` was cancelled
+/// already (a split scan's plan cancelled before its ranges were queued), `other` is cancelled
+/// now.
 pub fn link(job: u64, other: u64) {
-    POOL.with(|p| p.borrow_mut().linked.entry(job).or_default().push(other));
+    let cancelled = POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        if p.cancelled.contains(&job) {
+            return true;
+        }
+        p.linked.entry(job).or_default().push(other);
+        false
+    });
+    if cancelled {
+        cancel_one(other);
+    }
 }
 
-/// Forgets the jobs linked to `job`.
+/// Forgets the jobs linked to `job` (and that it was cancelled).
 pub fn unlink(job: u64) {
-    POOL.with(|p| p.borrow_mut().linked.remove(&job));
+    POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        p.linked.remove(&job);
+        p.cancelled.remove(&job);
+    });
 }
 
-/// Cancels a job and the jobs [`link`]ed to it: each is dropped if still queued (its handler
-/// hears `Failed` with [`CANCELLED`]), else its worker stops at its next slice.
+/// Cancels a job and the jobs [`link`]ed to it (or linked later, until [`unlink`]): each is
+/// dropped if still queued (its handler hears `Failed` with [`CANCELLED`]), else its worker
+/// stops at its next slice.
 pub fn cancel(job: u64) {
-    let linked = POOL.with(|p| p.borrow_mut().linked.remove(&job).unwrap_or_default());
+    let linked = POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        p.cancelled.insert(job);
+        p.linked.remove(&job).unwrap_or_default()
+    });
     for other in linked {
         cancel_one(other);
     }

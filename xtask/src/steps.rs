@@ -763,6 +763,15 @@ pub fn bench() -> Result<(), String> {
         .arg(&large)
         .current_dir(repo_root().join("e2e"))
         .env("CHROMIUM", tools::CHROMIUM))?;
+    // The Analytics scan of the same SSTable with 1 worker and 2 (split into partition-aligned
+    // ranges over the pool, #26): wall times, their ratio, the figures compared.
+    announce("browser bench (headless Chromium): the Analytics scan of the large SSTable, 1 worker and 2");
+    run(Command::new("node")
+        .arg(Path::new("bench").join("analytics.mjs"))
+        .arg(repo_root().join("dist"))
+        .arg(&large)
+        .current_dir(repo_root().join("e2e"))
+        .env("CHROMIUM", tools::CHROMIUM))?;
     // The decode-only scan in one worker of the page, next to raw LZ4 of the same Data.db in the
     // same worker and run, on the file of the native scan bench above (issue #13 item 4).
     announce("browser bench (headless Chromium): decode-only scan vs raw LZ4, one worker");

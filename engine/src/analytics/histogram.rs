@@ -27,7 +27,7 @@ pub fn bucket_offsets() -> Vec<u64> {
 }
 
 /// Counts per EstimatedHistogram bucket.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, Default, PartialEq, Eq)]
 pub struct LogHistogram {
     /// (upper offset, count); built on the first `add`.
     buckets: Vec<(u64, u64)>,

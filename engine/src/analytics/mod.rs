@@ -5,7 +5,8 @@
 //! | [`partitions`] | per partition: key, token, position, bytes, rows, cells, tombstones by kind, TTL cells; filters, top N, percentiles | `sstablepartitions` |
 //! | [`tombstones`] | droppable tombstones at a gc grace and a "now", when the rest become droppable, expired TTL cells, a timeline; Statistics.db's estimate beside the count | `sstablemetadata` (droppable tombstones) |
 //! | [`legacy`] | the same partitions and tombstones figures for 2.x (`jb`, `ka`, `la`) SSTables, from their atoms grouped into rows | `sstablepartitions` |
-//! | [`split`] | a Data.db cut into partition-aligned ranges from the index, for threads or workers; results merged in order | — |
+//! | [`split`] | a Data.db cut into partition-aligned ranges from the index, for threads or workers; results handed over in order, seams checked ([`InOrder`]) | — |
+//! | [`pass`] | partitions and tombstones counted side by side (the page's Analytics pass), a range's figures across a worker boundary, merged in order | `sstablepartitions` |
 //! | [`table`] | many SSTables of one table: time ranges, token overlaps, level, repair, origin; fully expired SSTables and their blockers | `sstableexpiredblockers`, `CompactionController.getFullyExpiredSSTables` |
 //!
 //! [`partitions::PartitionScan`] and [`tombstones::TombstoneScan`] count one pass over Data.db:
@@ -18,6 +19,7 @@
 pub mod histogram;
 pub mod legacy;
 pub mod partitions;
+pub mod pass;
 pub mod split;
 pub mod table;
 pub mod tombstones;
@@ -27,9 +29,10 @@ pub use partitions::{
     ColumnSummary, NowSource, PartitionColumn, PartitionFilter, PartitionScan, PartitionStats,
     PartitionsCollector, PartitionsReport, PartitionsSummary, TombstoneCounts,
 };
+pub use pass::{merge_in_order, AnalyticsPass, Merged, PassFigures, RangeFigures};
 pub use split::{
-    data_len_bytes, listed_position, split_listing, split_ranges, whole_range, RangeSplitter,
-    ScanRange,
+    data_len_bytes, listed_position, split_listing, split_ranges, whole_range, After, InOrder,
+    RangeEnd, RangeSplitter, ScanRange,
 };
 pub use table::{table_report, Blocker, Overlap, TableReport, TableSSTable};
 pub use tombstones::{TimelineBucket, TombstoneScan, TombstonesReport};

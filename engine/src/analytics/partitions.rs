@@ -15,7 +15,7 @@
 //! Src: `tools/SSTablePartitions.java`, `db/rows/Cell.java` (`isLive`),
 //! `utils/EstimatedHistogram.java` (the bucket offsets used for percentiles).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::histogram::LogHistogram;
 use crate::component::data::{
@@ -28,7 +28,7 @@ use crate::types::value::format_value;
 use crate::types::AbstractType;
 
 /// Tombstones by kind.
-#[derive(Serialize, Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TombstoneCounts {
     pub partition: u64,
     pub row: u64,
@@ -124,7 +124,7 @@ impl PartitionStats {
 }
 
 /// A column of the report that partitions can be filtered on and sorted by.
-#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum PartitionColumn {
     Position,
@@ -170,7 +170,7 @@ impl PartitionColumn {
 
 /// Which partitions the report lists (`sstablepartitions`' `--min-size`, `--min-rows`,
 /// `--min-cells`, `--min-tombstones`, `--key`). Summaries always cover every partition.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq, Eq)]
 pub struct PartitionFilter {
     pub min_size_bytes: u64,
     pub min_rows: u64,
@@ -435,12 +435,14 @@ pub struct PartitionsSummary {
 }
 
 /// Everything the pass keeps: the partitions that pass the filter (all, or the top N by a
-/// column), and the summary of all.
-#[derive(Debug, Clone)]
+/// column), and the summary of all. It crosses a worker boundary as it is (serde; the page's
+/// split scan, [`super::pass`]).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct PartitionsCollector {
     pub filter: PartitionFilter,
     /// `Some((n, column))`: keep only the top `n` by `column` (largest first; ties by position).
     pub top: Option<(usize, PartitionColumn)>,
+    #[serde(with = "super::pass::kept_wire")]
     kept: Vec<PartitionStats>,
     count: u64,
     hist: [LogHistogram; 4],

@@ -20,6 +20,8 @@
 //! positions), `db/compaction/CompactionManager.java` (parallel scans over disjoint ranges).
 #![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 
+use std::collections::BTreeMap;
+
 use crate::clock::Clock;
 pub use crate::component::data::ScanRange;
 use crate::component::ComponentType;
@@ -173,6 +175,97 @@ impl RangeSplitter {
     }
 }
 
+/// What the ordered merge needs of one range's result.
+pub trait RangeEnd {
+    /// Uncompressed position the range's scan stopped at.
+    fn stopped_at(&self) -> u64;
+    /// Whether the scan ended reading bare UDTs as frozen (a seam then does not hold).
+    fn frozen_udts(&self) -> bool;
+    /// Whether the scan stopped at an error (the sequential scan stops at the same one).
+    fn failed(&self) -> bool;
+}
+
+/// What follows a range handed over by [`InOrder::pop`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum After {
+    /// The next range: the seam held.
+    Next,
+    /// The seam failed: the ranges after are discarded, and the rest of the data is scanned as
+    /// one range from `start` (with `frozen_udts` as the range ended reading).
+    Rest { start: u64, frozen_udts: bool },
+    /// Nothing: this was the last range, or it failed.
+    End,
+}
+
+/// Hands the results of a split scan over in file order, whatever order they arrive in, and
+/// checks every seam ([`ScanRange::followed_by`]): the one ordered merge the CLI's threads and
+/// the page's workers share (see the module docs).
+#[derive(Debug)]
+pub struct InOrder<T> {
+    ranges: Vec<ScanRange>,
+    pending: BTreeMap<usize, T>,
+    next: usize,
+    over: bool,
+}
+
+impl<T: RangeEnd> InOrder<T> {
+    pub fn new(ranges: Vec<ScanRange>) -> Self {
+        InOrder {
+            ranges,
+            pending: BTreeMap::new(),
+            next: 0,
+            over: false,
+        }
+    }
+
+    /// Range `index`'s result has arrived (ignored once the merge is over, or out of range).
+    pub fn insert(&mut self, index: usize, result: T) {
+        if !self.over && index >= self.next && index < self.ranges.len() {
+            self.pending.insert(index, result);
+        }
+    }
+
+    /// The next range's result in file order, if it has arrived, and what follows it. After
+    /// [`After::Rest`] or [`After::End`] it returns `None`.
+    pub fn pop(&mut self) -> Option<(T, After)> {
+        if self.over {
+            return None;
+        }
+        let result = self.pending.remove(&self.next)?;
+        let range = self.ranges.get(self.next).copied();
+        self.next = self.next.saturating_add(1);
+        let after = match (range, self.ranges.get(self.next)) {
+            _ if result.failed() => After::End,
+            (Some(r), Some(f)) => {
+                if r.followed_by(result.stopped_at(), result.frozen_udts(), f) {
+                    After::Next
+                } else {
+                    After::Rest {
+                        start: result.stopped_at(),
+                        frozen_udts: result.frozen_udts(),
+                    }
+                }
+            }
+            _ => After::End,
+        };
+        if after != After::Next {
+            self.over = true;
+            self.pending.clear();
+        }
+        Some((result, after))
+    }
+
+    /// How many ranges were handed over.
+    pub fn handed(&self) -> usize {
+        self.next
+    }
+
+    /// Whether the merge is over (the last range, a failure or a failed seam handed over).
+    pub fn is_over(&self) -> bool {
+        self.over
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -249,5 +342,80 @@ mod tests {
         assert!(a.followed_by(260, false, &b));
         assert!(!a.followed_by(300, false, &b));
         assert!(!a.followed_by(260, true, &b));
+    }
+
+    struct End(u64, bool, bool);
+
+    impl RangeEnd for End {
+        fn stopped_at(&self) -> u64 {
+            self.0
+        }
+        fn frozen_udts(&self) -> bool {
+            self.1
+        }
+        fn failed(&self) -> bool {
+            self.2
+        }
+    }
+
+    fn three() -> Vec<ScanRange> {
+        vec![
+            ScanRange { start: 0, end: 100 },
+            ScanRange {
+                start: 100,
+                end: 200,
+            },
+            ScanRange {
+                start: 200,
+                end: 300,
+            },
+        ]
+    }
+
+    #[test]
+    fn results_are_handed_over_in_file_order_whatever_order_they_arrive_in() {
+        let mut o = InOrder::new(three());
+        o.insert(2, End(300, false, false));
+        assert!(o.pop().is_none());
+        o.insert(1, End(200, false, false));
+        assert!(o.pop().is_none());
+        o.insert(0, End(100, false, false));
+        assert_eq!(o.pop().map(|(r, a)| (r.0, a)), Some((100, After::Next)));
+        assert_eq!(o.pop().map(|(r, a)| (r.0, a)), Some((200, After::Next)));
+        assert_eq!(o.pop().map(|(r, a)| (r.0, a)), Some((300, After::End)));
+        assert!(o.is_over());
+        assert_eq!(o.handed(), 3);
+    }
+
+    #[test]
+    fn a_failed_seam_asks_for_the_rest_and_a_failure_ends_the_merge() {
+        let mut o = InOrder::new(three());
+        o.insert(1, End(200, false, false));
+        o.insert(0, End(130, false, false));
+        assert_eq!(
+            o.pop().map(|(r, a)| (r.0, a)),
+            Some((
+                130,
+                After::Rest {
+                    start: 130,
+                    frozen_udts: false
+                }
+            ))
+        );
+        assert!(o.pop().is_none());
+        let mut o = InOrder::new(three());
+        o.insert(0, End(100, true, false));
+        assert_eq!(
+            o.pop().map(|(_, a)| a),
+            Some(After::Rest {
+                start: 100,
+                frozen_udts: true
+            })
+        );
+        let mut o = InOrder::new(three());
+        o.insert(0, End(40, false, true));
+        o.insert(1, End(200, false, false));
+        assert_eq!(o.pop().map(|(_, a)| a), Some(After::End));
+        assert!(o.pop().is_none());
     }
 }

@@ -24,7 +24,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::partitions::{expiry_secs, marker_ldt, NowSource, TombstoneCounts};
 use crate::component::data::{
@@ -37,7 +37,7 @@ use crate::component::statistics::StatsMetadata;
 pub const TIMELINE_BUCKETS: u64 = 24;
 
 /// Collects every tombstone's local deletion time and every expiring cell's expiry.
-#[derive(Debug, Clone, Default)]
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
 pub struct TombstoneScan {
     by_kind: TombstoneCounts,
     /// Valid tombstone local deletion times (s) → count.

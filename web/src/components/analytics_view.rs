@@ -4,9 +4,10 @@
 //! expired SSTables and their blockers (`sstable_engine::analytics`, as `sstable-inspect
 //! partitions | tombstones | table`).
 //!
-//! The scan runs in the worker pool (`crate::worker`'s analytics, a `Request::Analytics` job):
-//! Data.db is read there with `FileReaderSync`, the progress bar follows the worker's reports, and
-//! Cancel, leaving the tab or starting another scan cancels the job. What comes back is a few
+//! The scan runs in the worker pool (`crate::worker`'s analytics, `Request::Analytics` jobs),
+//! split over its workers by partition-aligned ranges ([`crate::analytics_scan`]): Data.db is
+//! read there with `FileReaderSync`, the progress bar follows the workers' reports, and Cancel,
+//! leaving the tab or starting another scan cancels every job of it. What comes back is a few
 //! hundred numbers; a new gc grace is answered by the worker's kept scan. The table view is
 //! computed in a worker too (`Request::Table`, from every SSTable's small components), once per
 //! set of SSTables and gc grace.
@@ -20,11 +21,13 @@ use yew::prelude::*;
 use super::charts::{Bar, BarChart, TimeAxis, TimelineChart, TimelineRow};
 use super::plural;
 use super::zombies_view::ZombiesView;
+use crate::analytics_scan::{self, ScanEvent, ScanJob};
 use crate::pool;
 use crate::protocol::analytics::AnalyticsScan;
 use crate::protocol::answers::{TableRow, TableView};
 use crate::protocol::{Reply, Request};
 use crate::state::{SSTableView, Shared};
+use sstable_engine::component::ComponentType;
 
 #[derive(Properties, PartialEq)]
 pub struct AnalyticsViewProps {
@@ -43,8 +46,9 @@ struct ScanView {
     result: Option<Result<Rc<AnalyticsScan>, String>>,
 }
 
-/// Submits the scan of `view` at `gc_grace_secs` to the pool (cancelling the one in `job`); its
-/// replies go to `scan` while it is still the current job.
+/// Starts the scan of `view` at `gc_grace_secs` in the pool ([`analytics_scan`]: split over
+/// its workers; cancelling the one in `job`); its events go to `scan` while it is still the
+/// current job.
 fn submit_scan(
     view: &SSTableView,
     gc_grace_secs: i64,
@@ -57,33 +61,28 @@ fn submit_scan(
         result: kept.clone(),
     });
     let scan = scan.clone();
-    pool::submit_in_slot(
+    let data_bytes = view
+        .file(&ComponentType::Data)
+        .map_or(0, |f| f.size() as u64);
+    analytics_scan::start(
         job,
-        Request::Analytics {
-            job: 0,
+        ScanJob {
             sstable: view.prefix.clone(),
             files: view.file_refs(),
+            data_bytes,
             gc_grace_secs,
+            workers: pool::size(),
         },
-        move |reply: Reply| match reply {
-            Reply::Progress {
-                done_bytes,
-                total_bytes,
-                ..
-            } => scan.set(ScanView {
-                progress: Some((done_bytes, total_bytes)),
+        Rc::new(move |event: ScanEvent| match event {
+            ScanEvent::Progress(done, total) => scan.set(ScanView {
+                progress: Some((done, total)),
                 result: kept.clone(),
             }),
-            Reply::Analytics { scan: answer, .. } => scan.set(ScanView {
+            ScanEvent::Done(result) => scan.set(ScanView {
                 progress: None,
-                result: Some(Ok(Rc::new(*answer))),
+                result: Some(result.map(|s| Rc::new(*s))),
             }),
-            Reply::Failed { message, .. } => scan.set(ScanView {
-                progress: None,
-                result: Some(Err(message)),
-            }),
-            _ => {}
-        },
+        }),
     );
 }
 
@@ -219,9 +218,10 @@ pub fn analytics_view(p: &AnalyticsViewProps) -> Html {
                 .collect();
             let [partition, row, range, complex, cell] = r.tombstones_by_kind;
             html! { <>
-                <p data-testid="scan-summary" data-reused={r.reused.to_string()}>{ format!(
-                    "{} scanned in {:.0} ms (in a worker, {} bytes of Data.db read): {}, {}, {} ({} partition, {} row, {} range, {} complex, {} cell), {}",
-                    plural(r.partitions, "partition", "partitions"), r.millis, r.bytes_read,
+                <p data-testid="scan-summary" data-reused={r.reused.to_string()} data-ranges={r.ranges.to_string()} data-millis={format!("{:.1}", r.millis)}>{ format!(
+                    "{} scanned in {:.0} ms ({}, {} bytes of Data.db read): {}, {}, {} ({} partition, {} row, {} range, {} complex, {} cell), {}",
+                    plural(r.partitions, "partition", "partitions"), r.millis,
+                    if r.ranges > 1 { format!("{} ranges over the workers", r.ranges) } else { "in a worker".to_owned() }, r.bytes_read,
                     plural(r.rows, "row", "rows"), plural(r.cells, "cell", "cells"),
                     plural(r.tombstones, "tombstone", "tombstones"),
                     partition, row, range, complex, cell, plural(r.ttl_cells, "live TTL cell", "live TTL cells")) }</p>

@@ -1,7 +1,10 @@
 //! What the Analytics tab's scan answers ([`crate::protocol::Reply::Analytics`]): a few hundred
-//! numbers, whatever the file's size.
+//! numbers, whatever the file's size; and the steps of a scan split over the worker pool
+//! ([`AnalyticsStep`]): a range's figures cross as the engine's `RangeFigures` (its collector's
+//! top partitions and one count per distinct deletion or expiry second).
 
 use serde::{Deserialize, Serialize};
+use sstable_engine::analytics::{RangeFigures, ScanRange};
 
 /// The largest partitions listed.
 pub const TOP_PARTITIONS: usize = 10;
@@ -67,4 +70,66 @@ pub struct AnalyticsScan {
     pub millis: f64,
     /// Answered from the scan the worker kept (a new gc grace), without reading Data.db.
     pub reused: bool,
+    /// Ranges the scan was split into (1: one worker scanned it all).
+    pub ranges: u32,
+}
+
+/// Which step of the Analytics scan a [`crate::protocol::Request::Analytics`] asks for. With one
+/// worker the scan is one step ([`AnalyticsStep::Whole`]); with more, the page asks one worker
+/// for the split ([`AnalyticsStep::Plan`]), every worker for ranges ([`AnalyticsStep::Range`]),
+/// and one for their merge ([`AnalyticsStep::Combine`]), as Verify splits by chunks.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum AnalyticsStep {
+    /// The whole scan in this worker (a scan of the same files it kept answers at once).
+    Whole,
+    /// A kept scan's answer; else Data.db's partition-aligned ranges, at most `ranges`
+    /// (`sstable_engine::analytics::split_ranges`), or the whole scan when there is one.
+    Plan { ranges: usize },
+    /// One range's figures.
+    Range { range: ScanRange },
+    /// The ranges' figures merged in file order (`sstable_engine::analytics::merge_in_order`,
+    /// the rest scanned here past a seam that failed), answered at the gc grace; `millis`: the
+    /// time the page saw the ranges take.
+    Combine {
+        ranges: Vec<ScanRange>,
+        parts: Vec<RangePart>,
+        millis: f64,
+    },
+}
+
+/// One range's figures (the engine's `RangeFigures`) as the worker encoded them: the UI thread
+/// hands them from the range's reply to the merge's request as they are, never decoding them
+/// (a range's tombstone counts per second can be many).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RangePart(#[serde(with = "serde_wasm_bindgen::preserve")] pub wasm_bindgen::JsValue);
+
+impl RangePart {
+    /// Encodes `figures` by the protocol's rule (64-bit integers as BigInts).
+    pub fn encode(figures: &RangeFigures) -> Result<Self, String> {
+        figures
+            .serialize(
+                &serde_wasm_bindgen::Serializer::new()
+                    .serialize_large_number_types_as_bigints(true),
+            )
+            .map(RangePart)
+            .map_err(|e| format!("a range's figures could not be sent: {e}"))
+    }
+
+    /// The figures back (in the merging worker).
+    pub fn decode(&self) -> Result<RangeFigures, String> {
+        serde_wasm_bindgen::from_value(self.0.clone())
+            .map_err(|e| format!("a range's figures could not be read: {e}"))
+    }
+}
+
+/// What a worker answers to a step ([`crate::protocol::Reply::Analytics`]).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum AnalyticsAnswer {
+    /// The scan's answer (of [`AnalyticsStep::Whole`] or [`AnalyticsStep::Combine`], or of a
+    /// plan that needed no split).
+    Scan(Box<AnalyticsScan>),
+    /// The ranges to scan.
+    Plan(Vec<ScanRange>),
+    /// One range's figures.
+    Range(RangePart),
 }

@@ -21,7 +21,7 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use sstable_engine::verify::{DataSplit, SplitOutcome};
 use wasm_bindgen::{JsCast, JsValue};
 
-use analytics::AnalyticsScan;
+use analytics::{AnalyticsAnswer, AnalyticsStep};
 use answers::{BloomAnswer, SchemaAnswer, TableView};
 pub use index_page::{BlockRow, IndexPage, IndexRow, PAGE_ROWS};
 use pages::{PageMessage, PageRequest};
@@ -163,12 +163,14 @@ pub enum Request {
         page: PageRequest,
     },
     /// The Analytics tab's partitions and tombstones scan of Data.db, its tombstone report at
-    /// `gc_grace_secs` (a scan of the same files that this worker kept answers at once).
+    /// `gc_grace_secs` (a scan of the same files that this worker kept answers at once); `step`:
+    /// all of it, or one step of a scan split over the pool ([`AnalyticsStep`]).
     Analytics {
         job: u64,
         sstable: String,
         files: Vec<FileRef>,
         gc_grace_secs: i64,
+        step: AnalyticsStep,
     },
     /// Decode the metadata of the SSTable made of `files` (every small component) for the UI.
     Load {
@@ -342,7 +344,7 @@ pub enum Reply {
     },
     Analytics {
         job: u64,
-        scan: Box<AnalyticsScan>,
+        scan: Box<AnalyticsAnswer>,
     },
     Loaded {
         job: u64,

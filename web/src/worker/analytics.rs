@@ -1,35 +1,37 @@
 //! The Analytics tab's partitions and tombstones scan, run in a worker ([`crate::worker`]): one
-//! pass over Data.db through the borrowing decoder, `sstable_engine::analytics`'
-//! [`PartitionScan`] and [`TombstoneScan`] side by side (as `sstable-inspect partitions` and
-//! `tombstones` count), read by the worker's `RangeSource` through the engine's [`SyncDriver`].
-//! Nothing here does I/O or touches the DOM; the UI thread renders the [`AnalyticsScan`] that
-//! comes back: a few hundred numbers, whatever the file's size.
+//! pass over Data.db through the borrowing decoder, the engine's [`AnalyticsPass`] (partitions
+//! and tombstones side by side, as `sstable-inspect partitions` and `tombstones` count), read by
+//! the worker's `RangeSource` through the engine's [`SyncDriver`]. Nothing here does I/O or
+//! touches the DOM; the UI thread renders the [`AnalyticsScan`] that comes back: a few hundred
+//! numbers, whatever the file's size.
+//!
+//! Split over the pool ([`AnalyticsStep`], `crate::analytics_scan` on the UI side): a plan
+//! (the engine's `split_ranges` from the index), one range per job ([`scan_range`], its
+//! `RangeFigures` sent back), and a merge in file order with the engine's `merge_in_order`,
+//! seams checked; past a seam that did not hold, the merging worker scans the rest itself, so
+//! the answer is the one-worker scan's.
 //!
 //! Memory: one partition's counters, the top partitions, and one count per distinct second of
 //! deletion or expiry time ([`TombstoneScan`]). The finished scan is kept by the worker
 //! ([`ScanState`]) so a new `gc_grace_seconds` is answered without reading Data.db again.
 
 use sstable_engine::analytics::{
-    self, PartitionColumn, PartitionFilter, PartitionScan, PartitionStats, PartitionsCollector,
-    PartitionsSummary, TombstoneScan,
+    self, merge_in_order, AnalyticsPass, PartitionColumn, PartitionFilter, PartitionStats,
+    PartitionsCollector, PartitionsSummary, RangeFigures, ScanRange, TombstoneScan,
 };
-use sstable_engine::component::data::CellView;
-use sstable_engine::component::data::{
-    ColumnSchema, ComplexColumnHead, DataVisitor, PartitionEnd, PartitionStart,
-    RangeTombstoneMarker, RowEnd, RowView, VisitStep,
-};
+use sstable_engine::component::data::VisitStep;
 use sstable_engine::component::ComponentType;
 use sstable_engine::info::SSTableMetadata;
 use sstable_engine::range::{RangeSource, SyncDriver};
 
-use std::rc::Rc;
-
 use std::cell::RefCell;
+use std::rc::Rc;
 
 use super::{FileSource, Loaded};
 use crate::loader;
 use crate::protocol::analytics::{
-    AnalyticsScan, TimelineBar, TombstoneFigures, TopPartition, TOP_PARTITIONS,
+    AnalyticsAnswer, AnalyticsScan, AnalyticsStep, RangePart, TimelineBar, TombstoneFigures,
+    TopPartition, TOP_PARTITIONS,
 };
 use crate::protocol::CANCELLED;
 
@@ -45,6 +47,8 @@ pub struct ScanState {
     tombstones: TombstoneScan,
     bytes_read: u64,
     millis: f64,
+    /// Ranges the scan was split into.
+    ranges: u32,
 }
 
 impl ScanState {
@@ -55,6 +59,7 @@ impl ScanState {
         tombstones: TombstoneScan,
         bytes_read: u64,
         started_millis: f64,
+        ranges: usize,
     ) -> Self {
         let (top, summary) = collector.finish();
         Self {
@@ -63,6 +68,7 @@ impl ScanState {
             tombstones,
             bytes_read,
             millis: loader::now_millis() - started_millis,
+            ranges: u32::try_from(ranges).unwrap_or(u32::MAX),
         }
     }
 
@@ -128,55 +134,8 @@ impl ScanState {
             bytes_read: self.bytes_read,
             millis: self.millis,
             reused,
+            ranges: self.ranges,
         }
-    }
-}
-
-/// Both scans fed by one borrowing pass.
-struct Both {
-    partitions: PartitionScan,
-    tombstones: TombstoneScan,
-}
-
-impl DataVisitor for Both {
-    fn partition_start(&mut self, start: &PartitionStart) {
-        self.partitions.partition_start(start);
-        self.tombstones.partition_start(start);
-    }
-
-    fn row_start(&mut self, row: &RowView<'_>) {
-        self.partitions.row_start(row);
-        self.tombstones.row_start(row);
-    }
-
-    fn complex_column_start(&mut self, column: &ColumnSchema, head: &ComplexColumnHead) {
-        self.partitions.complex_column_start(column, head);
-        self.tombstones.complex_column_start(column, head);
-    }
-
-    fn cell(&mut self, column: &ColumnSchema, cell: &CellView<'_>) {
-        self.partitions.cell(column, cell);
-        self.tombstones.cell(column, cell);
-    }
-
-    fn complex_column_end(&mut self, end: u64) {
-        self.partitions.complex_column_end(end);
-        self.tombstones.complex_column_end(end);
-    }
-
-    fn row_end(&mut self, end: &RowEnd<'_>) {
-        self.partitions.row_end(end);
-        self.tombstones.row_end(end);
-    }
-
-    fn range_tombstone_marker(&mut self, marker: &RangeTombstoneMarker) {
-        self.partitions.range_tombstone_marker(marker);
-        self.tombstones.range_tombstone_marker(marker);
-    }
-
-    fn partition_end(&mut self, end: &PartitionEnd) {
-        self.partitions.partition_end(end);
-        self.tombstones.partition_end(end);
     }
 }
 
@@ -194,43 +153,80 @@ pub async fn scan<S: RangeSource>(
         return scan_legacy(metadata, source, data_bytes, progress, is_cancelled).await;
     }
     let started = loader::now_millis();
+    let whole = analytics::whole_range(metadata).ok_or("no Data.db length")?;
+    let r = scan_range(
+        metadata,
+        source,
+        whole,
+        false,
+        data_bytes,
+        progress,
+        is_cancelled,
+    )
+    .await?;
+    let figures = r.figures.ok_or("the scan could not start")?;
+    if let Some(e) = r.error {
+        return Err(e);
+    }
+    Ok(ScanState::finished(
+        figures.collector,
+        figures.tombstones,
+        r.bytes_read,
+        started,
+        1,
+    ))
+}
+
+/// One range of a split scan (or the whole data): the engine's [`AnalyticsPass`] from
+/// `range.start` to the first partition at or after `range.end`, in slices as [`scan`]. A decode
+/// error ends the range and is in its figures (the merge decides whether it counts); a cancel
+/// is an error.
+pub async fn scan_range<S: RangeSource>(
+    metadata: &SSTableMetadata,
+    source: S,
+    range: ScanRange,
+    frozen_udts: bool,
+    data_bytes: u64,
+    progress: &dyn Fn(u64, u64),
+    is_cancelled: &dyn Fn() -> bool,
+) -> Result<RangeFigures, String> {
     let clock = loader::PerformanceClock;
     let (mut reader, key_type) = analytics::data_reader(metadata).map_err(|e| e.to_string())?;
-    let (now, _) = analytics::default_now(metadata);
-    let mut both = Both {
-        partitions: PartitionScan::new(key_type, metadata.partitioner(), now),
-        tombstones: TombstoneScan::new(),
-    };
-    let mut collector = PartitionsCollector::new(
-        PartitionFilter::default(),
-        Some((TOP_PARTITIONS, PartitionColumn::Bytes)),
-    );
+    if let Err(e) = reader.scan_range(range, frozen_udts) {
+        return Ok(RangeFigures {
+            figures: None,
+            error: Some(e.to_string()),
+            stopped_at: range.start,
+            frozen_udts,
+            bytes_read: 0,
+        });
+    }
+    let mut pass = AnalyticsPass::new(metadata, key_type, TOP_PARTITIONS);
     let mut driver = SyncDriver::new(source);
-    let mut slices = Slices::new(started);
+    let mut slices = Slices::new(loader::now_millis());
+    let mut error = None;
     loop {
         slices
             .tick(driver.stats().bytes, data_bytes, progress, is_cancelled)
             .await?;
-        let step = driver
-            .visit_next(&mut reader, &mut both, &clock)
-            .map_err(|e| e.to_string())?;
-        match step {
-            VisitStep::Visited => {
-                if let Some((key, p)) = both.partitions.take_finished() {
-                    collector.add(&key, p);
-                }
+        match driver.visit_next(&mut reader, &mut pass, &clock) {
+            Ok(VisitStep::Visited) => pass.after_step(),
+            Ok(VisitStep::Finished | VisitStep::NeedMoreData) => break,
+            Err(e) => {
+                error = Some(e.to_string());
+                break;
             }
-            VisitStep::Finished | VisitStep::NeedMoreData => break,
         }
     }
     let bytes_read = driver.stats().bytes;
     progress(bytes_read, data_bytes);
-    Ok(ScanState::finished(
-        collector,
-        both.tombstones,
+    Ok(RangeFigures {
+        figures: Some(pass.finish()),
+        error,
+        stopped_at: reader.position(),
+        frozen_udts: reader.decoder().reads_bare_udts_as_frozen(),
         bytes_read,
-        started,
-    ))
+    })
 }
 
 /// [`scan`] of a 2.x (`jb`, `ka`, `la`) SSTable: its atoms through the 2.x decoder, grouped into
@@ -280,6 +276,7 @@ async fn scan_legacy<S: RangeSource>(
         scan.tombstones,
         bytes_read,
         started,
+        1,
     ))
 }
 
@@ -332,36 +329,129 @@ impl Slices {
 /// A finished analytics scan and the identity of the files it read.
 pub(super) type KeptScan = Option<(String, Rc<ScanState>)>;
 
-/// The analytics scan of the SSTable `loaded` ([`scan`], Data.db read
-/// with `FileReaderSync`), answered at `gc_grace_secs`; the finished scan is kept, so the same
+/// One step of the analytics scan of the SSTable `loaded` ([`AnalyticsStep`]; Data.db read
+/// with `FileReaderSync`), answered at `gc_grace_secs`. A finished scan is kept, so the same
 /// files at another gc grace are answered without reading Data.db again.
 pub(super) async fn run(
     loaded: &Loaded,
     scans: &RefCell<KeptScan>,
     sstable: &str,
     gc_grace_secs: i64,
+    step: AnalyticsStep,
     progress: &dyn Fn(u64, u64),
     is_cancelled: &dyn Fn() -> bool,
-) -> Result<AnalyticsScan, String> {
+) -> Result<AnalyticsAnswer, String> {
     let kept = scans
         .borrow()
         .as_ref()
         .filter(|(id, _)| *id == loaded.identity)
         .map(|(_, s)| s.clone());
-    if let Some(kept) = kept {
-        return Ok(kept.answer(sstable, &loaded.metadata, gc_grace_secs, true));
-    }
+    let answer = |state: &ScanState, reused: bool| {
+        AnalyticsAnswer::Scan(Box::new(state.answer(
+            sstable,
+            &loaded.metadata,
+            gc_grace_secs,
+            reused,
+        )))
+    };
     let data_bytes = loaded
         .handles
         .iter()
         .find(|(c, _)| *c == ComponentType::Data)
         .map(|(_, f)| f.size() as u64)
         .ok_or("no Data.db was given")?;
-    let source = FileSource {
+    let source = || FileSource {
         files: &loaded.handles,
         raw_crc32_millis: None,
     };
-    let state = Rc::new(scan(&loaded.metadata, source, data_bytes, progress, is_cancelled).await?);
-    *scans.borrow_mut() = Some((loaded.identity.clone(), state.clone()));
-    Ok(state.answer(sstable, &loaded.metadata, gc_grace_secs, false))
+    let keep = |state: ScanState| {
+        let state = Rc::new(state);
+        *scans.borrow_mut() = Some((loaded.identity.clone(), state.clone()));
+        answer(&state, false)
+    };
+    let metadata = &loaded.metadata;
+    if let Some(kept) = kept.filter(|_| !matches!(step, AnalyticsStep::Range { .. })) {
+        return Ok(answer(&kept, true));
+    }
+    match step {
+        AnalyticsStep::Plan { ranges }
+            if ranges > 1 && metadata.descriptor.version.has_row_format() =>
+        {
+            let mut driver = SyncDriver::new(source());
+            let split =
+                analytics::split_ranges(metadata, &mut driver, ranges, &loader::PerformanceClock);
+            if split.len() > 1 {
+                return Ok(AnalyticsAnswer::Plan(split));
+            }
+            let state = scan(metadata, source(), data_bytes, progress, is_cancelled).await?;
+            Ok(keep(state))
+        }
+        AnalyticsStep::Whole | AnalyticsStep::Plan { .. } => {
+            let state = scan(metadata, source(), data_bytes, progress, is_cancelled).await?;
+            Ok(keep(state))
+        }
+        AnalyticsStep::Range { range } => {
+            let figures = scan_range(
+                metadata,
+                source(),
+                range,
+                false,
+                data_bytes,
+                progress,
+                is_cancelled,
+            )
+            .await?;
+            Ok(AnalyticsAnswer::Range(RangePart::encode(&figures)?))
+        }
+        AnalyticsStep::Combine {
+            ranges,
+            parts,
+            millis,
+        } => {
+            let started = loader::now_millis() - millis;
+            let parts = parts
+                .iter()
+                .map(RangePart::decode)
+                .collect::<Result<Vec<_>, _>>()?;
+            let merged = merge_in_order(&ranges, parts.into_iter().enumerate());
+            if let Some(e) = merged.error {
+                return Err(e);
+            }
+            let mut figures = merged.figures;
+            let mut bytes_read = merged.bytes_read;
+            if let Some((start, frozen_udts)) = merged.rest {
+                // A seam that did not hold: the rest as one range, here.
+                let end = analytics::data_len_bytes(metadata).ok_or("no Data.db length")?;
+                let rest = scan_range(
+                    metadata,
+                    source(),
+                    ScanRange { start, end },
+                    frozen_udts,
+                    data_bytes,
+                    progress,
+                    is_cancelled,
+                )
+                .await?;
+                if let Some(e) = rest.error {
+                    return Err(e);
+                }
+                bytes_read = bytes_read.saturating_add(rest.bytes_read);
+                match (&mut figures, rest.figures) {
+                    (Some(f), Some(r)) => f.merge(r),
+                    (None, r) => figures = r,
+                    (Some(_), None) => {
+                        return Err("the rest of the scan could not start".to_owned())
+                    }
+                }
+            }
+            let figures = figures.ok_or("no range was scanned")?;
+            Ok(keep(ScanState::finished(
+                figures.collector,
+                figures.tombstones,
+                bytes_read,
+                started,
+                ranges.len(),
+            )))
+        }
+    }
 }

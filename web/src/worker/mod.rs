@@ -223,6 +223,7 @@ impl Worker for EngineWorker {
                 sstable,
                 files,
                 gc_grace_secs,
+                step,
             } => {
                 let kept = kept.clone();
                 let scans = self.last_scan.clone();
@@ -234,6 +235,7 @@ impl Worker for EngineWorker {
                         &scans,
                         &sstable,
                         gc_grace_secs,
+                        step,
                         &progress,
                         &|| ctx.is_cancelled(),
                     )

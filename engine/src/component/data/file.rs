@@ -42,7 +42,7 @@ use crate::version::Version;
 
 /// One range of a split scan: the partitions starting in `[start, end)` of the uncompressed
 /// Data.db (`start` is a partition position).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ScanRange {
     pub start: u64,
     pub end: u64,
