@@ -86,13 +86,11 @@ pub(crate) fn merge_partition(
         merge_rows(statics, partition_shadow.as_ref(), ctx)
     };
 
-    let mut events: Vec<(SourceId, DataItem)> = Vec::new();
-    for p in &mut parts {
-        events.extend(p.unfiltereds.drain(..).map(|u| (p.source, u)));
-    }
-    let types = &ctx.schema.clustering_types;
-    events.sort_by(|a, b| compare_items(types, &a.1, &b.1));
-    let unfiltereds = merge_unfiltereds(events, partition_shadow.as_ref(), ctx);
+    let versions: Vec<(SourceId, Vec<DataItem>)> = parts
+        .iter_mut()
+        .map(|p| (p.source, core::mem::take(&mut p.unfiltereds)))
+        .collect();
+    let unfiltereds = merge_unfiltereds(versions, partition_shadow.as_ref(), ctx);
 
     Some(MergedPartition {
         start,
@@ -170,30 +168,64 @@ fn outer_shadow(
     }
 }
 
+/// The versions' rows and markers, each version in clustering order, merged k-way: each
+/// step takes the versions whose next item is at the smallest position, in source order
+/// (`MergeIterator`, as `UnfilteredRowIterators.merge` reduces them).
+struct Groups<'t> {
+    types: &'t [crate::types::AbstractType],
+    queues: Vec<(SourceId, std::vec::IntoIter<DataItem>)>,
+    /// Per queue: whether its head is at this step's position.
+    here: Vec<bool>,
+}
+
+impl Groups<'_> {
+    fn next_group(&mut self) -> Option<Vec<(SourceId, DataItem)>> {
+        let mut smallest: Option<&DataItem> = None;
+        for (_, q) in &self.queues {
+            if let Some(head) = q.as_slice().first() {
+                if smallest.is_none_or(|m| compare_items(self.types, head, m) == Ordering::Less) {
+                    smallest = Some(head);
+                }
+            }
+        }
+        let smallest = smallest?;
+        for ((_, q), here) in self.queues.iter().zip(self.here.iter_mut()) {
+            *here = q
+                .as_slice()
+                .first()
+                .is_some_and(|h| compare_items(self.types, h, smallest) == Ordering::Equal);
+        }
+        let mut group = Vec::with_capacity(self.here.iter().filter(|h| **h).count());
+        for ((s, q), here) in self.queues.iter_mut().zip(&self.here) {
+            if *here {
+                if let Some(item) = q.next() {
+                    group.push((*s, item));
+                }
+            }
+        }
+        Some(group)
+    }
+}
+
 fn merge_unfiltereds(
-    events: Vec<(SourceId, DataItem)>,
+    versions: Vec<(SourceId, Vec<DataItem>)>,
     partition: Option<&Shadow>,
     ctx: &mut Context<'_>,
 ) -> Vec<MergedUnfiltered> {
-    let types = ctx.schema.clustering_types.clone();
+    let schema = ctx.schema;
+    let mut groups = Groups {
+        types: &schema.clustering_types,
+        here: vec![false; versions.len()],
+        queues: versions
+            .into_iter()
+            .map(|(s, items)| (s, items.into_iter()))
+            .collect(),
+    };
     let mut out = Vec::new();
     // Per SSTable, the range deletion open at the current position.
     let mut open: Vec<(SourceId, DeletionTime)> = Vec::new();
     let mut current: Option<(SourceId, DeletionTime)> = None;
-    let mut iter = events.into_iter().peekable();
-    while let Some(first) = iter.next() {
-        let mut group = vec![first];
-        while let Some(next) = iter.peek() {
-            let same = group
-                .first()
-                .is_some_and(|g| compare_items(&types, &g.1, &next.1) == Ordering::Equal);
-            if !same {
-                break;
-            }
-            if let Some(n) = iter.next() {
-                group.push(n);
-            }
-        }
+    while let Some(group) = groups.next_group() {
         let is_rows = matches!(group.first(), Some((_, DataItem::Row(_))));
         if is_rows {
             let rows: Vec<(SourceId, Row)> = group
