@@ -197,9 +197,19 @@ impl Groups<'_> {
         }
         let mut group = Vec::with_capacity(self.here.iter().filter(|h| **h).count());
         for ((s, q), here) in self.queues.iter_mut().zip(&self.here) {
-            if *here {
-                if let Some(item) = q.next() {
-                    group.push((*s, item));
+            if !*here {
+                continue;
+            }
+            // An invalid SSTable's rows of one clustering (scrub's duplicates) all join the
+            // group, as the sorted versions would have them.
+            while let Some(item) = q.next() {
+                let next_equal = q
+                    .as_slice()
+                    .first()
+                    .is_some_and(|n| compare_items(self.types, n, &item) == Ordering::Equal);
+                group.push((*s, item));
+                if !next_equal {
+                    break;
                 }
             }
         }
@@ -213,15 +223,24 @@ fn merge_unfiltereds(
     ctx: &mut Context<'_>,
 ) -> Vec<MergedUnfiltered> {
     let schema = ctx.schema;
+    let types = &schema.clustering_types;
+    let longest = versions.iter().map(|(_, v)| v.len()).max().unwrap_or(0);
     let mut groups = Groups {
-        types: &schema.clustering_types,
+        types,
         here: vec![false; versions.len()],
         queues: versions
             .into_iter()
-            .map(|(s, items)| (s, items.into_iter()))
+            .map(|(s, mut items)| {
+                // A version out of clustering order (an invalid SSTable) is sorted first
+                // (stably), so the groups are those of all versions' items sorted together.
+                if !items.is_sorted_by(|a, b| compare_items(types, a, b) != Ordering::Greater) {
+                    items.sort_by(|a, b| compare_items(types, a, b));
+                }
+                (s, items.into_iter())
+            })
             .collect(),
     };
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(longest);
     // Per SSTable, the range deletion open at the current position.
     let mut open: Vec<(SourceId, DeletionTime)> = Vec::new();
     let mut current: Option<(SourceId, DeletionTime)> = None;

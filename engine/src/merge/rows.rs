@@ -319,7 +319,7 @@ pub(crate) fn merge_rows(
         .map_or(&[][..], |c| c.values.as_slice());
     let mut out = Columns {
         data: Vec::with_capacity(head_data.len()),
-        cell_sources: Vec::new(),
+        cell_sources: Vec::with_capacity(head_data.len()),
         complex_deletion_sources: Vec::new(),
     };
     let shadow = shadow.as_ref();
