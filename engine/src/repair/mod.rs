@@ -5,7 +5,7 @@
 //! | part | what | Src |
 //! |---|---|---|
 //! | `purge` | a merged partition purged at gcBefore, as validation compaction hands it on | `db/rows/AbstractCell.java` `purge`, `db/rows/BTreeRow.java` `purge`, `db/partitions/PurgeFunction.java` |
-//! | [`digest`] | a partition's 256-bit digest: murmur3_128 seeds 1000 and 2000 concatenated over `UnfilteredRowIterators.digest` | `repair/Validator.java` `rowHash`, `db/Digest.java` `forValidator`, `db/rows/UnfilteredRowIterators.java` `digest` |
+//! | [`digest`] | a partition's 256-bit digest: murmur3_128 seeds 1000 and 2000 concatenated over `UnfilteredRowIterators.digest`; a diff digests the merged partition as purge would leave it ([`digest_purged_partition`]), building the purged copy only for a partition that differs | `repair/Validator.java` `rowHash`, `db/Digest.java` `forValidator`, `db/rows/UnfilteredRowIterators.java` `digest` |
 //! | [`tree`] | the Merkle tree over the full Murmur3 range, leaves XOR-combined; its depth | `utils/MerkleTree.java`, `repair/ValidationManager.java` |
 //! | [`diff_replicas`], [`ReplicaDiff`] | the replicas merged side by side in token order: trees, differing ranges and partitions (step by step: [`ReplicaDiff::step`]) | `utils/MerkleTree.java` `difference` |
 //! | [`compare`] | inside a differing partition: the rows, cells and tombstones that differ, each replica's version side by side and which one wins | `db/rows/Cells.java`, `db/LivenessInfo.java`, `db/DeletionTime.java` |
