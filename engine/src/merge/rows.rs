@@ -323,8 +323,8 @@ pub(crate) fn merge_rows(
         complex_deletion_sources: Vec::new(),
     };
     let shadow = shadow.as_ref();
-    let merge_one = |s: SourceId, data: ColumnData, out: &mut Columns, ctx: &mut Context<'_>| {
-        match data {
+    let merge_one =
+        |s: SourceId, data: ColumnData, out: &mut Columns, ctx: &mut Context<'_>| match data {
             ColumnData::Simple(c) => {
                 let cell = core::iter::once((s, c));
                 out.simple(reconcile_cells(cell, shadow, is_static, clustering, ctx));
@@ -332,10 +332,12 @@ pub(crate) fn merge_rows(
             complex @ ColumnData::Complex(_) => {
                 let index = complex.column_index();
                 let versions = vec![(s, complex)];
-                out.complex(index, merge_complex(versions, shadow, is_static, clustering, ctx));
+                out.complex(
+                    index,
+                    merge_complex(versions, shadow, is_static, clustering, ctx),
+                );
             }
-        }
-    };
+        };
     if single {
         // One version (the partition is in one SSTable, or the row is): each cell only meets
         // the deletions over it and "now".
@@ -379,7 +381,10 @@ pub(crate) fn merge_rows(
                 out.simple(reconcile_cells(cells, shadow, is_static, clustering, ctx));
             } else {
                 let versions = group.collect();
-                out.complex(index, merge_complex(versions, shadow, is_static, clustering, ctx));
+                out.complex(
+                    index,
+                    merge_complex(versions, shadow, is_static, clustering, ctx),
+                );
             }
         }
     }
@@ -511,9 +516,8 @@ fn merge_complex(
     fn path_of(c: &Cell) -> &[u8] {
         c.path.as_ref().map_or(&[][..], |p| p.bytes.as_slice())
     }
-    let same_path = |a: &Cell, b: &Cell| {
-        compare_paths(path_type, path_of(a), path_of(b)) == Ordering::Equal
-    };
+    let same_path =
+        |a: &Cell, b: &Cell| compare_paths(path_type, path_of(a), path_of(b)) == Ordering::Equal;
     // One version's cells are in path order already; several are sorted (stably: each
     // path's versions in source order).
     if columns.len() > 1 || cells.len() > columns.len() {

@@ -2,12 +2,11 @@
 //! `db/rows/UnfilteredRowIterators.java` `digest` of the partition as validation compaction
 //! sees it (purged at gcBefore: [`purge`](super::purge)).
 
+use crate::component::common::clustering::ClusteringPrefixKind;
 use crate::component::common::clustering::{ClusteringPrefixBuf, ClusteringValueState};
 use crate::component::common::deletion::{DeletionTime, LocalDeletionTime};
-use crate::component::common::clustering::ClusteringPrefixKind;
 use crate::component::data::{
-    Cell, CellKind, ColumnData, DataSchema, LivenessInfo, MarkerDeletion, RangeTombstoneMarker,
-    Row,
+    Cell, CellKind, ColumnData, DataSchema, LivenessInfo, MarkerDeletion, RangeTombstoneMarker, Row,
 };
 use crate::hash::murmur3_x64_128_reference;
 use crate::merge::{MergedPartition, MergedUnfiltered};
@@ -115,7 +114,11 @@ impl ValidatorDigest {
             self.update(&c.value.bytes);
         }
         self.long(c.timestamp_micros);
-        let ttl = if tombstoned { 0 } else { c.ttl_secs.unwrap_or(0) };
+        let ttl = if tombstoned {
+            0
+        } else {
+            c.ttl_secs.unwrap_or(0)
+        };
         self.int(ttl as u32);
         self.byte(u8::from(c.counter.is_some()));
         if let Some(p) = &c.path {
@@ -226,7 +229,10 @@ struct PurgeAt {
 }
 
 impl PurgeAt {
-    fn complex_deletion<'a>(&self, c: &'a crate::component::data::ComplexColumn) -> Option<&'a DeletionTime> {
+    fn complex_deletion<'a>(
+        &self,
+        c: &'a crate::component::data::ComplexColumn,
+    ) -> Option<&'a DeletionTime> {
         c.complex_deletion
             .as_ref()
             .filter(|d| !purgeable(d, self.gc_before_secs) && !is_live(d))
@@ -268,7 +274,11 @@ impl PurgeAt {
     fn marker<'a>(
         &self,
         m: &'a RangeTombstoneMarker,
-    ) -> Option<(ClusteringPrefixKind, &'a DeletionTime, Option<&'a DeletionTime>)> {
+    ) -> Option<(
+        ClusteringPrefixKind,
+        &'a DeletionTime,
+        Option<&'a DeletionTime>,
+    )> {
         use ClusteringPrefixKind::*;
         let gc = self.gc_before_secs;
         match &m.deletion {
@@ -278,12 +288,20 @@ impl PurgeAt {
                 match (purgeable(end, gc), purgeable(start, gc)) {
                     (true, true) => None,
                     (true, false) => Some((
-                        if inclusive_start { InclStartBound } else { ExclStartBound },
+                        if inclusive_start {
+                            InclStartBound
+                        } else {
+                            ExclStartBound
+                        },
                         start,
                         None,
                     )),
                     (false, true) => Some((
-                        if inclusive_start { ExclEndBound } else { InclEndBound },
+                        if inclusive_start {
+                            ExclEndBound
+                        } else {
+                            InclEndBound
+                        },
                         end,
                         None,
                     )),

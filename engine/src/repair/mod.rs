@@ -437,10 +437,9 @@ impl<S: RangeSource> ReplicaDiff<S> {
         if same || validated.iter().all(Option::is_none) {
             return Ok(true);
         }
-        let (now, gc_before) = self
-            .replicas
-            .first()
-            .map_or((0, 0), |r| (r.options.now_seconds, r.options.gc_before_seconds));
+        let (now, gc_before) = self.replicas.first().map_or((0, 0), |r| {
+            (r.options.now_seconds, r.options.gc_before_seconds)
+        });
         for e in here.iter_mut().flatten() {
             e.prepare(now, gc_before);
         }
