@@ -360,7 +360,7 @@ pub(crate) fn merge_rows(
             let complex = matches!(d, ColumnData::Complex(_));
             match runs.last_mut() {
                 Some((index, len, any_complex)) if index == i => {
-                    *len += 1;
+                    *len = len.saturating_add(1);
                     *any_complex |= complex;
                 }
                 _ => runs.push((*i, 1, complex)),
@@ -527,7 +527,7 @@ fn merge_complex(
     let mut runs: Vec<usize> = Vec::with_capacity(cells.len());
     for (i, (_, c)) in cells.iter().enumerate() {
         match (runs.last_mut(), i.checked_sub(1).and_then(|p| cells.get(p))) {
-            (Some(len), Some((_, prev))) if same_path(prev, c) => *len += 1,
+            (Some(len), Some((_, prev))) if same_path(prev, c) => *len = len.saturating_add(1),
             _ => runs.push(1),
         }
     }
