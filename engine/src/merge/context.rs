@@ -38,6 +38,15 @@ impl<'s> Context<'s> {
             self.losses.push(loss);
         }
     }
+
+    /// [`Context::lose`] with the loss built only when the merge explains (a loss names its
+    /// clustering and column: allocations a merge that does not explain never makes).
+    pub fn lose_with(&mut self, loss: impl FnOnce(&Context<'s>) -> Loss) {
+        if self.explain {
+            let l = loss(self);
+            self.losses.push(l);
+        }
+    }
 }
 
 pub(crate) fn beaten_by_shadow(s: &Shadow) -> Beaten {

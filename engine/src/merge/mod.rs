@@ -8,7 +8,7 @@
 //! | [`legacy`] | a 2.x SSTable's partitions as 3.0 items: atoms → rows ([`crate::write::legacy`]) → `oa` row format → decoded | `db/LegacyLayout.java`, `db/context/CounterContext.java` |
 //! | [`output`] | the merged partitions, rows and markers with their SSTables, and the losses | |
 //! | [`TableMerger`] | a k-way merge of the SSTables' Data.db in partitioner order (token, then key bytes); each input read by its own [`SyncDriver`], one partition at a time | `db/partitions/UnfilteredPartitionIterators.java` `merge` |
-//! | `partition`, `rows` | one partition's versions merged: partition deletion, range tombstones, rows, complex columns | `db/rows/UnfilteredRowIterators.java` `merge`, `db/rows/Rows.java`, `db/rows/RangeTombstoneMarker.java` |
+//! | `partition`, `rows` | one partition's versions merged: partition deletion, then the versions' rows and markers k-way in clustering order (range tombstones, rows, complex columns); each row's versions are moved into the merged row (no cell copied), losses are built only when explaining | `db/rows/UnfilteredRowIterators.java` `merge`, `db/rows/Rows.java`, `db/rows/RangeTombstoneMarker.java` |
 //! | [`reconcile`] | two versions of a cell, liveness or deletion: which wins | `db/rows/Cells.java`, `db/Conflicts.java`, `db/LivenessInfo.java`, `db/DeletionTime.java` |
 //! | `counter` | two versions of a counter cell: a tombstone wins, else the contexts merged | `db/rows/Cells.java` `resolveCounter`, `db/context/CounterContext.java` |
 //! | [`zombies`] | resurrection risks: droppable tombstones that shadow data in another SSTable, and droppable tombstones that shadow nothing | `db/compaction/CompactionController.java` `getPurgeEvaluator`, `db/DeletionPurger.java` |

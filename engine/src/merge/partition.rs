@@ -86,13 +86,11 @@ pub(crate) fn merge_partition(
         merge_rows(statics, partition_shadow.as_ref(), ctx)
     };
 
-    let mut events: Vec<(SourceId, DataItem)> = Vec::new();
-    for p in &mut parts {
-        events.extend(p.unfiltereds.drain(..).map(|u| (p.source, u)));
-    }
-    let types = &ctx.schema.clustering_types;
-    events.sort_by(|a, b| compare_items(types, &a.1, &b.1));
-    let unfiltereds = merge_unfiltereds(events, partition_shadow.as_ref(), ctx);
+    let versions: Vec<(SourceId, Vec<DataItem>)> = parts
+        .iter_mut()
+        .map(|p| (p.source, core::mem::take(&mut p.unfiltereds)))
+        .collect();
+    let unfiltereds = merge_unfiltereds(versions, partition_shadow.as_ref(), ctx);
 
     Some(MergedPartition {
         start,
@@ -170,30 +168,83 @@ fn outer_shadow(
     }
 }
 
+/// The versions' rows and markers, each version in clustering order, merged k-way: each
+/// step takes the versions whose next item is at the smallest position, in source order
+/// (`MergeIterator`, as `UnfilteredRowIterators.merge` reduces them).
+struct Groups<'t> {
+    types: &'t [crate::types::AbstractType],
+    queues: Vec<(SourceId, std::vec::IntoIter<DataItem>)>,
+    /// Per queue: whether its head is at this step's position.
+    here: Vec<bool>,
+}
+
+impl Groups<'_> {
+    fn next_group(&mut self) -> Option<Vec<(SourceId, DataItem)>> {
+        let mut smallest: Option<&DataItem> = None;
+        for (_, q) in &self.queues {
+            if let Some(head) = q.as_slice().first() {
+                if smallest.is_none_or(|m| compare_items(self.types, head, m) == Ordering::Less) {
+                    smallest = Some(head);
+                }
+            }
+        }
+        let smallest = smallest?;
+        for ((_, q), here) in self.queues.iter().zip(self.here.iter_mut()) {
+            *here = q
+                .as_slice()
+                .first()
+                .is_some_and(|h| compare_items(self.types, h, smallest) == Ordering::Equal);
+        }
+        let mut group = Vec::with_capacity(self.here.iter().filter(|h| **h).count());
+        for ((s, q), here) in self.queues.iter_mut().zip(&self.here) {
+            if !*here {
+                continue;
+            }
+            // An invalid SSTable's rows of one clustering (scrub's duplicates) all join the
+            // group, as the sorted versions would have them.
+            while let Some(item) = q.next() {
+                let next_equal = q
+                    .as_slice()
+                    .first()
+                    .is_some_and(|n| compare_items(self.types, n, &item) == Ordering::Equal);
+                group.push((*s, item));
+                if !next_equal {
+                    break;
+                }
+            }
+        }
+        Some(group)
+    }
+}
+
 fn merge_unfiltereds(
-    events: Vec<(SourceId, DataItem)>,
+    versions: Vec<(SourceId, Vec<DataItem>)>,
     partition: Option<&Shadow>,
     ctx: &mut Context<'_>,
 ) -> Vec<MergedUnfiltered> {
-    let types = ctx.schema.clustering_types.clone();
-    let mut out = Vec::new();
+    let schema = ctx.schema;
+    let types = &schema.clustering_types;
+    let longest = versions.iter().map(|(_, v)| v.len()).max().unwrap_or(0);
+    let mut groups = Groups {
+        types,
+        here: vec![false; versions.len()],
+        queues: versions
+            .into_iter()
+            .map(|(s, mut items)| {
+                // A version out of clustering order (an invalid SSTable) is sorted first
+                // (stably), so the groups are those of all versions' items sorted together.
+                if !items.is_sorted_by(|a, b| compare_items(types, a, b) != Ordering::Greater) {
+                    items.sort_by(|a, b| compare_items(types, a, b));
+                }
+                (s, items.into_iter())
+            })
+            .collect(),
+    };
+    let mut out = Vec::with_capacity(longest);
     // Per SSTable, the range deletion open at the current position.
     let mut open: Vec<(SourceId, DeletionTime)> = Vec::new();
     let mut current: Option<(SourceId, DeletionTime)> = None;
-    let mut iter = events.into_iter().peekable();
-    while let Some(first) = iter.next() {
-        let mut group = vec![first];
-        while let Some(next) = iter.peek() {
-            let same = group
-                .first()
-                .is_some_and(|g| compare_items(&types, &g.1, &next.1) == Ordering::Equal);
-            if !same {
-                break;
-            }
-            if let Some(n) = iter.next() {
-                group.push(n);
-            }
-        }
+    while let Some(group) = groups.next_group() {
         let is_rows = matches!(group.first(), Some((_, DataItem::Row(_))));
         if is_rows {
             let rows: Vec<(SourceId, Row)> = group

@@ -78,9 +78,10 @@ fn same_cell(a: &Cell, b: &Cell) -> bool {
 }
 
 /// Reconciles the versions of one cell (`Cells.reconcile` folded over them), then applies
-/// `shadow`; returns the surviving cell and its SSTable.
+/// `shadow`; returns the surviving cell and its SSTable. Nothing is allocated unless the merge
+/// explains (the losses).
 fn reconcile_cells(
-    versions: Vec<(SourceId, Cell)>,
+    versions: impl IntoIterator<Item = (SourceId, Cell)>,
     shadow: Option<&Shadow>,
     is_static: bool,
     clustering: &[ClusteringValueBuf],
@@ -101,30 +102,20 @@ fn reconcile_cells(
             if let Some(resolution) = resolve_counter(&wc, &c) {
                 winner = Some(match resolution {
                     CounterResolution::Left => {
-                        if !same_cell(&wc, &c) {
-                            let loss = cell_loss(
-                                ctx,
-                                is_static,
-                                clustering,
-                                s,
-                                &c,
-                                counter_beaten(ws, &wc),
-                            );
-                            ctx.lose(loss);
+                        if ctx.explain && !same_cell(&wc, &c) {
+                            ctx.lose_with(|ctx| {
+                                let b = counter_beaten(ws, &wc);
+                                cell_loss(ctx, is_static, clustering, s, &c, b)
+                            });
                         }
                         (ws, wc)
                     }
                     CounterResolution::Right => {
-                        if !same_cell(&wc, &c) {
-                            let loss = cell_loss(
-                                ctx,
-                                is_static,
-                                clustering,
-                                ws,
-                                &wc,
-                                counter_beaten(s, &c),
-                            );
-                            ctx.lose(loss);
+                        if ctx.explain && !same_cell(&wc, &c) {
+                            ctx.lose_with(|ctx| {
+                                let b = counter_beaten(s, &c);
+                                cell_loss(ctx, is_static, clustering, ws, &wc, b)
+                            });
                         }
                         (s, c)
                     }
@@ -142,67 +133,62 @@ fn reconcile_cells(
             }
         }
         if cell_wins(&wc, &c) {
-            let b = Beaten::Newer {
-                source: s,
-                timestamp_micros: c.timestamp_micros,
-            };
-            let loss = cell_loss(ctx, is_static, clustering, ws, &wc, b);
-            ctx.lose(loss);
+            ctx.lose_with(|ctx| {
+                let b = Beaten::Newer {
+                    source: s,
+                    timestamp_micros: c.timestamp_micros,
+                };
+                cell_loss(ctx, is_static, clustering, ws, &wc, b)
+            });
             winner = Some((s, c));
         } else {
-            if !same_cell(&wc, &c) {
-                let b = Beaten::Newer {
-                    source: ws,
-                    timestamp_micros: wc.timestamp_micros,
-                };
-                let loss = cell_loss(ctx, is_static, clustering, s, &c, b);
-                ctx.lose(loss);
+            if ctx.explain && !same_cell(&wc, &c) {
+                ctx.lose_with(|ctx| {
+                    let b = Beaten::Newer {
+                        source: ws,
+                        timestamp_micros: wc.timestamp_micros,
+                    };
+                    cell_loss(ctx, is_static, clustering, s, &c, b)
+                });
             }
             winner = Some((ws, wc));
         }
     }
     let (s, c) = winner?;
     if let Some(sh) = shadow.filter(|sh| deletes(&sh.time, c.timestamp_micros)) {
-        let loss = cell_loss(ctx, is_static, clustering, s, &c, beaten_by_shadow(sh));
-        ctx.lose(loss);
+        ctx.lose_with(|ctx| cell_loss(ctx, is_static, clustering, s, &c, beaten_by_shadow(sh)));
         return None;
     }
     if c.kind == CellKind::Expired {
         let expires_at_secs = c.local_deletion_time.map_or(0, |l| l.expiry_secs());
-        let loss = cell_loss(
-            ctx,
-            is_static,
-            clustering,
-            s,
-            &c,
-            Beaten::Expired { expires_at_secs },
-        );
-        ctx.lose(loss);
+        ctx.lose_with(|ctx| {
+            let b = Beaten::Expired { expires_at_secs };
+            cell_loss(ctx, is_static, clustering, s, &c, b)
+        });
     }
     Some((s, c))
 }
 
 /// `Rows.merge` of one clustering's versions under `outer` (the partition or range deletion).
+/// The merged row is the first version's, its column data replaced by the reconciled cells
+/// (moved, never copied); a loss is built only when the merge explains.
 pub(crate) fn merge_rows(
     rows: Vec<(SourceId, Row)>,
     outer: Option<&Shadow>,
     ctx: &mut Context<'_>,
 ) -> Option<MergedRow> {
     let (_, head) = rows.first()?;
-    let mut merged = head.clone();
-    merged.column_data = Vec::new();
     let is_static = head.is_static;
-    let clustering: Vec<ClusteringValueBuf> = head
+    let clustering: &[ClusteringValueBuf] = head
         .clustering
         .as_ref()
-        .map(|c| c.values.clone())
-        .unwrap_or_default();
+        .map_or(&[][..], |c| c.values.as_slice());
     let sources: Vec<SourceId> = rows.iter().map(|(s, _)| *s).collect();
     let base_loss = |what: LostKind, s: SourceId, ts: i64, beaten_by: Beaten| Loss {
         what,
         source: s,
         is_static,
-        clustering: clustering.clone(),
+        clustering: clustering.to_vec(),
         column: None,
         path: None,
         timestamp_micros: ts,
@@ -215,38 +201,37 @@ pub(crate) fn merge_rows(
             .filter_map(|(s, r)| r.deletion.as_ref().map(|d| (*s, d.time.clone())))
             .collect(),
     );
-    for (s, d) in &losers {
-        if let Some((bs, bd)) = &best {
-            if !same_deletion(d, bd) {
-                let b = Beaten::Newer {
-                    source: *bs,
-                    timestamp_micros: bd.marked_for_delete_at_micros,
-                };
-                ctx.lose(base_loss(
-                    LostKind::RowDeletion,
-                    *s,
-                    d.marked_for_delete_at_micros,
-                    b,
-                ));
+    if ctx.explain {
+        for (s, d) in &losers {
+            if let Some((bs, bd)) = &best {
+                if !same_deletion(d, bd) {
+                    let b = Beaten::Newer {
+                        source: *bs,
+                        timestamp_micros: bd.marked_for_delete_at_micros,
+                    };
+                    ctx.lose(base_loss(
+                        LostKind::RowDeletion,
+                        *s,
+                        d.marked_for_delete_at_micros,
+                        b,
+                    ));
+                }
             }
         }
     }
     let mut deletion_source = None;
     let mut shadow = outer.cloned();
-    merged.deletion = None;
+    let mut merged_deletion = None;
     if let Some((bs, bd)) = best {
         match outer.filter(|o| !deletion_supersedes(&bd, &o.time)) {
             Some(o) => {
-                let b = beaten_by_shadow(o);
-                ctx.lose(base_loss(
-                    LostKind::RowDeletion,
-                    bs,
-                    bd.marked_for_delete_at_micros,
-                    b,
-                ));
+                ctx.lose_with(|_| {
+                    let b = beaten_by_shadow(o);
+                    base_loss(LostKind::RowDeletion, bs, bd.marked_for_delete_at_micros, b)
+                });
             }
             None => {
-                merged.deletion = rows
+                merged_deletion = rows
                     .iter()
                     .find(|(s, _)| *s == bs)
                     .and_then(|(_, r)| r.deletion.clone());
@@ -261,26 +246,23 @@ pub(crate) fn merge_rows(
     }
 
     // Primary key liveness.
-    let mut liveness: Option<(SourceId, LivenessInfo)> = None;
+    let mut liveness: Option<(SourceId, &LivenessInfo)> = None;
     for (s, r) in &rows {
         let Some(l) = &r.liveness else { continue };
         match liveness.take() {
-            None => liveness = Some((*s, l.clone())),
+            None => liveness = Some((*s, l)),
             Some((ws, wl)) => {
-                if liveness_supersedes(l, &wl) {
-                    let b = Beaten::Newer {
-                        source: *s,
-                        timestamp_micros: l.timestamp_micros.value,
-                    };
-                    ctx.lose(base_loss(
-                        LostKind::Liveness,
-                        ws,
-                        wl.timestamp_micros.value,
-                        b,
-                    ));
-                    liveness = Some((*s, l.clone()));
+                if liveness_supersedes(l, wl) {
+                    ctx.lose_with(|_| {
+                        let b = Beaten::Newer {
+                            source: *s,
+                            timestamp_micros: l.timestamp_micros.value,
+                        };
+                        base_loss(LostKind::Liveness, ws, wl.timestamp_micros.value, b)
+                    });
+                    liveness = Some((*s, l));
                 } else {
-                    if !same_liveness(&wl, l) {
+                    if ctx.explain && !same_liveness(wl, l) {
                         let b = Beaten::Newer {
                             source: ws,
                             timestamp_micros: wl.timestamp_micros.value,
@@ -298,79 +280,120 @@ pub(crate) fn merge_rows(
         }
     }
     let mut liveness_source = None;
-    merged.liveness = None;
+    let mut merged_liveness = None;
     if let Some((s, l)) = liveness {
         if let Some(sh) = shadow
             .as_ref()
             .filter(|sh| deletes(&sh.time, l.timestamp_micros.value))
         {
-            ctx.lose(base_loss(
-                LostKind::Liveness,
-                s,
-                l.timestamp_micros.value,
-                beaten_by_shadow(sh),
-            ));
+            ctx.lose_with(|_| {
+                let b = beaten_by_shadow(sh);
+                base_loss(LostKind::Liveness, s, l.timestamp_micros.value, b)
+            });
         } else {
             let expiry = l
                 .local_expiration_time
                 .as_ref()
                 .map(|e| e.value.expiry_secs());
             if let Some(e) = expiry.filter(|e| ctx.now_seconds.is_some_and(|now| *e <= now)) {
-                let b = Beaten::Expired { expires_at_secs: e };
-                ctx.lose(base_loss(
-                    LostKind::Liveness,
-                    s,
-                    l.timestamp_micros.value,
-                    b,
-                ));
+                ctx.lose_with(|_| {
+                    let b = Beaten::Expired { expires_at_secs: e };
+                    base_loss(LostKind::Liveness, s, l.timestamp_micros.value, b)
+                });
             }
-            merged.liveness = Some(l);
+            merged_liveness = Some(l.clone());
             liveness_source = Some(s);
         }
     }
 
-    // Columns, in column order.
-    let mut by_column: Vec<(usize, SourceId, ColumnData)> = Vec::new();
-    for (s, r) in rows {
-        by_column.extend(r.column_data.into_iter().map(|c| (c.column_index(), s, c)));
-    }
-    by_column.sort_by_key(|(i, _, _)| *i);
-    let mut cell_sources = Vec::new();
-    let mut complex_deletion_sources = Vec::new();
-    let mut iter = by_column.into_iter().peekable();
-    while let Some((index, s, data)) = iter.next() {
-        let mut versions = vec![(s, data)];
-        while let Some((_, s, d)) = iter.next_if(|(i, _, _)| *i == index) {
-            versions.push((s, d));
+    // The first version becomes the merged row; every version's column data is moved out.
+    let single = rows.len() == 1;
+    let mut versions = rows.into_iter();
+    let (head_source, mut merged) = versions.next()?;
+    merged.deletion = merged_deletion;
+    merged.liveness = merged_liveness;
+    let head_data = core::mem::take(&mut merged.column_data);
+    let clustering: &[ClusteringValueBuf] = merged
+        .clustering
+        .as_ref()
+        .map_or(&[][..], |c| c.values.as_slice());
+    let mut out = Columns {
+        data: Vec::with_capacity(head_data.len()),
+        cell_sources: Vec::with_capacity(head_data.len()),
+        complex_deletion_sources: Vec::new(),
+    };
+    let shadow = shadow.as_ref();
+    let merge_one =
+        |s: SourceId, data: ColumnData, out: &mut Columns, ctx: &mut Context<'_>| match data {
+            ColumnData::Simple(c) => {
+                let cell = core::iter::once((s, c));
+                out.simple(reconcile_cells(cell, shadow, is_static, clustering, ctx));
+            }
+            complex @ ColumnData::Complex(_) => {
+                let index = complex.column_index();
+                let versions = vec![(s, complex)];
+                out.complex(
+                    index,
+                    merge_complex(versions, shadow, is_static, clustering, ctx),
+                );
+            }
+        };
+    if single {
+        // One version (the partition is in one SSTable, or the row is): each cell only meets
+        // the deletions over it and "now".
+        for data in head_data {
+            merge_one(head_source, data, &mut out, ctx);
         }
-        let complex = versions
-            .iter()
-            .any(|(_, d)| matches!(d, ColumnData::Complex(_)));
-        if !complex {
-            let cells = versions
-                .into_iter()
-                .filter_map(|(s, d)| match d {
+    } else {
+        // Columns, in column order (a stable sort: each column's versions in source order).
+        let mut by_column: Vec<(usize, SourceId, ColumnData)> = head_data
+            .into_iter()
+            .map(|c| (c.column_index(), head_source, c))
+            .collect();
+        for (s, r) in versions {
+            by_column.extend(r.column_data.into_iter().map(|c| (c.column_index(), s, c)));
+        }
+        by_column.sort_by_key(|(i, _, _)| *i);
+        // Each column's run of versions: (column index, length, whether any is complex).
+        let mut runs: Vec<(usize, usize, bool)> = Vec::new();
+        for (i, _, d) in &by_column {
+            let complex = matches!(d, ColumnData::Complex(_));
+            match runs.last_mut() {
+                Some((index, len, any_complex)) if index == i => {
+                    *len = len.saturating_add(1);
+                    *any_complex |= complex;
+                }
+                _ => runs.push((*i, 1, complex)),
+            }
+        }
+        let mut iter = by_column.into_iter();
+        for (index, len, complex) in runs {
+            let mut group = iter.by_ref().take(len).map(|(_, s, d)| (s, d));
+            if len == 1 {
+                if let Some((s, d)) = group.next() {
+                    merge_one(s, d, &mut out, ctx);
+                }
+            } else if !complex {
+                let cells = group.filter_map(|(s, d)| match d {
                     ColumnData::Simple(c) => Some((s, c)),
                     ColumnData::Complex(_) => None,
-                })
-                .collect();
-            if let Some((s, c)) =
-                reconcile_cells(cells, shadow.as_ref(), is_static, &clustering, ctx)
-            {
-                cell_sources.push(s);
-                merged.column_data.push(ColumnData::Simple(c));
+                });
+                out.simple(reconcile_cells(cells, shadow, is_static, clustering, ctx));
+            } else {
+                let versions = group.collect();
+                out.complex(
+                    index,
+                    merge_complex(versions, shadow, is_static, clustering, ctx),
+                );
             }
-            continue;
-        }
-        let merged_column = merge_complex(versions, shadow.as_ref(), is_static, &clustering, ctx);
-        if let Some((column, deletion_src, sources)) = merged_column {
-            if let Some(d) = deletion_src {
-                complex_deletion_sources.push((index, d));
-            }
-            cell_sources.extend(sources);
-            merged.column_data.push(ColumnData::Complex(column));
         }
     }
+    let Columns {
+        data: column_data,
+        cell_sources,
+        complex_deletion_sources,
+    } = out;
+    merged.column_data = column_data;
 
     if merged.liveness.is_none() && merged.deletion.is_none() && merged.column_data.is_empty() {
         return None;
@@ -383,6 +406,32 @@ pub(crate) fn merge_rows(
         cell_sources,
         complex_deletion_sources,
     })
+}
+
+/// A merged row's columns as they are reconciled, with the SSTable of each part.
+struct Columns {
+    data: Vec<ColumnData>,
+    cell_sources: Vec<SourceId>,
+    complex_deletion_sources: Vec<(usize, SourceId)>,
+}
+
+impl Columns {
+    fn simple(&mut self, cell: Option<(SourceId, Cell)>) {
+        if let Some((s, c)) = cell {
+            self.cell_sources.push(s);
+            self.data.push(ColumnData::Simple(c));
+        }
+    }
+
+    fn complex(&mut self, index: usize, merged: Option<MergedComplex>) {
+        if let Some((column, deletion_src, sources)) = merged {
+            if let Some(d) = deletion_src {
+                self.complex_deletion_sources.push((index, d));
+            }
+            self.cell_sources.extend(sources);
+            self.data.push(ColumnData::Complex(column));
+        }
+    }
 }
 
 type MergedComplex = (ComplexColumn, Option<SourceId>, Vec<SourceId>);
@@ -425,7 +474,8 @@ fn merge_complex(
         timestamp_micros: d.marked_for_delete_at_micros,
         beaten_by: b,
     };
-    for (s, d) in &losers {
+    let explain = ctx.explain;
+    for (s, d) in losers.iter().filter(|_| explain) {
         if let Some((bs, bd)) = &best {
             if !same_deletion(d, bd) {
                 let b = Beaten::Newer {
@@ -446,10 +496,7 @@ fn merge_complex(
         .flatten();
     if let Some((bs, bd)) = best {
         match shadow.filter(|o| !deletion_supersedes(&bd, &o.time)) {
-            Some(o) => {
-                let l = loss(ctx, bs, &bd, beaten_by_shadow(o));
-                ctx.lose(l);
-            }
+            Some(o) => ctx.lose_with(|ctx| loss(ctx, bs, &bd, beaten_by_shadow(o))),
             None => {
                 column.complex_deletion = Some(bd.clone());
                 deletion_source = Some(bs);
@@ -461,24 +508,34 @@ fn merge_complex(
             }
         }
     }
-    let path_type = ctx
-        .schema
+    let schema = ctx.schema;
+    let path_type = schema
         .columns(is_static)
         .get(index)
-        .and_then(|c| c.cell_path_type.clone());
-    let path_of = |c: &Cell| c.path.as_ref().map(|p| p.bytes.clone()).unwrap_or_default();
-    cells.sort_by(|a, b| compare_paths(path_type.as_ref(), &path_of(&a.1), &path_of(&b.1)));
-    let mut out_cells = Vec::new();
-    let mut out_sources = Vec::new();
-    let mut iter = cells.into_iter().peekable();
-    while let Some(first) = iter.next() {
-        let path = path_of(&first.1);
-        let mut group = vec![first];
-        while let Some(n) = iter.next_if(|(_, c)| {
-            compare_paths(path_type.as_ref(), &path_of(c), &path) == Ordering::Equal
-        }) {
-            group.push(n);
+        .and_then(|c| c.cell_path_type.as_ref());
+    fn path_of(c: &Cell) -> &[u8] {
+        c.path.as_ref().map_or(&[][..], |p| p.bytes.as_slice())
+    }
+    let same_path =
+        |a: &Cell, b: &Cell| compare_paths(path_type, path_of(a), path_of(b)) == Ordering::Equal;
+    // One version's cells are in path order already; several are sorted (stably: each
+    // path's versions in source order).
+    if columns.len() > 1 || cells.len() > columns.len() {
+        cells.sort_by(|a, b| compare_paths(path_type, path_of(&a.1), path_of(&b.1)));
+    }
+    // Each path's run of versions.
+    let mut runs: Vec<usize> = Vec::with_capacity(cells.len());
+    for (i, (_, c)) in cells.iter().enumerate() {
+        match (runs.last_mut(), i.checked_sub(1).and_then(|p| cells.get(p))) {
+            (Some(len), Some((_, prev))) if same_path(prev, c) => *len = len.saturating_add(1),
+            _ => runs.push(1),
         }
+    }
+    let mut out_cells = Vec::with_capacity(runs.len());
+    let mut out_sources = Vec::with_capacity(runs.len());
+    let mut iter = cells.into_iter();
+    for len in runs {
+        let group = iter.by_ref().take(len);
         if let Some((s, c)) =
             reconcile_cells(group, column_shadow.as_ref(), is_static, clustering, ctx)
         {

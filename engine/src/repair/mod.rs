@@ -5,7 +5,7 @@
 //! | part | what | Src |
 //! |---|---|---|
 //! | `purge` | a merged partition purged at gcBefore, as validation compaction hands it on | `db/rows/AbstractCell.java` `purge`, `db/rows/BTreeRow.java` `purge`, `db/partitions/PurgeFunction.java` |
-//! | [`digest`] | a partition's 256-bit digest: murmur3_128 seeds 1000 and 2000 concatenated over `UnfilteredRowIterators.digest` | `repair/Validator.java` `rowHash`, `db/Digest.java` `forValidator`, `db/rows/UnfilteredRowIterators.java` `digest` |
+//! | [`digest`] | a partition's 256-bit digest: murmur3_128 seeds 1000 and 2000 concatenated over `UnfilteredRowIterators.digest`; a diff digests the merged partition as purge would leave it ([`digest_purged_partition`]), building the purged copy only for a partition that differs | `repair/Validator.java` `rowHash`, `db/Digest.java` `forValidator`, `db/rows/UnfilteredRowIterators.java` `digest` |
 //! | [`tree`] | the Merkle tree over the full Murmur3 range, leaves XOR-combined; its depth | `utils/MerkleTree.java`, `repair/ValidationManager.java` |
 //! | [`diff_replicas`], [`ReplicaDiff`] | the replicas merged side by side in token order: trees, differing ranges and partitions (step by step: [`ReplicaDiff::step`]) | `utils/MerkleTree.java` `difference` |
 //! | [`compare`] | inside a differing partition: the rows, cells and tombstones that differ, each replica's version side by side and which one wins | `db/rows/Cells.java`, `db/LivenessInfo.java`, `db/DeletionTime.java` |
@@ -48,7 +48,7 @@ use crate::range::RangeSource;
 use crate::token::{Partitioner, Token};
 
 pub use compare::{PieceDiff, PieceKind, PieceState, PieceVersion};
-pub use digest::{digest_partition, ValidatorDigest};
+pub use digest::{digest_partition, digest_purged_partition, ValidatorDigest};
 pub use purge::{purge_changes, purge_partition};
 pub use tree::{depth_for, Leaf, MerkleTree, MAX_DEPTH};
 
@@ -136,15 +136,50 @@ pub struct Validator<S> {
 }
 
 /// One partition a replica holds in the range: validated (`None` when purged to nothing, so
-/// not hashed) and, when kept, its purged version and, when purging changed it, its merged one
-/// (`None`: the same as the purged).
+/// not hashed) and, when kept (a diff), its merged version: the purged one is built only for a
+/// partition that differs between replicas ([`Entry::sides`]).
 #[derive(Debug)]
 struct Entry {
     token: i64,
     key: Vec<u8>,
     validated: Option<ValidatedPartition>,
     merged: Option<MergedPartition>,
+    /// Whether purging changes `merged` (when it does not, the merged version is the purged).
+    purge_changes: bool,
+    /// `merged` purged, when purging changes it and the partition differs.
     purged: Option<MergedPartition>,
+}
+
+impl Entry {
+    /// Builds the purged version of a kept partition (when purging changes it) and sets the
+    /// newest timestamp of what validation hashed: for a partition that differs.
+    fn prepare(&mut self, now: i64, gc_before: i64) {
+        let Some(merged) = &self.merged else {
+            return;
+        };
+        if self.purge_changes && self.purged.is_none() {
+            self.purged = purge_partition(merged.clone(), now, gc_before);
+        }
+        let hashed = if self.purge_changes {
+            self.purged.as_ref()
+        } else {
+            Some(merged)
+        };
+        if let (Some(v), Some(h)) = (&mut self.validated, hashed) {
+            v.max_timestamp_micros = max_timestamp(h);
+        }
+    }
+
+    /// The merged and the purged versions (`None`: purged to nothing), after
+    /// [`Entry::prepare`].
+    fn sides(&self) -> compare::ReplicaSide<'_> {
+        let merged = self.merged.as_ref()?;
+        Some(if self.purge_changes {
+            (merged, self.purged.as_ref())
+        } else {
+            (merged, Some(merged))
+        })
+    }
 }
 
 fn in_range(range: Option<(i64, i64)>, token: i64) -> bool {
@@ -217,33 +252,51 @@ impl<S: RangeSource> Validator<S> {
             }
             let key = key.clone();
             let (now, gc_before) = (self.options.now_seconds, self.options.gc_before_seconds);
-            // The merged version is kept apart only when purging changes it.
-            let merged =
-                (self.keep_partitions && purge_changes(&p, now, gc_before)).then(|| p.clone());
-            let purged = purge_partition(p, now, gc_before);
-            let validated = purged.as_ref().and_then(|p| {
-                let d = digest_partition(p, self.merger.schema());
+            let validated_as = |d: ValidatorDigest, max_timestamp_micros: i64| {
                 (d.input_bytes() > 0).then(|| ValidatedPartition {
                     token,
                     key: key.clone(),
                     digest: d.finish(),
                     input_bytes: d.input_bytes(),
-                    max_timestamp_micros: max_timestamp(p),
+                    max_timestamp_micros,
                 })
-            });
-            if let Some(v) = &validated {
+            };
+            let entry = if self.keep_partitions {
+                // A diff: the merged version is kept and hashed as purge would leave it; the
+                // purged copy (and the newest timestamp) only for a partition that differs.
+                let schema = self.merger.schema();
+                let validated = digest_purged_partition(&p, schema, now, gc_before)
+                    .and_then(|d| validated_as(d, i64::MIN));
+                let purge_changes = purge_changes(&p, now, gc_before);
+                Entry {
+                    token,
+                    key,
+                    validated,
+                    merged: Some(p),
+                    purge_changes,
+                    purged: None,
+                }
+            } else {
+                let purged = purge_partition(p, now, gc_before);
+                let validated = purged.as_ref().and_then(|p| {
+                    validated_as(digest_partition(p, self.merger.schema()), max_timestamp(p))
+                });
+                if validated.is_none() {
+                    continue;
+                }
+                Entry {
+                    token,
+                    key,
+                    validated,
+                    merged: None,
+                    purge_changes: false,
+                    purged: None,
+                }
+            };
+            if let Some(v) = &entry.validated {
                 self.tree.add(token, &v.digest, v.input_bytes);
             }
-            if validated.is_none() && merged.is_none() {
-                continue;
-            }
-            return Ok(Some(Entry {
-                token,
-                key,
-                validated,
-                merged,
-                purged: if self.keep_partitions { purged } else { None },
-            }));
+            return Ok(Some(entry));
         }
         Ok(None)
     }
@@ -384,6 +437,16 @@ impl<S: RangeSource> ReplicaDiff<S> {
         if same || validated.iter().all(Option::is_none) {
             return Ok(true);
         }
+        let (now, gc_before) = self.replicas.first().map_or((0, 0), |r| {
+            (r.options.now_seconds, r.options.gc_before_seconds)
+        });
+        for e in here.iter_mut().flatten() {
+            e.prepare(now, gc_before);
+        }
+        let validated: Vec<Option<&ValidatedPartition>> = here
+            .iter()
+            .map(|e| e.as_ref().and_then(|e| e.validated.as_ref()))
+            .collect();
         let stamps: Vec<Option<i64>> = validated
             .iter()
             .map(|p| p.map(|p| p.max_timestamp_micros))
@@ -411,13 +474,7 @@ impl<S: RangeSource> ReplicaDiff<S> {
         }
         let sides: Vec<compare::ReplicaSide<'_>> = here
             .iter()
-            .map(|e| {
-                e.as_ref().and_then(|e| match (&e.merged, &e.purged) {
-                    (Some(m), p) => Some((m, p.as_ref())),
-                    (None, Some(p)) => Some((p, Some(p))),
-                    (None, None) => None,
-                })
-            })
+            .map(|e| e.as_ref().and_then(Entry::sides))
             .collect();
         let schemas: Vec<&crate::component::data::DataSchema> =
             self.replicas.iter().map(|r| r.merger.schema()).collect();

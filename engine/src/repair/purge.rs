@@ -12,12 +12,12 @@ use crate::merge::{MergedPartition, MergedUnfiltered};
 
 use super::digest::is_live;
 
-fn purgeable(d: &DeletionTime, gc_before_secs: i64) -> bool {
+pub(super) fn purgeable(d: &DeletionTime, gc_before_secs: i64) -> bool {
     !is_live(d) && d.local_deletion_time.secs < gc_before_secs
 }
 
 /// `DeletionPurger.shouldPurge(LivenessInfo, now)`: expired at now, and before gcBefore.
-fn liveness_purged(l: &LivenessInfo, now_secs: i64, gc_before_secs: i64) -> bool {
+pub(super) fn liveness_purged(l: &LivenessInfo, now_secs: i64, gc_before_secs: i64) -> bool {
     l.local_expiration_time
         .as_ref()
         .is_some_and(|e| e.value.secs <= now_secs && e.value.secs < gc_before_secs)
@@ -25,7 +25,7 @@ fn liveness_purged(l: &LivenessInfo, now_secs: i64, gc_before_secs: i64) -> bool
 
 /// Whether [`purge_row`] drops or rewrites the cell: a tombstone before gcBefore, or an
 /// expired cell (dropped, or turned into a tombstone).
-fn cell_changes(c: &Cell, gc_before_secs: i64) -> bool {
+pub(super) fn cell_changes(c: &Cell, gc_before_secs: i64) -> bool {
     match c.kind {
         CellKind::Tombstone => c
             .local_deletion_time
