@@ -91,7 +91,7 @@ pub(crate) fn merge_partition(
         events.extend(p.unfiltereds.drain(..).map(|u| (p.source, u)));
     }
     let types = &ctx.schema.clustering_types;
-    events.sort_by(|a, b| compare_items(types, &a.1, &b.1));
+    crate::sort::sort_by(&mut events, |a, b| compare_items(types, &a.1, &b.1));
     let unfiltereds = merge_unfiltereds(events, partition_shadow.as_ref(), ctx);
 
     Some(MergedPartition {

@@ -334,7 +334,7 @@ pub(crate) fn merge_rows(
     for (s, r) in rows {
         by_column.extend(r.column_data.into_iter().map(|c| (c.column_index(), s, c)));
     }
-    by_column.sort_by_key(|(i, _, _)| *i);
+    crate::sort::sort_by_key(&mut by_column, |(i, _, _)| *i);
     let mut cell_sources = Vec::new();
     let mut complex_deletion_sources = Vec::new();
     let mut iter = by_column.into_iter().peekable();
@@ -467,7 +467,9 @@ fn merge_complex(
         .get(index)
         .and_then(|c| c.cell_path_type.clone());
     let path_of = |c: &Cell| c.path.as_ref().map(|p| p.bytes.clone()).unwrap_or_default();
-    cells.sort_by(|a, b| compare_paths(path_type.as_ref(), &path_of(&a.1), &path_of(&b.1)));
+    crate::sort::sort_by(&mut cells, |a, b| {
+        compare_paths(path_type.as_ref(), &path_of(&a.1), &path_of(&b.1))
+    });
     let mut out_cells = Vec::new();
     let mut out_sources = Vec::new();
     let mut iter = cells.into_iter().peekable();

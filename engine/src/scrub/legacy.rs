@@ -383,7 +383,7 @@ fn flush(partition: &mut Option<Partition>, row: &mut Option<(bool, Row)>) {
     let Some(p) = partition.as_mut() else {
         return;
     };
-    r.columns.sort_by_key(ColumnData::column);
+    crate::sort::sort_by_key(&mut r.columns, ColumnData::column);
     if is_static {
         p.static_row = Some(r);
     } else if !r.is_empty() {
