@@ -7,6 +7,7 @@
 //! sorts of lists, never for the per-cell or per-row decoding.
 
 use core::cmp::Ordering;
+use std::collections::BTreeMap;
 
 /// Sorts `v` by `compare`, stable (equal elements keep their order), as `slice::sort_by`.
 pub fn sort_by<T>(v: &mut [T], mut compare: impl FnMut(&T, &T) -> Ordering) {
@@ -33,6 +34,17 @@ pub fn sort_by_key<T, K: Ord>(v: &mut [T], mut key: impl FnMut(&T) -> K) {
 /// no distinct equal elements, the result is the same).
 pub fn sort<T: Ord>(v: &mut [T]) {
     sort_by(v, T::cmp);
+}
+
+/// A map of `entries` (the last value of a key wins), as `collect::<BTreeMap<_, _>>()` makes it
+/// but without its stable sort of the entries (compiled once per key and value type): inserted
+/// one at a time.
+pub fn btree_map<K: Ord, V>(entries: impl IntoIterator<Item = (K, V)>) -> BTreeMap<K, V> {
+    let mut map = BTreeMap::new();
+    for (k, v) in entries {
+        map.insert(k, v);
+    }
+    map
 }
 
 /// The one compiled stable sort: positions by a comparison of the elements at them.
@@ -119,6 +131,8 @@ mod tests {
         let mut strings = vec!["b".to_string(), "a".into(), "c".into()];
         sort_by(&mut strings, |a, b| b.cmp(a));
         assert_eq!(strings, ["c", "b", "a"]);
+        let map = btree_map([(2, "b"), (1, "a"), (2, "c")]);
+        assert_eq!(map.into_iter().collect::<Vec<_>>(), [(1, "a"), (2, "c")]);
         let mut empty: Vec<u8> = Vec::new();
         sort(&mut empty);
         assert!(empty.is_empty());
