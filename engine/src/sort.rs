@@ -58,10 +58,7 @@ fn sort_positions(order: &mut [usize], compare: &mut dyn FnMut(usize, usize) -> 
 fn permute<T>(v: &mut [T], order: &mut [usize]) {
     for start in 0..order.len() {
         let mut at = start;
-        loop {
-            let Some(slot) = order.get_mut(at) else {
-                break;
-            };
+        while let Some(slot) = order.get_mut(at) {
             let from = core::mem::replace(slot, at);
             if from == at || from == start || from >= v.len() {
                 break;
@@ -114,7 +111,7 @@ mod tests {
             }
             for i in 0..k {
                 each(k - 1, v, out);
-                if k % 2 == 0 {
+                if k.is_multiple_of(2) {
                     v.swap(i, k - 1);
                 } else {
                     v.swap(0, k - 1);
