@@ -46,11 +46,11 @@ impl SSTableMetadata {
                 missing: names(&self.components.missing),
                 unlisted: names(&self.components.unlisted),
                 unknown: names(&self.components.unknown),
-                sizes_bytes: self
-                    .sizes_bytes
-                    .iter()
-                    .map(|(c, s)| (c.file_suffix().to_owned(), *s))
-                    .collect(),
+                sizes_bytes: crate::sort::btree_map(
+                    self.sizes_bytes
+                        .iter()
+                        .map(|(c, s)| (c.file_suffix().to_owned(), *s)),
+                ),
             },
             errors: self
                 .errors
@@ -117,11 +117,11 @@ impl SSTableMetadata {
                 }),
             compression: self.compression.as_ref().map(|c| CompressionReport {
                 compressor: c.compressor.clone(),
-                options: c
-                    .options
-                    .iter()
-                    .map(|o| (o.key.value.clone(), o.value.value.clone()))
-                    .collect(),
+                options: crate::sort::btree_map(
+                    c.options
+                        .iter()
+                        .map(|o| (o.key.value.clone(), o.value.value.clone())),
+                ),
                 chunk_length: c.chunk_length_bytes.value,
                 max_compressed_length: c.max_compressed_length_bytes.as_ref().map(|m| m.value),
                 data_length: c.data_length_bytes.value,

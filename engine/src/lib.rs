@@ -54,6 +54,7 @@ pub mod repair;
 #[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod scrub;
 pub mod snapshot;
+pub mod sort;
 pub mod span;
 #[cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 pub mod sstable_set;

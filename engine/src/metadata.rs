@@ -264,7 +264,7 @@ fn known_keys(m: &SSTableMetadata) -> Vec<Vec<u8>> {
         keys.extend(stats.first_key.iter().map(|k| k.bytes.clone()));
         keys.extend(stats.last_key.iter().map(|k| k.bytes.clone()));
     }
-    keys.sort();
+    crate::sort::sort(&mut keys);
     keys.dedup();
     keys
 }

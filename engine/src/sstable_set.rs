@@ -120,7 +120,7 @@ pub fn group_files<S: AsRef<str>>(paths: &[S]) -> Grouping {
     }
     let mut sstables: Vec<SSTableFiles> = groups.into_values().collect();
     for s in &mut sstables {
-        s.files.sort();
+        crate::sort::sort(&mut s.files);
         s.descriptor.format = format_by_components(&s.descriptor, &s.files);
     }
     Grouping { sstables, ignored }

@@ -59,7 +59,7 @@ impl ComponentCheck {
     /// Compares present files with the TOC (`None` when there is no TOC.txt: nothing is missing or unlisted).
     pub fn new(present: &[ComponentType], toc: Option<&Toc>) -> ComponentCheck {
         let mut present_sorted: Vec<ComponentType> = present.to_vec();
-        present_sorted.sort();
+        crate::sort::sort(&mut present_sorted);
         present_sorted.dedup();
         let mut check = ComponentCheck {
             present: present_sorted.clone(),
@@ -67,7 +67,7 @@ impl ComponentCheck {
         };
         if let Some(toc) = toc {
             let mut listed: Vec<ComponentType> = toc.components().cloned().collect();
-            listed.sort();
+            crate::sort::sort(&mut listed);
             listed.dedup();
             check.missing = listed
                 .iter()

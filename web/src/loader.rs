@@ -90,7 +90,7 @@ pub async fn walk_entries(entries: Vec<FileSystemEntry>) -> Result<Vec<PickedFil
             });
         }
     }
-    out.sort_by(|a, b| a.path.cmp(&b.path));
+    sstable_engine::sort::sort_by(&mut out, |a, b| a.path.cmp(&b.path));
     Ok(out)
 }
 

@@ -387,6 +387,7 @@ const ENGINE_LAYERS: &[(&str, &[&str])] = &[
             "clock",
             "checksum",
             "byte_range",
+            "sort",
         ],
     ),
     (

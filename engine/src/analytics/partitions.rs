@@ -598,7 +598,7 @@ impl PartitionsCollector {
 }
 
 fn sort_top(kept: &mut [PartitionStats], column: PartitionColumn) {
-    kept.sort_by(|a, b| {
+    crate::sort::sort_by(kept, |a, b| {
         b.value(column)
             .cmp(&a.value(column))
             .then(a.position.cmp(&b.position))

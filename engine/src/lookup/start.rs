@@ -90,7 +90,7 @@ impl Lookup {
                 )
             };
             let mut bytes: Vec<u64> = bits.iter().map(|b| b.byte_offset).collect();
-            bytes.sort_unstable();
+            crate::sort::sort(&mut bytes);
             bytes.dedup();
             let touched = bytes.len() as u64;
             lookup.bloom = Some(BloomOutcome {

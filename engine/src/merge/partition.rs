@@ -234,7 +234,7 @@ fn merge_unfiltereds(
                 // A version out of clustering order (an invalid SSTable) is sorted first
                 // (stably), so the groups are those of all versions' items sorted together.
                 if !items.is_sorted_by(|a, b| compare_items(types, a, b) != Ordering::Greater) {
-                    items.sort_by(|a, b| compare_items(types, a, b));
+                    crate::sort::sort_by(&mut items, |a, b| compare_items(types, a, b));
                 }
                 (s, items.into_iter())
             })

@@ -353,7 +353,7 @@ pub(crate) fn merge_rows(
         for (s, r) in versions {
             by_column.extend(r.column_data.into_iter().map(|c| (c.column_index(), s, c)));
         }
-        by_column.sort_by_key(|(i, _, _)| *i);
+        crate::sort::sort_by_key(&mut by_column, |(i, _, _)| *i);
         // Each column's run of versions: (column index, length, whether any is complex).
         let mut runs: Vec<(usize, usize, bool)> = Vec::new();
         for (i, _, d) in &by_column {
@@ -521,7 +521,9 @@ fn merge_complex(
     // One version's cells are in path order already; several are sorted (stably: each
     // path's versions in source order).
     if columns.len() > 1 || cells.len() > columns.len() {
-        cells.sort_by(|a, b| compare_paths(path_type, path_of(&a.1), path_of(&b.1)));
+        crate::sort::sort_by(&mut cells, |a, b| {
+            compare_paths(path_type, path_of(&a.1), path_of(&b.1))
+        });
     }
     // Each path's run of versions.
     let mut runs: Vec<usize> = Vec::with_capacity(cells.len());

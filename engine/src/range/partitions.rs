@@ -89,7 +89,7 @@ impl PartitionFinder {
         ranges: &[(u64, u64)],
     ) -> PartitionFinder {
         let mut wanted: Vec<(u64, u64)> = ranges.iter().copied().filter(|(s, e)| s < e).collect();
-        wanted.sort_unstable();
+        crate::sort::sort(&mut wanted);
         wanted.dedup();
         PartitionFinder {
             entries: IndexEntries::new(version, index_len),

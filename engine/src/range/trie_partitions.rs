@@ -125,7 +125,7 @@ impl TriePartitionFinder {
         ranges: &[(u64, u64)],
     ) -> TriePartitionFinder {
         let mut wanted: Vec<(u64, u64)> = ranges.iter().copied().filter(|(s, e)| s < e).collect();
-        wanted.sort_unstable();
+        crate::sort::sort(&mut wanted);
         wanted.dedup();
         let stage = if wanted.is_empty() {
             Stage::Done

@@ -419,7 +419,7 @@ pub fn partition_pieces(
         }
         entries.append(&mut c.out);
     }
-    entries.sort_by(|a, b| compare_entries(types, a, b));
+    crate::sort::sort_by(&mut entries, |a, b| compare_entries(types, a, b));
     let n = sides.len();
     let mut pieces = Vec::new();
     let mut rest = entries.as_slice();

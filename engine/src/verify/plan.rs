@@ -136,7 +136,7 @@ impl Verifier {
     /// Partition ranges in the uncompressed stream, so failures can name the partitions whose
     /// bytes they touch.
     pub fn with_partitions(mut self, mut partitions: Vec<PartitionRange>) -> Verifier {
-        partitions.sort_by_key(|p| (p.start, p.end));
+        crate::sort::sort_by_key(&mut partitions, |p| (p.start, p.end));
         self.partitions = partitions;
         self
     }

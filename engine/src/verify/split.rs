@@ -261,7 +261,7 @@ impl Verifier {
             ));
         }
         let mut sorted: Vec<&SplitOutcome> = outcomes.iter().collect();
-        sorted.sort_by_key(|o| o.split.start);
+        crate::sort::sort_by_key(&mut sorted, |o| o.split.start);
         for o in sorted {
             let s = o.split;
             if s.start != self.pos || s.end > self.file_len || s.start > s.end {

@@ -198,7 +198,7 @@ impl Verifier {
                 .iter()
                 .map(|s| (s.start, s.end))
                 .collect();
-            spans.sort_unstable();
+            crate::sort::sort(&mut spans);
             // Overlapping parts (the table of contents is under more than one CRC) once.
             let mut merged: Vec<(u64, u64)> = Vec::new();
             for (a, b) in spans {

@@ -237,7 +237,7 @@ impl DecodedConverter {
                 }
             });
         }
-        columns.sort_by_key(ColumnData::column);
+        crate::sort::sort_by_key(&mut columns, ColumnData::column);
         Ok(Row {
             clustering,
             liveness,

@@ -329,7 +329,7 @@ impl LegacyConverter {
         let Some(p) = self.partition.as_mut() else {
             return;
         };
-        row.columns.sort_by_key(ColumnData::column);
+        crate::sort::sort_by_key(&mut row.columns, ColumnData::column);
         if is_static {
             p.partition.static_row = Some(row);
             p.static_position = Some(position);
@@ -358,7 +358,7 @@ impl LegacyConverter {
             events.push((&r.start.0, r.start.1, i, true));
             events.push((&r.end.0, r.end.1, i, false));
         }
-        events.sort_by(|a, b| cmp((a.0, a.1), (b.0, b.1)));
+        crate::sort::sort_by(&mut events, |a, b| cmp((a.0, a.1), (b.0, b.1)));
         let mut open: Vec<usize> = Vec::new();
         let top = |open: &[usize]| {
             open.iter()

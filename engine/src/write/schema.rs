@@ -75,14 +75,14 @@ impl TableSchema {
                 0,
             ));
         }
-        static_columns.sort_by(column_order);
-        regular_columns.sort_by(column_order);
+        crate::sort::sort_by(&mut static_columns, column_order);
+        crate::sort::sort_by(&mut regular_columns, column_order);
         let mut names: Vec<&str> = static_columns
             .iter()
             .chain(&regular_columns)
             .map(|c| c.name.as_str())
             .collect();
-        names.sort_unstable();
+        crate::sort::sort(&mut names);
         if names.windows(2).any(|w| w.first() == w.get(1)) {
             return Err(Error::invalid("column names must be unique", 0));
         }

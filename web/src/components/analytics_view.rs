@@ -258,7 +258,7 @@ pub fn analytics_view(p: &AnalyticsViewProps) -> Html {
     let table_of = table_of(&p.sstable.prefix);
     let tables_loaded = {
         let mut keys: Vec<String> = p.all.iter().map(|s| table_of_key(&s.prefix)).collect();
-        keys.sort_unstable();
+        sstable_engine::sort::sort(&mut keys);
         keys.dedup();
         keys.len()
     };

@@ -78,7 +78,7 @@ pub fn overview_table(props: &OverviewTableProps) -> Html {
     };
     let mut order: Vec<(usize, &SSTableView)> = props.sstables.iter().enumerate().collect();
     let (column, ascending) = *sort;
-    order.sort_by(|&(_, a), &(_, b)| {
+    sstable_engine::sort::sort_by(&mut order, |&(_, a), &(_, b)| {
         let (ka, kb) = (key(a, column), key(b, column));
         if ascending {
             ka.cmp(&kb)

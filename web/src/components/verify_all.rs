@@ -112,7 +112,7 @@ pub fn failure_words(run: &VerifyRun) -> String {
             .iter()
             .flat_map(|c| c.failures.iter().filter_map(|f| f.chunk))
             .collect();
-        named.sort_unstable();
+        sstable_engine::sort::sort(&mut named);
         named.dedup();
         let mut list: Vec<String> = named.iter().map(u64::to_string).collect();
         let more = failed_chunks.saturating_sub(named.len() as u64);

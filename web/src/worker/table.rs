@@ -62,7 +62,7 @@ pub(super) fn load_table(sstables: &[(String, Vec<FileRef>)]) -> Result<TableFil
         data_bytes: 0,
     };
     let mut ordered: Vec<&(String, Vec<FileRef>)> = sstables.iter().collect();
-    ordered.sort_by(|a, b| split_path(&a.0).cmp(&split_path(&b.0)));
+    sstable_engine::sort::sort_by(&mut ordered, |a, b| split_path(&a.0).cmp(&split_path(&b.0)));
     for (name, files) in ordered {
         let (metadata, handles) = load_metadata(files)?;
         let short = name.rsplit('/').next().unwrap_or(name).to_owned();

@@ -288,7 +288,7 @@ impl DataSchema {
             ("regular", &mut regular_columns),
         ] {
             let before: Vec<usize> = cols.iter().map(|c| c.header_index).collect();
-            cols.sort_by(column_order);
+            crate::sort::sort_by(cols, column_order);
             let after: Vec<usize> = cols.iter().map(|c| c.header_index).collect();
             if before != after && !frozen_bare_udts {
                 findings.push(format!(

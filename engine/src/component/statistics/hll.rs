@@ -435,7 +435,7 @@ mod tests {
         let mut entries: Vec<u32> = (0..5)
             .map(|_| encode_hash(splitmix(&mut s), 13, 25))
             .collect();
-        entries.sort_unstable();
+        crate::sort::sort(&mut entries);
         let bytes = sparse_bytes(&entries);
         let mut r = Reader::new(&bytes, 40);
         let hll = HyperLogLogPlus::decode(&mut r).unwrap();

@@ -282,7 +282,7 @@ impl Statistics {
         children.extend(checksum_of(ChecksumPart::TableOfContents).map(checksum_node));
 
         let mut entries: Vec<&TocEntry> = self.toc.iter().filter(|e| e.body.is_some()).collect();
-        entries.sort_by_key(|e| e.offset.value);
+        crate::sort::sort_by_key(&mut entries, |e| e.offset.value);
         let mut seen = Vec::new();
         for e in entries {
             let kind = e.metadata_type.value;
@@ -443,7 +443,7 @@ pub fn decode(bytes: &[u8], version: &Version) -> Result<Statistics> {
         .iter()
         .filter_map(|(_, _, o)| usable(o.value))
         .collect();
-    sorted.sort_unstable();
+    crate::sort::sort(&mut sorted);
     sorted.dedup();
 
     let mut stats = Statistics {
