@@ -17,6 +17,7 @@ use crate::component::data::{
 use crate::cql_schema::CqlTable;
 use crate::types::AbstractType;
 
+mod float;
 mod value;
 mod visit;
 

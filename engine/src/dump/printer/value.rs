@@ -8,7 +8,8 @@ use crate::datetime::{civil_from_days, iso8601_micros, iso8601_secs};
 use crate::dump::json::{
     hex_pair, needs_escape, plain_text, push_hex, push_i64, push_padded, string_bytes, DIGIT_PAIRS,
 };
-use crate::types::value::{format_cell_path, format_value, push_double, push_float};
+use super::float::{push_double_fast, push_float_fast};
+use crate::types::value::{format_cell_path, format_value};
 use crate::types::AbstractType;
 
 /// A JSON string whose text `f` writes straight into `out` (escaped afterwards only when it
@@ -142,11 +143,11 @@ fn fast_value(out: &mut Vec<u8>, t: &AbstractType, bytes: &[u8], nested: bool) -
             true
         }),
         AbstractType::Double => fixed(bytes).is_some_and(|b: [u8; 8]| {
-            push_double(out, f64::from_be_bytes(b));
+            push_double_fast(out, f64::from_be_bytes(b));
             true
         }),
         AbstractType::Float => fixed(bytes).is_some_and(|b: [u8; 4]| {
-            push_float(out, f32::from_be_bytes(b));
+            push_float_fast(out, f32::from_be_bytes(b));
             true
         }),
         AbstractType::Boolean => match bytes {
