@@ -17,6 +17,7 @@ use crate::component::data::{
 use crate::cql_schema::CqlTable;
 use crate::types::AbstractType;
 
+mod compact;
 mod float;
 mod value;
 mod visit;
@@ -69,6 +70,9 @@ pub struct DumpWriter<'s> {
     /// JSON: each column's name as a quoted, escaped JSON string, rendered once per SSTable
     /// (regular columns, then static columns, by column index).
     names_json: [Vec<Vec<u8>>; 2],
+    /// JSON lines: each column's cell opening `,{"name":"…"` ([`compact::cell_opening`]), in
+    /// the order of `names_json`.
+    cell_openings: [Vec<Vec<u8>>; 2],
 }
 
 impl<'s> DumpWriter<'s> {
@@ -115,6 +119,13 @@ impl<'s> DumpWriter<'s> {
                         string(&mut name, &c.name);
                         name
                     })
+                    .collect()
+            }),
+            cell_openings: [false, true].map(|is_static| {
+                schema
+                    .columns(is_static)
+                    .iter()
+                    .map(|c| compact::cell_opening(&c.name))
                     .collect()
             }),
         }
