@@ -353,16 +353,20 @@ pub(crate) const DIGIT_PAIRS: &[u8; 200] = b"\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
 
+/// A decimal integer, as `Display` writes it: its digit count first (`ilog10`), the digits
+/// written two at a time into a 20-byte stack buffer from the left, and the whole buffer copied
+/// (a constant-length copy, no call to `memcpy`) and cut back to the digits.
 #[inline]
-// Digit arithmetic: `v % 100 * 2` < 200, `n` counts down from 20 by the digits written.
+// Digit arithmetic: `v % 100 * 2` < 200, `n` counts down from the digit count (≤ 20).
 #[allow(clippy::arithmetic_side_effects)]
 pub(crate) fn push_u64(out: &mut Vec<u8>, mut v: u64) {
     if v < 10 {
         out.push(b'0' + v as u8);
         return;
     }
-    let mut digits = [0u8; 20];
-    let mut n = digits.len();
+    let len = v.ilog10() as usize + 1;
+    let mut digits = [b'0'; 20];
+    let mut n = len;
     while v >= 100 {
         let pair = (v % 100) as usize * 2;
         v /= 100;
@@ -373,17 +377,15 @@ pub(crate) fn push_u64(out: &mut Vec<u8>, mut v: u64) {
     }
     if v >= 10 {
         let pair = v as usize * 2;
-        n -= 2;
-        if let (Some(d), Some(p)) = (digits.get_mut(n..n + 2), DIGIT_PAIRS.get(pair..pair + 2)) {
+        if let (Some(d), Some(p)) = (digits.get_mut(0..2), DIGIT_PAIRS.get(pair..pair + 2)) {
             d.copy_from_slice(p);
         }
-    } else {
-        n -= 1;
-        if let Some(d) = digits.get_mut(n) {
-            *d = b'0' + v as u8;
-        }
+    } else if let Some(d) = digits.first_mut() {
+        *d = b'0' + v as u8;
     }
-    out.extend_from_slice(digits.get(n..).unwrap_or(&[]));
+    let end = out.len() + len;
+    out.extend_from_slice(&digits);
+    out.truncate(end);
 }
 
 /// `v` in exactly `width` digits (zero-padded; `v` < 10^width), two digits at a time.
@@ -446,7 +448,14 @@ mod tests {
             -999,
             1000,
             12_345,
+            99_999,
+            100_000,
+            999_999_999_999_999_999,
+            1_000_000_000_000_000_000,
             i64::MIN,
+            i64::MIN + 1,
+            -9,
+            -10,
             i64::MAX,
             1_234_567_890,
         ] {
@@ -454,6 +463,17 @@ mod tests {
             push_i64(&mut out, v);
             assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
         }
+        for p in 0..20u32 {
+            for d in [0, 1, 2] {
+                let v = 10u64.pow(p).wrapping_sub(1).wrapping_add(d);
+                let mut out = Vec::new();
+                push_u64(&mut out, v);
+                assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
+            }
+        }
+        let mut out = Vec::new();
+        push_u64(&mut out, u64::MAX);
+        assert_eq!(String::from_utf8(out).unwrap(), u64::MAX.to_string());
         let mut out = Vec::new();
         push_padded(&mut out, 42, 6);
         push_hex(&mut out, &[0, 0xab, 0xff]);

@@ -11,7 +11,7 @@ use crate::component::data::{
 };
 use crate::dump::json::{push_i64, push_u64, string, Json};
 
-use super::value::{json_string_with, push_iso_micros, push_iso_secs, render, render_path};
+use super::value::{json_string_with, json_value, push_iso_micros, push_iso_secs, render_path};
 use super::{shown_value, write_deletion_time, DumpWriter, ShownValue};
 
 /// `,{"name":"<name>"`: a cell's opening with its column's name as a JSON string (the first
@@ -51,7 +51,7 @@ impl DumpWriter<'_> {
                         ClusteringValueState::Empty => rows.extend_from_slice(b"\"\""),
                         ClusteringValueState::Present => {
                             let t = schema.clustering_types.get(v.index);
-                            json_string_with(rows, scratch, |out| ((), render(out, t, v.bytes).1));
+                            json_value(rows, scratch, t, v.bytes);
                         }
                     }
                 }
@@ -129,7 +129,7 @@ impl DumpWriter<'_> {
             }
             ShownValue::Typed(t, bytes) => {
                 rows.extend_from_slice(b",\"value\":");
-                json_string_with(rows, scratch, |out| render(out, t, bytes))
+                json_value(rows, scratch, t, bytes)
             }
         };
         if let Some(n) = &note {
