@@ -67,11 +67,7 @@ impl Rechunker {
 
     /// The first `rows` waiting rows (`rows` ≤ `waiting_rows`) as one batch.
     fn cut(&mut self, rows: usize) -> Result<RecordBatch, ArrowError> {
-        if self
-            .waiting
-            .front()
-            .is_some_and(|b| b.num_rows() == rows)
-        {
+        if self.waiting.front().is_some_and(|b| b.num_rows() == rows) {
             if let Some(whole) = self.waiting.pop_front() {
                 self.waiting_rows = self.waiting_rows.saturating_sub(rows);
                 return Ok(whole);
@@ -89,7 +85,8 @@ impl Rechunker {
                 parts.push(front);
             } else {
                 parts.push(front.slice(0, left));
-                self.waiting.push_front(front.slice(left, n.saturating_sub(left)));
+                self.waiting
+                    .push_front(front.slice(left, n.saturating_sub(left)));
                 left = 0;
             }
         }

@@ -241,8 +241,14 @@ fn assert_export_jobs_agree(path: &Path, name: &str, batch_sizes: &[&str], expec
                 }
                 for jobs in ["2", "3"] {
                     let many = with(jobs, extra);
-                    assert_eq!(one.2, many.2, "{format} {batch_rows} --jobs {jobs} {path:?}");
-                    assert_eq!(one.1, many.1, "{format} {batch_rows} --jobs {jobs} {path:?}");
+                    assert_eq!(
+                        one.2, many.2,
+                        "{format} {batch_rows} --jobs {jobs} {path:?}"
+                    );
+                    assert_eq!(
+                        one.1, many.1,
+                        "{format} {batch_rows} --jobs {jobs} {path:?}"
+                    );
                     assert_eq!(
                         one.0.iter().map(|(n, _)| n).collect::<Vec<_>>(),
                         many.0.iter().map(|(n, _)| n).collect::<Vec<_>>()

@@ -4,11 +4,11 @@
 //!
 //! Src: `tools/JsonTransformer.java`.
 
+use super::float::{push_double_fast, push_float_fast};
 use crate::datetime::{civil_from_days, iso8601_micros, iso8601_secs};
 use crate::dump::json::{
     hex_pair, needs_escape, plain_text, push_hex, push_i64, push_padded, string_bytes, DIGIT_PAIRS,
 };
-use super::float::{push_double_fast, push_float_fast};
 use crate::types::value::{format_cell_path, format_value};
 use crate::types::AbstractType;
 
