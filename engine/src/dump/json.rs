@@ -353,7 +353,20 @@ pub(crate) const DIGIT_PAIRS: &[u8; 200] = b"\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
 
-/// A decimal integer, as `Display` writes it: its digit count first (`ilog10`), the digits
+/// 10^0 … 10^19.
+// Evaluated at compile time: an index or product out of range would fail the build.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+const POWERS_OF_10: [u64; 20] = {
+    let mut p = [1u64; 20];
+    let mut i = 1;
+    while i < 20 {
+        p[i] = p[i - 1] * 10;
+        i += 1;
+    }
+    p
+};
+
+/// A decimal integer, as `Display` writes it: its digit count first (from the bit length), the digits
 /// written two at a time into a 20-byte stack buffer from the left, and the whole buffer copied
 /// (a constant-length copy, no call to `memcpy`) and cut back to the digits.
 #[inline]
@@ -364,7 +377,9 @@ pub(crate) fn push_u64(out: &mut Vec<u8>, mut v: u64) {
         out.push(b'0' + v as u8);
         return;
     }
-    let len = v.ilog10() as usize + 1;
+    // ⌊log10 v⌋ from the bit length (1233/4096 ≈ log10 2), one below when v < 10^t.
+    let t = ((64 - v.leading_zeros()) as usize * 1233) >> 12;
+    let len = t + usize::from(POWERS_OF_10.get(t).is_none_or(|&p| v >= p));
     let mut digits = [b'0'; 20];
     let mut n = len;
     while v >= 100 {

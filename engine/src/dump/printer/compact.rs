@@ -11,7 +11,7 @@ use crate::component::data::{
 };
 use crate::dump::json::{push_i64, push_u64, string, Json};
 
-use super::value::{json_string_with, json_value, push_iso_micros, push_iso_secs, render_path};
+use super::value::{json_path, json_value, push_iso_micros, push_iso_secs};
 use super::{shown_value, write_deletion_time, DumpWriter, ShownValue};
 
 /// `,{"name":"<name>"`: a cell's opening with its column's name as a JSON string (the first
@@ -114,9 +114,7 @@ impl DumpWriter<'_> {
         }
         if let Some(p) = cell.path {
             rows.extend_from_slice(b",\"path\":[");
-            json_string_with(rows, scratch, |out| {
-                ((), render_path(out, &column.column_type, p))
-            });
+            json_path(rows, scratch, &column.column_type, p);
             rows.push(b']');
         }
         let note = match shown_value(column, cell) {

@@ -91,6 +91,45 @@ pub(super) fn render(
     }
 }
 
+/// A cell path as a JSON string, like [`json_string_with`] of [`render_path`], with one call
+/// for the common paths (a list's UUID, a set's or map's simple key between its quotes).
+#[inline]
+pub(super) fn json_path(
+    out: &mut Vec<u8>,
+    scratch: &mut Vec<u8>,
+    column_type: &AbstractType,
+    path: &[u8],
+) {
+    out.push(b'"');
+    let start = out.len();
+    let fast = match column_type.base() {
+        AbstractType::List { .. } => match <[u8; 16]>::try_from(path) {
+            Ok(uuid) => {
+                push_uuid(out, &uuid);
+                Fast::Plain
+            }
+            Err(_) => Fast::No,
+        },
+        AbstractType::Set { element: t, .. } | AbstractType::Map { key: t, .. } => {
+            fast_value(out, t.base(), path, true)
+        }
+        _ => Fast::No,
+    };
+    match fast {
+        Fast::Plain => out.push(b'"'),
+        Fast::NeedsEscape => {
+            scratch.clear();
+            scratch.extend_from_slice(out.get(start..).unwrap_or_default());
+            out.truncate(start.saturating_sub(1));
+            string_bytes(out, scratch);
+        }
+        Fast::No => {
+            out.truncate(start.saturating_sub(1));
+            json_string_with(out, scratch, |o| ((), render_path(o, column_type, path)));
+        }
+    }
+}
+
 /// A cell path like [`format_cell_path`]; returns whether the text written is known to need no
 /// JSON escape.
 pub(super) fn render_path(out: &mut Vec<u8>, column_type: &AbstractType, path: &[u8]) -> bool {
