@@ -11,7 +11,7 @@ use crate::component::data::{
 };
 use crate::dump::json::{push_i64, push_u64, string, Json};
 
-use super::value::{json_path, json_value, push_iso_micros, push_iso_secs};
+use super::value::{json_path, json_value, push_iso_secs};
 use super::{shown_value, write_deletion_time, DumpWriter, ShownValue};
 
 /// `,{"name":"<name>"`: a cell's opening with its column's name as a JSON string (the first
@@ -60,7 +60,7 @@ impl DumpWriter<'_> {
         }
         if let Some(l) = &row.liveness {
             rows.extend_from_slice(b",\"liveness_info\":{\"tstamp\":\"");
-            push_iso_micros(rows, l.timestamp_micros.value);
+            self.iso_micros.push(rows, l.timestamp_micros.value);
             rows.push(b'"');
             if let Some(ttl) = &l.ttl_secs {
                 rows.extend_from_slice(b",\"ttl\":");
@@ -143,7 +143,7 @@ impl DumpWriter<'_> {
         }
         if cell.flags & USE_ROW_TIMESTAMP == 0 {
             rows.extend_from_slice(b",\"tstamp\":\"");
-            push_iso_micros(rows, cell.timestamp_micros);
+            self.iso_micros.push(rows, cell.timestamp_micros);
             rows.push(b'"');
         }
         if cell.is_expiring() {

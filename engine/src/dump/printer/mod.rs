@@ -22,7 +22,7 @@ mod float;
 mod value;
 mod visit;
 
-use value::{json_string_with, push_iso_micros, push_iso_secs, render, render_path};
+use value::{json_string_with, push_iso_micros, push_iso_secs, render, render_path, IsoMicros};
 
 /// What [`DumpWriter`] writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,6 +73,8 @@ pub struct DumpWriter<'s> {
     /// JSON lines: each column's cell opening `,{"name":"…"` ([`compact::cell_opening`]), in
     /// the order of `names_json`.
     cell_openings: [Vec<Vec<u8>>; 2],
+    /// JSON lines: the last timestamp's second, rendered.
+    iso_micros: IsoMicros,
 }
 
 impl<'s> DumpWriter<'s> {
@@ -128,6 +130,7 @@ impl<'s> DumpWriter<'s> {
                     .map(|c| compact::cell_opening(&c.name))
                     .collect()
             }),
+            iso_micros: IsoMicros::default(),
         }
     }
 

@@ -347,6 +347,35 @@ pub(super) fn push_iso_secs(out: &mut Vec<u8>, secs: i64) {
     out.push(b'Z');
 }
 
+/// [`push_iso_micros`] with the last second's `YYYY-MM-DDTHH:MM:SS` kept: a row's or cell's
+/// timestamp is mostly in the same second as the one before it, so only the microseconds are
+/// written anew.
+#[derive(Debug, Default)]
+pub(super) struct IsoMicros {
+    secs: Option<i64>,
+    text: [u8; 19],
+}
+
+impl IsoMicros {
+    #[inline]
+    pub(super) fn push(&mut self, out: &mut Vec<u8>, micros: i64) {
+        let secs = micros.div_euclid(1_000_000);
+        if self.secs != Some(secs) {
+            let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
+            if !(0..=9999).contains(&y) {
+                out.extend_from_slice(iso8601_micros(micros).as_bytes());
+                return;
+            }
+            self.text = iso_date_time(y, m, d, secs.rem_euclid(86_400));
+            self.secs = Some(secs);
+        }
+        out.extend_from_slice(&self.text);
+        out.push(b'.');
+        push_padded(out, micros.rem_euclid(1_000_000).unsigned_abs(), 6);
+        out.push(b'Z');
+    }
+}
+
 /// [`iso8601_micros`] into `out`.
 pub(super) fn push_iso_micros(out: &mut Vec<u8>, micros: i64) {
     let secs = micros.div_euclid(1_000_000);
@@ -359,4 +388,28 @@ pub(super) fn push_iso_micros(out: &mut Vec<u8>, micros: i64) {
     out.push(b'.');
     push_padded(out, micros.rem_euclid(1_000_000).unsigned_abs(), 6);
     out.push(b'Z');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kept_second_gives_what_iso8601_micros_gives() {
+        let mut iso = IsoMicros::default();
+        let mut micros: i64 = -62_167_219_200_000_001; // just before year 0
+        let mut values = vec![0, -1, 1, 999_999, 1_000_000, i64::MIN, i64::MAX, micros];
+        for step in [1, 7, 999_999, 1_000_001, 86_400_000_000, 31_556_952_123_457] {
+            for _ in 0..200 {
+                micros = micros.wrapping_add(step.wrapping_mul(37));
+                values.push(micros);
+                values.push(micros.wrapping_add(3)); // the same second again, mostly
+            }
+        }
+        for v in values {
+            let mut out = Vec::new();
+            iso.push(&mut out, v);
+            assert_eq!(String::from_utf8(out).unwrap(), iso8601_micros(v), "{v}");
+        }
+    }
 }
