@@ -399,7 +399,14 @@ mod tests {
         let mut iso = IsoMicros::default();
         let mut micros: i64 = -62_167_219_200_000_001; // just before year 0
         let mut values = vec![0, -1, 1, 999_999, 1_000_000, i64::MIN, i64::MAX, micros];
-        for step in [1i64, 7, 999_999, 1_000_001, 86_400_000_000, 31_556_952_123_457] {
+        for step in [
+            1i64,
+            7,
+            999_999,
+            1_000_001,
+            86_400_000_000,
+            31_556_952_123_457,
+        ] {
             for _ in 0..200 {
                 micros = micros.wrapping_add(step.wrapping_mul(37));
                 values.push(micros);
