@@ -219,7 +219,7 @@ fn bytes_equal(x: u64, b: u8) -> u64 {
 /// eight bytes again (overlapping), or for short input two overlapping 32-bit halves, or the
 /// bytes padded with `pad` (a byte `test` passes). No byte-by-byte loop over the tail.
 #[inline(always)]
-fn any_word(bytes: &[u8], pad: u8, test: impl Fn(u64) -> u64) -> u64 {
+fn any_word(bytes: &[u8], pad: u8, mut test: impl FnMut(u64) -> u64) -> u64 {
     let word = |b: &[u8]| u64::from_le_bytes(<[u8; 8]>::try_from(b).unwrap_or([pad; 8]));
     let half = |b: &[u8]| u32::from_le_bytes(<[u8; 4]>::try_from(b).unwrap_or([pad; 4]));
     let n = bytes.len();
@@ -258,14 +258,17 @@ pub(crate) fn needs_escape(bytes: &[u8]) -> bool {
 /// not such text.
 #[inline]
 pub(crate) fn plain_text(bytes: &[u8], quote: u8) -> Option<bool> {
+    // One pass: the bytes that are not plain, and the `"`s (in the same pass).
+    let mut double_quote = 0u64;
     let not_plain = any_word(bytes, b'a', |x| {
+        double_quote |= bytes_equal(x, b'"');
         bytes_below(x, 0x20)
             | (x & HIGH)
             | bytes_equal(x, 0x7f)
             | bytes_equal(x, b'\\')
             | bytes_equal(x, quote)
     });
-    (not_plain == 0).then(|| any_word(bytes, b'a', |x| bytes_equal(x, b'"')) != 0)
+    (not_plain == 0).then_some(double_quote != 0)
 }
 
 /// `s` as a JSON string (quoted, escaped as `serde_json` escapes).

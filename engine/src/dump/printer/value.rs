@@ -277,23 +277,23 @@ fn fixed<const N: usize>(bytes: &[u8]) -> Option<[u8; N]> {
 
 /// 8-4-4-4-12 lowercase hex digits.
 fn push_uuid(out: &mut Vec<u8>, b: &[u8; 16]) {
-    let h = |i: usize| b.get(i).map_or([b'0'; 2], |&v| hex_pair(v));
-    let [a0, a1] = h(0);
-    let [a2, a3] = h(1);
-    let [a4, a5] = h(2);
-    let [a6, a7] = h(3);
-    let [b0, b1] = h(4);
-    let [b2, b3] = h(5);
-    let [c0, c1] = h(6);
-    let [c2, c3] = h(7);
-    let [d0, d1] = h(8);
-    let [d2, d3] = h(9);
-    let [e0, e1] = h(10);
-    let [e2, e3] = h(11);
-    let [e4, e5] = h(12);
-    let [e6, e7] = h(13);
-    let [e8, e9] = h(14);
-    let [ea, eb] = h(15);
+    let [v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15] = *b;
+    let [a0, a1] = hex_pair(v0);
+    let [a2, a3] = hex_pair(v1);
+    let [a4, a5] = hex_pair(v2);
+    let [a6, a7] = hex_pair(v3);
+    let [b0, b1] = hex_pair(v4);
+    let [b2, b3] = hex_pair(v5);
+    let [c0, c1] = hex_pair(v6);
+    let [c2, c3] = hex_pair(v7);
+    let [d0, d1] = hex_pair(v8);
+    let [d2, d3] = hex_pair(v9);
+    let [e0, e1] = hex_pair(v10);
+    let [e2, e3] = hex_pair(v11);
+    let [e4, e5] = hex_pair(v12);
+    let [e6, e7] = hex_pair(v13);
+    let [e8, e9] = hex_pair(v14);
+    let [ea, eb] = hex_pair(v15);
     out.extend_from_slice(&[
         a0, a1, a2, a3, a4, a5, a6, a7, b'-', b0, b1, b2, b3, b'-', c0, c1, c2, c3, b'-', d0, d1,
         d2, d3, b'-', e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, ea, eb,
