@@ -198,3 +198,123 @@ fn exports_the_partitions_report_and_refuses_pre_3_0_sstables() {
     assert!(stderr.contains("predates the 3.0 row format"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every file `export` wrote into `dir`, by name, with its bytes.
+fn files_of(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.map(|e| {
+                let e = e.unwrap();
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    std::fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// `export --jobs 2` and `--jobs 3` write the files `--jobs 1` writes, byte for byte, with the
+/// same stderr and exit status, in every format and at batch sizes that make the ranges'
+/// batches straddle the batch cuts.
+fn assert_export_jobs_agree(path: &Path, name: &str, batch_sizes: &[&str], expect_rows: bool) {
+    for format in ["parquet", "arrow", "csv"] {
+        for &batch_rows in batch_sizes {
+            let with = |jobs: &str, extra: &[&str]| {
+                let mut args = vec!["--batch-rows", batch_rows, "--jobs", jobs];
+                args.extend_from_slice(extra);
+                let tag = format!("{name}-{format}-{batch_rows}-{jobs}-{}", extra.len());
+                let (dir, stderr, code) = export(path, format, &tag, &args);
+                let files = files_of(&dir);
+                let _ = std::fs::remove_dir_all(&dir);
+                // The output directory differs by name; the rest of stderr must not.
+                (files, stderr.replace(dir.to_str().unwrap(), "DIR"), code)
+            };
+            for extra in [&[][..], &["--cell-metadata"][..]] {
+                let one = with("1", extra);
+                if expect_rows {
+                    assert_eq!(one.2, 0, "{format} {batch_rows} {path:?}: {}", one.1);
+                    assert!(!one.0.is_empty() && one.0.iter().all(|(_, b)| b.len() > 100));
+                }
+                for jobs in ["2", "3"] {
+                    let many = with(jobs, extra);
+                    assert_eq!(
+                        one.2, many.2,
+                        "{format} {batch_rows} --jobs {jobs} {path:?}"
+                    );
+                    assert_eq!(
+                        one.1, many.1,
+                        "{format} {batch_rows} --jobs {jobs} {path:?}"
+                    );
+                    assert_eq!(
+                        one.0.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+                        many.0.iter().map(|(n, _)| n).collect::<Vec<_>>()
+                    );
+                    for ((file, a), (_, b)) in one.0.iter().zip(&many.0) {
+                        assert!(
+                            a == b,
+                            "{format} {batch_rows} {extra:?} --jobs {jobs}: {file} differs from --jobs 1 ({} vs {} bytes)",
+                            b.len(),
+                            a.len()
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn split_exports_write_the_sequential_runs_bytes_on_generated_sstables() {
+    // Small chunks and partitions of a few KiB: the file is cut into 8 and 12 ranges (2 and 3
+    // jobs) whose edges fall inside partitions' chunks and across the batches.
+    for (name, version, compression, partitions, rows) in [
+        ("lz4", "oa", "lz4", "41", "37"),
+        ("plain", "nb", "none", "29", "11"),
+    ] {
+        let dir = out_dir(&format!("gen-{name}"));
+        let out = Command::new(env!("CARGO_BIN_EXE_sstable-inspect"))
+            .args([
+                "generate",
+                "-q",
+                "--out",
+                dir.to_str().unwrap(),
+                "--version",
+                version,
+                "--compression",
+                compression,
+                "--partitions",
+                partitions,
+                "--rows-per-partition",
+                rows,
+                "--chunk-kib",
+                "4",
+                "--seed",
+                "26",
+                "--ttl-fraction",
+                "0.3",
+                "--tombstone-fraction",
+                "0.2",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_export_jobs_agree(&dir, name, &["1", "7", "100", "8192"], true);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn split_exports_write_the_sequential_runs_bytes_on_every_fixture() {
+    let Some(fixtures) = common::cassandra_fixtures("split_exports_on_every_fixture") else {
+        return;
+    };
+    assert_export_jobs_agree(&fixtures, "fixtures", &["3", "8192"], false);
+}

@@ -219,7 +219,7 @@ fn bytes_equal(x: u64, b: u8) -> u64 {
 /// eight bytes again (overlapping), or for short input two overlapping 32-bit halves, or the
 /// bytes padded with `pad` (a byte `test` passes). No byte-by-byte loop over the tail.
 #[inline(always)]
-fn any_word(bytes: &[u8], pad: u8, test: impl Fn(u64) -> u64) -> u64 {
+fn any_word(bytes: &[u8], pad: u8, mut test: impl FnMut(u64) -> u64) -> u64 {
     let word = |b: &[u8]| u64::from_le_bytes(<[u8; 8]>::try_from(b).unwrap_or([pad; 8]));
     let half = |b: &[u8]| u32::from_le_bytes(<[u8; 4]>::try_from(b).unwrap_or([pad; 4]));
     let n = bytes.len();
@@ -258,14 +258,17 @@ pub(crate) fn needs_escape(bytes: &[u8]) -> bool {
 /// not such text.
 #[inline]
 pub(crate) fn plain_text(bytes: &[u8], quote: u8) -> Option<bool> {
+    // One pass: the bytes that are not plain, and the `"`s (in the same pass).
+    let mut double_quote = 0u64;
     let not_plain = any_word(bytes, b'a', |x| {
+        double_quote |= bytes_equal(x, b'"');
         bytes_below(x, 0x20)
             | (x & HIGH)
             | bytes_equal(x, 0x7f)
             | bytes_equal(x, b'\\')
             | bytes_equal(x, quote)
     });
-    (not_plain == 0).then(|| any_word(bytes, b'a', |x| bytes_equal(x, b'"')) != 0)
+    (not_plain == 0).then_some(double_quote != 0)
 }
 
 /// `s` as a JSON string (quoted, escaped as `serde_json` escapes).
@@ -353,16 +356,35 @@ pub(crate) const DIGIT_PAIRS: &[u8; 200] = b"\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
 
+/// 10^0 … 10^19.
+// Evaluated at compile time: an index or product out of range would fail the build.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+const POWERS_OF_10: [u64; 20] = {
+    let mut p = [1u64; 20];
+    let mut i = 1;
+    while i < 20 {
+        p[i] = p[i - 1] * 10;
+        i += 1;
+    }
+    p
+};
+
+/// A decimal integer, as `Display` writes it: its digit count first (from the bit length), the digits
+/// written two at a time into a 20-byte stack buffer from the left, and the whole buffer copied
+/// (a constant-length copy, no call to `memcpy`) and cut back to the digits.
 #[inline]
-// Digit arithmetic: `v % 100 * 2` < 200, `n` counts down from 20 by the digits written.
+// Digit arithmetic: `v % 100 * 2` < 200, `n` counts down from the digit count (≤ 20).
 #[allow(clippy::arithmetic_side_effects)]
 pub(crate) fn push_u64(out: &mut Vec<u8>, mut v: u64) {
     if v < 10 {
         out.push(b'0' + v as u8);
         return;
     }
-    let mut digits = [0u8; 20];
-    let mut n = digits.len();
+    // ⌊log10 v⌋ from the bit length (1233/4096 ≈ log10 2), one below when v < 10^t.
+    let t = ((64 - v.leading_zeros()) as usize * 1233) >> 12;
+    let len = t + usize::from(POWERS_OF_10.get(t).is_none_or(|&p| v >= p));
+    let mut digits = [b'0'; 20];
+    let mut n = len;
     while v >= 100 {
         let pair = (v % 100) as usize * 2;
         v /= 100;
@@ -373,17 +395,15 @@ pub(crate) fn push_u64(out: &mut Vec<u8>, mut v: u64) {
     }
     if v >= 10 {
         let pair = v as usize * 2;
-        n -= 2;
-        if let (Some(d), Some(p)) = (digits.get_mut(n..n + 2), DIGIT_PAIRS.get(pair..pair + 2)) {
+        if let (Some(d), Some(p)) = (digits.get_mut(0..2), DIGIT_PAIRS.get(pair..pair + 2)) {
             d.copy_from_slice(p);
         }
-    } else {
-        n -= 1;
-        if let Some(d) = digits.get_mut(n) {
-            *d = b'0' + v as u8;
-        }
+    } else if let Some(d) = digits.first_mut() {
+        *d = b'0' + v as u8;
     }
-    out.extend_from_slice(digits.get(n..).unwrap_or(&[]));
+    let end = out.len() + len;
+    out.extend_from_slice(&digits);
+    out.truncate(end);
 }
 
 /// `v` in exactly `width` digits (zero-padded; `v` < 10^width), two digits at a time.
@@ -446,7 +466,14 @@ mod tests {
             -999,
             1000,
             12_345,
+            99_999,
+            100_000,
+            999_999_999_999_999_999,
+            1_000_000_000_000_000_000,
             i64::MIN,
+            i64::MIN + 1,
+            -9,
+            -10,
             i64::MAX,
             1_234_567_890,
         ] {
@@ -454,6 +481,17 @@ mod tests {
             push_i64(&mut out, v);
             assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
         }
+        for p in 0..20u32 {
+            for d in [0, 1, 2] {
+                let v = 10u64.pow(p).wrapping_sub(1).wrapping_add(d);
+                let mut out = Vec::new();
+                push_u64(&mut out, v);
+                assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
+            }
+        }
+        let mut out = Vec::new();
+        push_u64(&mut out, u64::MAX);
+        assert_eq!(String::from_utf8(out).unwrap(), u64::MAX.to_string());
         let mut out = Vec::new();
         push_padded(&mut out, 42, 6);
         push_hex(&mut out, &[0, 0xab, 0xff]);

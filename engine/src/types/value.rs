@@ -99,7 +99,7 @@ use serde::Serialize;
 pub use format::{
     format_cell_path, format_nested_value, format_value, split_composite_key, KeyComponent,
 };
-pub(crate) use num::{push_double, push_float};
+pub(crate) use num::{f32_parts, f64_parts, may_tie, push_double, push_float};
 pub use parse::{parse_partition_key, parse_value};
 
 /// Longest `varint` (or `decimal` unscaled value) converted to decimal digits, in bytes; longer

@@ -17,10 +17,12 @@ use crate::component::data::{
 use crate::cql_schema::CqlTable;
 use crate::types::AbstractType;
 
+mod compact;
+mod float;
 mod value;
 mod visit;
 
-use value::{json_string_with, push_iso_micros, push_iso_secs, render, render_path};
+use value::{json_string_with, push_iso_micros, push_iso_secs, render, render_path, IsoMicros};
 
 /// What [`DumpWriter`] writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,6 +70,11 @@ pub struct DumpWriter<'s> {
     /// JSON: each column's name as a quoted, escaped JSON string, rendered once per SSTable
     /// (regular columns, then static columns, by column index).
     names_json: [Vec<Vec<u8>>; 2],
+    /// JSON lines: each column's cell opening `,{"name":"…"` ([`compact::cell_opening`]), in
+    /// the order of `names_json`.
+    cell_openings: [Vec<Vec<u8>>; 2],
+    /// JSON lines: the last timestamp's second, rendered.
+    iso_micros: IsoMicros,
 }
 
 impl<'s> DumpWriter<'s> {
@@ -116,6 +123,14 @@ impl<'s> DumpWriter<'s> {
                     })
                     .collect()
             }),
+            cell_openings: [false, true].map(|is_static| {
+                schema
+                    .columns(is_static)
+                    .iter()
+                    .map(|c| compact::cell_opening(&c.name))
+                    .collect()
+            }),
+            iso_micros: IsoMicros::default(),
         }
     }
 

@@ -4,11 +4,12 @@
 //!
 //! Src: `tools/JsonTransformer.java`.
 
+use super::float::{push_double_fast, push_float_fast};
 use crate::datetime::{civil_from_days, iso8601_micros, iso8601_secs};
 use crate::dump::json::{
     hex_pair, needs_escape, plain_text, push_hex, push_i64, push_padded, string_bytes, DIGIT_PAIRS,
 };
-use crate::types::value::{format_cell_path, format_value, push_double, push_float};
+use crate::types::value::{format_cell_path, format_value};
 use crate::types::AbstractType;
 
 /// A JSON string whose text `f` writes straight into `out` (escaped afterwards only when it
@@ -34,6 +35,37 @@ pub(super) fn json_string_with<R>(
     r
 }
 
+/// `bytes` of type `t` as a JSON string (quoted, escaped when it needs it) into `out`, like
+/// [`json_string_with`] of [`render`] but with one call for the common types ([`fast_value`]
+/// straight between the quotes); returns the note, if any.
+#[inline]
+pub(super) fn json_value(
+    out: &mut Vec<u8>,
+    scratch: &mut Vec<u8>,
+    t: Option<&AbstractType>,
+    bytes: &[u8],
+) -> Option<String> {
+    if let Some(t) = t {
+        out.push(b'"');
+        let start = out.len();
+        match fast_value(out, t.base(), bytes, false) {
+            Fast::Plain => {
+                out.push(b'"');
+                return None;
+            }
+            Fast::NeedsEscape => {
+                scratch.clear();
+                scratch.extend_from_slice(out.get(start..).unwrap_or_default());
+                out.truncate(start.saturating_sub(1));
+                string_bytes(out, scratch);
+                return None;
+            }
+            Fast::No => out.truncate(start.saturating_sub(1)),
+        }
+    }
+    json_string_with(out, scratch, |o| render(o, t, bytes))
+}
+
 /// Writes `bytes` of type `t` like cqlsh into `out`; returns the note, if any, and whether the
 /// text written is known to need no JSON escape.
 pub(super) fn render(
@@ -55,6 +87,45 @@ pub(super) fn render(
             out.extend_from_slice(b"0x");
             push_hex(out, bytes);
             (Some("no type for this value".to_owned()), true)
+        }
+    }
+}
+
+/// A cell path as a JSON string, like [`json_string_with`] of [`render_path`], with one call
+/// for the common paths (a list's UUID, a set's or map's simple key between its quotes).
+#[inline]
+pub(super) fn json_path(
+    out: &mut Vec<u8>,
+    scratch: &mut Vec<u8>,
+    column_type: &AbstractType,
+    path: &[u8],
+) {
+    out.push(b'"');
+    let start = out.len();
+    let fast = match column_type.base() {
+        AbstractType::List { .. } => match <[u8; 16]>::try_from(path) {
+            Ok(uuid) => {
+                push_uuid(out, &uuid);
+                Fast::Plain
+            }
+            Err(_) => Fast::No,
+        },
+        AbstractType::Set { element: t, .. } | AbstractType::Map { key: t, .. } => {
+            fast_value(out, t.base(), path, true)
+        }
+        _ => Fast::No,
+    };
+    match fast {
+        Fast::Plain => out.push(b'"'),
+        Fast::NeedsEscape => {
+            scratch.clear();
+            scratch.extend_from_slice(out.get(start..).unwrap_or_default());
+            out.truncate(start.saturating_sub(1));
+            string_bytes(out, scratch);
+        }
+        Fast::No => {
+            out.truncate(start.saturating_sub(1));
+            json_string_with(out, scratch, |o| ((), render_path(o, column_type, path)));
         }
     }
 }
@@ -142,11 +213,11 @@ fn fast_value(out: &mut Vec<u8>, t: &AbstractType, bytes: &[u8], nested: bool) -
             true
         }),
         AbstractType::Double => fixed(bytes).is_some_and(|b: [u8; 8]| {
-            push_double(out, f64::from_be_bytes(b));
+            push_double_fast(out, f64::from_be_bytes(b));
             true
         }),
         AbstractType::Float => fixed(bytes).is_some_and(|b: [u8; 4]| {
-            push_float(out, f32::from_be_bytes(b));
+            push_float_fast(out, f32::from_be_bytes(b));
             true
         }),
         AbstractType::Boolean => match bytes {
@@ -206,23 +277,23 @@ fn fixed<const N: usize>(bytes: &[u8]) -> Option<[u8; N]> {
 
 /// 8-4-4-4-12 lowercase hex digits.
 fn push_uuid(out: &mut Vec<u8>, b: &[u8; 16]) {
-    let h = |i: usize| b.get(i).map_or([b'0'; 2], |&v| hex_pair(v));
-    let [a0, a1] = h(0);
-    let [a2, a3] = h(1);
-    let [a4, a5] = h(2);
-    let [a6, a7] = h(3);
-    let [b0, b1] = h(4);
-    let [b2, b3] = h(5);
-    let [c0, c1] = h(6);
-    let [c2, c3] = h(7);
-    let [d0, d1] = h(8);
-    let [d2, d3] = h(9);
-    let [e0, e1] = h(10);
-    let [e2, e3] = h(11);
-    let [e4, e5] = h(12);
-    let [e6, e7] = h(13);
-    let [e8, e9] = h(14);
-    let [ea, eb] = h(15);
+    let [v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15] = *b;
+    let [a0, a1] = hex_pair(v0);
+    let [a2, a3] = hex_pair(v1);
+    let [a4, a5] = hex_pair(v2);
+    let [a6, a7] = hex_pair(v3);
+    let [b0, b1] = hex_pair(v4);
+    let [b2, b3] = hex_pair(v5);
+    let [c0, c1] = hex_pair(v6);
+    let [c2, c3] = hex_pair(v7);
+    let [d0, d1] = hex_pair(v8);
+    let [d2, d3] = hex_pair(v9);
+    let [e0, e1] = hex_pair(v10);
+    let [e2, e3] = hex_pair(v11);
+    let [e4, e5] = hex_pair(v12);
+    let [e6, e7] = hex_pair(v13);
+    let [e8, e9] = hex_pair(v14);
+    let [ea, eb] = hex_pair(v15);
     out.extend_from_slice(&[
         a0, a1, a2, a3, a4, a5, a6, a7, b'-', b0, b1, b2, b3, b'-', c0, c1, c2, c3, b'-', d0, d1,
         d2, d3, b'-', e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, ea, eb,
@@ -276,6 +347,35 @@ pub(super) fn push_iso_secs(out: &mut Vec<u8>, secs: i64) {
     out.push(b'Z');
 }
 
+/// [`push_iso_micros`] with the last second's `YYYY-MM-DDTHH:MM:SS` kept: a row's or cell's
+/// timestamp is mostly in the same second as the one before it, so only the microseconds are
+/// written anew.
+#[derive(Debug, Default)]
+pub(super) struct IsoMicros {
+    secs: Option<i64>,
+    text: [u8; 19],
+}
+
+impl IsoMicros {
+    #[inline]
+    pub(super) fn push(&mut self, out: &mut Vec<u8>, micros: i64) {
+        let secs = micros.div_euclid(1_000_000);
+        if self.secs != Some(secs) {
+            let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
+            if !(0..=9999).contains(&y) {
+                out.extend_from_slice(iso8601_micros(micros).as_bytes());
+                return;
+            }
+            self.text = iso_date_time(y, m, d, secs.rem_euclid(86_400));
+            self.secs = Some(secs);
+        }
+        out.extend_from_slice(&self.text);
+        out.push(b'.');
+        push_padded(out, micros.rem_euclid(1_000_000).unsigned_abs(), 6);
+        out.push(b'Z');
+    }
+}
+
 /// [`iso8601_micros`] into `out`.
 pub(super) fn push_iso_micros(out: &mut Vec<u8>, micros: i64) {
     let secs = micros.div_euclid(1_000_000);
@@ -288,4 +388,35 @@ pub(super) fn push_iso_micros(out: &mut Vec<u8>, micros: i64) {
     out.push(b'.');
     push_padded(out, micros.rem_euclid(1_000_000).unsigned_abs(), 6);
     out.push(b'Z');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kept_second_gives_what_iso8601_micros_gives() {
+        let mut iso = IsoMicros::default();
+        let mut micros: i64 = -62_167_219_200_000_001; // just before year 0
+        let mut values = vec![0, -1, 1, 999_999, 1_000_000, i64::MIN, i64::MAX, micros];
+        for step in [
+            1i64,
+            7,
+            999_999,
+            1_000_001,
+            86_400_000_000,
+            31_556_952_123_457,
+        ] {
+            for _ in 0..200 {
+                micros = micros.wrapping_add(step.wrapping_mul(37));
+                values.push(micros);
+                values.push(micros.wrapping_add(3)); // the same second again, mostly
+            }
+        }
+        for v in values {
+            let mut out = Vec::new();
+            iso.push(&mut out, v);
+            assert_eq!(String::from_utf8(out).unwrap(), iso8601_micros(v), "{v}");
+        }
+    }
 }

@@ -11,7 +11,7 @@ use crate::dump::json::{key, push_i64};
 use crate::dump::{header_json, marker_json};
 
 use super::value::{json_string_with, push_iso_micros, push_iso_secs, render, render_path};
-use super::{rendered_member, write_deletion_time, write_marker_json, DumpWriter};
+use super::{rendered_member, write_deletion_time, write_marker_json, DumpFormat, DumpWriter};
 
 impl DataVisitor for DumpWriter<'_> {
     fn partition_start(&mut self, start: &PartitionStart) {
@@ -29,6 +29,10 @@ impl DataVisitor for DumpWriter<'_> {
         }
         self.cells_open = false;
         self.row_is_static = row.is_static;
+        if self.format == DumpFormat::JsonLines {
+            self.row_start_compact(row);
+            return;
+        }
         let schema = self.schema;
         let kind = if row.is_static { "static_block" } else { "row" };
         let json = self.json();
@@ -141,9 +145,10 @@ impl DataVisitor for DumpWriter<'_> {
         if self.skipping {
             return;
         }
-        if self.json() {
-            self.cell_json(column, cell);
-            return;
+        match self.format {
+            DumpFormat::JsonLines => return self.cell_compact(column, cell),
+            DumpFormat::Json => return self.cell_json(column, cell),
+            DumpFormat::Text => {}
         }
         let (has_value, note) = self.cell_value(column, cell);
         let expiring = cell.is_expiring();

@@ -419,7 +419,7 @@ fn shortest_digits(v: impl core::fmt::LowerExp) -> ShortestDigits {
 /// fractional bits — and two candidates but no multiple of 10^(k+1) within half the float
 /// spacing 2^e: 10^k ≤ 2^e < 10^(k+1), k = ⌊e·log10 2⌋. Integers never tie. Conservative (one
 /// unit of margin each way): a "maybe" only takes the slower exact path.
-fn may_tie(m: u64, e: i32) -> bool {
+pub(crate) fn may_tie(m: u64, e: i32) -> bool {
     if m == 0 {
         return false;
     }
@@ -433,7 +433,7 @@ fn may_tie(m: u64, e: i32) -> bool {
 }
 
 /// `m` and `e` with |v| = m · 2^e for a finite `f64`.
-fn f64_parts(v: f64) -> (u64, i32) {
+pub(crate) fn f64_parts(v: f64) -> (u64, i32) {
     let bits = v.to_bits();
     let exp = ((bits >> 52) & 0x7ff) as i32;
     let frac = bits & ((1u64 << 52) - 1);
@@ -445,7 +445,7 @@ fn f64_parts(v: f64) -> (u64, i32) {
 }
 
 /// `m` and `e` with |v| = m · 2^e for a finite `f32`.
-fn f32_parts(v: f32) -> (u64, i32) {
+pub(crate) fn f32_parts(v: f32) -> (u64, i32) {
     let bits = v.to_bits();
     let exp = ((bits >> 23) & 0xff) as i32;
     let frac = u64::from(bits & ((1u32 << 23) - 1));
