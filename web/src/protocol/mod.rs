@@ -223,6 +223,8 @@ pub enum Request {
     Zombies {
         job: u64,
         sstables: Vec<(String, Vec<FileRef>)>,
+        /// The table's `CREATE TABLE`, for its 2.x SSTables.
+        create_table: Option<String>,
         gc_grace_secs: i64,
         now_secs: i64,
     },
@@ -240,6 +242,8 @@ pub enum Request {
         job: u64,
         /// Per replica: its name and its SSTables.
         replicas: Vec<table::Replica>,
+        /// The table's `CREATE TABLE`, for its 2.x SSTables.
+        create_table: Option<String>,
         gc_grace_secs: i64,
         now_secs: i64,
     },
