@@ -45,7 +45,11 @@ pub fn app() -> Html {
                 let (sstables, ignored, schema_files) = match what {
                     Load::Files(files) => {
                         let (sstables, ignored) = crate::loading::load(&files).await;
-                        (sstables, ignored, crate::loading::schema_files(&files).await)
+                        (
+                            sstables,
+                            ignored,
+                            crate::loading::schema_files(&files).await,
+                        )
                     }
                     Load::Sample => {
                         let (sstables, ignored) = crate::loading::load_sample().await;

@@ -511,7 +511,9 @@ pub(super) async fn replicas(
     }
     let tables = replicas
         .iter()
-        .map(|(name, sstables)| load_table(sstables, create_table).map_err(|e| format!("{name}: {e}")))
+        .map(|(name, sstables)| {
+            load_table(sstables, create_table).map_err(|e| format!("{name}: {e}"))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let estimate = tables
         .iter()
