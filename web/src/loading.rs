@@ -50,6 +50,24 @@ pub async fn load(files: &[PickedFile]) -> (Vec<SSTableView>, Vec<IgnoredFile>) 
     (views, grouping.ignored)
 }
 
+/// The `schema.cql` files among `files`, read as text (a file that does not read, or is not
+/// UTF-8, is left out: the views then ask for the CREATE TABLE).
+pub async fn schema_files(files: &[PickedFile]) -> crate::state::SchemaFiles {
+    let mut found = Vec::new();
+    for f in files {
+        let (dir, name) = f.path.rsplit_once('/').unwrap_or(("", f.path.as_str()));
+        if name != "schema.cql" {
+            continue;
+        }
+        if let Ok(bytes) = crate::loader::read_all(&f.file).await {
+            if let Ok(text) = String::from_utf8(bytes) {
+                found.push((dir.to_owned(), text));
+            }
+        }
+    }
+    crate::state::SchemaFiles(std::rc::Rc::new(found))
+}
+
 /// The embedded sample: its files and metadata both come from a worker, which decodes it as it
 /// starts (`Request::LoadSample`), while the page's own WebAssembly still loads (issue #12).
 pub async fn load_sample() -> (Vec<SSTableView>, Vec<IgnoredFile>) {

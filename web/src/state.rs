@@ -99,6 +99,8 @@ pub struct State {
     /// Shared: a state change copies a pointer, not every SSTable.
     pub sstables: Shared<Vec<SSTableView>>,
     pub ignored: Vec<IgnoredFile>,
+    /// The schema.cql files dropped with the SSTables (a context of the page's views).
+    pub schema_files: SchemaFiles,
     /// Wall time of the last load (grouping and TOC reads), from `performance.now()`.
     pub load_millis: Option<f64>,
     /// How many loads have completed (the page shows it, so tests can wait for a new one).
@@ -118,6 +120,23 @@ pub struct State {
     pub verifying: Vec<(String, VerifyProgress)>,
     /// "Verify all": the queue over every SSTable loaded.
     pub verify_all: Option<VerifyAll>,
+}
+
+/// The `schema.cql` files dropped with the SSTables, as (directory, text): a table's
+/// `CREATE TABLE` for its 2.x SSTables, which record no schema — found beside them, as the CLI
+/// finds one (`sstable-inspect read DIR`). The table-wide views read it as a Yew context.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SchemaFiles(pub Rc<Vec<(String, String)>>);
+
+impl SchemaFiles {
+    /// The text of the schema.cql in the directory of the SSTable `prefix`.
+    pub fn beside(&self, prefix: &str) -> Option<&str> {
+        let dir = prefix.rsplit_once('/').map_or("", |(d, _)| d);
+        self.0
+            .iter()
+            .find(|(d, _)| d == dir)
+            .map(|(_, text)| text.as_str())
+    }
 }
 
 thread_local! {
@@ -160,6 +179,7 @@ pub enum Action {
         tag: u64,
         sstables: Vec<SSTableView>,
         ignored: Vec<IgnoredFile>,
+        schema_files: SchemaFiles,
         millis: f64,
     },
     Failed(String),
@@ -212,8 +232,10 @@ impl Reducible for State {
                 tag,
                 sstables,
                 ignored,
+                schema_files,
                 millis,
             } => {
+                next.schema_files = schema_files;
                 if tag != self.load_tag {
                     // An older load finished after a newer one started: drop it.
                     return self;

@@ -114,12 +114,14 @@ async fn an_older_load_finishing_late_does_not_replace_a_newer_one() {
         tag: newer,
         sstables: views.clone(),
         ignored: ignored.clone(),
+        schema_files: Default::default(),
         millis: 1.0,
     });
     let state = state.reduce(Action::Loaded {
         tag: older,
         sstables: Vec::new(),
         ignored,
+        schema_files: Default::default(),
         millis: 2.0,
     });
     assert_eq!(state.sstables.len(), 1);

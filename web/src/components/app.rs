@@ -18,7 +18,7 @@ use super::sstable_card::SSTableCard;
 use super::verify_all::VerifyAllPanel;
 use super::verify_view::VerifyView;
 use crate::loader::{self, PickedFile};
-use crate::state::{next_tag, Action, State, Tab};
+use crate::state::{next_tag, Action, SchemaFiles, State, Tab};
 use crate::verification;
 
 /// What a load reads: files picked or dropped, or the embedded sample.
@@ -42,9 +42,19 @@ pub fn app() -> Html {
             state.dispatch(Action::LoadStarted(tag));
             wasm_bindgen_futures::spawn_local(async move {
                 let started = loader::now_millis();
-                let (sstables, ignored) = match what {
-                    Load::Files(files) => crate::loading::load(&files).await,
-                    Load::Sample => crate::loading::load_sample().await,
+                let (sstables, ignored, schema_files) = match what {
+                    Load::Files(files) => {
+                        let (sstables, ignored) = crate::loading::load(&files).await;
+                        (
+                            sstables,
+                            ignored,
+                            crate::loading::schema_files(&files).await,
+                        )
+                    }
+                    Load::Sample => {
+                        let (sstables, ignored) = crate::loading::load_sample().await;
+                        (sstables, ignored, SchemaFiles::default())
+                    }
                 };
                 let millis = loader::now_millis() - started;
                 // The render of a loaded tree in a task of its own, not in the one that read
@@ -54,6 +64,7 @@ pub fn app() -> Html {
                     tag,
                     sstables,
                     ignored,
+                    schema_files,
                     millis,
                 });
             });
@@ -131,8 +142,9 @@ pub fn app() -> Html {
     }
     let cards_complete = *shown >= state.sstables.len();
 
+    // The dropped schema.cql files: what the table-wide views read a 2.x table with.
     html! {
-        <>
+        <ContextProvider<SchemaFiles> context={state.schema_files.clone()}>
             <header class="top">
                 <h1>{ "SSTable Inspector" }</h1>
                 <p class="tagline">
@@ -217,6 +229,6 @@ pub fn app() -> Html {
                 </section>
             }
             <ReplicasView />
-        </>
+        </ContextProvider<SchemaFiles>>
     }
 }

@@ -208,7 +208,7 @@ pub fn data_browser(props: &DataBrowserProps) -> Html {
         return html! {
             <section class="data-browser" data-testid="data-browser">
                 { modes }
-                <MergedView {all} {table_key} />
+                <MergedView {all} {table_key} create_table={(*schema_text).clone()} />
             </section>
         };
     }

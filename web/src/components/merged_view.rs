@@ -15,6 +15,7 @@ use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use super::plural;
+use super::table_schema::{legacy_names, statement, TableSchemaBox};
 use super::why_panel::WhyPanel;
 use crate::pool;
 use crate::protocol::table::{
@@ -22,7 +23,7 @@ use crate::protocol::table::{
     MERGED_PAGE_PARTITIONS,
 };
 use crate::protocol::{Reply, Request};
-use crate::state::{SSTableView, Shared};
+use crate::state::{SSTableView, SchemaFiles, Shared};
 
 /// Rows of a partition shown at first, and added by "more rows".
 const ROWS_STEP: usize = 20;
@@ -32,6 +33,10 @@ pub struct MergedViewProps {
     pub all: Shared<Vec<SSTableView>>,
     /// `sstable_set::table_of(prefix).key` of the table.
     pub table_key: String,
+    /// The `CREATE TABLE` typed in the data browser (the box starts with it): what the
+    /// table's 2.x SSTables are read with.
+    #[prop_or_default]
+    pub create_table: String,
 }
 
 #[derive(Clone, PartialEq, Default)]
@@ -181,8 +186,26 @@ pub fn merged_view(p: &MergedViewProps) -> Html {
     // "Now" for TTL expiry (the page's clock unless typed), as `read --now`.
     let now = use_state(|| (js_sys::Date::now() / 1000.0).floor() as i64);
     let sstables = table_sstables(&p.all, &p.table_key);
+    // 2.x SSTables merge with the table's CREATE TABLE: typed, or a schema.cql dropped beside.
+    let typed = use_state(|| p.create_table.clone());
+    let schema_files = use_context::<SchemaFiles>().unwrap_or_default();
+    let create_table = statement(
+        &typed,
+        &schema_files,
+        sstables.iter().map(|(prefix, _)| prefix.as_str()),
+    );
+    let legacy = legacy_names(&p.all, &p.table_key);
+    let schema_box = {
+        let typed_handle = typed.clone();
+        html! {
+            <TableSchemaBox {legacy} typed={(*typed).clone()}
+                from_file={create_table.is_some() && typed.trim().is_empty()}
+                on_input={Callback::from(move |t: String| typed_handle.set(t))} testid="merged-schema" />
+        }
+    };
 
     let load = {
+        let create_table = create_table.clone();
         let state = state.clone();
         let job = job.clone();
         let why = why.clone();
@@ -206,6 +229,7 @@ pub fn merged_view(p: &MergedViewProps) -> Html {
                         max_partitions: MERGED_PAGE_PARTITIONS,
                         wanted_key: key,
                         now_secs,
+                        create_table: create_table.clone(),
                     },
                 },
                 move |reply| match reply {
@@ -241,11 +265,11 @@ pub fn merged_view(p: &MergedViewProps) -> Html {
             );
         })
     };
-    // The first page; leaving the mode cancels the job.
+    // The first page, again when the statement changes; leaving the mode cancels the job.
     {
         let load = load.clone();
         let job = job.clone();
-        use_effect_with(p.table_key.clone(), move |_| {
+        use_effect_with((p.table_key.clone(), create_table.clone()), move |_| {
             load.emit((0, None));
             move || pool::cancel_slot(&job)
         });
@@ -452,6 +476,7 @@ pub fn merged_view(p: &MergedViewProps) -> Html {
                     <button class="tab" onclick={on_cancel} data-testid="merged-cancel">{ "Cancel" }</button>
                 }
             </div>
+            { schema_box }
             if let Some(e) = &state.error { <p class="error" role="alert" data-testid="merged-error">{ e }</p> }
             { panel }
             { body }

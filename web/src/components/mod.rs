@@ -16,6 +16,7 @@ pub mod overview_table;
 pub mod replicas_view;
 pub mod salvage;
 pub mod sstable_card;
+pub mod table_schema;
 pub mod verify_all;
 pub mod verify_view;
 pub mod why_panel;

@@ -21,6 +21,7 @@ use yew::prelude::*;
 use super::drop_zone::DropZone;
 use super::job_run::{self, JobRun};
 use super::plural;
+use super::table_schema::TableSchemaBox;
 use crate::loader::PickedFile;
 use crate::pool;
 use crate::protocol::table::{
@@ -70,6 +71,25 @@ fn node_of(files: &[PickedFile], index: usize) -> Node {
         })
         .collect();
     (name, sstables)
+}
+
+/// What a node's drop tells of the table's schema: its 2.x SSTables (they need the table's
+/// `CREATE TABLE`) and the text of a schema.cql dropped with them.
+#[derive(Clone, PartialEq, Default)]
+struct NodeSchema {
+    legacy: Vec<String>,
+    schema_cql: Option<String>,
+}
+
+/// The 2.x SSTables among `files` (names without the directory).
+fn legacy_of(files: &[PickedFile]) -> Vec<String> {
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    group_files(&paths)
+        .sstables
+        .iter()
+        .filter(|s| !s.descriptor.version.has_row_format())
+        .map(|s| s.prefix.rsplit('/').next().unwrap_or(&s.prefix).to_owned())
+        .collect()
 }
 
 /// Where a token sits on the ring, 0 … 1.
@@ -256,6 +276,11 @@ fn side_by_side(side: &Side, replicas: &[String]) -> Html {
 pub fn replicas_view() -> Html {
     let count = use_state(|| 2usize);
     let nodes = use_state(|| vec![None::<Node>; 3]);
+    // Per node: its 2.x SSTables and dropped schema.cql; the statement typed for them.
+    // (A cell, not a state: each drop's read ends on its own, and must not overwrite another's.)
+    let schemas = use_mut_ref(|| vec![NodeSchema::default(); 3]);
+    let schemas_read = use_force_update();
+    let typed = use_state(String::new);
     let error = use_state(|| None::<String>);
     let gc_grace = use_state(|| DEFAULT_GC_GRACE_SECS);
     let now = use_state(|| (js_sys::Date::now() / 1000.0).floor() as i64);
@@ -302,12 +327,31 @@ pub fn replicas_view() -> Html {
     };
     let picked: Vec<Node> = nodes.iter().take(*count).flatten().cloned().collect();
     let ready = picked.len() == *count;
+    // 2.x SSTables merge with the table's CREATE TABLE: typed, else a node's schema.cql.
+    let (legacy, from_file) = {
+        let known = schemas.borrow();
+        let used = known.iter().take(*count);
+        let legacy: Vec<String> = used.clone().flat_map(|n| n.legacy.clone()).collect();
+        (legacy, used.clone().find_map(|n| n.schema_cql.clone()))
+    };
+    let create_table = Some((*typed).clone())
+        .filter(|t| !t.trim().is_empty())
+        .or(from_file.clone());
+    let schema_box = {
+        let typed_handle = typed.clone();
+        html! {
+            <TableSchemaBox {legacy} typed={(*typed).clone()}
+                from_file={from_file.is_some() && typed.trim().is_empty()}
+                on_input={Callback::from(move |t: String| typed_handle.set(t))} testid="replicas-schema" />
+        }
+    };
     let on_run = {
         let run = run.clone();
         let job = job.clone();
         let selected = selected.clone();
         let (gc_grace_secs, now_secs) = (*gc_grace, *now);
         let picked = picked.clone();
+        let create_table = create_table.clone();
         Callback::from(move |_| {
             selected.set(None);
             job_run::start(
@@ -316,6 +360,7 @@ pub fn replicas_view() -> Html {
                 Request::Replicas {
                     job: 0,
                     replicas: picked.clone(),
+                    create_table: create_table.clone(),
                     gc_grace_secs,
                     now_secs,
                 },
@@ -333,6 +378,7 @@ pub fn replicas_view() -> Html {
         let side_jobs = side_jobs.clone();
         let now_secs = *now;
         let picked = picked.clone();
+        let create_table = create_table.clone();
         Callback::from(move |key_hex: String| {
             side.set(Some(Side {
                 key_hex: key_hex.clone(),
@@ -356,6 +402,7 @@ pub fn replicas_view() -> Html {
                             max_partitions: 1,
                             wanted_key: Some(format!("0x{key_hex}")),
                             now_secs,
+                            create_table: create_table.clone(),
                         },
                     },
                     move |reply| {
@@ -379,12 +426,26 @@ pub fn replicas_view() -> Html {
     let zones = (0..*count).map(|i| {
         let on_files = {
             let nodes = nodes.clone();
+            let schemas = schemas.clone();
+            let schemas_read = schemas_read.clone();
             Callback::from(move |files: Vec<PickedFile>| {
                 let mut next = (*nodes).clone();
                 if let Some(n) = next.get_mut(i) {
                     *n = Some(node_of(&files, i));
                 }
                 nodes.set(next);
+                // The schema.cql dropped with the node's SSTables, read as text.
+                let legacy = legacy_of(&files);
+                let schemas = schemas.clone();
+                let schemas_read = schemas_read.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    let found = crate::loading::schema_files(&files).await;
+                    let schema_cql = found.0.first().map(|(_, text)| text.clone());
+                    if let Some(n) = schemas.borrow_mut().get_mut(i) {
+                        *n = NodeSchema { legacy, schema_cql };
+                    }
+                    schemas_read.force_update();
+                });
             })
         };
         let on_error = {
@@ -514,6 +575,7 @@ pub fn replicas_view() -> Html {
                 <label>{ " now (seconds since the epoch) " }<input type="number" value={now.to_string()} onchange={number(&now)} data-testid="replicas-now" /></label>
             </p>
             <div class="replica-nodes">{ for zones }</div>
+            { schema_box }
             if let Some(e) = &*error { <p class="error" role="alert">{ e }</p> }
             <p>
                 <button onclick={on_run} disabled={!ready || run.progress.is_some()} data-testid="replicas-run">{ "Compare" }</button>

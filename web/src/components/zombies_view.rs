@@ -14,10 +14,11 @@ use yew::prelude::*;
 use super::job_run::{self, JobRun};
 use super::merged_view::table_sstables;
 use super::plural;
+use super::table_schema::{legacy_names, statement, TableSchemaBox};
 use crate::pool;
 use crate::protocol::table::{ZombieFinding, ZombieReport};
 use crate::protocol::{Reply, Request};
-use crate::state::{SSTableView, Shared};
+use crate::state::{SSTableView, SchemaFiles, Shared};
 
 /// Findings shown per page.
 pub const PAGE_FINDINGS: usize = 50;
@@ -131,6 +132,22 @@ pub fn zombies_view(p: &ZombiesViewProps) -> Html {
     let page = use_state(|| 0usize);
     let sstables = table_sstables(&p.all, &p.table_key);
     let count = sstables.len();
+    // 2.x SSTables merge with the table's CREATE TABLE: typed, or a schema.cql dropped beside.
+    let typed = use_state(String::new);
+    let schema_files = use_context::<SchemaFiles>().unwrap_or_default();
+    let create_table = statement(
+        &typed,
+        &schema_files,
+        sstables.iter().map(|(prefix, _)| prefix.as_str()),
+    );
+    let schema_box = {
+        let typed_handle = typed.clone();
+        html! {
+            <TableSchemaBox legacy={legacy_names(&p.all, &p.table_key)} typed={(*typed).clone()}
+                from_file={create_table.is_some() && typed.trim().is_empty()}
+                on_input={Callback::from(move |t: String| typed_handle.set(t))} testid="zombies-schema" />
+        }
+    };
 
     let on_run = {
         let run = run.clone();
@@ -146,6 +163,7 @@ pub fn zombies_view(p: &ZombiesViewProps) -> Html {
                 Request::Zombies {
                     job: 0,
                     sstables: sstables.clone(),
+                    create_table: create_table.clone(),
                     gc_grace_secs,
                     now_secs,
                 },
@@ -243,6 +261,7 @@ pub fn zombies_view(p: &ZombiesViewProps) -> Html {
                     <button onclick={on_cancel} data-testid="zombies-cancel">{ "Cancel" }</button>
                 }
             </p>
+            { schema_box }
             { result }
         </section>
     }

@@ -225,6 +225,8 @@ pub enum Request {
     Zombies {
         job: u64,
         sstables: Vec<(String, Vec<FileRef>)>,
+        /// The table's `CREATE TABLE`, for its 2.x SSTables.
+        create_table: Option<String>,
         gc_grace_secs: i64,
         now_secs: i64,
     },
@@ -242,6 +244,8 @@ pub enum Request {
         job: u64,
         /// Per replica: its name and its SSTables.
         replicas: Vec<table::Replica>,
+        /// The table's `CREATE TABLE`, for its 2.x SSTables.
+        create_table: Option<String>,
         gc_grace_secs: i64,
         now_secs: i64,
     },

@@ -100,6 +100,9 @@ pub struct MergedPageRequest {
     pub wanted_key: Option<String>,
     /// "Now" for TTL expiry, in seconds (the page's clock).
     pub now_secs: i64,
+    /// The table's `CREATE TABLE` (typed, or the schema.cql dropped with the files): what its
+    /// 2.x SSTables, which record no schema, are read with.
+    pub create_table: Option<String>,
 }
 
 /// The SSTables of one merged row or marker (`merge::MergedRow`, `merge::MergedMarker`), in

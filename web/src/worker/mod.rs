@@ -250,16 +250,21 @@ impl Worker for EngineWorker {
             Request::Zombies {
                 job,
                 sstables,
+                create_table,
                 gc_grace_secs,
                 now_secs,
             } => {
                 self.spawn_job(scope, id, job, move |ctx| async move {
                     let progress = |done_bytes, total_bytes| ctx.progress(done_bytes, total_bytes);
-                    let report =
-                        table::zombies(&sstables, gc_grace_secs, now_secs, &progress, &|| {
-                            ctx.is_cancelled()
-                        })
-                        .await?;
+                    let report = table::zombies(
+                        &sstables,
+                        create_table.as_deref(),
+                        gc_grace_secs,
+                        now_secs,
+                        &progress,
+                        &|| ctx.is_cancelled(),
+                    )
+                    .await?;
                     Ok(Reply::Zombies {
                         job,
                         report: Box::new(report),
@@ -270,16 +275,21 @@ impl Worker for EngineWorker {
             Request::Replicas {
                 job,
                 replicas,
+                create_table,
                 gc_grace_secs,
                 now_secs,
             } => {
                 self.spawn_job(scope, id, job, move |ctx| async move {
                     let progress = |done_bytes, total_bytes| ctx.progress(done_bytes, total_bytes);
-                    let report =
-                        table::replicas(&replicas, gc_grace_secs, now_secs, &progress, &|| {
-                            ctx.is_cancelled()
-                        })
-                        .await?;
+                    let report = table::replicas(
+                        &replicas,
+                        create_table.as_deref(),
+                        gc_grace_secs,
+                        now_secs,
+                        &progress,
+                        &|| ctx.is_cancelled(),
+                    )
+                    .await?;
                     Ok(Reply::Replicas {
                         job,
                         report: Box::new(report),

@@ -18,6 +18,7 @@ use sstable_engine::analytics::table_report;
 use sstable_engine::component::data::DataSchema;
 use sstable_engine::component::data::DecodeOptions;
 use sstable_engine::component::ComponentType;
+use sstable_engine::cql_schema::{parse_schema_cql, CqlSchemaFile};
 use sstable_engine::dump::PartitionBuilder;
 use sstable_engine::info::SSTableMetadata;
 use sstable_engine::merge::zombies::{DroppableTombstone, Resurrection, ZombieFinder};
@@ -48,18 +49,51 @@ pub(super) struct TableFiles {
     handles: Vec<Vec<(ComponentType, web_sys::File)>>,
     /// The Data.db bytes of every SSTable (what progress counts up to).
     pub data_bytes: u64,
+    /// The table's `CREATE TABLE` (typed, or a dropped schema.cql): what its 2.x SSTables are
+    /// read with.
+    schema: Option<CqlSchemaFile>,
+}
+
+/// The table's `CREATE TABLE` as the page gives it (`None` or blank: none given). A statement
+/// that does not parse is an error when a 2.x SSTable needs it, and ignored otherwise (3.0+
+/// SSTables are typed by their own headers).
+fn table_schema(
+    create_table: Option<&str>,
+    metadata: &[SSTableMetadata],
+) -> Result<Option<CqlSchemaFile>, String> {
+    let Some(text) = create_table.filter(|t| !t.trim().is_empty()) else {
+        return Ok(None);
+    };
+    match parse_schema_cql(text) {
+        Ok(schema) => Ok(Some(schema)),
+        Err(e) => {
+            if metadata
+                .iter()
+                .any(|m| !m.descriptor.version.has_row_format())
+            {
+                Err(format!("the table's CREATE TABLE: {e}"))
+            } else {
+                Ok(None)
+            }
+        }
+    }
 }
 
 /// Decodes the metadata of every SSTable of `sstables` (name, files). They are merged in the
 /// order the CLI finds them (`sstable_set::group_files`: by directory, then file prefix), so
 /// ties are broken alike; whether they can be merged (one partitioner, a schema for 2.x) is the
-/// engine's check ([`TableFiles::merger`]).
-pub(super) fn load_table(sstables: &[(String, Vec<FileRef>)]) -> Result<TableFiles, String> {
+/// engine's check ([`TableFiles::merger`]). `create_table` is the table's `CREATE TABLE`, needed
+/// when an SSTable is 2.x.
+pub(super) fn load_table(
+    sstables: &[(String, Vec<FileRef>)],
+    create_table: Option<&str>,
+) -> Result<TableFiles, String> {
     let mut t = TableFiles {
         names: Vec::new(),
         metadata: Vec::new(),
         handles: Vec::new(),
         data_bytes: 0,
+        schema: None,
     };
     let mut ordered: Vec<&(String, Vec<FileRef>)> = sstables.iter().collect();
     sstable_engine::sort::sort_by(&mut ordered, |a, b| split_path(&a.0).cmp(&split_path(&b.0)));
@@ -79,6 +113,7 @@ pub(super) fn load_table(sstables: &[(String, Vec<FileRef>)]) -> Result<TableFil
     if t.names.is_empty() {
         return Err("no SSTable to merge".to_owned());
     }
+    t.schema = table_schema(create_table, &t.metadata)?;
     Ok(t)
 }
 
@@ -125,15 +160,26 @@ impl TableFiles {
                 source,
             });
         }
-        // The engine builds the inputs and checks them (one partitioner; the page gives no
-        // CREATE TABLE, so a 2.x SSTable is an error naming it).
+        // The engine builds the inputs and checks them (one partitioner; a 2.x SSTable without
+        // the table's CREATE TABLE is an error naming it, as the CLI's without --schema).
         let merge_options = MergeOptions {
             now_seconds: Some(now_secs),
             explain,
         };
-        open_table(sstables, None, DecodeOptions::at(now_secs), merge_options)
+        let no_schema = self.schema.is_none()
+            && self
+                .metadata
+                .iter()
+                .any(|m| !m.descriptor.version.has_row_format());
+        open_table(sstables, self.schema.as_ref(), DecodeOptions::at(now_secs), merge_options)
             .map(|(merger, _)| merger)
-            .map_err(|e| e.to_string())
+            .map_err(|e| {
+                if no_schema {
+                    format!("{e} (on the page: type the CREATE TABLE in the box above, or drop the table's schema.cql with its SSTables)")
+                } else {
+                    e.to_string()
+                }
+            })
     }
 }
 
@@ -175,13 +221,14 @@ fn shadowed_view(r: &Resurrection, names: &[String]) -> ShadowedView {
 /// error in the report.
 pub(super) async fn zombies(
     sstables: &[(String, Vec<FileRef>)],
+    create_table: Option<&str>,
     gc_grace_secs: i64,
     now_secs: i64,
     progress: &dyn Fn(u64, u64),
     is_cancelled: &dyn Fn() -> bool,
 ) -> Result<ZombieReport, String> {
     let started = loader::now_millis();
-    let table = load_table(sstables)?;
+    let table = load_table(sstables, create_table)?;
     let data_read = Rc::new(Cell::new(0u64));
     let merger = table.merger(now_secs, false, &data_read)?;
     let described: Vec<(String, &SSTableMetadata)> = table
@@ -367,7 +414,7 @@ pub(super) async fn merged_page(
     is_cancelled: &dyn Fn() -> bool,
 ) -> Result<MergedPage, String> {
     let started = loader::now_millis();
-    let table = load_table(sstables)?;
+    let table = load_table(sstables, request.create_table.as_deref())?;
     let first = table.metadata.first().ok_or("no SSTable to merge")?;
     let wanted = request
         .wanted_key
@@ -452,6 +499,7 @@ impl TableFiles {
 /// largest replica's estimate, as `sstable-inspect diff` chooses it.
 pub(super) async fn replicas(
     replicas: &[crate::protocol::table::Replica],
+    create_table: Option<&str>,
     gc_grace_secs: i64,
     now_secs: i64,
     progress: &dyn Fn(u64, u64),
@@ -463,7 +511,9 @@ pub(super) async fn replicas(
     }
     let tables = replicas
         .iter()
-        .map(|(name, sstables)| load_table(sstables).map_err(|e| format!("{name}: {e}")))
+        .map(|(name, sstables)| {
+            load_table(sstables, create_table).map_err(|e| format!("{name}: {e}"))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let estimate = tables
         .iter()
