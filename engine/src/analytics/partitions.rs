@@ -436,13 +436,13 @@ pub struct PartitionsSummary {
 
 /// Everything the pass keeps: the partitions that pass the filter (all, or the top N by a
 /// column), and the summary of all. It crosses a worker boundary as it is (serde; the page's
-/// split scan, [`super::pass`]).
+/// split scan, the analytics pass).
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct PartitionsCollector {
     pub filter: PartitionFilter,
     /// `Some((n, column))`: keep only the top `n` by `column` (largest first; ties by position).
     pub top: Option<(usize, PartitionColumn)>,
-    #[serde(with = "super::pass::kept_wire")]
+    #[serde(with = "kept_wire")]
     kept: Vec<PartitionStats>,
     count: u64,
     hist: [LogHistogram; 4],
@@ -628,4 +628,96 @@ pub enum NowSource {
     MaxTimestamp,
     /// Nothing to go by: 0.
     None,
+}
+
+/// The kept partitions of a [`PartitionsCollector`] across a worker boundary: the token as its
+/// variant and value (its `Serialize` prints it as text, which does not say the partitioner).
+pub(crate) mod kept_wire {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::{PartitionStats, TombstoneCounts};
+    use crate::token::Token;
+
+    #[derive(Serialize, Deserialize)]
+    enum WireToken {
+        Murmur3(i64),
+        /// `(high, low)` 64 bits of the `u128`.
+        Random(Option<(u64, u64)>),
+        Bytes(Vec<u8>),
+        String(String),
+        Key(Vec<u8>),
+    }
+
+    #[derive(Serialize, Deserialize)]
+    struct WirePartition {
+        key: String,
+        key_hex: String,
+        token: WireToken,
+        position: u64,
+        bytes: u64,
+        rows: u64,
+        cells: u64,
+        tombstones: TombstoneCounts,
+        ttl_cells: u64,
+        expired_ttl_cells: u64,
+    }
+
+    fn to_wire(p: &PartitionStats) -> WirePartition {
+        let token = match &p.token {
+            Token::Murmur3(t) => WireToken::Murmur3(*t),
+            Token::Random(t) => {
+                WireToken::Random(t.map(|t| (t.checked_shr(64).unwrap_or(0) as u64, t as u64)))
+            }
+            Token::Bytes(b) => WireToken::Bytes(b.clone()),
+            Token::String(s) => WireToken::String(s.clone()),
+            Token::Key(b) => WireToken::Key(b.clone()),
+        };
+        WirePartition {
+            key: p.key.clone(),
+            key_hex: p.key_hex.clone(),
+            token,
+            position: p.position,
+            bytes: p.bytes,
+            rows: p.rows,
+            cells: p.cells,
+            tombstones: p.tombstones,
+            ttl_cells: p.ttl_cells,
+            expired_ttl_cells: p.expired_ttl_cells,
+        }
+    }
+
+    fn from_wire(w: WirePartition) -> PartitionStats {
+        let token = match w.token {
+            WireToken::Murmur3(t) => Token::Murmur3(t),
+            WireToken::Random(t) => Token::Random(
+                t.map(|(hi, lo)| u128::from(hi).checked_shl(64).unwrap_or(0) | u128::from(lo)),
+            ),
+            WireToken::Bytes(b) => Token::Bytes(b),
+            WireToken::String(s) => Token::String(s),
+            WireToken::Key(b) => Token::Key(b),
+        };
+        PartitionStats {
+            key: w.key,
+            key_hex: w.key_hex,
+            token,
+            position: w.position,
+            bytes: w.bytes,
+            rows: w.rows,
+            cells: w.cells,
+            tombstones: w.tombstones,
+            ttl_cells: w.ttl_cells,
+            expired_ttl_cells: w.expired_ttl_cells,
+        }
+    }
+
+    pub fn serialize<S: Serializer>(kept: &[PartitionStats], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(kept.iter().map(to_wire))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<PartitionStats>, D::Error> {
+        Ok(Vec::<WirePartition>::deserialize(d)?
+            .into_iter()
+            .map(from_wire)
+            .collect())
+    }
 }

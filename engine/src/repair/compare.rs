@@ -265,7 +265,7 @@ impl<'a> Collector<'a, '_> {
                 if let Some(d) = c
                     .complex_deletion
                     .as_ref()
-                    .filter(|d| !super::digest::is_live(d))
+                    .filter(|d| !super::purge::is_live(d))
                 {
                     let name = self.column_name(row.is_static, c.column_index);
                     let v = deletion_version(d);
@@ -299,7 +299,7 @@ impl<'a> Collector<'a, '_> {
 
     fn partition(&mut self, p: &'a MergedPartition, replica: (usize, bool)) {
         let d = &p.start.deletion;
-        if !super::digest::is_live(d) {
+        if !super::purge::is_live(d) {
             let v = deletion_version(d);
             let at = Position::Partition;
             self.push(

@@ -11,7 +11,7 @@ use crate::component::data::{
 use crate::hash::murmur3_x64_128_reference;
 use crate::merge::{MergedPartition, MergedUnfiltered};
 
-use super::purge::{cell_changes, liveness_purged, purgeable};
+use super::purge::{cell_changes, is_live, liveness_purged, purgeable};
 
 /// `Row.Kind.ROW.ordinal()`.
 const ROW_KIND_ORDINAL: u8 = 0;
@@ -152,11 +152,6 @@ impl ValidatorDigest {
 
 /// `ClusteringPrefix.Kind.STATIC_CLUSTERING.ordinal()`.
 const STATIC_CLUSTERING_ORDINAL: u8 = 3;
-
-/// `DeletionTime.isLive()`.
-pub(crate) fn is_live(d: &DeletionTime) -> bool {
-    d.marked_for_delete_at_micros == NO_TIMESTAMP
-}
 
 /// `UnfilteredRowIterators.digest` of a (purged) merged partition: key, partition deletion,
 /// regular column names, static column names when there is a static row, isReverseOrder

@@ -10,7 +10,11 @@ use crate::component::data::{
 };
 use crate::merge::{MergedPartition, MergedUnfiltered};
 
-use super::digest::is_live;
+/// `DeletionTime.isLive()` as validation reads it: markedForDeleteAt is `Long.MIN_VALUE`
+/// (`LivenessInfo.NO_TIMESTAMP`).
+pub(crate) fn is_live(d: &DeletionTime) -> bool {
+    d.marked_for_delete_at_micros == i64::MIN
+}
 
 pub(super) fn purgeable(d: &DeletionTime, gc_before_secs: i64) -> bool {
     !is_live(d) && d.local_deletion_time.secs < gc_before_secs
