@@ -9,6 +9,7 @@
 //! | [`rows`] | [`RowBatcher`]: a `DataVisitor` of the engine's borrowing scan, one batch at a time |
 //! | [`merged`] | [`MergedRowReader`]: the merged read of a table's SSTables (`sstable_engine::merge`) as batches |
 //! | [`partitions`] | the partitions report (`sstablepartitions`) as batches |
+//! | [`rechunk`] | [`Rechunker`]: batches of a split scan's ranges cut again as one batcher would cut them |
 //! | [`write`] | Parquet / Arrow IPC / CSV writers over any `Write` |
 //!
 //! Reading is the engine's: [`RowBatchReader`] drives a `DataFileReader` through the engine's
@@ -31,6 +32,7 @@
 
 pub mod merged;
 pub mod partitions;
+pub mod rechunk;
 pub mod rows;
 pub mod types;
 mod value;
@@ -38,6 +40,7 @@ pub mod write;
 
 pub use merged::{MergedRowReader, PartitionFilter};
 pub use partitions::{partitions_schema, PartitionsBatcher};
+pub use rechunk::Rechunker;
 pub use rows::{row_schema, RowBatcher, RowCounts, RowOptions, DEFAULT_BATCH_ROWS, TOKEN_COLUMN};
 pub use types::{arrow_field, arrow_type, TypeMapping};
 pub use value::ValueCounts;
