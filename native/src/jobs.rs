@@ -201,3 +201,69 @@ pub fn scan_split<T, W, C>(
         ));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sstable_engine::analytics::{self, PartitionScan};
+    use sstable_engine::component::data::VisitStep;
+    use sstable_engine::write::MemorySink;
+    use sstable_engine::write::{generate, GenerateOptions};
+    use sstable_engine::{Format, Version};
+
+    /// 3,000 generated partitions of 5 rows in 4 KiB chunks, scanned on 2 threads: the runner
+    /// splits the file into `4 × 2` ranges and hands every partition over once, in file order.
+    #[test]
+    fn a_split_scan_hands_every_partition_over_once_in_file_order() {
+        let dir = std::env::temp_dir().join(format!("sstable-native-jobs-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let version = Version::parse(Format::Big, "oa").unwrap();
+        let mut options = GenerateOptions::new(version, 3000, 5);
+        options.chunk_kib = Some(4);
+        let generated = generate(&options, MemorySink::default()).unwrap();
+        for (c, bytes) in &generated.sink.files {
+            std::fs::write(dir.join(format!("oa-1-big-{}", c.file_suffix())), bytes).unwrap();
+        }
+        let (found, sstable) = crate::files::find_one(dir.to_str().unwrap()).unwrap();
+        let (metadata, _) = crate::files::load_metadata(&found, &sstable);
+        let (template, key_type) = analytics::data_reader(&metadata).unwrap();
+        let partitioner = metadata.partitioner();
+        for jobs in [1, 2] {
+            let mut runs = Vec::new();
+            scan_split(
+                &found,
+                &sstable,
+                &metadata,
+                &template,
+                jobs,
+                |reader, driver| {
+                    let mut scan = PartitionScan::new(key_type.clone(), partitioner.clone(), 0);
+                    let mut positions = Vec::new();
+                    loop {
+                        match driver.visit_next(reader, &mut scan, &NoClock) {
+                            Ok(VisitStep::Visited) => {
+                                if let Some((_, stats)) = scan.take_finished() {
+                                    positions.push(stats.position);
+                                }
+                            }
+                            Ok(_) => return (positions, None),
+                            Err(e) => return (positions, Some(e.to_string())),
+                        }
+                    }
+                },
+                |run| {
+                    assert_eq!(run.error, None);
+                    runs.push(run.value.unwrap());
+                    true
+                },
+            );
+            assert_eq!(runs.len(), if jobs == 1 { 1 } else { 8 }, "jobs {jobs}");
+            let positions: Vec<u64> = runs.concat();
+            assert_eq!(positions.len(), 3000);
+            assert_eq!(positions.first(), Some(&0));
+            assert!(positions.windows(2).all(|w| w[0] < w[1]));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

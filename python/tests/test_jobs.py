@@ -24,7 +24,8 @@ ROWS_PER_PARTITION = 5
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory):
-    """3,000 partitions of 5 rows in 4 KiB chunks: a file the runner splits into many ranges."""
+    """3,000 partitions of 5 rows in 4 KiB chunks (Data.db 2.5 MB uncompressed, 627 chunks): a
+    file the runner splits into many ranges (8 for 2 jobs, 12 for 3)."""
     out = tmp_path_factory.mktemp("jobs") / "gen"
     subprocess.run([CLI, "generate", "--out", str(out), "--version", "oa", "--compression", "lz4",
                     "--partitions", str(PARTITIONS), "--rows-per-partition",
@@ -61,7 +62,8 @@ def test_partitions_with_jobs_is_the_sequential_report(generated, batch_rows):
 @pytest.mark.parametrize("batch_rows", [7, 1000, 8192])
 def test_scan_with_jobs_is_the_sequential_stream(generated, batch_rows):
     one = batches(si.scan(generated, batch_rows=batch_rows, jobs=1))
-    assert sum(b.num_rows for b in one) == PARTITIONS * ROWS_PER_PARTITION
+    kinds = [k for b in one for k in b.column("_kind").to_pylist()]
+    assert kinds.count("row") == PARTITIONS * ROWS_PER_PARTITION
     assert all(b.num_rows == batch_rows for b in one[:-1])
     for jobs in [2, 3]:
         many = batches(si.scan(generated, batch_rows=batch_rows, jobs=jobs))
@@ -71,8 +73,7 @@ def test_scan_with_jobs_is_the_sequential_stream(generated, batch_rows):
 def test_scan_with_jobs_and_cell_metadata(generated):
     one = batches(si.scan(generated, batch_rows=500, cell_metadata=True, jobs=1))
     many = batches(si.scan(generated, batch_rows=500, cell_metadata=True, jobs=2))
-    assert "v_text__writetime" in one[0].schema.names or any(
-        n.endswith("__writetime") for n in one[0].schema.names)
+    assert "v_text__writetime" in one[0].schema.names
     assert_same_batches(one, many)
 
 
