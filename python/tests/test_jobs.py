@@ -94,3 +94,31 @@ def test_a_fixture_with_jobs_is_the_sequential_stream():
     rows_one = batches(si.scan(CLUST, batch_rows=7, jobs=1))
     assert sum(b.num_rows for b in rows_one) == 250
     assert_same_batches(rows_one, batches(si.scan(CLUST, batch_rows=7, jobs=2)))
+
+
+def read_until_error(reader):
+    got = []
+    with pytest.raises(Exception) as err:
+        for b in reader:
+            got.append(b)
+    return got, str(err.value)
+
+
+def test_a_damaged_data_db_fails_at_the_same_row_with_jobs(generated, tmp_path):
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    for f in generated.iterdir():
+        data = f.read_bytes()
+        if f.name.endswith("-Data.db"):
+            # 8 KiB of zeros in the middle: two 4 KiB chunks' LZ4 blocks no longer decode.
+            half = len(data) // 2
+            data = data[:half] + bytes(8192) + data[half + 8192:]
+        (cut / f.name).write_bytes(data)
+    one, error_one = read_until_error(si.scan(cut, batch_rows=1000, jobs=1))
+    assert "Data.db" in error_one
+    # Half the chunks decode: the batches of the rows before the error, all full.
+    assert 0 < len(one) < PARTITIONS * (ROWS_PER_PARTITION + 1) // 1000
+    assert all(b.num_rows == 1000 for b in one)
+    many, error_many = read_until_error(si.scan(cut, batch_rows=1000, jobs=2))
+    assert error_many == error_one
+    assert_same_batches(one, many)
