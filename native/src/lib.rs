@@ -4,6 +4,7 @@
 //! | module | what |
 //! |---|---|
 //! | [`files`] | SSTable discovery (a component file, a directory, a tree; grouping by descriptor), [`files::ComponentFiles`]: positioned, bounded reads of component files as the engine's `RangeSource`, and [`files::load_metadata`] |
+//! | [`jobs`] | [`jobs::scan_split`]: a Data.db scan split into partition-aligned ranges run on threads, handed over in file order with every seam checked (the CLI's `--jobs`, Python's `jobs=`) |
 //! | [`repair`] | [`repair::open_replica`]: one replica's SSTables merged for `sstable_engine::repair`'s validation, with its partition estimate |
 //! | [`scrub`] | [`scrub::scrub_to_dir`]: the engine's scrub into a directory of new SSTable files |
 //! | [`clock`] | [`clock::InstantClock`]: `std::time::Instant` as the engine's injected clock |
@@ -25,5 +26,6 @@
 
 pub mod clock;
 pub mod files;
+pub mod jobs;
 pub mod repair;
 pub mod scrub;

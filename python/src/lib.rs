@@ -4,8 +4,8 @@
 //! |---|---|
 //! | `info(path)` | dict: the `sstable-inspect info --json` report of the one SSTable at `path` |
 //! | `verify(path)` | dict: the `verify --json` report (verdict, checks, findings) |
-//! | `partitions(path, batch_rows)` | an object with `__arrow_c_stream__`: the partitions report |
-//! | `scan(path, batch_rows, cell_metadata)` | an object with `__arrow_c_stream__`: the rows |
+//! | `partitions(path, batch_rows, jobs)` | an object with `__arrow_c_stream__`: the partitions report |
+//! | `scan(path, batch_rows, cell_metadata, jobs)` | an object with `__arrow_c_stream__`: the rows |
 //! | `find(paths)` | list of `(prefix, {component suffix: path})`: every SSTable under `paths` |
 //! | `merkle(paths, depth, now, gc_grace)`, `diff(replicas, …)`, `validation_depth(replicas)` | replica comparison ([`repair`]): a replica's Merkle leaves, the `diff --json` report |
 //! | `partitions_schema()` | an object with `__arrow_c_schema__`: the partitions report's schema |
@@ -14,7 +14,9 @@
 //! `pyarrow.RecordBatchReader.from_stream` (the Arrow C stream interface: batches cross without
 //! a copy). Decoding runs without the GIL: `info`, `verify` and `partitions` decode inside
 //! `Python::detach`; a scan's batches are decoded when pyarrow pulls them through the C stream,
-//! which pyarrow does with the GIL released. Errors are `SSTableError` with `component` and
+//! which pyarrow does with the GIL released. With `jobs` > 1 (the default: the cores) a stream's
+//! Data.db scan is split into partition-aligned ranges decoded on Rust threads ([`split`]: the
+//! CLI's `--jobs` runner, `sstable_native::jobs`), its batches the sequential stream's. Errors are `SSTableError` with `component` and
 //! `offset` attributes (the engine's).
 //!
 //! SSTables are found and their component files read (positioned, bounded reads: Data.db is never
@@ -22,6 +24,7 @@
 
 mod repair;
 mod scrub;
+mod split;
 
 use std::sync::Mutex;
 
@@ -173,26 +176,47 @@ impl ArrowStream {
     }
 }
 
-/// `partitions(path, batch_rows)`: the partitions report as a stream.
+/// `jobs` as given (at least 1), or the cores.
+fn jobs_or_cores(jobs: Option<usize>) -> usize {
+    jobs.unwrap_or_else(sstable_native::jobs::default_jobs)
+        .max(1)
+}
+
+/// `partitions(path, batch_rows, jobs)`: the partitions report as a stream; `jobs` > 1 splits
+/// the scan over threads ([`split`]), the batches are the same.
 #[pyfunction]
-#[pyo3(signature = (path, batch_rows=sstable_arrow::DEFAULT_BATCH_ROWS))]
-fn partitions(py: Python<'_>, path: &str, batch_rows: usize) -> PyResult<ArrowStream> {
+#[pyo3(signature = (path, batch_rows=sstable_arrow::DEFAULT_BATCH_ROWS, jobs=None))]
+fn partitions(
+    py: Python<'_>,
+    path: &str,
+    batch_rows: usize,
+    jobs: Option<usize>,
+) -> PyResult<ArrowStream> {
     let s = one_sstable(py, path)?;
     let metadata = py.detach(|| s.load_metadata());
     let (now, _) = analytics::default_now(&metadata);
     let reader = PartitionBatchReader::new(&metadata, s.files(), batch_rows, now)
         .map_err(|e| arrow_error(py, &e))?;
-    Ok(ArrowStream::new(reader))
+    let jobs = jobs_or_cores(jobs);
+    if jobs <= 1 {
+        return Ok(ArrowStream::new(reader));
+    }
+    let content = split::Content::Partitions { batch_rows, now };
+    let stream = split::SplitStream::start(s.found, s.group, metadata, content, jobs)
+        .map_err(|e| arrow_error(py, &e))?;
+    Ok(ArrowStream::new(stream))
 }
 
-/// `scan(path, batch_rows, cell_metadata)`: the rows as a stream.
+/// `scan(path, batch_rows, cell_metadata, jobs)`: the rows as a stream; `jobs` > 1 splits the
+/// scan over threads ([`split`]), the batches are the same.
 #[pyfunction]
-#[pyo3(signature = (path, batch_rows=sstable_arrow::DEFAULT_BATCH_ROWS, cell_metadata=false))]
+#[pyo3(signature = (path, batch_rows=sstable_arrow::DEFAULT_BATCH_ROWS, cell_metadata=false, jobs=None))]
 fn scan(
     py: Python<'_>,
     path: &str,
     batch_rows: usize,
     cell_metadata: bool,
+    jobs: Option<usize>,
 ) -> PyResult<ArrowStream> {
     let s = one_sstable(py, path)?;
     let metadata = py.detach(|| s.load_metadata());
@@ -207,7 +231,16 @@ fn scan(
         .and_then(|d| i64::try_from(d.as_secs()).ok());
     let reader =
         RowBatchReader::new(&metadata, s.files(), options, now).map_err(|e| arrow_error(py, &e))?;
-    Ok(ArrowStream::new(reader))
+    let jobs = jobs_or_cores(jobs);
+    if jobs <= 1 {
+        return Ok(ArrowStream::new(reader));
+    }
+    // The sequential reader was made only to refuse what it refuses (pre-3.0 files) alike.
+    drop(reader);
+    let content = split::Content::Rows { options, now };
+    let stream = split::SplitStream::start(s.found, s.group, metadata, content, jobs)
+        .map_err(|e| arrow_error(py, &e))?;
+    Ok(ArrowStream::new(stream))
 }
 
 /// One SSTable found: its prefix and its (component file suffix, path) pairs.

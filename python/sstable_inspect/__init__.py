@@ -53,18 +53,25 @@ def verify(path):
     return _native.verify(str(path))
 
 
-def partitions(path, batch_rows=8192):
+def partitions(path, batch_rows=8192, jobs=None):
     """The partitions report (``sstablepartitions``) as a ``pyarrow.Table``: one row per
-    partition with key, token, position, bytes, rows, cells, tombstones by kind, TTL cells."""
-    return _pa.RecordBatchReader.from_stream(_native.partitions(str(path), batch_rows)).read_all()
+    partition with key, token, position, bytes, rows, cells, tombstones by kind, TTL cells.
+    ``jobs``: Rust threads the scan is split over (default: the cores; the table is the same
+    for any number, batch for batch)."""
+    return _pa.RecordBatchReader.from_stream(
+        _native.partitions(str(path), batch_rows, jobs)
+    ).read_all()
 
 
-def scan(path, columns=None, batch_rows=8192, cell_metadata=False):
+def scan(path, columns=None, batch_rows=8192, cell_metadata=False, jobs=None):
     """The rows of one 3.0+ SSTable as a ``pyarrow.RecordBatchReader`` (batches of
     ``batch_rows``), decoded as they are read. ``columns``: keep only these columns (by name).
-    ``cell_metadata``: add ``<col>__writetime``, ``__ttl``, ``__local_deletion_time``."""
+    ``cell_metadata``: add ``<col>__writetime``, ``__ttl``, ``__local_deletion_time``.
+    ``jobs``: Rust threads the scan is split over (default: the cores), partition-aligned ranges
+    decoded ahead (at most ``2 * jobs``) without the GIL; the batches are the same for any
+    number."""
     reader = _pa.RecordBatchReader.from_stream(
-        _native.scan(str(path), batch_rows, cell_metadata)
+        _native.scan(str(path), batch_rows, cell_metadata, jobs)
     )
     if columns is None:
         return reader
