@@ -32,11 +32,8 @@ pub struct FilterSummary {
     pub hash_count: u32,
     pub bitset_bits: u64,
     pub bits_set: u64,
-    #[serde(with = "crate::protocol::wire::float")]
     pub fill_ratio: f64,
-    #[serde(with = "crate::protocol::wire::opt_float")]
     pub expected_fp_rate: Option<f64>,
-    #[serde(with = "crate::protocol::wire::opt_float")]
     pub configured_fp_chance: Option<f64>,
     pub format: String,
     pub hash_order: String,
