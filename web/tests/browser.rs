@@ -318,7 +318,7 @@ async fn a_capped_page_of_a_wide_partition_stays_small_in_memory() {
 }
 
 /// The protocol's one rule for 64-bit integers: a reply holding values past 2^53 crosses exactly
-/// (as JSON integers), and a reply the page cannot decode still names its job, so the pool fails that
+/// (as BigInts), and a reply the page cannot decode still names its job, so the pool fails that
 /// job instead of leaving it waiting.
 #[wasm_bindgen_test]
 fn replies_keep_64_bit_values_and_an_undecodable_reply_names_its_job() {
@@ -340,8 +340,12 @@ fn replies_keep_64_bit_values_and_an_undecodable_reply_names_its_job() {
         }
         other => panic!("{other:?}"),
     }
-    // `{"Loaded":{"job":7,"summary":3}}`: a summary that is not one.
-    let value = js_sys::Array::of1(&r#"{"Loaded":{"job":7,"summary":3}}"#.into());
+    // `{ Loaded: { job: 7n, summary: 3 } }`: a summary that is not one.
+    let fields = js_sys::Object::new();
+    js_sys::Reflect::set(&fields, &"job".into(), &js_sys::BigInt::from(7u64).into()).unwrap();
+    js_sys::Reflect::set(&fields, &"summary".into(), &3.into()).unwrap();
+    let value = js_sys::Object::new();
+    js_sys::Reflect::set(&value, &"Loaded".into(), &fields).unwrap();
     let (job, message) = decode_reply(Encoded(value.into())).unwrap_err();
     assert_eq!(job, Some(7));
     assert!(

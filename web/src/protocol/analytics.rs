@@ -97,23 +97,27 @@ pub enum AnalyticsStep {
     },
 }
 
-/// One range's figures (the engine's `RangeFigures`) as the worker encoded them (JSON): the UI
-/// thread hands them from the range's reply to the merge's request as they are, never decoding
-/// them (a range's tombstone counts per second can be many).
+/// One range's figures (the engine's `RangeFigures`) as the worker encoded them: the UI thread
+/// hands them from the range's reply to the merge's request as they are, never decoding them
+/// (a range's tombstone counts per second can be many).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RangePart(pub String);
+pub struct RangePart(#[serde(with = "serde_wasm_bindgen::preserve")] pub wasm_bindgen::JsValue);
 
 impl RangePart {
-    /// Encodes `figures` (64-bit integers exact).
+    /// Encodes `figures` by the protocol's rule (64-bit integers as BigInts).
     pub fn encode(figures: &RangeFigures) -> Result<Self, String> {
-        serde_json::to_string(figures)
+        figures
+            .serialize(
+                &serde_wasm_bindgen::Serializer::new()
+                    .serialize_large_number_types_as_bigints(true),
+            )
             .map(RangePart)
             .map_err(|e| format!("a range's figures could not be sent: {e}"))
     }
 
     /// The figures back (in the merging worker).
     pub fn decode(&self) -> Result<RangeFigures, String> {
-        serde_json::from_str(&self.0)
+        serde_wasm_bindgen::from_value(self.0.clone())
             .map_err(|e| format!("a range's figures could not be read: {e}"))
     }
 }

@@ -88,8 +88,9 @@ pub struct CollectionLiteral {
     pub literal: String,
 }
 
-/// A page as it crosses from the worker to the UI thread: the page itself in the message's JSON
-/// ([`super::wire`]); `parse_millis` is what reading it back took on the UI thread.
+/// A page as it crosses from the worker to the UI thread: one JSON string (serde_json) inside the
+/// serde-wasm-bindgen message, not thousands of JavaScript objects that the UI thread would read
+/// back one property at a time; `parse_millis` is what reading it back took on the UI thread.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PageMessage {
     pub page: DataPage,
@@ -98,14 +99,16 @@ pub struct PageMessage {
 
 impl Serialize for PageMessage {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.page.serialize(s)
+        let json = serde_json::to_string(&self.page).map_err(serde::ser::Error::custom)?;
+        s.serialize_str(&json)
     }
 }
 
 impl<'de> Deserialize<'de> for PageMessage {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<PageMessage, D::Error> {
+        let json = String::deserialize(d)?;
         let started = loader::now_millis();
-        let page = DataPage::deserialize(d)?;
+        let page = serde_json::from_str(&json).map_err(serde::de::Error::custom)?;
         Ok(PageMessage {
             page,
             parse_millis: loader::now_millis() - started,

@@ -182,13 +182,17 @@ pub struct MergedPageMessage(pub MergedPage);
 
 impl Serialize for MergedPageMessage {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(s)
+        let json = serde_json::to_string(&self.0).map_err(serde::ser::Error::custom)?;
+        s.serialize_str(&json)
     }
 }
 
 impl<'de> Deserialize<'de> for MergedPageMessage {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<MergedPageMessage, D::Error> {
-        MergedPage::deserialize(d).map(MergedPageMessage)
+        let json = String::deserialize(d)?;
+        serde_json::from_str(&json)
+            .map(MergedPageMessage)
+            .map_err(serde::de::Error::custom)
     }
 }
 
