@@ -39,7 +39,8 @@ fn scalar(query: &str, dir: &Path) -> String {
 }
 
 /// A fresh directory named by `tag` holding `legacy_la_clust` as generation 1 and, per
-/// `second`, as generation 2 (`"la"`) or `legacy_ma_clust` beside it (`"ma"`), and schema.cql.
+/// `second`, as generation 2 (`"la"`) or `legacy_ma_clust` beside it (`"ma"`) or alone (any
+/// other), and schema.cql.
 fn table(tag: &str, second: &str) -> Option<PathBuf> {
     let fx = common::cassandra_fixtures(tag)?;
     let la = common::legacy_dir(&fx, "la", "legacy_la_clust");
@@ -143,6 +144,15 @@ fn a_2x_sstable_beside_a_3x_one_is_merged_with_it() {
         rows("SELECT DISTINCT val FROM t", &dir),
         [MA_VAL.to_owned()]
     );
+    let writetime = "SELECT CAST(min(val__writetime) AS BIGINT) FROM t";
+    let ma: i64 = scalar(writetime, &dir).parse().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    // `la` alone: its latest write is before every merged (`ma`) one.
+    let dir = table("2x-mixed-la", "").unwrap();
+    let la: i64 = scalar(&writetime.replace("min", "max"), &dir)
+        .parse()
+        .unwrap();
+    assert!(ma > la, "{ma} {la}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
