@@ -2,7 +2,8 @@
 //! `legacy_la_clust` (MANIFEST.md §3: `pk text, ck text, val text, PK (pk, ck)`, 5 partitions
 //! "0".."4" × 50 rows, every `val` one 128-character string) and a copy of it under another
 //! generation is the one table, not twice; and beside `legacy_ma_clust` (the same schema and
-//! keys, 3.0 format) the versions of each row are reconciled.
+//! keys, 3.0 format) the versions of each row are reconciled; a COMPACT STORAGE table, which the
+//! engine does not convert from 2.x, is not merged with 3.0+ SSTables.
 
 use crate::common;
 
@@ -218,5 +219,38 @@ fn a_2x_token_range_starts_from_its_index() {
     assert_eq!(code, 0, "{stats}");
     assert_eq!(stdout.lines().nth(1), Some("0"));
     assert_eq!(data_reads(&stats), (0, 0), "{stats}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A COMPACT STORAGE table (`legacy_la_clust_compact` beside `legacy_ma_clust_compact`,
+/// MANIFEST.md §3): its 2.x SSTables are not converted, so not merged with 3.0+ ones: refused
+/// (exit 1), the message saying so.
+#[test]
+fn a_compact_2x_sstable_beside_a_3x_one_is_refused() {
+    let Some(fx) = common::cassandra_fixtures("a_compact_2x_sstable_beside_a_3x_one_is_refused")
+    else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!(
+        "sstable-inspect-sql-2x-compact-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for v in ["la", "ma"] {
+        let src = common::legacy_dir(&fx, v, &format!("legacy_{v}_clust_compact"));
+        for f in common::files_under(&src) {
+            std::fs::copy(src.join(&f), dir.join(&f)).unwrap();
+        }
+    }
+    std::fs::write(
+        dir.join("schema.cql"),
+        "CREATE TABLE legacy_tables.legacy_la_clust_compact (pk text, ck text, val text, \
+         PRIMARY KEY (pk, ck)) WITH COMPACT STORAGE;\n",
+    )
+    .unwrap();
+    let (_, stderr, code) = run(&["sql", "SELECT count(*) FROM t", dir.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("COMPACT STORAGE"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
