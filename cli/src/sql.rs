@@ -1,10 +1,10 @@
 //! `sstable-inspect sql "SELECT … FROM t …" PATH…`: SQL over the rows of the merged read of the
-//! table's 3.0+ SSTables (what `read` returns, at `--now`) on DataFusion (the `sstable-sql`
-//! crate), printed as a table, `--json` or `--csv`, or written as Parquet (`--parquet FILE`).
-//! Key and clustering columns carry the names of the schema.cql beside the SSTables (or
-//! `--schema`); `--stats` prints the bytes read. Bad SQL or an unknown column: DataFusion's
-//! message, exit 2; an SSTable that does not read: the engine's message (SSTable, component,
-//! offset), exit 1.
+//! table's SSTables (what `read` returns, at `--now`; 2.x ones with the table's CREATE TABLE)
+//! on DataFusion (the `sstable-sql` crate), printed as a table, `--json` or `--csv`, or written
+//! as Parquet (`--parquet FILE`). Key and clustering columns carry the names of the schema.cql
+//! beside the SSTables (or `--schema`); `--stats` prints the bytes read. Bad SQL or an unknown
+//! column: DataFusion's message, exit 2; an SSTable that does not read: the engine's message
+//! (SSTable, component, offset), exit 1.
 
 use std::io::Write;
 
@@ -58,19 +58,12 @@ pub fn run(a: Args) -> Result<Outcome, String> {
             l.file.table.clustering.as_slice(),
         )
     });
-    let layout = loaded.as_ref().and_then(|l| {
-        sstable_engine::component::legacy_data::LegacyLayout::from_cql(
-            &l.file.table,
-            l.file.compact_storage,
-        )
-        .ok()
-    });
     match sstable_sql::query_with_log(
         &a.query,
         &paths,
         a.now.or_else(crate::now::now_seconds),
         names,
-        layout.as_ref(),
+        loaded.as_ref().map(|l| &l.file),
     ) {
         Ok((schema, batches, log)) => {
             if a.stats {

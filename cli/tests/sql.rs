@@ -5,6 +5,9 @@
 
 use crate::common;
 
+#[path = "sql_legacy.rs"]
+mod legacy;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

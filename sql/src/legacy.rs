@@ -1,5 +1,6 @@
-//! 2.x SSTables (`jb`, `ka`, `la`) in SQL when the table's schema is known (schema.cql or
-//! `--schema`): each SSTable's atoms grouped into CQL rows by the engine's `RowGrouper` (what
+//! The 2.x SSTables (`jb`, `ka`, `la`) of a COMPACT STORAGE table in SQL, when the table's
+//! schema is known (schema.cql or `--schema`); other 2.x tables are merged like 3.0+ ones
+//! ([`crate::provider`]; the engine does not convert COMPACT STORAGE from 2.x): each SSTable's atoms grouped into CQL rows by the engine's `RowGrouper` (what
 //! `dump` prints for 2.x, values rendered with the schema's types), then typed as the schema
 //! says: `int`, `bigint`, `smallint`, `tinyint`, `boolean`, `float`, `double`, `timestamp` as
 //! those Arrow types, others as the text dump prints. Columns as for 3.0+: `_kind`,
@@ -7,8 +8,8 @@
 //! column with its `__writetime`, `__ttl` and `__local_deletion_time`. Non-frozen collections
 //! are not columns yet.
 //!
-//! Not the merged read: the SSTables' rows are read one SSTable after the other (2.x inputs are
-//! not merged by the engine yet), and no filter or projection is pushed into the decoding.
+//! Not the merged read: the SSTables' rows are read one SSTable after the other, and no filter
+//! or projection is pushed into the decoding.
 //! Batches are built as partitions complete, at most `batch_rows` rows each.
 
 use std::sync::{Arc, Mutex};

@@ -1,4 +1,4 @@
-//! SQL over a table's SSTables on DataFusion: the rows of the merged read of the 3.0+ SSTables
+//! SQL over a table's SSTables on DataFusion: the rows of the merged read of the SSTables
 //! found (as `sstable-arrow` decodes them, with the `<column>__writetime` / `__ttl` /
 //! `__local_deletion_time` columns of `--cell-metadata`, and `__token` for a Murmur3 table)
 //! registered as table `t`.
@@ -10,8 +10,9 @@
 //! projection pushed into the row decoding, a partition-key equality answered through the
 //! index and bloom filter, a `__token` range through the index.
 //!
-//! 2.x SSTables are read when the schema is known ([`legacy`]): typed and named by it, not
-//! merged.
+//! 2.x SSTables are read when the table's `CREATE TABLE` is known: merged like 3.0+ ones (the
+//! engine's `merge::inputs` makes every merge input), alone or beside 3.0+ SSTables; only a
+//! COMPACT STORAGE table of 2.x SSTables is read one SSTable after another ([`legacy`]).
 
 use std::sync::Arc;
 
@@ -121,15 +122,15 @@ pub fn query(
 
 /// [`query`] with the result's schema (also when it has no rows), and what its scans read;
 /// `names`: the partition key and clustering column names of the table's schema, if known;
-/// `legacy`: that schema's 2.x layout, for 2.x SSTables.
+/// `cql`: the table's `CREATE TABLE`, for 2.x SSTables.
 pub fn query_with_log(
     sql: &str,
     paths: &[&str],
     now_seconds: Option<i64>,
     names: Option<(&[String], &[String])>,
-    legacy: Option<&sstable_engine::component::legacy_data::LegacyLayout>,
+    cql: Option<&sstable_engine::cql_schema::CqlSchemaFile>,
 ) -> Result<(SchemaRef, Vec<RecordBatch>, ReadLog), SqlError> {
-    let table = Arc::new(SSTableTable::open(paths, now_seconds, names, legacy)?);
+    let table = Arc::new(SSTableTable::open(paths, now_seconds, names, cql)?);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .map_err(|e| SqlError::Read(e.to_string()))?;

@@ -28,8 +28,14 @@
 //! lookup read to confirm the partition is not read again by the merge (the source keeps the
 //! last Data.db read).
 //!
-//! 2.x SSTables (all of them 2.x) are read by [`crate::legacy`] when the schema is known: not
-//! merged, nothing pushed down but the projection after the rows are built.
+//! 2.x SSTables (`jb`, `ka`, `la`) need the table's `CREATE TABLE` (schema.cql, `--schema`):
+//! the merge inputs come from the engine's one constructor
+//! (`sstable_engine::merge::inputs::table_inputs`), so a 2.x SSTable is merged like a 3.0+ one,
+//! alone or beside 3.0+ SSTables; its key is parsed with the schema's key type and found
+//! through its Index.db, and a token range starts from its Index.db too. The column schema is
+//! the merge reader's (`MergeReader::schema`). Only a COMPACT STORAGE table, which the engine
+//! does not convert from 2.x, is read by [`crate::legacy`] (all its SSTables 2.x): not merged,
+//! nothing pushed down but the projection after the rows are built.
 
 use std::sync::{Arc, Mutex};
 
@@ -44,16 +50,21 @@ use datafusion::logical_expr::{BinaryExpr, Expr, Operator, TableProviderFilterPu
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::physical_plan::ExecutionPlan;
-use sstable_arrow::{MergedRowReader, PartitionFilter, RowBatchReader, RowOptions, TOKEN_COLUMN};
+use sstable_arrow::{row_schema, MergedRowReader, PartitionFilter, RowOptions, TOKEN_COLUMN};
 use sstable_engine::byte_range::RangeSource;
 use sstable_engine::clock::NoClock;
 use sstable_engine::component::data::DecodeOptions;
 use sstable_engine::component::legacy_data::LegacyLayout;
+use sstable_engine::cql_schema::CqlSchemaFile;
 use sstable_engine::index_listing::{IndexListing, ListingItem, ListingOptions};
 use sstable_engine::info::SSTableMetadata;
-use sstable_engine::merge::{MergeInput, MergeOptions, TableMerger};
+use sstable_engine::merge::inputs::{legacy_schema, merge_reader, table_inputs, TableSSTable};
+use sstable_engine::merge::{MergeOptions, TableMerger};
 use sstable_engine::range::SyncDriver;
+use sstable_engine::sstable_set::SSTableFiles;
 use sstable_engine::token::{Partitioner, Token};
+use sstable_engine::types::value::parse_partition_key;
+use sstable_engine::write::TableSchema;
 use sstable_native::files::{self, ComponentFiles};
 
 use crate::legacy::LegacyRows;
@@ -69,7 +80,7 @@ pub struct Wanted {
     pub tokens: Option<(i64, i64)>,
 }
 
-/// The table of the 3.0+ SSTables under some paths (see the module docs).
+/// The table of the SSTables under some paths (see the module docs).
 #[derive(Debug, Clone)]
 pub struct SSTableTable {
     paths: Vec<String>,
@@ -83,8 +94,12 @@ pub struct SSTableTable {
     /// The partition key column's name (a one-column key), for the key filter.
     key_column: Option<String>,
     log: Arc<Mutex<ReadLog>>,
-    /// 2.x SSTables: the schema's layout ([`crate::legacy`]).
-    legacy: Option<LegacyLayout>,
+    /// The table's `CREATE TABLE`, for its 2.x SSTables' merge inputs.
+    cql: Option<CqlSchemaFile>,
+    /// The engine's schema of it, when an SSTable is 2.x (its key type parses a key filter).
+    legacy: Option<TableSchema>,
+    /// A COMPACT STORAGE table of 2.x SSTables: the schema's layout ([`crate::legacy`]).
+    compact: Option<LegacyLayout>,
 }
 
 fn options() -> RowOptions {
@@ -95,55 +110,77 @@ fn options() -> RowOptions {
 }
 
 impl SSTableTable {
-    /// The table of `paths`: its schema is the first SSTable's (the merge's; no Data.db read
+    /// The table of `paths`: its schema is the first SSTable's merge reader's (no Data.db read
     /// yet). With `names` (a schema's partition key and clustering column names, in order)
     /// those columns are named so, where their counts match the SSTable's; else
     /// `partition_key`, `partition_key_0`, …, `clustering_0`, ….
     ///
-    /// SSTables that are all 2.x are read with `legacy`, the schema's layout (an error
-    /// without one).
+    /// 2.x SSTables are read with `cql`, the table's `CREATE TABLE` (an error without one).
     pub fn open(
         paths: &[&str],
         now_seconds: Option<i64>,
         names: Option<(&[String], &[String])>,
-        legacy: Option<&LegacyLayout>,
+        cql: Option<&CqlSchemaFile>,
     ) -> Result<Self, SqlError> {
         let found = files::find(paths).map_err(|e| SqlError::Read(e.to_string()))?;
         let sstables = &found.grouping.sstables;
-        if !sstables.is_empty()
-            && sstables
-                .iter()
-                .all(|s| !s.descriptor.version.has_row_format())
-        {
-            let Some(layout) = legacy.filter(|l| l.has_schema()) else {
+        let is_legacy = |s: &SSTableFiles| !s.descriptor.version.has_row_format();
+        let any_legacy = sstables.iter().any(is_legacy);
+        let mut legacy = None;
+        if any_legacy {
+            let Some(cql) = cql else {
                 return Err(SqlError::Read(
-                    "the SSTables are 2.x: SQL needs the table's schema (schema.cql beside them or --schema FILE.cql)".to_owned(),
+                    "2.x SSTables: SQL needs the table's schema (schema.cql beside them or --schema FILE.cql)".to_owned(),
                 ));
             };
-            return Ok(SSTableTable {
-                paths: paths.iter().map(|p| (*p).to_owned()).collect(),
-                now_seconds,
-                schema: crate::legacy::legacy_schema(layout),
-                token: false,
-                key_column: None,
-                log: Arc::new(Mutex::new(ReadLog::default())),
-                legacy: Some(layout.clone()),
-            });
+            if cql.compact_storage {
+                if !sstables.iter().all(is_legacy) {
+                    return Err(SqlError::Read(
+                        "a COMPACT STORAGE table's 2.x SSTables are not merged with 3.0+ ones: query them apart".to_owned(),
+                    ));
+                }
+                let layout = LegacyLayout::from_cql(&cql.table, true)
+                    .map_err(|e| SqlError::Read(format!("the table's CREATE TABLE: {e}")))?;
+                return Ok(SSTableTable {
+                    paths: paths.iter().map(|p| (*p).to_owned()).collect(),
+                    now_seconds,
+                    schema: crate::legacy::legacy_schema(&layout),
+                    token: false,
+                    key_column: None,
+                    log: Arc::new(Mutex::new(ReadLog::default())),
+                    cql: Some(cql.clone()),
+                    legacy: None,
+                    compact: Some(layout),
+                });
+            }
+            legacy = legacy_schema(Some(cql))
+                .map_err(|e| SqlError::Read(format!("the table's CREATE TABLE: {e}")))?;
         }
+        let decode = DecodeOptions {
+            now_seconds,
+            ..DecodeOptions::default()
+        };
         let mut schema = None;
         let mut token = false;
-        for sstable in &found.grouping.sstables {
+        let mut first_error = None;
+        for sstable in sstables {
             let (metadata, _) = files::load_metadata(&found, sstable);
-            let source = ComponentFiles::new(&found, sstable);
-            if let Ok(r) = RowBatchReader::new(&metadata, source, options(), now_seconds) {
-                let s = arrow_array::RecordBatchReader::schema(&r);
-                let (s, _) = bridge::to_datafusion(&s, &[]).map_err(SqlError::Read)?;
-                token = metadata.partitioner() == Partitioner::Murmur3;
-                schema = Some(s);
-                break;
+            match merge_reader(&metadata, legacy.as_ref(), decode) {
+                Ok(r) => {
+                    let s = row_schema(r.schema(), &options());
+                    let (s, _) = bridge::to_datafusion(&s, &[]).map_err(SqlError::Read)?;
+                    token = metadata.partitioner() == Partitioner::Murmur3;
+                    schema = Some(s);
+                    break;
+                }
+                Err(e) => {
+                    first_error.get_or_insert_with(|| format!("{}: {e}", sstable.prefix));
+                }
             }
         }
-        let schema = schema.ok_or_else(|| SqlError::Read("no 3.0+ SSTable found".to_owned()))?;
+        let schema = schema.ok_or_else(|| {
+            SqlError::Read(first_error.unwrap_or_else(|| "no SSTable found".to_owned()))
+        })?;
         let schema = if token {
             let mut fields: Vec<Field> =
                 schema.fields().iter().map(|f| f.as_ref().clone()).collect();
@@ -179,7 +216,9 @@ impl SSTableTable {
             token,
             key_column,
             log: Arc::new(Mutex::new(ReadLog::default())),
-            legacy: None,
+            cql: cql.cloned(),
+            legacy,
+            compact: None,
         })
     }
 
@@ -265,8 +304,10 @@ impl MergedRows {
             now_seconds: table.now_seconds,
             ..DecodeOptions::default()
         };
-        let mut inputs = Vec::new();
-        let mut partitioner = None;
+        // The SSTables the read needs, each with where its read starts (`None`: the start).
+        let mut metadatas = Vec::new();
+        let mut starts = Vec::new();
+        let mut sources = Vec::new();
         let mut key_bytes = None;
         for sstable in &found.grouping.sstables {
             let err =
@@ -275,24 +316,16 @@ impl MergedRows {
             if let Some(e) = io_errors.into_iter().next() {
                 return Err(err(&e));
             }
-            if !sstable.descriptor.version.has_row_format() {
-                return Err(err(&format!(
-                    "version {} predates the 3.0 row format: its rows are not in SQL",
-                    sstable.descriptor.version
-                )));
-            }
-            let p = metadata.partitioner();
-            if partitioner.as_ref().is_some_and(|q| *q != p) {
-                return Err(err(&"its partitioner differs from the first SSTable's"));
-            }
-            partitioner = Some(p);
             let mut source =
                 CountingSource::new(ComponentFiles::new(&found, sstable), Arc::clone(&table.log));
             let mut position = None;
-            let bytes = wanted
-                .key
-                .as_deref()
-                .and_then(|k| metadata.parse_key(k).ok());
+            // A 2.x SSTable records no key type: the schema's.
+            let bytes = wanted.key.as_deref().and_then(|k| {
+                match (&table.legacy, metadata.descriptor.version.has_row_format()) {
+                    (Some(schema), false) => parse_partition_key(&schema.key_type(), k).ok(),
+                    _ => metadata.parse_key(k).ok(),
+                }
+            });
             if let Some(bytes) = bytes {
                 let found_key =
                     sstable_engine::lookup::lookup_with(&metadata, &bytes, &mut source, &NoClock);
@@ -319,21 +352,38 @@ impl MergedRows {
                 .next()
                 .unwrap_or(&sstable.prefix)
                 .to_owned();
-            let mut input = MergeInput::for_sstable(name, &metadata, decode, source)
-                .map_err(|e| SqlError::Read(e.to_string()))?;
-            if let Some(p) = position {
-                input.reader.seek_to_partition(p).map_err(|e| err(&e))?;
-            }
-            inputs.push(input);
+            metadatas.push(metadata);
+            starts.push((name, position));
+            sources.push(source);
         }
-        let (Some(partitioner), false) = (partitioner, inputs.is_empty()) else {
+        if metadatas.is_empty() {
             // No SSTable holds the key (or the token range).
             return Ok(MergedRows {
                 reader: None,
                 order,
                 projected,
             });
-        };
+        }
+        let sstables: Vec<TableSSTable<'_, _>> = metadatas
+            .iter()
+            .zip(&starts)
+            .zip(sources)
+            .map(|((metadata, (name, _)), source)| TableSSTable {
+                name: name.clone(),
+                metadata,
+                source,
+            })
+            .collect();
+        let (mut inputs, partitioner) = table_inputs(sstables, table.cql.as_ref(), decode)
+            .map_err(|e| SqlError::Read(e.to_string()))?;
+        for (input, (name, position)) in inputs.iter_mut().zip(&starts) {
+            if let Some(p) = position {
+                input
+                    .reader
+                    .seek_to_partition(*p)
+                    .map_err(|e| SqlError::Read(format!("{name}: {e}")))?;
+            }
+        }
         let merge_options = MergeOptions {
             now_seconds: table.now_seconds,
             explain: false,
@@ -636,7 +686,7 @@ impl PartitionStream for MergedScan {
 
     fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
         let failed = |e: SqlError| DataFusionError::External(Box::new(ReadFailed(e.to_string())));
-        if let Some(layout) = &self.table.legacy {
+        if let Some(layout) = &self.table.compact {
             let paths: Vec<&str> = self.table.paths.iter().map(String::as_str).collect();
             let rows = LegacyRows::open(
                 &paths,
