@@ -411,11 +411,12 @@ pub fn merged_view(p: &MergedViewProps) -> Html {
     let body = page.as_ref().map(|pg| {
         let rows_limit = *shown_rows;
         html! { <>
-            <p class="timing" data-testid="merged-timing" data-skip={pg.skip.to_string()}>{ format!(
-                "{} merged from {} ({}) in a worker in {:.0} ms, {} bytes of Data.db read",
+            <p class="timing" data-testid="merged-timing" data-skip={pg.skip.to_string()}
+               data-wasm-memory={pg.wasm_memory_bytes.to_string()}>{ format!(
+                "{} merged from {} ({}) in a worker in {:.0} ms, {} bytes of Data.db read, the worker's memory {:.1} MiB",
                 plural(pg.partitions.len() as u64, "partition", "partitions"),
                 plural(pg.sstables.len() as u64, "SSTable", "SSTables"), pg.sstables.join(", "),
-                pg.millis, pg.bytes_read) }</p>
+                pg.millis, pg.bytes_read, pg.wasm_memory_bytes / 1_048_576.0) }</p>
             { for pg.partitions.iter().enumerate().map(|(pi, part)| {
                 let why_partition = {
                     let on_why = on_why.clone();

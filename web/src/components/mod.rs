@@ -13,6 +13,7 @@ pub mod index_view;
 pub mod job_run;
 pub mod merged_view;
 pub mod overview_table;
+pub mod replica_pieces;
 pub mod replicas_view;
 pub mod salvage;
 pub mod sstable_card;

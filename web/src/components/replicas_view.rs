@@ -9,7 +9,8 @@
 //! that differ — on which replicas, which replica is newest — and the bytes each replica would
 //! stream for it show when it is clicked, a page at a time; a partition's key shows its rows on
 //! every replica side by side (each replica's merged read of it, `Request::MergedPage`), the
-//! rows that differ marked.
+//! rows that differ marked; its pieces show the differing cells, livenesses and tombstones one
+//! column per node, the winner marked ([`super::replica_pieces`], computed in a worker).
 
 use std::rc::Rc;
 
@@ -21,11 +22,13 @@ use yew::prelude::*;
 use super::drop_zone::DropZone;
 use super::job_run::{self, JobRun};
 use super::plural;
+use super::replica_pieces::{pieces_view, Pieces};
 use super::table_schema::TableSchemaBox;
 use crate::loader::PickedFile;
 use crate::pool;
 use crate::protocol::table::{
-    MergedPageMessage, MergedPageRequest, MergedPartitionView, RangeView, ReplicaReport,
+    MergedPageMessage, MergedPageRequest, MergedPartitionView, RangeView, ReplicaFocus,
+    ReplicaReport,
 };
 use crate::protocol::{FileRef, Reply, Request};
 
@@ -296,12 +299,17 @@ pub fn replicas_view() -> Html {
         use_mut_ref(|| None::<u64>),
         use_mut_ref(|| None::<u64>),
     ];
+    // A differing partition's pieces (a page of them) and its job.
+    let pieces = use_state(|| None::<Pieces>);
+    let pieces_job = use_mut_ref(|| None::<u64>);
     {
         let job = job.clone();
         let side_jobs = side_jobs.clone();
+        let pieces_job = pieces_job.clone();
         use_effect_with((), move |_| {
             move || {
                 pool::cancel_slot(&job);
+                pool::cancel_slot(&pieces_job);
                 for j in &side_jobs {
                     pool::cancel_slot(j);
                 }
@@ -363,6 +371,7 @@ pub fn replicas_view() -> Html {
                     create_table: create_table.clone(),
                     gc_grace_secs,
                     now_secs,
+                    focus: None,
                 },
                 |reply| match reply {
                     Reply::Replicas { report, .. } => Some(*report),
@@ -421,6 +430,47 @@ pub fn replicas_view() -> Html {
                     },
                 );
             }
+        })
+    };
+    // A differing partition's pieces: the replicas compared again on its token only, in a
+    // worker, a page of the pieces sent back.
+    let on_pieces = {
+        let pieces = pieces.clone();
+        let pieces_job = pieces_job.clone();
+        let (gc_grace_secs, now_secs) = (*gc_grace, *now);
+        let picked = picked.clone();
+        let create_table = create_table.clone();
+        Callback::from(move |(token, key_hex, skip): (i64, String, usize)| {
+            pieces.set(Some(Pieces::Loading {
+                key_hex: key_hex.clone(),
+            }));
+            let pieces = pieces.clone();
+            let key = key_hex.clone();
+            pool::submit_in_slot(
+                &pieces_job,
+                Request::Replicas {
+                    job: 0,
+                    replicas: picked.clone(),
+                    create_table: create_table.clone(),
+                    gc_grace_secs,
+                    now_secs,
+                    focus: Some(ReplicaFocus {
+                        token,
+                        key_hex,
+                        skip,
+                    }),
+                },
+                move |reply| match reply {
+                    Reply::Replicas { report, .. } => {
+                        pieces.set(report.pieces.map(|p| Pieces::Ready(Rc::new(p))));
+                    }
+                    Reply::Failed { message, .. } => pieces.set(Some(Pieces::Failed {
+                        key_hex: key.clone(),
+                        message,
+                    })),
+                    _ => {}
+                },
+            );
         })
     };
     let zones = (0..*count).map(|i| {
@@ -510,7 +560,12 @@ pub fn replicas_view() -> Html {
                                             let on_side = on_side.clone();
                                             let key = p.key_hex.clone();
                                             Callback::from(move |_| on_side.emit(key.clone()))
-                                        }}><code>{ &p.key_hex }</code></button></td><td>{ p.token }</td>
+                                        }}><code>{ &p.key_hex }</code></button>{ " " }
+                                            <button class="link" data-testid="show-pieces" onclick={{
+                                                let on_pieces = on_pieces.clone();
+                                                let (token, key) = (p.token, p.key_hex.clone());
+                                                Callback::from(move |_| on_pieces.emit((token, key.clone(), 0)))
+                                            }}>{ "pieces" }</button></td><td>{ p.token }</td>
                                         { for p.digests.iter().zip(&p.max_timestamps_micros).map(|(d, t)| html! {
                                             <td>{ match (d, t) {
                                                 (Some(d), Some(t)) => format!("digest {}…, newest write {}", d.get(..12).unwrap_or(d), iso8601_micros(*t)),
@@ -535,11 +590,13 @@ pub fn replicas_view() -> Html {
             }).unwrap_or_default();
             html! { <>
                 <p data-testid="replicas-summary" data-ranges={ranges.len().to_string()} data-partitions={r.partition_diff_total.to_string()}
-                   data-depth={r.depth.to_string()} data-replicas={r.replicas.len().to_string()}>{ format!(
-                    "Depth {} ({} leaves); partitions hashed per replica {:?}; {} and {} that differ (merged in a worker in {:.0} ms, {} bytes of Data.db read; gcBefore {})",
+                   data-depth={r.depth.to_string()} data-replicas={r.replicas.len().to_string()}
+                   data-wasm-memory={r.wasm_memory_bytes.to_string()}>{ format!(
+                    "Depth {} ({} leaves); partitions hashed per replica {:?}; {} and {} that differ (merged in a worker in {:.0} ms, {} bytes of Data.db read, the worker's memory {:.1} MiB; gcBefore {})",
                     r.depth, 1u64 << r.depth, r.partitions,
                     plural(ranges.len() as u64, "mismatching range", "mismatching ranges"),
-                    plural(r.partition_diff_total, "partition", "partitions"), r.millis, r.bytes_read, r.gc_before_secs) }</p>
+                    plural(r.partition_diff_total, "partition", "partitions"), r.millis, r.bytes_read,
+                    r.wasm_memory_bytes / 1_048_576.0, r.gc_before_secs) }</p>
                 { strip(ranges, &selected) }
                 <ol class="ranges">
                     { for ranges.iter().enumerate().map(|(i, range)| {
@@ -555,6 +612,21 @@ pub fn replicas_view() -> Html {
                     }) }
                 </ol>
                 { detail }
+                { pieces.as_ref().map(|ps| {
+                    let on_page = {
+                        let on_pieces = on_pieces.clone();
+                        let at = match ps {
+                            Pieces::Ready(pg) => Some((pg.token, pg.key_hex.clone())),
+                            _ => None,
+                        };
+                        Callback::from(move |skip: usize| {
+                            if let Some((token, key)) = &at {
+                                on_pieces.emit((*token, key.clone(), skip));
+                            }
+                        })
+                    };
+                    pieces_view(ps, &r.replicas, &on_page)
+                }).unwrap_or_default() }
                 { side.as_ref().map(|sd| side_by_side(sd, &r.replicas)).unwrap_or_default() }
             </> }
         }

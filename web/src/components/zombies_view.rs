@@ -211,12 +211,13 @@ pub fn zombies_view(p: &ZombiesViewProps) -> Html {
             html! { <>
                 <p data-testid="zombies-summary" data-resurrections={r.resurrections.to_string()} data-garbage={r.garbage.to_string()}
                    data-partitions={r.partitions.to_string()} data-complete={r.error.is_none().to_string()}
-                   data-findings={r.findings.len().to_string()} data-gc-grace={r.gc_grace_secs.to_string()}>
-                    { format!("{} merged from {} in {:.0} ms (in a worker, {} bytes of Data.db read) at now {} (gc_grace_seconds {}, gcBefore {}): {}, {} that shadow nothing (droppable garbage)",
+                   data-findings={r.findings.len().to_string()} data-gc-grace={r.gc_grace_secs.to_string()}
+                   data-wasm-memory={r.wasm_memory_bytes.to_string()}>
+                    { format!("{} merged from {} in {:.0} ms (in a worker, {} bytes of Data.db read) at now {} (gc_grace_seconds {}, gcBefore {}): {}, {} that shadow nothing (droppable garbage); the worker's memory {:.1} MiB",
                         plural(r.partitions, "partition", "partitions"), plural(r.sstables.len() as u64, "SSTable", "SSTables"),
                         r.millis, r.bytes_read, iso8601_secs(r.now_secs), r.gc_grace_secs, iso8601_secs(r.gc_before_secs),
                         plural(r.resurrections, "resurrection risk", "resurrection risks"),
-                        plural(r.garbage, "droppable tombstone", "droppable tombstones")) }
+                        plural(r.garbage, "droppable tombstone", "droppable tombstones"), r.wasm_memory_bytes / 1_048_576.0) }
                     if (r.findings.len() as u64) < r.resurrections.saturating_add(r.garbage) {
                         { format!("; the first {} are listed", r.findings.len()) }
                     }

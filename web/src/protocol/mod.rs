@@ -248,6 +248,8 @@ pub enum Request {
         create_table: Option<String>,
         gc_grace_secs: i64,
         now_secs: i64,
+        /// Only this partition, its differing pieces sent (`ReplicaReport::pieces`).
+        focus: Option<table::ReplicaFocus>,
     },
     /// Salvage: the engine's scrub of the SSTable made of `files` (`mode`: `skip` or
     /// `segregate`) into new `version` (`nb`/`oa`) SSTables, made as files in the worker.

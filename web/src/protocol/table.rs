@@ -80,6 +80,9 @@ pub struct ZombieReport {
     /// Data.db bytes read (every SSTable) and the scan's time in the worker.
     pub bytes_read: u64,
     pub millis: f64,
+    /// The worker's WebAssembly memory after the scan (`memory.buffer.byteLength`: it only
+    /// grows, so this is the worker's peak).
+    pub wasm_memory_bytes: f64,
 }
 
 /// Merged partitions per page of the data browser's "Merged (table)" mode.
@@ -173,6 +176,8 @@ pub struct MergedPage {
     pub not_found: Option<String>,
     pub bytes_read: u64,
     pub millis: f64,
+    /// The worker's WebAssembly memory after the merge (its peak).
+    pub wasm_memory_bytes: f64,
 }
 
 /// A page as it crosses to the UI thread: one JSON string (as [`super::pages::PageMessage`]),
@@ -237,4 +242,65 @@ pub struct ReplicaReport {
     pub gc_before_secs: i64,
     pub bytes_read: u64,
     pub millis: f64,
+    /// The worker's WebAssembly memory after the merge and the diff (its peak).
+    pub wasm_memory_bytes: f64,
+    /// The pieces of the partition asked for ([`ReplicaFocus`]), a page of them.
+    pub pieces: Option<PiecesPage>,
+}
+
+/// Pieces sent per page of a differing partition's pieces.
+pub const PIECES_PAGE: usize = 50;
+
+/// "Compare replicas" for one differing partition: only its token is compared
+/// (`ValidationOptions::range` (token − 1, token]) and its differing pieces
+/// (`repair::compare`) sent, `skip` of them skipped, at most [`PIECES_PAGE`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReplicaFocus {
+    pub token: i64,
+    pub key_hex: String,
+    pub skip: usize,
+}
+
+/// One replica's version of a piece (`repair::compare::PieceVersion`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PieceVersionView {
+    /// `Live`, `Expiring`, `Expired`, `Tombstone`, `Deletion`.
+    pub state: String,
+    pub value: Option<String>,
+    pub timestamp_micros: i64,
+    pub ttl_secs: Option<i32>,
+    pub local_deletion_time_secs: Option<i64>,
+    pub closes_micros: Option<i64>,
+    /// Validation drops or rewrites it at gcBefore.
+    pub purged: bool,
+}
+
+/// A piece on which the replicas differ (`repair::compare::PieceDiff`), as `sstable-inspect
+/// diff` lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PieceView {
+    /// `PartitionDeletion`, `RowDeletion`, `Liveness`, `ComplexDeletion`, `Cell`,
+    /// `RangeTombstoneBound`.
+    pub kind: String,
+    pub is_static: bool,
+    pub clustering: Vec<String>,
+    pub bound: Option<String>,
+    pub column: Option<String>,
+    pub path: Option<String>,
+    /// Per replica; none where it has no such piece.
+    pub versions: Vec<Option<PieceVersionView>>,
+    /// The replica whose version wins reconciliation.
+    pub newest: Option<usize>,
+    pub differs: bool,
+}
+
+/// A page of one differing partition's pieces.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct PiecesPage {
+    pub key_hex: String,
+    pub token: i64,
+    pub skip: usize,
+    pub pieces: Vec<PieceView>,
+    /// Every differing piece of the partition (0: the partition does not differ).
+    pub total: usize,
 }

@@ -278,6 +278,7 @@ impl Worker for EngineWorker {
                 create_table,
                 gc_grace_secs,
                 now_secs,
+                focus,
             } => {
                 self.spawn_job(scope, id, job, move |ctx| async move {
                     let progress = |done_bytes, total_bytes| ctx.progress(done_bytes, total_bytes);
@@ -286,6 +287,7 @@ impl Worker for EngineWorker {
                         create_table.as_deref(),
                         gc_grace_secs,
                         now_secs,
+                        focus.as_ref(),
                         &progress,
                         &|| ctx.is_cancelled(),
                     )

@@ -27,7 +27,9 @@ use sstable_engine::merge::{
     TableSSTable,
 };
 use sstable_engine::range::{ByteRange, RangeSource};
-use sstable_engine::repair::{depth_for, ReplicaDiff, ValidationOptions, Validator, MAX_DEPTH};
+use sstable_engine::repair::{
+    depth_for, PartitionDiff, ReplicaDiff, ValidationOptions, Validator, MAX_DEPTH,
+};
 use sstable_engine::span::hex;
 use sstable_engine::sstable_set::split_path;
 
@@ -35,9 +37,10 @@ use super::analytics::Slices;
 use super::{load_metadata, FileSource};
 use crate::loader;
 use crate::protocol::table::{
-    LossView, MergedPage, MergedPageRequest, MergedPartitionView, PartitionDiffView, RangeView,
-    ReplicaReport, RowSources, ShadowedView, TombstoneView, ZombieFinding, ZombieReport,
-    MERGED_LOSSES_SENT, MERGED_ROWS_SENT, REPLICA_PARTITIONS_SENT, ZOMBIE_FINDINGS_SENT,
+    LossView, MergedPage, MergedPageRequest, MergedPartitionView, PartitionDiffView,
+    PieceVersionView, PieceView, PiecesPage, RangeView, ReplicaFocus, ReplicaReport, RowSources,
+    ShadowedView, TombstoneView, ZombieFinding, ZombieReport, MERGED_LOSSES_SENT, MERGED_ROWS_SENT,
+    PIECES_PAGE, REPLICA_PARTITIONS_SENT, ZOMBIE_FINDINGS_SENT,
 };
 use crate::protocol::FileRef;
 
@@ -286,6 +289,7 @@ pub(super) async fn zombies(
     report.bytes_read = data_read.get();
     progress(report.bytes_read, table.data_bytes);
     report.millis = loader::now_millis() - started;
+    report.wasm_memory_bytes = loader::wasm_memory_bytes();
     Ok(report)
 }
 
@@ -478,6 +482,7 @@ pub(super) async fn merged_page(
     page.bytes_read = data_read.get();
     progress(page.bytes_read, table.data_bytes);
     page.millis = loader::now_millis() - started;
+    page.wasm_memory_bytes = loader::wasm_memory_bytes();
     Ok(page)
 }
 
@@ -496,12 +501,14 @@ impl TableFiles {
 /// `now − gc_grace`, hashed per token range (`repair::Validator`) and compared in lockstep,
 /// one partition per step ([`ReplicaDiff::step`]) in slices with progress (the Data.db bytes
 /// of every replica read) and cancel. The tree's depth is `ValidationManager`'s for the
-/// largest replica's estimate, as `sstable-inspect diff` chooses it.
+/// largest replica's estimate, as `sstable-inspect diff` chooses it. With `focus`, only the
+/// partition's token is compared and a page of its differing pieces (`repair::compare`) sent.
 pub(super) async fn replicas(
     replicas: &[crate::protocol::table::Replica],
     create_table: Option<&str>,
     gc_grace_secs: i64,
     now_secs: i64,
+    focus: Option<&ReplicaFocus>,
     progress: &dyn Fn(u64, u64),
     is_cancelled: &dyn Fn() -> bool,
 ) -> Result<ReplicaReport, String> {
@@ -524,7 +531,7 @@ pub(super) async fn replicas(
         now_seconds: now_secs,
         gc_before_seconds: now_secs.saturating_sub(gc_grace_secs),
         depth: depth_for(estimate, MAX_DEPTH),
-        range: None,
+        range: focus.map(|f| (f.token.wrapping_sub(1), f.token)),
     };
     let data_read = Rc::new(Cell::new(0u64));
     let data_bytes = tables
@@ -557,8 +564,9 @@ pub(super) async fn replicas(
             break;
         }
     }
-    let r = diff.finish();
+    let mut r = diff.finish();
     progress(data_read.get(), data_bytes);
+    let pieces = focus.map(|f| pieces_page(&mut r.partition_diffs, f));
     Ok(ReplicaReport {
         depth: r.depth,
         replicas: replicas.iter().map(|(n, _)| n.clone()).collect(),
@@ -591,5 +599,53 @@ pub(super) async fn replicas(
         gc_before_secs: options.gc_before_seconds,
         bytes_read: data_read.get(),
         millis: loader::now_millis() - started,
+        wasm_memory_bytes: loader::wasm_memory_bytes(),
+        pieces,
     })
+}
+
+/// The page of `focus`'s differing pieces (an empty page when its partition does not differ),
+/// taken out of the report's partitions.
+fn pieces_page(diffs: &mut [PartitionDiff], focus: &ReplicaFocus) -> PiecesPage {
+    let mut page = PiecesPage {
+        key_hex: focus.key_hex.clone(),
+        token: focus.token,
+        skip: focus.skip,
+        ..PiecesPage::default()
+    };
+    if let Some(p) = diffs.iter_mut().find(|p| p.key_hex == focus.key_hex) {
+        let pieces = std::mem::take(&mut p.pieces);
+        page.total = pieces.len();
+        page.pieces = pieces
+            .into_iter()
+            .skip(focus.skip)
+            .take(PIECES_PAGE)
+            .map(|d| PieceView {
+                kind: format!("{:?}", d.kind),
+                is_static: d.is_static,
+                clustering: d.clustering,
+                bound: d.bound,
+                column: d.column,
+                path: d.path,
+                versions: d
+                    .versions
+                    .into_iter()
+                    .map(|v| {
+                        v.map(|v| PieceVersionView {
+                            state: format!("{:?}", v.state),
+                            value: v.value,
+                            timestamp_micros: v.timestamp_micros,
+                            ttl_secs: v.ttl_secs,
+                            local_deletion_time_secs: v.local_deletion_time_secs,
+                            closes_micros: v.closes_micros,
+                            purged: v.purged,
+                        })
+                    })
+                    .collect(),
+                newest: d.newest,
+                differs: d.differs,
+            })
+            .collect();
+    }
+    page
 }
