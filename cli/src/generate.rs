@@ -300,8 +300,7 @@ fn write_overlapping(
     }
     println!(
         "one table of {} partitions as overlapping SSTables; read it at --now {}",
-        table.partitions,
-        o.now_secs
+        table.partitions, o.now_secs
     );
     if o.zombies {
         let garbage = table
