@@ -13,7 +13,7 @@
 use std::path::PathBuf;
 
 use sstable_engine::compress::Compressor;
-use sstable_engine::write::overlap::{generate_overlapping, OverlapOptions};
+use sstable_engine::write::overlap::{write_overlapping_copies, OverlapOptions};
 use sstable_engine::write::{self, GenerateOptions};
 use sstable_engine::{Format, Version};
 
@@ -265,12 +265,18 @@ fn write_overlapping(
         return Ok(Outcome::Errors);
     }
     let version = o.version;
-    let table = generate_overlapping(o, |i| {
-        OutputFiles::new(out.join(format!(
-            "{version}-{}-big",
-            generation.saturating_add(i as u64)
-        )))
-    });
+    // Streamed: one partition at a time, the model not kept.
+    let table = write_overlapping_copies(
+        o,
+        1,
+        |_, i| {
+            OutputFiles::new(out.join(format!(
+                "{version}-{}-big",
+                generation.saturating_add(i as u64)
+            )))
+        },
+        |_| {},
+    );
     let table = match table {
         Ok(t) => t,
         Err(e) => {
@@ -278,7 +284,7 @@ fn write_overlapping(
             return Ok(Outcome::Errors);
         }
     };
-    for (sink, summary) in table.sstables {
+    for (sink, summary) in table.copies.into_iter().flatten() {
         let prefix = sink.prefix().to_path_buf();
         if let Err(e) = sink.close() {
             eprintln!("error: {e}");
@@ -294,8 +300,7 @@ fn write_overlapping(
     }
     println!(
         "one table of {} partitions as overlapping SSTables; read it at --now {}",
-        table.expected.len(),
-        o.now_secs
+        table.partitions, o.now_secs
     );
     if o.zombies {
         let garbage = table

@@ -21,7 +21,7 @@ use super::model::{
     BoundKind, Cell, CellValue, ColumnData, Expiry, Liveness, ModelDeletion, Partition,
     RangeTombstoneMarker, Row, Unfiltered,
 };
-use super::overlap::{generate_overlapping, overlap_schema, OverlapOptions};
+use super::overlap::{overlap_schema, write_overlapping_copies, OverlapOptions};
 use super::writer::{SSTableWriter, WriteOptions, WriteSummary};
 use super::{sort_keys_by_token, ComponentSink};
 use crate::error::{Error, Result};
@@ -144,10 +144,10 @@ pub fn generate_replicas<S: ComponentSink>(
     let row = |ck: i32, data: ColumnData| row_at(ck, t, data);
     let old_secs = (t / 1_000_000).saturating_sub(PAST_GC_GRACE_AGE_SECS);
     let old = old_secs.saturating_mul(1_000_000);
+    // The shared SSTables: generated once, written to every node, partition by partition.
+    let shared = write_overlapping_copies(options, nodes, &mut make_sink, |_| {})?;
     let mut out = Vec::with_capacity(nodes);
-    for node in 0..nodes {
-        let shared = generate_overlapping(options, |i| make_sink(node, i))?;
-        let mut sstables = shared.sstables;
+    for (node, mut sstables) in shared.copies.into_iter().enumerate() {
         let mut own = Vec::new();
         let mut deletions = Vec::new();
         for key in &keys {
