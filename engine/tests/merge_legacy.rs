@@ -670,3 +670,207 @@ fn a_2x_table_merged_with_its_nb_rewrite_is_the_same_table_in_both() {
         }
     }
 }
+
+/// The COMPACT STORAGE 2.x fixture tables (MANIFEST §3: `legacy_<v>_{simple,clust}[_counter]`
+/// `WITH COMPACT STORAGE`, jb, ka, la) with their `CREATE TABLE`.
+fn compact_tables() -> Vec<(String, String, &'static str, String)> {
+    let mut out = Vec::new();
+    for v in ["jb", "ka", "la"] {
+        for (kind, body) in [
+            ("simple", "(pk text PRIMARY KEY, val text)"),
+            ("simple_counter", "(pk text PRIMARY KEY, val counter)"),
+            (
+                "clust",
+                "(pk text, ck text, val text, PRIMARY KEY (pk, ck))",
+            ),
+            (
+                "clust_counter",
+                "(pk text, ck text, val counter, PRIMARY KEY (pk, ck))",
+            ),
+        ] {
+            let name = format!("legacy_{v}_{kind}_compact");
+            out.push((
+                v.to_owned(),
+                name.clone(),
+                kind,
+                format!("CREATE TABLE {name} {body} WITH COMPACT STORAGE;"),
+            ));
+        }
+    }
+    out
+}
+
+/// A merged compact table's content against MANIFEST §3: keys "0".."4"; a simple table's `val`
+/// in the static row (3.0 reads a static compact table's columns as static: no regular row,
+/// `db/LegacyLayout.java` `decodeCellName`), "foo bar baz" or the counter 1 (`counter` per
+/// copy: a jb counter's local shards add up); a clust table's 50 rows (clustering i + LONG in
+/// UTF-8 order) without a row marker, each the one 128-character `val` or the counter. Every
+/// part comes from the SSTables `sources` (the first SSTable's cell kept when they are equal).
+fn assert_compact_content(
+    name: &str,
+    kind: &str,
+    json: &[serde_json::Value],
+    merged: &[MergedPartition],
+    counter: &str,
+    sources: &[usize],
+) {
+    let keys: Vec<&str> = json
+        .iter()
+        .map(|p| p["partition"]["key"][0].as_str().unwrap())
+        .collect();
+    assert_eq!(keys, ["0", "1", "2", "3", "4"], "{name}");
+    let long = "0123456789".repeat(120);
+    let mut order: Vec<String> = (0..50).map(|i| format!("{i}{long}")).collect();
+    order.sort();
+    let mut clust_val: Option<String> = None;
+    for (p, m) in json.iter().zip(merged) {
+        assert_eq!(m.sources, sources, "{name}");
+        assert!(m.losses.is_empty(), "{name}: {:?}", m.losses);
+        let rows = p["rows"].as_array().unwrap();
+        let value_of = |r: &serde_json::Value| {
+            let cells = r["cells"].as_array().unwrap();
+            assert_eq!(cells.len(), 1, "{name}");
+            assert_eq!(cells[0]["name"], "val", "{name}");
+            cells[0]["value"].as_str().unwrap().to_owned()
+        };
+        if kind.starts_with("simple") {
+            assert_eq!(rows.len(), 1, "{name}");
+            assert_eq!(rows[0]["type"], "static_block", "{name}");
+            assert!(m.unfiltereds.is_empty(), "{name}");
+            let s = m.static_row.as_ref().unwrap();
+            assert_eq!(s.sources, sources, "{name}");
+            assert_eq!((s.liveness_source, s.cell_sources.clone()), (None, vec![0]));
+            let want = if kind == "simple" {
+                "foo bar baz"
+            } else {
+                counter
+            };
+            assert_eq!(value_of(&rows[0]), want, "{name}");
+            continue;
+        }
+        assert!(m.static_row.is_none(), "{name}");
+        assert_eq!(rows.len(), 50, "{name}");
+        assert_eq!(m.unfiltereds.len(), 50, "{name}");
+        for ((r, u), ck) in rows.iter().zip(&m.unfiltereds).zip(&order) {
+            assert_eq!(r["type"], "row", "{name}");
+            assert_eq!(r["clustering"], serde_json::json!([ck]), "{name}");
+            assert!(r["liveness_info"].is_null(), "{name}");
+            let MergedUnfiltered::Row(u) = u else {
+                panic!("{name}: a marker");
+            };
+            assert_eq!(u.sources, sources, "{name}");
+            assert_eq!(
+                (u.liveness_source, u.cell_sources.clone()),
+                (None, vec![0]),
+                "{name}"
+            );
+            let v = value_of(r);
+            if kind == "clust" {
+                assert_eq!(v.len(), 128, "{name}");
+                assert!(v.bytes().all(|b| b.is_ascii_lowercase()), "{name}");
+                assert_eq!(clust_val.get_or_insert_with(|| v.clone()), &v, "{name}");
+            } else {
+                assert_eq!(v, counter, "{name}");
+            }
+        }
+    }
+}
+
+#[test]
+fn every_compact_2x_fixture_table_merged_with_its_copy_is_its_content() {
+    let Some(fx) = common::cassandra_fixtures("compact 2.x merged with its copy") else {
+        return;
+    };
+    let mut merged_tables = 0;
+    for (v, name, kind, cql) in compact_tables() {
+        let dir = common::legacy_dir(&fx, &v, &name);
+        let schema = parse_schema_cql(&cql).unwrap();
+        assert!(schema.compact_storage);
+        let layout = LegacyLayout::from_cql(&schema.table, true).unwrap();
+        let t = Loaded::load(&dir);
+        let copy = renamed(&t, &dir, 9999);
+        let mut single = legacy_dump(&t, &layout);
+        // jb's counters are local shards (pre-2.1), which add up in `CounterContext.merge`.
+        let mut local_shards = false;
+        for p in &mut single {
+            local_shards |= doubled_local_shards(p);
+        }
+        assert_eq!(
+            local_shards,
+            v == "jb" && kind.contains("counter"),
+            "{name}"
+        );
+        let (json, merged, data_schema) = merge(
+            &[(t.name.as_str(), &t), (copy.name.as_str(), &copy)],
+            &schema,
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        // 3.0's schema of the table (`db/CompactTables.java`): a static compact table's
+        // columns static behind a hidden text clustering column, a dense one's clustering and
+        // its one regular column.
+        let statics: Vec<&str> = data_schema
+            .static_columns
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect();
+        let regulars: Vec<&str> = data_schema
+            .regular_columns
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect();
+        assert_eq!(data_schema.clustering_types.len(), 1, "{name}");
+        if kind.starts_with("simple") {
+            assert_eq!((statics, regulars), (vec!["val"], vec![]), "{name}");
+        } else {
+            assert_eq!((statics, regulars), (vec![], vec!["val"]), "{name}");
+        }
+        assert_eq!(json, single, "{name}");
+        let counter = if local_shards { "2" } else { "1" };
+        assert_compact_content(&name, kind, &json, &merged, counter, &[0, 1]);
+        merged_tables += 1;
+    }
+    assert_eq!(merged_tables, 12);
+}
+
+/// A compact 2.x table beside its own rewrite as `nb` (`scrub::LegacyRewriter`, the same
+/// conversion): one table, its MANIFEST content, each part in both SSTables.
+#[test]
+fn a_compact_2x_table_merged_with_its_nb_rewrite_is_the_same_table_in_both() {
+    use sstable_engine::scrub::LegacyRewriter;
+    let Some(fx) = common::cassandra_fixtures("compact 2.x merged with its rewrite") else {
+        return;
+    };
+    let mut merged_tables = 0;
+    for (v, name, kind, cql) in compact_tables() {
+        let schema = parse_schema_cql(&cql).unwrap();
+        let old = Loaded::load(&common::legacy_dir(&fx, &v, &name));
+        let table = schema_from_cql(&schema.table, true).unwrap();
+        let mut rw =
+            LegacyRewriter::new(&old.metadata, table, big("nb"), MemorySink::default()).unwrap();
+        let files = old.slices();
+        SyncDriver::new(SliceSource { files: &files })
+            .run(&mut rw, &NoClock)
+            .unwrap();
+        let (sink, summary) = rw.finish().map_err(|(e, _)| e).unwrap();
+        assert_eq!(summary.partitions, 5, "{name}");
+        let named = sink
+            .files
+            .iter()
+            .map(|(c, b)| (format!("nb-2-big-{}", c.file_suffix()), b.clone()))
+            .collect();
+        let new = Loaded::from_named(named);
+        let layout = LegacyLayout::from_cql(&schema.table, true).unwrap();
+        let mut single = legacy_dump(&old, &layout);
+        let mut local_shards = false;
+        for p in &mut single {
+            local_shards |= doubled_local_shards(p);
+        }
+        let (json, merged, _) = merge(&[(&v, &old), ("nb-2-big", &new)], &schema)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(json, single, "{name}");
+        let counter = if local_shards { "2" } else { "1" };
+        assert_compact_content(&name, kind, &json, &merged, counter, &[0, 1]);
+        merged_tables += 1;
+    }
+    assert_eq!(merged_tables, 12);
+}

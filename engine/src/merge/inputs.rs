@@ -10,7 +10,7 @@
 //!
 //! Checks, each an error naming the SSTable: a Data.db reader can be made from its metadata
 //! (a metadata error that leaves one is the caller's to report); one partitioner for all (tokens order the merge, `dht/IPartitioner.java`); a schema given for a
-//! 2.x SSTable, and one that is not COMPACT STORAGE. Column sets are matched by name when the
+//! 2.x SSTable (COMPACT STORAGE too: [`schema_from_cql`]). Column sets are matched by name when the
 //! merger is made ([`TableMerger::new`]).
 
 use super::legacy::LegacyRowsReader;

@@ -12,20 +12,33 @@
 //! | a static cell (`0xFFFF` prefix) | the static row |
 //! | a range tombstone over one whole row | the row deletion |
 //! | a range tombstone over one collection | the collection's complex deletion |
-//! | any other range tombstone | a start bound and an end bound (inclusive unless the end-of-component byte says otherwise: `decodeBound`), or boundaries where tombstones overlap |
+//! | any other range tombstone | a start bound and an end bound (inclusive unless the end-of-component byte says otherwise: `decodeBound`), or boundaries where tombstones overlap; an empty bound is the partition's start or end |
+//!
+//! COMPACT STORAGE tables ([`schema_from_cql`] gives their 3.0 schema, `db/CompactTables.java`;
+//! names split by [`LegacyLayout::place`], `decodeCellName`):
+//!
+//! | atom (COMPACT STORAGE table) | model |
+//! |---|---|
+//! | dense (clustering columns): cell named by the clustering value (one column: the value itself; several: `CompositeType`) | a row of that clustering, no liveness (no row marker), its one cell in the regular column (counter context as stored) |
+//! | static compact (no clustering column): cell named by a declared column (the name itself) | that column's cell in the static row (3.0's static columns), no regular row |
+//! | a range tombstone from a clustering to the same one | the row deletion (a non-compound bound has no end-of-component byte: inclusive) |
+//! | any other range tombstone | bounds and boundaries, as above |
 //!
 //! A range tombstone written again at a row-index block start is taken once; overlapping ones
 //! (a compaction's) become non-overlapping bounds and boundaries, each stretch with the
 //! superseding deletion (`db/RangeTombstoneList.java`). Not converted (an error naming the
-//! atom): COMPACT STORAGE tables, a cell of a column the schema does not have, a deleted row
-//! marker, a counter update.
+//! atom): a cell of a column the schema does not have (a static compact table's dynamic, Thrift
+//! cell too), a deleted row marker, a counter update.
 
 use core::cmp::Ordering;
 
-use crate::component::legacy_data::{Atom, AtomBody, AtomKind, CellName, LegacyItem, LegacyLayout};
+use crate::component::legacy_data::{
+    Atom, AtomBody, AtomKind, CellName, CellPlace, LegacyItem, LegacyLayout, PlacedColumn,
+};
 use crate::component::ComponentType;
 use crate::cql_schema::CqlTable;
 use crate::error::{Error, Result};
+use crate::types::AbstractType;
 use crate::write::decoded::model_deletion;
 use crate::write::model::{
     BoundKind, Cell, CellValue, ColumnData, Expiry, Liveness, ModelDeletion, Partition,
@@ -38,33 +51,61 @@ fn atom_error(a: &Atom<'_>, msg: impl Into<String>) -> Error {
     Error::invalid(msg, a.position).in_component(ComponentType::Data)
 }
 
-/// The writer's schema for a non-compact CQL table (`table`, as `cql_schema` parses it).
+/// The writer's schema for a CQL table (`table`, as `cql_schema` parses it;
+/// `compact_storage`: it said `WITH COMPACT STORAGE`), as Cassandra 3.0 has it
+/// (`db/CompactTables.java`), with its [`LegacyLayout`]:
+///
+/// | table | clustering | static columns | regular columns |
+/// |---|---|---|---|
+/// | not compact | the clustering columns | the static ones | the others |
+/// | dense (COMPACT STORAGE, clustering columns) | the clustering columns | none | the one regular column; `value` (`EmptyType`) when there is none |
+/// | static compact (COMPACT STORAGE, no clustering column) | one hidden `UTF8Type` column (`column1`, the comparator) | the declared columns | none |
+///
+/// A static compact table's hidden `value` column holds only "dynamic" (Thrift) cells; it is
+/// left out, as a 3.0 flush leaves a column without data out of the SerializationHeader (the
+/// fixtures' `ma` compact tables), so a dynamic cell is an error naming its atom.
 pub fn schema_from_cql(table: &CqlTable, compact_storage: bool) -> Result<TableSchema> {
-    if compact_storage {
-        return Err(Error::invalid(
-            "COMPACT STORAGE tables are not converted from 2.x",
-            0,
-        ));
-    }
-    let layout = LegacyLayout::from_cql(table, false).map_err(|e| Error::invalid(e, 0))?;
+    let layout =
+        LegacyLayout::from_cql(table, compact_storage).map_err(|e| Error::invalid(e, 0))?;
     let key_types = match layout.key_type.clone() {
         Some(crate::types::AbstractType::Composite(parts)) => parts,
         Some(t) => vec![t],
         None => return Err(Error::invalid("the table has no partition key", 0)),
     };
-    let statics: Vec<ColumnDef> = table
-        .columns
-        .iter()
-        .filter(|(_, _, is_static)| *is_static)
-        .filter_map(|(n, _, _)| layout.column_type(n).map(|t| ColumnDef::new(n, t.clone())))
-        .collect();
-    let regular: Vec<ColumnDef> = layout
-        .columns
-        .iter()
-        .filter(|(n, _)| !statics.iter().any(|s| &s.name == n))
-        .map(|(n, t)| ColumnDef::new(n, t.clone()))
-        .collect();
-    TableSchema::new(key_types, layout.clustering_types, statics, regular)
+    let def = |(n, t): &(String, AbstractType)| ColumnDef::new(n, t.clone());
+    let (clustering, statics, regular) = if layout.static_compact {
+        (
+            vec![AbstractType::Utf8],
+            layout.columns.iter().map(def).collect(),
+            Vec::new(),
+        )
+    } else if layout.dense {
+        let regular =
+            match (layout.columns.as_slice(), &layout.compact_value_column) {
+                ([one], _) => vec![def(one)],
+                ([], Some(value)) => vec![ColumnDef::new(value, AbstractType::Empty)],
+                _ => return Err(Error::invalid(
+                    "a COMPACT STORAGE table with clustering columns has at most one other column",
+                    0,
+                )),
+            };
+        (layout.clustering_types.clone(), Vec::new(), regular)
+    } else {
+        let statics: Vec<ColumnDef> = table
+            .columns
+            .iter()
+            .filter(|(_, _, is_static)| *is_static)
+            .filter_map(|(n, _, _)| layout.column_type(n).map(|t| ColumnDef::new(n, t.clone())))
+            .collect();
+        let regular: Vec<ColumnDef> = layout
+            .columns
+            .iter()
+            .filter(|(n, _)| !statics.iter().any(|s| &s.name == n))
+            .map(def)
+            .collect();
+        (layout.clustering_types.clone(), statics, regular)
+    };
+    Ok(TableSchema::new(key_types, clustering, statics, regular)?.with_legacy_layout(layout))
 }
 
 /// One converted partition with the Data.db offsets its pieces came from.
@@ -100,6 +141,8 @@ struct OpenRow {
 #[derive(Debug)]
 pub struct LegacyConverter {
     schema: TableSchema,
+    /// How cell names map to the schema's columns (the schema's, else a CQL3 table's).
+    layout: LegacyLayout,
     clustering: usize,
     partition: Option<LegacyPartition>,
     row: Option<OpenRow>,
@@ -109,9 +152,28 @@ pub struct LegacyConverter {
 }
 
 impl LegacyConverter {
+    /// The converter to `schema` ([`schema_from_cql`]; a schema without a
+    /// [`TableSchema::legacy_layout`] is taken as a CQL3, non-compact table's).
     pub fn new(schema: TableSchema) -> LegacyConverter {
+        let clustering = schema.clustering_types().len();
+        let layout = schema
+            .legacy_layout()
+            .cloned()
+            .unwrap_or_else(|| LegacyLayout {
+                compound: Some(true),
+                clustering_size: Some(clustering),
+                clustering_types: schema.clustering_types().to_vec(),
+                columns: schema
+                    .static_columns()
+                    .iter()
+                    .chain(schema.regular_columns())
+                    .map(|c| (c.name.clone(), c.column_type.clone()))
+                    .collect(),
+                ..LegacyLayout::inferred()
+            });
         LegacyConverter {
-            clustering: schema.clustering_types().len(),
+            layout,
+            clustering,
             schema,
             partition: None,
             row: None,
@@ -157,90 +219,34 @@ impl LegacyConverter {
     }
 
     fn atom(&mut self, a: &Atom<'_>) -> Result<()> {
-        let name = CellName::parse(a.name, a.name_span.start, Some(true));
-        let CellName::Composite {
-            is_static,
-            components,
-        } = &name
-        else {
+        let compound = self.layout.compound;
+        let name = CellName::parse(a.name, a.name_span.start, compound);
+        if compound == Some(true) && !matches!(name, CellName::Composite { .. }) {
             return Err(atom_error(
                 a,
                 "a cell name that is not a CompositeType name",
             ));
-        };
-        let is_static = *is_static;
-        let values: Vec<&[u8]> = components.iter().map(|c| c.value).collect();
-        let none: &[&[u8]] = &[];
-        // A static name has the clustering's place too, empty (`CompositeType.build` after
-        // `STATIC_MARKER`): the static row's clustering is empty.
-        let (row_values, rest) = values
-            .split_at_checked(self.clustering)
-            .unwrap_or((values.as_slice(), none));
-        let row_values = if is_static { none } else { row_values };
+        }
         if let AtomBody::RangeTombstone(t) = &a.body {
-            if self.seen.iter().any(|(s, e)| s == a.name && e == t.end) {
-                return Ok(());
-            }
-            self.seen.push((a.name.to_vec(), t.end.to_vec()));
-            let deletion = model_deletion(&t.deletion);
-            let end = CellName::parse(t.end, t.end_span.start, Some(true));
-            let end_values: Vec<&[u8]> = end.values();
-            let full = !is_static && row_values.len() == self.clustering;
-            if end_values == values && (full || is_static) {
-                // `isRowDeletion` / `isCollectionTombstone`.
-                let key: Vec<Vec<u8>> = row_values.iter().map(|v| v.to_vec()).collect();
-                self.open_row(is_static, key, a.position);
-                let Some(r) = self.row.as_mut().map(|o| &mut o.row) else {
-                    return Ok(());
-                };
-                return match rest {
-                    [] if !is_static => {
-                        r.deletion = deletion;
-                        Ok(())
-                    }
-                    [column] => {
-                        let index = column_index(&self.schema, is_static, column, a)?;
-                        *complex(r, index, a)?.0 = deletion;
-                        Ok(())
-                    }
-                    _ => Err(atom_error(a, "a range tombstone inside a collection")),
-                };
-            }
-            if is_static || end.is_static() {
-                return Err(atom_error(a, "a range tombstone over static cells"));
-            }
-            // `decodeBound`: a prefix of the clustering; EOC −1/0 opens inclusively, 1
-            // exclusively; EOC 1/0 closes inclusively, −1 exclusively.
-            let bound = |name: &CellName<'_>, start: bool| -> Result<(Vec<Vec<u8>>, PrefixKind)> {
-                let vals = name.values();
-                if vals.len() > self.clustering {
-                    return Err(atom_error(a, "a range tombstone bound inside a row"));
-                }
-                let eoc = name.last_end_of_component();
-                let kind = match (start, eoc) {
-                    (true, e) if e <= 0 => PrefixKind::InclStartBound,
-                    (true, _) => PrefixKind::ExclStartBound,
-                    (false, e) if e >= 0 => PrefixKind::InclEndBound,
-                    (false, _) => PrefixKind::ExclEndBound,
-                };
-                Ok((vals.iter().map(|v| v.to_vec()).collect(), kind))
-            };
-            let range = Range {
-                start: bound(&name, true)?,
-                end: bound(&end, false)?,
-                deletion,
-                position: a.position,
-            };
-            self.ranges.push(range);
-            return Ok(());
+            return self.range_tombstone(a, &name, t.end, t.end_span.start, &t.deletion);
         }
         let AtomBody::Cell(c) = &a.body else {
             return Ok(());
         };
-        if !is_static && row_values.len() < self.clustering {
+        let components = name.values().len();
+        let CellPlace {
+            is_static,
+            clustering,
+            column,
+            element,
+        } = self.layout.place(&name, self.clustering);
+        if !is_static && clustering.len() < self.clustering {
             return Err(atom_error(a, "a cell name shorter than the clustering"));
         }
-        let key: Vec<Vec<u8>> = row_values.iter().map(|v| v.to_vec()).collect();
+        if !self.layout.dense && components > self.clustering.saturating_add(2) {
+            return Err(atom_error(a, "a cell name with too many components"));
+        }
+        let key: Vec<Vec<u8>> = clustering.iter().map(|v| v.to_vec()).collect();
         self.open_row(is_static, key, a.position);
         let value = match a.kind {
             AtomKind::Deleted => CellValue::Tombstone {
@@ -271,33 +277,130 @@ impl LegacyConverter {
             path: None,
             value,
         };
-        let Some(r) = self.row.as_mut().map(|o| &mut o.row) else {
-            return Ok(());
-        };
-        match rest {
-            [&[]] => {
-                // The row marker.
+        let column = match column {
+            PlacedColumn::RowMarker if element.is_none() => {
                 let CellValue::Live { expiry, .. } = cell.value else {
                     return Err(atom_error(a, "a deleted row marker"));
                 };
-                r.liveness = Some(Liveness {
-                    timestamp_micros: cell.timestamp_micros,
-                    expiry,
-                });
+                if let Some(r) = self.row.as_mut().map(|o| &mut o.row) {
+                    r.liveness = Some(Liveness {
+                        timestamp_micros: cell.timestamp_micros,
+                        expiry,
+                    });
+                }
+                return Ok(());
             }
-            [column] => {
-                let index = column_index(&self.schema, is_static, column, a)?;
-                r.columns.push(ColumnData::Simple {
-                    column: index,
-                    cell,
-                });
+            PlacedColumn::CompactValue if self.layout.static_compact => {
+                return Err(atom_error(
+                    a,
+                    "a dynamic cell (named by no declared column) of a static compact table is \
+                     not converted",
+                ))
             }
-            [column, path] => {
-                let index = column_index(&self.schema, is_static, column, a)?;
-                complex(r, index, a)?.1.push(cell.with_path(path.to_vec()));
-            }
-            _ => return Err(atom_error(a, "a cell name with too many components")),
+            PlacedColumn::Missing => return Err(atom_error(a, "a cell name without a column")),
+            other => self.layout.column_name(&other).unwrap_or_default().to_vec(),
+        };
+        let index = column_index(&self.schema, is_static, &column, a)?;
+        let Some(r) = self.row.as_mut().map(|o| &mut o.row) else {
+            return Ok(());
+        };
+        match element {
+            None => r.columns.push(ColumnData::Simple {
+                column: index,
+                cell,
+            }),
+            Some(path) => complex(r, index, a)?.1.push(cell.with_path(path.to_vec())),
         }
+        Ok(())
+    }
+
+    /// A range tombstone from `a`'s name (`start`) to `end` (whose bytes start at `end_base`):
+    /// a row deletion, a collection deletion, or bounds (`LegacyLayout.decodeBound`).
+    fn range_tombstone(
+        &mut self,
+        a: &Atom<'_>,
+        start: &CellName<'_>,
+        end_bytes: &[u8],
+        end_base: u64,
+        deletion: &crate::component::data::DeletionTime,
+    ) -> Result<()> {
+        if self.seen.iter().any(|(s, e)| s == a.name && e == end_bytes) {
+            return Ok(());
+        }
+        self.seen.push((a.name.to_vec(), end_bytes.to_vec()));
+        let deletion = model_deletion(deletion);
+        let end = CellName::parse(end_bytes, end_base, self.layout.compound);
+        // An empty bound is the partition's start or end (`Slice.Bound.BOTTOM` / `TOP`).
+        let values_of = |name: &CellName<'_>, bytes: &[u8]| -> Vec<Vec<u8>> {
+            if bytes.is_empty() {
+                return Vec::new();
+            }
+            name.values().iter().map(|v| v.to_vec()).collect()
+        };
+        let values = values_of(start, a.name);
+        let end_values = values_of(&end, end_bytes);
+        let is_static = start.is_static();
+        // A static name has the clustering's place too, empty (`CompositeType.build` after
+        // `STATIC_MARKER`): the static row's clustering is empty.
+        let (row_values, rest) = if values.len() > self.clustering {
+            values.split_at(self.clustering)
+        } else {
+            (values.as_slice(), &[][..])
+        };
+        let full = !is_static && row_values.len() == self.clustering;
+        if end_values == values && (full || is_static) {
+            // `isRowDeletion` / `isCollectionTombstone`.
+            let key = if is_static {
+                Vec::new()
+            } else {
+                row_values.to_vec()
+            };
+            self.open_row(is_static, key, a.position);
+            let Some(r) = self.row.as_mut().map(|o| &mut o.row) else {
+                return Ok(());
+            };
+            return match rest {
+                [] if !is_static => {
+                    r.deletion = deletion;
+                    Ok(())
+                }
+                [column] if !self.layout.dense && !self.layout.static_compact => {
+                    let index = column_index(&self.schema, is_static, column, a)?;
+                    *complex(r, index, a)?.0 = deletion;
+                    Ok(())
+                }
+                _ => Err(atom_error(a, "a range tombstone inside a collection")),
+            };
+        }
+        if is_static || end.is_static() {
+            return Err(atom_error(a, "a range tombstone over static cells"));
+        }
+        // `decodeBound`: a prefix of the clustering; EOC −1/0 opens inclusively, 1
+        // exclusively; EOC 1/0 closes inclusively, −1 exclusively (a non-compound name has no
+        // EOC: inclusive).
+        let bound = |name: &CellName<'_>,
+                     vals: Vec<Vec<u8>>,
+                     start: bool|
+         -> Result<(Vec<Vec<u8>>, PrefixKind)> {
+            if vals.len() > self.clustering {
+                return Err(atom_error(a, "a range tombstone bound inside a row"));
+            }
+            let eoc = name.last_end_of_component();
+            let kind = match (start, eoc) {
+                (true, e) if e <= 0 => PrefixKind::InclStartBound,
+                (true, _) => PrefixKind::ExclStartBound,
+                (false, e) if e >= 0 => PrefixKind::InclEndBound,
+                (false, _) => PrefixKind::ExclEndBound,
+            };
+            Ok((vals, kind))
+        };
+        let range = Range {
+            start: bound(start, values, true)?,
+            end: bound(&end, end_values, false)?,
+            deletion,
+            position: a.position,
+        };
+        self.ranges.push(range);
         Ok(())
     }
 

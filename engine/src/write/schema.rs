@@ -16,6 +16,7 @@
 
 use core::cmp::Ordering;
 
+use crate::component::legacy_data::LegacyLayout;
 use crate::error::{Error, Result};
 use crate::types::AbstractType;
 
@@ -48,6 +49,8 @@ pub struct TableSchema {
     clustering_types: Vec<AbstractType>,
     static_columns: Vec<ColumnDef>,
     regular_columns: Vec<ColumnDef>,
+    /// How the table's 2.x cell names map to these columns (`write::legacy::schema_from_cql`).
+    legacy_layout: Option<Box<LegacyLayout>>,
 }
 
 /// Cassandra's column order: simple before complex, then unsigned name bytes.
@@ -102,7 +105,21 @@ impl TableSchema {
             clustering_types,
             static_columns,
             regular_columns,
+            legacy_layout: None,
         })
+    }
+
+    /// The schema with `layout`, how the table's 2.x (`jb`, `ka`, `la`) cell names map to its
+    /// columns (the writer does not use it).
+    pub fn with_legacy_layout(mut self, layout: LegacyLayout) -> Self {
+        self.legacy_layout = Some(Box::new(layout));
+        self
+    }
+
+    /// How the table's 2.x cell names map to its columns, when the schema came from a
+    /// `CREATE TABLE` for 2.x SSTables.
+    pub fn legacy_layout(&self) -> Option<&LegacyLayout> {
+        self.legacy_layout.as_deref()
     }
 
     pub fn partition_key_types(&self) -> &[AbstractType] {

@@ -210,18 +210,12 @@ impl AtomsBuilder {
     }
 
     fn column_type_of(&self, name: &CellName<'_>) -> Option<&crate::types::AbstractType> {
-        if self.layout.dense {
-            return self
-                .layout
-                .compact_value_column
-                .as_deref()
-                .and_then(|c| self.layout.column_type(c));
-        }
-        let values = name.values();
-        let column = match name {
-            CellName::Simple(b) => Some(*b),
-            CellName::Composite { .. } => values.get(self.layout.clustering_size?).copied(),
-        }?;
+        let n = match name {
+            CellName::Composite { .. } => self.layout.clustering_size?,
+            CellName::Simple(_) => 0,
+        };
+        let place = self.layout.place(name, n);
+        let column = self.layout.column_name(&place.column)?;
         self.layout.column_type(&String::from_utf8_lossy(column))
     }
 }

@@ -9,11 +9,48 @@
 //! | COMPACT STORAGE, several clustering columns (dense) | `CompositeType(ck…)` | the clustering values |
 //! | COMPACT STORAGE, no clustering column (static/Thrift) | `UTF8Type` (any type) | the column name; 3.0 reads these columns as static |
 //!
-//! Src: `config/CFMetaData.java` (2.1: `isDense`, `isCompound`), `db/composites/CellNames.java`,
-//! Cassandra 3.0 `db/LegacyLayout.java` (`decodeCellName`).
+//! [`LegacyLayout::place`] is where a cell goes in the 3.0 model (`decodeCellName`): for the
+//! rows `dump` prints ([`super::RowGrouper`]) and for the conversion the merged read and the
+//! rewrite use (`write::legacy`). Cassandra 3.0 gives a COMPACT STORAGE table hidden columns
+//! (`db/CompactTables.java`): a static compact table a clustering column of the comparator's
+//! type (`column1`) and a regular one of the default validator's (`value`) beside its declared
+//! columns, which are static; a dense table without a regular column a `value` of `EmptyType`.
+//! A static compact table's cell named by no declared column is a "dynamic" one: a row whose
+//! clustering is the name, its value in `value`.
+//!
+//! Src: `config/CFMetaData.java` (2.1: `isDense`, `isCompound`; 3.0: `isStaticCompactTable`,
+//! `compactValueColumn`), `db/composites/CellNames.java`, Cassandra 3.0 `db/LegacyLayout.java`
+//! (`decodeCellName`, `decodeClustering`), `db/CompactTables.java` (`DefaultNames`).
 
+use super::name::CellName;
 use crate::cql_schema::CqlTable;
 use crate::types::{parse_type, AbstractType};
+
+/// The column a 2.x cell belongs to ([`CellPlace`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlacedColumn<'w> {
+    /// The CQL row marker: an empty column name in a sparse table.
+    RowMarker,
+    /// The column the name's column component names.
+    Named(&'w [u8]),
+    /// The table's compact value column ([`LegacyLayout::compact_value_column`]): every cell of
+    /// a dense table, a static compact table's dynamic cells.
+    CompactValue,
+    /// A composite name with no component after the clustering.
+    Missing,
+}
+
+/// Where a 2.x cell goes in the 3.0 model (`LegacyLayout.decodeCellName`'s `LegacyCellName`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CellPlace<'w> {
+    /// In the static row: a `0xFFFF` name, or a declared column of a static compact table.
+    pub is_static: bool,
+    /// The row's clustering values (none for the static row).
+    pub clustering: Vec<&'w [u8]>,
+    pub column: PlacedColumn<'w>,
+    /// A collection cell's element key (map key, set element, list timeuuid).
+    pub element: Option<&'w [u8]>,
+}
 
 /// A table's layout for grouping atoms into rows.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,8 +69,9 @@ pub struct LegacyLayout {
     pub clustering_types: Vec<AbstractType>,
     /// Regular and static columns with their types.
     pub columns: Vec<(String, AbstractType)>,
-    /// The value column of a dense table (`None` when the table has none, as in
-    /// `PRIMARY KEY (k, v) WITH COMPACT STORAGE`).
+    /// The compact value column: a dense table's one regular column, `value` (3.0's hidden
+    /// column) for a dense table without one (`PRIMARY KEY (k, v) WITH COMPACT STORAGE`) or a
+    /// static compact table; `None` for other tables.
     pub compact_value_column: Option<String>,
 }
 
@@ -100,22 +138,112 @@ impl LegacyLayout {
             .map(|(n, t, _)| Ok((n.clone(), cql_type(t)?)))
             .collect::<Result<Vec<_>, String>>()?;
         let dense = compact_storage && !table.clustering.is_empty();
+        let static_compact = compact_storage && table.clustering.is_empty();
+        // `CompactTables.DefaultNames.defaultCompactValueName`: `value`, else `value1`, … .
+        let hidden_value = || {
+            (0..)
+                .map(|i: u32| match i {
+                    0 => "value".to_owned(),
+                    i => format!("value{i}"),
+                })
+                .find(|n| !table.columns.iter().any(|(c, _, _)| c == n))
+        };
+        let compact_value_column = if dense {
+            columns
+                .first()
+                .map(|(n, _)| n.clone())
+                .or_else(hidden_value)
+        } else if static_compact {
+            hidden_value()
+        } else {
+            None
+        };
         Ok(LegacyLayout {
             compound: Some(!compact_storage || table.clustering.len() > 1),
             dense,
-            static_compact: compact_storage && table.clustering.is_empty(),
+            static_compact,
             clustering_size: Some(table.clustering.len()),
             partition_key_names: table.partition_key.clone(),
             key_type: Some(key_type),
             clustering_names: table.clustering.clone(),
             clustering_types,
-            compact_value_column: if dense {
-                columns.first().map(|(n, _)| n.clone())
-            } else {
-                None
-            },
+            compact_value_column,
             columns,
         })
+    }
+
+    /// Where the cell named `name` goes (`LegacyLayout.decodeCellName`), `clustering_size` the
+    /// clustering columns of a composite name (the schema's, or inferred by the caller):
+    ///
+    /// | table | name | place |
+    /// |---|---|---|
+    /// | dense | the clustering value(s) | that row, the compact value column |
+    /// | static compact | a declared column's name | the static row, that column |
+    /// | static compact | any other name | the row clustered by the name, the compact value column |
+    /// | sparse (CQL3) | clustering values, column name, [element key] | that row (the static row after `0xFFFF`), that column; an empty column name is the row marker |
+    ///
+    /// Without a schema a simple name is a column of the row with no clustering.
+    pub fn place<'w>(&self, name: &CellName<'w>, clustering_size: usize) -> CellPlace<'w> {
+        match name {
+            CellName::Simple(b) => {
+                let dynamic =
+                    self.static_compact && self.column_type(&String::from_utf8_lossy(b)).is_none();
+                if self.dense || dynamic {
+                    CellPlace {
+                        is_static: false,
+                        clustering: vec![*b],
+                        column: PlacedColumn::CompactValue,
+                        element: None,
+                    }
+                } else {
+                    CellPlace {
+                        is_static: self.static_compact,
+                        clustering: Vec::new(),
+                        column: PlacedColumn::Named(b),
+                        element: None,
+                    }
+                }
+            }
+            CellName::Composite {
+                is_static,
+                components,
+            } => {
+                let values: Vec<&'w [u8]> = components.iter().map(|c| c.value).collect();
+                if self.dense {
+                    return CellPlace {
+                        is_static: false,
+                        clustering: values,
+                        column: PlacedColumn::CompactValue,
+                        element: None,
+                    };
+                }
+                let n = clustering_size;
+                let column = match values.get(n) {
+                    Some([]) => PlacedColumn::RowMarker,
+                    Some(c) => PlacedColumn::Named(c),
+                    None => PlacedColumn::Missing,
+                };
+                CellPlace {
+                    is_static: *is_static,
+                    clustering: if *is_static {
+                        Vec::new()
+                    } else {
+                        values.get(..n).unwrap_or(&values).to_vec()
+                    },
+                    column,
+                    element: n.checked_add(1).and_then(|k| values.get(k)).copied(),
+                }
+            }
+        }
+    }
+
+    /// The name of the column `column` is (`None`: the row marker, or no column).
+    pub fn column_name<'a>(&'a self, column: &PlacedColumn<'a>) -> Option<&'a [u8]> {
+        match column {
+            PlacedColumn::Named(c) => Some(c),
+            PlacedColumn::CompactValue => self.compact_value_column.as_deref().map(str::as_bytes),
+            PlacedColumn::RowMarker | PlacedColumn::Missing => None,
+        }
     }
 
     /// The type of a regular or static column.
@@ -232,5 +360,50 @@ mod tests {
         assert!(!says_compact_storage(s));
         let l = LegacyLayout::from_cql(&parse_create_table(s).unwrap(), false).unwrap();
         assert_eq!((l.compound, l.clustering_size), (Some(true), Some(0)));
+    }
+
+    #[test]
+    fn cell_names_placed_as_3_0_decodes_them() {
+        let table = |s: &str| parse_create_table(s).unwrap();
+        // Static compact: a declared column is static; any other name a dynamic row.
+        let s = "CREATE TABLE t (pk text PRIMARY KEY, val text) WITH COMPACT STORAGE";
+        let l = LegacyLayout::from_cql(&table(s), true).unwrap();
+        assert_eq!(l.compact_value_column.as_deref(), Some("value"));
+        let p = l.place(&CellName::parse(b"val", 0, l.compound), 0);
+        assert_eq!(
+            (p.is_static, p.clustering.len(), p.column),
+            (true, 0, PlacedColumn::Named(b"val"))
+        );
+        let p = l.place(&CellName::parse(b"other", 0, l.compound), 0);
+        assert_eq!(
+            (p.is_static, p.clustering, p.column),
+            (false, vec![&b"other"[..]], PlacedColumn::CompactValue)
+        );
+        // Dense, one clustering column: the name is the clustering value.
+        let s =
+            "CREATE TABLE t (pk text, ck text, v text, PRIMARY KEY (pk, ck)) WITH COMPACT STORAGE";
+        let l = LegacyLayout::from_cql(&table(s), true).unwrap();
+        let p = l.place(&CellName::parse(b"a", 0, l.compound), 1);
+        assert_eq!(
+            (p.is_static, p.clustering, p.column),
+            (false, vec![&b"a"[..]], PlacedColumn::CompactValue)
+        );
+        assert_eq!(l.column_name(&p.column), Some(&b"v"[..]));
+        // Dense without a regular column: 3.0's hidden `value` (`value1` when taken).
+        let s = "CREATE TABLE t (value int, v text, PRIMARY KEY (value, v)) WITH COMPACT STORAGE";
+        let l = LegacyLayout::from_cql(&table(s), true).unwrap();
+        assert_eq!(l.compact_value_column.as_deref(), Some("value1"));
+        // Sparse: clustering, column, element; an empty column is the row marker.
+        let s = "CREATE TABLE t (pk text, ck text, m map<text, int>, PRIMARY KEY (pk, ck))";
+        let l = LegacyLayout::from_cql(&table(s), false).unwrap();
+        let name = [0, 1, b'a', 0, 0, 1, b'm', 0, 0, 1, b'k', 0];
+        let p = l.place(&CellName::parse(&name, 0, l.compound), 1);
+        assert_eq!(
+            (p.clustering, p.column, p.element),
+            (vec![&b"a"[..]], PlacedColumn::Named(b"m"), Some(&b"k"[..]))
+        );
+        let marker = [0, 1, b'a', 0, 0, 0, 0];
+        let p = l.place(&CellName::parse(&marker, 0, l.compound), 1);
+        assert_eq!(p.column, PlacedColumn::RowMarker);
     }
 }

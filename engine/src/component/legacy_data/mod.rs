@@ -63,7 +63,7 @@ mod stream;
 pub use atom::{Atom, AtomBody, AtomKind, LegacyCell, LegacyRangeTombstone};
 pub use file::LegacyDataFileReader;
 pub use json::{AtomJson, AtomPartitionHeaderJson, AtomPartitionJson, AtomsBuilder};
-pub use layout::{cql_type, says_compact_storage, LegacyLayout};
+pub use layout::{cql_type, says_compact_storage, CellPlace, LegacyLayout, PlacedColumn};
 pub use name::{untyped, CellName, NameComponent, STATIC_MARKER};
 pub use rows::RowGrouper;
 pub use schema::{InferredColumn, InferredTable, INFERRED_SCHEMA_NOTE};

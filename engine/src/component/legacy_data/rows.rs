@@ -15,11 +15,10 @@
 //! Src: Cassandra 3.0 `db/LegacyLayout.java` (`decodeCellName`, `decodeBound`,
 //! `CellGrouper`), `tools/JsonTransformer.java`.
 
-use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use super::atom::{Atom, AtomBody, AtomKind};
-use super::layout::LegacyLayout;
+use super::layout::{CellPlace, LegacyLayout, PlacedColumn};
 use super::name::{untyped, CellName};
 use super::stream::LegacyItem;
 use crate::component::data::{DeletionTime, PartitionStart};
@@ -60,9 +59,6 @@ pub struct RowGrouper {
     /// Rows of the current (or last returned) partition past `row_limit`.
     rows_past_limit: usize,
 }
-
-/// Where a cell goes: (static, clustering values, column name, element key).
-type CellPlace<'w> = (bool, Vec<&'w [u8]>, Option<Cow<'w, [u8]>>, Option<&'w [u8]>);
 
 impl RowGrouper {
     pub fn new(layout: LegacyLayout, now_seconds: Option<i64>) -> RowGrouper {
@@ -170,56 +166,19 @@ impl RowGrouper {
         }
     }
 
-    /// Splits a cell name per the layout.
+    /// Splits a cell name per the layout ([`LegacyLayout::place`]); without a schema the
+    /// clustering size is inferred from the first composite name (components − 1).
     fn place<'w>(&mut self, name: &CellName<'w>) -> CellPlace<'w> {
-        let l = &self.layout;
-        match name {
-            CellName::Simple(b) => {
-                if l.dense {
-                    (
-                        false,
-                        vec![*b],
-                        l.compact_value_column
-                            .as_deref()
-                            .map(|c| Cow::Owned(c.as_bytes().to_vec())),
-                        None,
-                    )
-                } else {
-                    (l.static_compact, Vec::new(), Some(Cow::Borrowed(*b)), None)
-                }
+        let n = match (self.clustering_size(), name) {
+            (Some(n), _) => n,
+            (None, CellName::Composite { components, .. }) => {
+                let n = components.len().saturating_sub(1);
+                self.inferred_clustering = Some(n);
+                n
             }
-            CellName::Composite {
-                is_static,
-                components,
-            } => {
-                let values: Vec<&'w [u8]> = components.iter().map(|c| c.value).collect();
-                if l.dense {
-                    return (
-                        false,
-                        values,
-                        l.compact_value_column
-                            .as_deref()
-                            .map(|c| Cow::Owned(c.as_bytes().to_vec())),
-                        None,
-                    );
-                }
-                let n = match l.clustering_size.or(self.inferred_clustering) {
-                    Some(n) => n,
-                    None => {
-                        let n = values.len().saturating_sub(1);
-                        self.inferred_clustering = Some(n);
-                        n
-                    }
-                };
-                let clustering = values.get(..n).map(<[_]>::to_vec).unwrap_or_default();
-                (
-                    *is_static,
-                    if *is_static { Vec::new() } else { clustering },
-                    values.get(n).map(|c| Cow::Borrowed(*c)),
-                    n.checked_add(1).and_then(|k| values.get(k)).copied(),
-                )
-            }
-        }
+            (None, CellName::Simple(_)) => 0,
+        };
+        self.layout.place(name, n)
     }
 
     fn atom(&mut self, a: &Atom<'_>) {
@@ -287,7 +246,12 @@ impl RowGrouper {
 
     fn cell(&mut self, a: &Atom<'_>, name: &CellName<'_>) {
         let Some(cell) = a.cell() else { return };
-        let (is_static, clustering, column, element) = self.place(name);
+        let CellPlace {
+            is_static,
+            clustering,
+            column,
+            element,
+        } = self.place(name);
         self.open_row(a.position, is_static, &clustering);
         if self.row.as_ref().is_some_and(|r| r.counted_only) {
             return;
@@ -298,11 +262,12 @@ impl RowGrouper {
             .local_expiration_time_secs
             .filter(|_| expiring)
             .map(i64::from);
-        let column_name = column
-            .as_deref()
+        let column_name = self
+            .layout
+            .column_name(&column)
             .map(|c| String::from_utf8_lossy(c).into_owned());
         // The CQL row marker: an empty column name in a sparse table.
-        if column.as_deref().is_some_and(<[u8]>::is_empty) && !self.layout.dense {
+        if column == PlacedColumn::RowMarker {
             if let Some(row) = self.row.as_mut() {
                 if a.kind == AtomKind::Deleted {
                     row.json.deletion_info = Some(DeletionInfoJson {
