@@ -530,9 +530,16 @@ fn table_lookup(
                     sstable_engine::merge::MergedUnfiltered::Marker(_) => None,
                 })
                 .collect();
+            let static_sources = m.static_row.as_ref().map(|r| {
+                r.cell_sources
+                    .iter()
+                    .map(|s| holding.get(*s))
+                    .collect::<Vec<_>>()
+            });
             json!({
                 "partition": dump,
                 "deletion_sstable": m.deletion_source.and_then(|s| holding.get(s)),
+                "static_cell_sstables": static_sources,
                 "row_cell_sstables": cell_sources,
             })
         }

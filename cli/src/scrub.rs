@@ -12,7 +12,7 @@
 //! file in DIR uses (segregated SSTables take the next ones). The input is only read.
 //!
 //! Pre-3.0 SSTables (`jb`, `ka`, `la`) record no schema: with `--schema FILE.cql` (the table's
-//! `CREATE TABLE`, non-compact) an intact one is rewritten; a corrupt one stops at the error.
+//! `CREATE TABLE`, COMPACT STORAGE too) an intact one is rewritten; a corrupt one stops at the error.
 //!
 //! Exit status: 0 when nothing was wrong, 1 when a partition was dropped, segregated or cut
 //! short, or the SSTable could not be scrubbed, 2 on bad usage.
@@ -44,7 +44,7 @@ pub struct Args {
     #[arg(long = "version", value_name = "nb|oa", default_value = "nb", value_parser = version)]
     sstable_version: Version,
     /// The table's CREATE TABLE statement, for a 2.x (jb, ka, la) SSTable, which records no
-    /// schema (non-compact tables; an intact SSTable is rewritten, a corrupt one stops)
+    /// schema (COMPACT STORAGE tables too; an intact SSTable is rewritten, a corrupt one stops)
     #[arg(long, value_name = "FILE.cql")]
     schema: Option<PathBuf>,
     /// Print the engine's ScrubReport (with the files written) as JSON

@@ -153,3 +153,148 @@ fn lookup_of_a_2x_directory_names_both_sstables_and_merges_them() {
     assert_eq!(report["holding"], serde_json::json!([]));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every COMPACT STORAGE 2.x fixture table (MANIFEST §3: `legacy_<v>_{simple,clust}[_counter]`
+/// `WITH COMPACT STORAGE`, jb, ka, la) as generations 1 and 2 with its schema.cql: `read` is
+/// the one table's MANIFEST content (keys "0".."4"; a simple table's `val` in each
+/// partition's static row, as Cassandra 3.0 reads a static compact table; a clust table's 50
+/// rows without a row marker), every cell from generation 1 and every part in both; `lookup`
+/// names both SSTables and the static or row cells' SSTable; `zombies` finds nothing.
+#[test]
+fn read_lookup_and_zombies_of_every_compact_2x_table_and_its_copy() {
+    let Some(fx) = common::cassandra_fixtures("read_compact_2x") else {
+        return;
+    };
+    let long = "0123456789".repeat(120);
+    let mut order: Vec<String> = (0..50).map(|i| format!("{i}{long}")).collect();
+    order.sort();
+    let mut tables = 0;
+    for v in ["jb", "ka", "la"] {
+        for kind in ["simple", "simple_counter", "clust", "clust_counter"] {
+            let name = format!("legacy_{v}_{kind}_compact");
+            let src = common::legacy_dir(&fx, v, &name);
+            let dir = std::env::temp_dir().join(format!(
+                "sstable-inspect-read-compact-{}-{name}",
+                std::process::id()
+            ));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            let mut sstables = Vec::new();
+            for f in common::files_under(&src) {
+                let bytes = std::fs::read(src.join(&f)).unwrap();
+                let copy = f.replace(&format!("{v}-1-"), &format!("{v}-2-"));
+                assert_ne!(copy, f);
+                std::fs::write(dir.join(&f), &bytes).unwrap();
+                std::fs::write(dir.join(&copy), &bytes).unwrap();
+                if let Some(prefix) = f.strip_suffix("-Data.db") {
+                    sstables.push(prefix.to_owned());
+                    sstables.push(copy.strip_suffix("-Data.db").unwrap().to_owned());
+                }
+            }
+            sstables.sort();
+            let first = sstables[0].clone();
+            let val = if kind.ends_with("counter") {
+                "counter"
+            } else {
+                "text"
+            };
+            let (ck, key) = if kind.starts_with("clust") {
+                ("ck text, ", "(pk, ck)")
+            } else {
+                ("", "(pk)")
+            };
+            std::fs::write(
+                dir.join("schema.cql"),
+                format!(
+                    "CREATE TABLE legacy_tables.{name} (pk text, {ck}val {val}, PRIMARY KEY \
+                     {key}) WITH COMPACT STORAGE;\n"
+                ),
+            )
+            .unwrap();
+            let d = dir.to_string_lossy().into_owned();
+            // jb's counters are local shards (pre-2.1): the two copies add up.
+            let counter = if v == "jb" { "2" } else { "1" };
+            let out = run(&["read", &d, "--json", "--now", "1800000000"]);
+            assert!(
+                out.status.success(),
+                "{name}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let parts: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+            let keys: Vec<&str> = parts
+                .iter()
+                .map(|p| p["partition"]["key"][0].as_str().unwrap())
+                .collect();
+            assert_eq!(keys, ["0", "1", "2", "3", "4"], "{name}");
+            let mut clust_val: Option<String> = None;
+            for p in &parts {
+                assert_eq!(p["partition"]["sstables"], serde_json::json!(sstables));
+                let rows = p["rows"].as_array().unwrap();
+                let expected_rows = if kind.starts_with("simple") { 1 } else { 50 };
+                assert_eq!(rows.len(), expected_rows, "{name}");
+                for (i, r) in rows.iter().enumerate() {
+                    assert_eq!(r["sstables"], serde_json::json!(sstables), "{name}");
+                    assert!(r["liveness_info"].is_null(), "{name}");
+                    let cells = r["cells"].as_array().unwrap();
+                    assert_eq!(cells.len(), 1, "{name}");
+                    assert_eq!(cells[0]["name"], "val", "{name}");
+                    assert_eq!(cells[0]["sstable"], first.as_str(), "{name}");
+                    let value = cells[0]["value"].as_str().unwrap();
+                    if kind.starts_with("simple") {
+                        assert_eq!(r["type"], "static_block", "{name}");
+                    } else {
+                        assert_eq!(r["type"], "row", "{name}");
+                        assert_eq!(r["clustering"], serde_json::json!([order[i]]), "{name}");
+                    }
+                    match kind {
+                        "simple" => assert_eq!(value, "foo bar baz", "{name}"),
+                        "clust" => {
+                            assert_eq!(value.len(), 128, "{name}");
+                            assert!(value.bytes().all(|b| b.is_ascii_lowercase()), "{name}");
+                            assert_eq!(
+                                clust_val.get_or_insert_with(|| value.to_owned()),
+                                value,
+                                "{name}"
+                            );
+                        }
+                        _ => assert_eq!(value, counter, "{name}"),
+                    }
+                }
+            }
+            let out = run(&["lookup", &d, "2", "--json", "--now", "1800000000"]);
+            assert!(out.status.success(), "{name}");
+            let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(report["holding"], serde_json::json!(sstables), "{name}");
+            assert_eq!(report["errors"], serde_json::json!([]), "{name}");
+            let merged = &report["merged"];
+            assert_eq!(merged["partition"]["partition"]["key"][0], "2", "{name}");
+            let one = serde_json::json!([first.as_str()]);
+            if kind.starts_with("simple") {
+                assert_eq!(merged["static_cell_sstables"], one, "{name}");
+                assert_eq!(merged["row_cell_sstables"], serde_json::json!([]), "{name}");
+            } else {
+                let cells = merged["row_cell_sstables"].as_array().unwrap();
+                assert_eq!(cells.len(), 50, "{name}");
+                assert!(cells.iter().all(|c| *c == one), "{name}");
+            }
+            let out = run(&[
+                "zombies",
+                &d,
+                "--gc-grace",
+                "0",
+                "--now",
+                "1800000000",
+                "--json",
+            ]);
+            assert!(out.status.success(), "{name}");
+            let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(report["partitions"], 5, "{name}");
+            assert_eq!(report["resurrections"], serde_json::json!([]), "{name}");
+            assert_eq!(report["garbage"], serde_json::json!([]), "{name}");
+            assert_eq!(report["complete"], true, "{name}");
+            let _ = std::fs::remove_dir_all(&dir);
+            tables += 1;
+        }
+    }
+    assert_eq!(tables, 12);
+}

@@ -72,6 +72,13 @@ fn scalar(query: &str, dir: &Path) -> String {
     stdout.lines().nth(1).unwrap_or("").to_owned()
 }
 
+/// The result of `query` over `dir` as CSV lines without the header.
+fn rows_of(query: &str, dir: &Path) -> Vec<String> {
+    let (stdout, stderr, code) = run(&["sql", query, dir.to_str().unwrap(), "--csv"]);
+    assert_eq!(code, 0, "{query}: {stderr}");
+    stdout.lines().skip(1).map(str::to_owned).collect()
+}
+
 /// Rows dump shows: regular rows and static rows, and a partition with neither counts once.
 fn dumped_rows(parts: &[Value], keep: impl Fn(&Value) -> bool) -> usize {
     parts
@@ -842,6 +849,22 @@ fn sql_agrees_with_dump_on_every_2x_table_with_its_schema() {
                         .iter()
                         .flat_map(|p| p["rows"].as_array().cloned().unwrap_or_default())
                         .flat_map(|r| r["cells"].as_array().cloned().unwrap_or_default());
+                    // The values too: the distinct `val`s dump shows.
+                    let mut values: Vec<String> = cells
+                        .clone()
+                        .filter(|c| c["name"] == "val")
+                        .filter_map(|c| c["value"].as_str().map(str::to_owned))
+                        .collect();
+                    values.sort();
+                    values.dedup();
+                    assert_eq!(
+                        rows_of(
+                            "SELECT DISTINCT CAST(val AS VARCHAR) AS v FROM t ORDER BY v",
+                            &dir
+                        ),
+                        values,
+                        "{name}"
+                    );
                     let expected = cells
                         .filter(|c| c["name"] == "val")
                         .filter_map(|c| c["tstamp"].as_str().map(micros))

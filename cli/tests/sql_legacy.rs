@@ -2,8 +2,7 @@
 //! `legacy_la_clust` (MANIFEST.md §3: `pk text, ck text, val text, PK (pk, ck)`, 5 partitions
 //! "0".."4" × 50 rows, every `val` one 128-character string) and a copy of it under another
 //! generation is the one table, not twice; and beside `legacy_ma_clust` (the same schema and
-//! keys, 3.0 format) the versions of each row are reconciled; a COMPACT STORAGE table, which the
-//! engine does not convert from 2.x, is not merged with 3.0+ SSTables.
+//! keys, 3.0 format) the versions of each row are reconciled; COMPACT STORAGE tables too.
 
 use crate::common;
 
@@ -222,35 +221,122 @@ fn a_2x_token_range_starts_from_its_index() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A COMPACT STORAGE table (`legacy_la_clust_compact` beside `legacy_ma_clust_compact`,
-/// MANIFEST.md §3): its 2.x SSTables are not converted, so not merged with 3.0+ ones: refused
-/// (exit 1), the message saying so.
-#[test]
-fn a_compact_2x_sstable_beside_a_3x_one_is_refused() {
-    let Some(fx) = common::cassandra_fixtures("a_compact_2x_sstable_beside_a_3x_one_is_refused")
-    else {
-        return;
-    };
+/// MANIFEST.md §3: `legacy_ma_clust_compact`'s 128-character `val` (ma*).
+const MA_COMPACT_VAL: &str = "jwqwvlwohwpcijvmsuuvpaknrzwoatxrfuifsjwcdisxsdbxwocmfjgtszmcabvncgjabxsflisichlvcvuyqpndtobcdgdqgbajknlxleedtdzjkrjrianfnccqseny";
+
+/// A fresh directory named by `tag` holding `legacy_<v>_<kind>_compact` of each of `versions`
+/// and schema.cql (`WITH COMPACT STORAGE`).
+fn compact_table(tag: &str, kind: &str, versions: &[&str]) -> Option<PathBuf> {
+    let fx = common::cassandra_fixtures(tag)?;
     let dir = std::env::temp_dir().join(format!(
-        "sstable-inspect-sql-2x-compact-{}",
+        "sstable-inspect-sql-2x-compact-{tag}-{}",
         std::process::id()
     ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    for v in ["la", "ma"] {
-        let src = common::legacy_dir(&fx, v, &format!("legacy_{v}_clust_compact"));
+    for v in versions {
+        let src = common::legacy_dir(&fx, v, &format!("legacy_{v}_{kind}_compact"));
         for f in common::files_under(&src) {
             std::fs::copy(src.join(&f), dir.join(&f)).unwrap();
         }
     }
+    let (ck, key) = if kind == "clust" {
+        ("ck text, ", "(pk, ck)")
+    } else {
+        ("", "(pk)")
+    };
     std::fs::write(
         dir.join("schema.cql"),
-        "CREATE TABLE legacy_tables.legacy_la_clust_compact (pk text, ck text, val text, \
-         PRIMARY KEY (pk, ck)) WITH COMPACT STORAGE;\n",
+        format!(
+            "CREATE TABLE legacy_tables.t (pk text, {ck}val text, PRIMARY KEY {key}) \
+             WITH COMPACT STORAGE;\n"
+        ),
     )
     .unwrap();
-    let (_, stderr, code) = run(&["sql", "SELECT count(*) FROM t", dir.to_str().unwrap()]);
-    assert_eq!(code, 1, "{stderr}");
-    assert!(stderr.contains("COMPACT STORAGE"), "{stderr}");
+    Some(dir)
+}
+
+/// A COMPACT STORAGE table (MANIFEST.md §3) with its 2.x SSTable beside its 3.0 one
+/// (`legacy_la_<kind>_compact` and `legacy_ma_<kind>_compact`): merged as Cassandra 3.0 reads
+/// both — the dense clust table's 5 × 50 rows, each `val` the later write's (`la`'s, whose
+/// writetimes are all later than `ma`'s); the static compact simple table's 5 rows of its
+/// static `val` "foo bar baz" behind 3.0's hidden clustering column.
+#[test]
+fn a_compact_2x_sstable_beside_a_3x_one_is_merged_with_it() {
+    let Some(dir) = compact_table("clust-mixed", "clust", &["la", "ma"]) else {
+        return;
+    };
+    assert_eq!(scalar("SELECT count(*) FROM t", &dir), "250");
+    assert_eq!(
+        rows("SELECT pk, count(*) FROM t GROUP BY pk ORDER BY pk", &dir),
+        ["0,50", "1,50", "2,50", "3,50", "4,50"]
+    );
+    let long = "0123456789".repeat(120);
+    assert_eq!(
+        rows("SELECT ck FROM t WHERE pk = '3' ORDER BY ck LIMIT 3", &dir),
+        [format!("0{long}"), format!("10{long}"), format!("1{long}")]
+    );
+    let merged = rows("SELECT DISTINCT val FROM t", &dir);
+    let writetime = "SELECT CAST(min(val__writetime) AS BIGINT) FROM t";
+    let merged_min: i64 = scalar(writetime, &dir).parse().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
+    let la = compact_table("clust-la", "clust", &["la"]).unwrap();
+    let la_val = rows("SELECT DISTINCT val FROM t", &la);
+    assert_eq!(la_val.len(), 1);
+    assert_eq!(la_val[0].len(), 128);
+    assert_eq!(merged, la_val);
+    let la_min: i64 = scalar(writetime, &la).parse().unwrap();
+    assert_eq!(merged_min, la_min);
+    let _ = std::fs::remove_dir_all(&la);
+    let ma = compact_table("clust-ma", "clust", &["ma"]).unwrap();
+    assert_eq!(
+        rows("SELECT DISTINCT val FROM t", &ma),
+        [MA_COMPACT_VAL.to_owned()]
+    );
+    let ma_max: i64 = scalar(&writetime.replace("min", "max"), &ma)
+        .parse()
+        .unwrap();
+    assert!(la_min > ma_max, "{la_min} {ma_max}");
+    let _ = std::fs::remove_dir_all(&ma);
+
+    let Some(dir) = compact_table("simple-mixed", "simple", &["la", "ma"]) else {
+        return;
+    };
+    assert_eq!(
+        rows(
+            "SELECT pk, val, CAST(val__writetime AS BIGINT) FROM t ORDER BY pk",
+            &dir
+        )
+        .len(),
+        5
+    );
+    assert_eq!(
+        rows("SELECT DISTINCT val FROM t", &dir),
+        ["foo bar baz".to_owned()]
+    );
+    let merged: Vec<String> = rows(
+        "SELECT pk || ' ' || CAST(val__writetime AS BIGINT) FROM t ORDER BY pk",
+        &dir,
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    // Each partition's `val` is the later of its two writes.
+    let alone = |v: &str| {
+        let d = compact_table(&format!("simple-{v}"), "simple", &[v]).unwrap();
+        let r = rows(
+            "SELECT CAST(val__writetime AS BIGINT) FROM t ORDER BY pk",
+            &d,
+        );
+        let _ = std::fs::remove_dir_all(&d);
+        r.iter()
+            .map(|w| w.parse::<i64>().unwrap())
+            .collect::<Vec<_>>()
+    };
+    let (la, ma) = (alone("la"), alone("ma"));
+    let expected: Vec<String> = la
+        .iter()
+        .zip(&ma)
+        .enumerate()
+        .map(|(pk, (a, b))| format!("{pk} {}", a.max(b)))
+        .collect();
+    assert_eq!(merged, expected);
 }

@@ -11,8 +11,8 @@
 //! index and bloom filter, a `__token` range through the index.
 //!
 //! 2.x SSTables are read when the table's `CREATE TABLE` is known: merged like 3.0+ ones (the
-//! engine's `merge::inputs` makes every merge input), alone or beside 3.0+ SSTables; only a
-//! COMPACT STORAGE table of 2.x SSTables is read one SSTable after another ([`legacy`]).
+//! engine's `merge::inputs` makes every merge input), alone or beside 3.0+ SSTables, COMPACT
+//! STORAGE tables too.
 
 use std::sync::Arc;
 
@@ -22,7 +22,6 @@ use datafusion::datasource::TableProvider;
 use datafusion::error::DataFusionError;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
-pub mod legacy;
 pub mod provider;
 pub mod source;
 

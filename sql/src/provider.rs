@@ -33,9 +33,8 @@
 //! (`sstable_engine::merge::inputs::table_inputs`), so a 2.x SSTable is merged like a 3.0+ one,
 //! alone or beside 3.0+ SSTables; its key is parsed with the schema's key type and found
 //! through its Index.db, and a token range starts from its Index.db too. The column schema is
-//! the merge reader's (`MergeReader::schema`). Only a COMPACT STORAGE table, which the engine
-//! does not convert from 2.x, is read by [`crate::legacy`] (all its SSTables 2.x): not merged,
-//! nothing pushed down but the projection after the rows are built.
+//! the merge reader's (`MergeReader::schema`); a COMPACT STORAGE table's too, as Cassandra 3.0
+//! has it (a static compact table's columns static behind a hidden clustering column).
 
 use std::sync::{Arc, Mutex};
 
@@ -54,7 +53,6 @@ use sstable_arrow::{row_schema, MergedRowReader, PartitionFilter, RowOptions, TO
 use sstable_engine::byte_range::RangeSource;
 use sstable_engine::clock::NoClock;
 use sstable_engine::component::data::DecodeOptions;
-use sstable_engine::component::legacy_data::LegacyLayout;
 use sstable_engine::cql_schema::CqlSchemaFile;
 use sstable_engine::index_listing::{IndexListing, ListingItem, ListingOptions};
 use sstable_engine::info::SSTableMetadata;
@@ -67,7 +65,6 @@ use sstable_engine::types::value::parse_partition_key;
 use sstable_engine::write::TableSchema;
 use sstable_native::files::{self, ComponentFiles};
 
-use crate::legacy::LegacyRows;
 pub use crate::source::{CountingSource, ReadLog};
 use crate::{bridge, SqlError};
 
@@ -98,8 +95,6 @@ pub struct SSTableTable {
     cql: Option<CqlSchemaFile>,
     /// The engine's schema of it, when an SSTable is 2.x (its key type parses a key filter).
     legacy: Option<TableSchema>,
-    /// A COMPACT STORAGE table of 2.x SSTables: the schema's layout ([`crate::legacy`]).
-    compact: Option<LegacyLayout>,
 }
 
 fn options() -> RowOptions {
@@ -133,26 +128,6 @@ impl SSTableTable {
                     "2.x SSTables: SQL needs the table's schema (schema.cql beside them or --schema FILE.cql)".to_owned(),
                 ));
             };
-            if cql.compact_storage {
-                if !sstables.iter().all(is_legacy) {
-                    return Err(SqlError::Read(
-                        "a COMPACT STORAGE table's 2.x SSTables are not merged with 3.0+ ones: query them apart".to_owned(),
-                    ));
-                }
-                let layout = LegacyLayout::from_cql(&cql.table, true)
-                    .map_err(|e| SqlError::Read(format!("the table's CREATE TABLE: {e}")))?;
-                return Ok(SSTableTable {
-                    paths: paths.iter().map(|p| (*p).to_owned()).collect(),
-                    now_seconds,
-                    schema: crate::legacy::legacy_schema(&layout),
-                    token: false,
-                    key_column: None,
-                    log: Arc::new(Mutex::new(ReadLog::default())),
-                    cql: Some(cql.clone()),
-                    legacy: None,
-                    compact: Some(layout),
-                });
-            }
             legacy = legacy_schema(Some(cql))
                 .map_err(|e| SqlError::Read(format!("the table's CREATE TABLE: {e}")))?;
         }
@@ -218,7 +193,6 @@ impl SSTableTable {
             log: Arc::new(Mutex::new(ReadLog::default())),
             cql: cql.cloned(),
             legacy,
-            compact: None,
         })
     }
 
@@ -686,32 +660,6 @@ impl PartitionStream for MergedScan {
 
     fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
         let failed = |e: SqlError| DataFusionError::External(Box::new(ReadFailed(e.to_string())));
-        if let Some(layout) = &self.table.compact {
-            let paths: Vec<&str> = self.table.paths.iter().map(String::as_str).collect();
-            let rows = LegacyRows::open(
-                &paths,
-                layout.clone(),
-                self.table.now_seconds,
-                Arc::clone(&self.table.log),
-                batch_rows(self.limit),
-            );
-            let projection = self.projection.clone();
-            let stream: Box<dyn Iterator<Item = datafusion::error::Result<RecordBatch>> + Send> =
-                match rows {
-                    Ok(rows) => Box::new(rows.map(move |b| {
-                        let b = b.map_err(failed)?;
-                        match &projection {
-                            Some(p) => Ok(b.project(p)?),
-                            None => Ok(b),
-                        }
-                    })),
-                    Err(e) => Box::new(std::iter::once(Err(failed(e)))),
-                };
-            return Box::pin(RecordBatchStreamAdapter::new(
-                Arc::clone(&self.schema),
-                futures::stream::iter(stream),
-            ));
-        }
         let rows = self
             .table
             .rows(self.projection.as_deref(), &self.wanted, self.limit);
