@@ -593,3 +593,156 @@ fn complex<'r>(
         _ => Err(atom_error(a, "a collection cell for a simple column")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::component::data::{DecodeOptions, PushDecoder};
+    use crate::component::legacy_data::{LegacyDataDecoder, LegacyStep};
+    use crate::cql_schema::parse_create_table;
+    use crate::version::{Format, Version};
+
+    fn short(out: &mut Vec<u8>, b: &[u8]) {
+        out.extend_from_slice(&(b.len() as u16).to_be_bytes());
+        out.extend_from_slice(b);
+    }
+
+    /// A live cell atom (`OnDiskAtom`: name, mask 0, timestamp, value).
+    fn cell(name: &[u8], ts: i64, value: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        short(&mut out, name);
+        out.push(0);
+        out.extend_from_slice(&ts.to_be_bytes());
+        out.extend_from_slice(&(value.len() as i32).to_be_bytes());
+        out.extend_from_slice(value);
+        out
+    }
+
+    /// A range tombstone atom (start, mask `0x10`, end, DeletionTime).
+    fn range(start: &[u8], end: &[u8], at: i64) -> Vec<u8> {
+        let mut out = Vec::new();
+        short(&mut out, start);
+        out.push(0x10);
+        short(&mut out, end);
+        out.extend_from_slice(&1_000i32.to_be_bytes());
+        out.extend_from_slice(&at.to_be_bytes());
+        out
+    }
+
+    /// One 2.x partition of `atoms` converted with `cql`'s COMPACT STORAGE schema.
+    fn convert(cql: &str, atoms: &[Vec<u8>]) -> Result<LegacyPartition> {
+        let mut data = Vec::new();
+        short(&mut data, b"k");
+        data.extend_from_slice(&i32::MAX.to_be_bytes());
+        data.extend_from_slice(&i64::MIN.to_be_bytes());
+        atoms.iter().for_each(|a| data.extend_from_slice(a));
+        data.extend_from_slice(&[0, 0]);
+        let schema = schema_from_cql(&parse_create_table(cql).unwrap(), true)?;
+        let mut converter = LegacyConverter::new(schema);
+        let version = Version::parse(Format::Big, "ka").unwrap();
+        let mut decoder = LegacyDataDecoder::new(version, DecodeOptions::default());
+        decoder.push(&data);
+        decoder.finish();
+        loop {
+            match decoder.next_item()? {
+                LegacyStep::Item(item) => {
+                    if let Some(p) = converter.push(&item)? {
+                        return Ok(p);
+                    }
+                }
+                _ => panic!("no partition end"),
+            }
+        }
+    }
+
+    fn deletion(at: i64) -> ModelDeletion {
+        ModelDeletion {
+            marked_for_delete_at_micros: at,
+            local_deletion_time_secs: 1_000,
+        }
+    }
+
+    fn int(v: i32) -> Vec<u8> {
+        v.to_be_bytes().to_vec()
+    }
+
+    #[test]
+    fn dense_rows_row_deletions_and_ranges() {
+        let cql = "CREATE TABLE t (k text, c int, v text, PRIMARY KEY (k, c)) WITH COMPACT STORAGE";
+        let p = convert(
+            cql,
+            &[
+                cell(&int(1), 10, b"a"),
+                range(&int(2), &int(2), 20),
+                range(&int(3), &int(5), 30),
+            ],
+        )
+        .unwrap()
+        .partition;
+        assert!(p.static_row.is_none());
+        let mut row = Row::new(vec![int(1)]);
+        row.columns.push(ColumnData::Simple {
+            column: 0,
+            cell: Cell {
+                timestamp_micros: 10,
+                path: None,
+                value: CellValue::Live {
+                    value: b"a".to_vec(),
+                    expiry: None,
+                },
+            },
+        });
+        let mut deleted = Row::new(vec![int(2)]);
+        deleted.deletion = deletion(20);
+        assert_eq!(
+            p.unfiltereds,
+            vec![
+                Unfiltered::Row(row),
+                Unfiltered::Row(deleted),
+                Unfiltered::Marker(RangeTombstoneMarker::bound(
+                    BoundKind::InclStart,
+                    vec![int(3)],
+                    deletion(30)
+                )),
+                Unfiltered::Marker(RangeTombstoneMarker::bound(
+                    BoundKind::InclEnd,
+                    vec![int(5)],
+                    deletion(30)
+                )),
+            ]
+        );
+    }
+
+    #[test]
+    fn static_compact_columns_are_static_and_dense_compound_names_split() {
+        let cql = "CREATE TABLE t (k text PRIMARY KEY, a int, b text) WITH COMPACT STORAGE";
+        let p = convert(cql, &[cell(b"a", 1, &int(7)), cell(b"b", 2, b"x")])
+            .unwrap()
+            .partition;
+        assert!(p.unfiltereds.is_empty());
+        let s = p.static_row.unwrap();
+        assert!(s.clustering.is_empty() && s.liveness.is_none());
+        let values: Vec<(usize, i64)> = s
+            .columns
+            .iter()
+            .map(|c| match c {
+                ColumnData::Simple { column, cell } => (*column, cell.timestamp_micros),
+                ColumnData::Complex { .. } => panic!("complex"),
+            })
+            .collect();
+        assert_eq!(values, vec![(0, 1), (1, 2)]);
+        // A name of no declared column is a dynamic (Thrift) cell: not converted.
+        let e = convert(cql, &[cell(b"zzz", 1, b"")]).unwrap_err();
+        assert!(e.to_string().contains("dynamic cell"), "{e}");
+        // Two clustering columns: CompositeType names, one row per clustering.
+        let cql =
+            "CREATE TABLE t (k text, c1 int, c2 int, v int, PRIMARY KEY (k, c1, c2)) WITH COMPACT STORAGE";
+        let name = [&[0, 4][..], &int(1), &[0, 0, 4], &int(2), &[0]].concat();
+        let p = convert(cql, &[cell(&name, 5, &int(9))]).unwrap().partition;
+        let [Unfiltered::Row(r)] = p.unfiltereds.as_slice() else {
+            panic!("{:?}", p.unfiltereds);
+        };
+        assert_eq!(r.clustering, vec![int(1), int(2)]);
+        assert!(r.liveness.is_none());
+    }
+}

@@ -2,7 +2,9 @@
 //! 3.0's `LegacyLayout` reads a 2.x partition.
 //!
 //! * Consecutive cells with the same clustering prefix (and the same static-ness) are one row;
-//!   the row marker (empty column name) gives the row's liveness (timestamp, TTL).
+//!   the row marker (empty column name) gives the row's liveness (timestamp, TTL). Where a
+//!   cell goes is [`LegacyLayout::place`]'s answer: a dense COMPACT STORAGE table's cell is a
+//!   row of its clustering (no row marker), a static compact table's cells are static.
 //! * Collection cells (an element key after the column name) are cells of their column with a
 //!   `path`; a range tombstone covering exactly one collection column is that column's deletion.
 //! * Any other range tombstone becomes a start bound and an end bound (inclusive unless its
