@@ -233,7 +233,10 @@ impl LegacyConverter {
         let AtomBody::Cell(c) = &a.body else {
             return Ok(());
         };
-        let components = name.values().len();
+        let components = match &name {
+            CellName::Composite { components, .. } => components.len(),
+            CellName::Simple(_) => 1,
+        };
         let CellPlace {
             is_static,
             clustering,
