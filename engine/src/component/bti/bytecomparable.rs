@@ -93,6 +93,38 @@ pub fn partition_key(partitioner: &Partitioner, key: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// The byte-comparable form of `key` as an SSTable of `version` indexes it in its trie:
+/// ScyllaDB's typed per-column form for `ms`/`mt` ([`scylla_partition_key`]; Cassandra's where it
+/// cannot be built — the two differ only below a shared token), Cassandra's
+/// ([`partition_key`]) otherwise. `key_type` is the SerializationHeader's key type.
+pub fn sstable_partition_key(
+    version: &crate::version::Version,
+    partitioner: &Partitioner,
+    key: &[u8],
+    key_type: Option<&crate::types::AbstractType>,
+) -> Option<Vec<u8>> {
+    let scylla =
+        version.format() == crate::version::Format::Big && matches!(version.as_str(), "ms" | "mt");
+    scylla
+        .then(|| key_type.and_then(|t| scylla_partition_key(partitioner, key, t)))
+        .flatten()
+        .or_else(|| partition_key(partitioner, key))
+}
+
+/// The byte-comparable prefix every key of a token starts with (`40` ‖ the token's form), for
+/// the 64-bit tokens only (Murmur3); the same in Cassandra's and ScyllaDB's forms.
+pub fn token_prefix(token: &crate::token::Token) -> Option<Vec<u8>> {
+    match token {
+        crate::token::Token::Murmur3(t) => {
+            let mut out = Vec::with_capacity(9);
+            out.push(NEXT_COMPONENT);
+            out.extend_from_slice(&((*t as u64) ^ (1u64 << 63)).to_be_bytes());
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
 /// ScyllaDB's `ms`/`mt` form (scylladb `sstables/trie/bti_key_translation.cc`,
 /// `lazy_comparable_bytes_from_ring_position`): `40` ‖ the 64-bit token with its sign bit flipped
 /// (`token::unbias`) ‖ for each partition key column `40` ‖ that column type's own
