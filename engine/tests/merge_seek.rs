@@ -226,12 +226,14 @@ fn check_bounds(
     absent
 }
 
-/// Each partition's key (at, and after it), and keys between and around them.
-fn bounds_of(full: &[MergedPartition], absent: &[&[u8]]) -> Vec<SeekTo> {
+/// Each partition's key (at, and after it) and token, and keys between and around them.
+fn bounds_of(full: &[MergedPartition], absent: &[&[u8]], partitioner: &Partitioner) -> Vec<SeekTo> {
     let mut out = Vec::new();
     for p in full {
         out.push(SeekTo::Key(key(p).to_vec()));
         out.push(SeekTo::AfterKey(key(p).to_vec()));
+        // BTI seeks a token by its byte-comparable prefix (here ByteOrdered's).
+        out.push(SeekTo::Token(partitioner.token(key(p))));
     }
     out.extend(absent.iter().map(|k| SeekTo::Key(k.to_vec())));
     out
@@ -331,7 +333,10 @@ fn a_merge_from_a_key_of_a_2x_table_is_the_tail_of_the_whole_merge() {
         (
             "jb",
             "legacy_jb_clust_counter",
-            "CREATE TABLE legacy_jb_clust_counter (pk text, ck text, val counter, PRIMARY KEY (pk, ck));",
+            concat!(
+                "CREATE TABLE legacy_jb_clust_counter ",
+                "(pk text, ck text, val counter, PRIMARY KEY (pk, ck));"
+            ),
         ),
     ] {
         let schema = parse_schema_cql(cql).unwrap();
@@ -340,8 +345,19 @@ fn a_merge_from_a_key_of_a_2x_table_is_the_tail_of_the_whole_merge() {
         let tables = [load(&dir, 1), load(&dir, 7)];
         let (full, _) = merged(&tables, Some(&schema), 1_800_000_000, None);
         assert_eq!(full.len(), 5, "{name}");
-        let bounds = bounds_of(&full, &[b"5", b"x", b"", b"00"]);
-        let absent = check_bounds(name, &tables, Some(&schema), 1_800_000_000, &bounds, name.contains("clust"));
+        let bounds = bounds_of(
+            &full,
+            &[b"5", b"x", b"", b"00"],
+            &tables[0].metadata.partitioner(),
+        );
+        let absent = check_bounds(
+            name,
+            &tables,
+            Some(&schema),
+            1_800_000_000,
+            &bounds,
+            name.contains("clust"),
+        );
         assert_eq!(absent, 4, "{name}");
     }
 }
@@ -357,7 +373,8 @@ fn a_merge_from_a_key_of_bti_sstables_is_the_tail_of_the_whole_merge() {
         let tables = [load(&dir, 1), load(&dir, 5)];
         assert_eq!(tables[0].metadata.descriptor.format, Format::Bti);
         let (full, _) = merged(&tables, None, 1_800_000_000, None);
-        let bounds = bounds_of(&full, &[b"5", b"x", b"", b"00"]);
+        let partitioner = tables[0].metadata.partitioner();
+        let bounds = bounds_of(&full, &[b"5", b"x", b"", b"00"], &partitioner);
         let absent = check_bounds(
             name,
             &tables,
@@ -378,7 +395,8 @@ fn a_merge_from_a_key_of_bti_sstables_is_the_tail_of_the_whole_merge() {
         assert_eq!(ms.metadata.descriptor.format, Format::Bti);
         let tables = [me, ms];
         let (full, _) = merged(&tables, None, 1_800_000_000, None);
-        let bounds = bounds_of(&full, &[b"5", b"x", b"", b"00"]);
+        let partitioner = tables[0].metadata.partitioner();
+        let bounds = bounds_of(&full, &[b"5", b"x", b"", b"00"], &partitioner);
         let absent = check_bounds(
             name,
             &tables,

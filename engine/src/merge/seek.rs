@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | big (`jb` … `oa`, ScyllaDB `me`) | the Summary.db sample before the bound (`IndexSummary.binarySearch`), then Index.db entries in order up to the first at or after the bound | Index.db windows from the sample: at most one sampling interval of entries |
 //! | BTI (`da`, ScyllaDB `ms`) | the Partitions.db trie followed down the bound's byte-comparable bytes (`PartitionIndex.ceiling`, `Walker`), then the first partition whose Rows.db entry's key is at or after the bound; a partition without a row index (its key in Data.db only) is started at, the merge reading past it when it sorts before the bound | the trie pages on the bound's path, at most two Rows.db entries |
-//! | no index, or none for the partitioner's keys | the first partition | — |
+//! | no index; BTI: a key whose byte-comparable form is not built here, or a Random or Local token bound | the first partition (partitions before the bound read past) | — |
 //!
 //! The index walks are the listing's ([`IndexListing`]: `IndexEntries` over Index.db, the
 //! trie's `PartitionWalk` started at the bound), so every index structure keeps one decoder. An

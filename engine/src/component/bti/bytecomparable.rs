@@ -111,18 +111,20 @@ pub fn sstable_partition_key(
         .or_else(|| partition_key(partitioner, key))
 }
 
-/// The byte-comparable prefix every key of a token starts with (`40` ‖ the token's form), for
-/// the 64-bit tokens only (Murmur3); the same in Cassandra's and ScyllaDB's forms.
+/// The byte-comparable prefix every key of a token starts with (`40` ‖ the token's form, as
+/// [`token_bytes`] builds it; the same in Cassandra's and ScyllaDB's forms): no other key starts
+/// with it, keys of smaller tokens sort before it and keys of greater ones after it. `None`
+/// for Random and Local tokens.
 pub fn token_prefix(token: &crate::token::Token) -> Option<Vec<u8>> {
+    use crate::token::Token;
+    let mut out = vec![NEXT_COMPONENT];
     match token {
-        crate::token::Token::Murmur3(t) => {
-            let mut out = Vec::with_capacity(9);
-            out.push(NEXT_COMPONENT);
-            out.extend_from_slice(&((*t as u64) ^ (1u64 << 63)).to_be_bytes());
-            Some(out)
-        }
-        _ => None,
+        Token::Murmur3(t) => out.extend_from_slice(&((*t as u64) ^ (1u64 << 63)).to_be_bytes()),
+        Token::Bytes(b) => escape_bytes(b, &mut out),
+        Token::String(s) => escape_bytes(s.as_bytes(), &mut out),
+        Token::Random(_) | Token::Key(_) => return None,
     }
+    Some(out)
 }
 
 /// ScyllaDB's `ms`/`mt` form (scylladb `sstables/trie/bti_key_translation.cc`,
