@@ -146,11 +146,12 @@ test('Merged (table): values, badges and why panels equal sstable-inspect read -
   const third = await shownKeys();
   assert.deepEqual(third, all.slice(20, 30).map((p) => p.partition.key_hex));
   const thirdBytes = await bytesRead();
-  // A merge from the first partition reads everything page 1 read, and pages 2 and 3 after
-  // it (about three times page 1, in 1 KiB chunks); the merge started at the cursor reads
-  // about one page.
+  // A merge from the first partition reads everything page 1 read and then the page's own
+  // chunks (page 2: about twice page 1's bytes, page 3 three times, in 1 KiB chunks); the merge
+  // started at the cursor reads about one page (the table is seeded: the figures are fixed).
   console.log(`merged pages: Data.db bytes read ${firstBytes} (page 1), ${secondBytes} (page 2), ${thirdBytes} (page 3)`);
-  assert.ok(thirdBytes < 2 * firstBytes, `${firstBytes}, ${secondBytes}, ${thirdBytes}`);
+  assert.ok(secondBytes < 1.6 * firstBytes, `page 2: ${secondBytes} bytes, page 1: ${firstBytes}`);
+  assert.ok(thirdBytes < 2 * firstBytes, `page 3: ${thirdBytes} bytes, page 1: ${firstBytes}`);
   // Previous: the cursor of the page before, from the stack.
   await toPage('merged-prev', 10);
   assert.deepEqual(await shownKeys(), second);
