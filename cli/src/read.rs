@@ -4,7 +4,8 @@
 //! each piece that lost and what beat it. sstabledump's JSON shape with `--json` (plus
 //! `sstable`, `sstables`, `*_sstable` and `explain` members), text otherwise. Data.db is read
 //! chunk by chunk per SSTable; memory stays bounded by the partitions being merged. `--key`
-//! reads the table in token order up to the last key asked for (no index lookup yet). JSON
+//! starts the merge at the first key asked for (`TableMerger::seek`: each SSTable's read
+//! positioned through its index) and reads in token order up to the last one. JSON
 //! members come in name order (serde_json's map), not in sstabledump's order. Any mix of 3.0+
 //! and 2.x SSTables (`jb`, `ka`, `la`) merges; 2.x ones are read with the table's `CREATE
 //! TABLE` (`--schema FILE.cql`, else the schema.cql beside them), as `dump` reads them.
@@ -18,7 +19,7 @@ use sstable_engine::datetime::{iso8601_micros, iso8601_secs};
 use sstable_engine::dump::{PartitionBuilder, PartitionJson};
 use sstable_engine::info::SSTableMetadata;
 use sstable_engine::merge::{
-    Beaten, Loss, MergeOptions, MergedMarker, MergedPartition, MergedRow, MergedUnfiltered,
+    Beaten, Loss, MergeOptions, MergedMarker, MergedPartition, MergedRow, MergedUnfiltered, SeekTo,
 };
 
 use sstable_native::repair::TableOptions;
@@ -166,6 +167,15 @@ pub fn run(a: Args) -> Result<Outcome, String> {
         .iter()
         .max_by(|a, b| partitioner.compare_keys(a, b))
         .cloned();
+    if let Some(first_wanted) = wanted.iter().min_by(|a, b| partitioner.compare_keys(a, b)) {
+        // The merge starts at the first wanted key: each SSTable's read positioned through
+        // its index, nothing before the key read or merged.
+        let sstables: Vec<&SSTableMetadata> = metadata.iter().collect();
+        if let Err(e) = merger.seek(&sstables, SeekTo::Key(first_wanted.clone()), &NoClock) {
+            eprintln!("error: {e}");
+            return Ok(Outcome::Errors);
+        }
+    }
     let schema = merger.schema().clone();
     let mut out = std::io::BufWriter::with_capacity(256 << 10, crate::output::stdout());
     if a.json {

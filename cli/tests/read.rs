@@ -243,6 +243,17 @@ fn read_key_limit_and_explain() {
         one[0]["partition"]["key_hex"],
         sstable_engine::span::hex(&model[3].key)
     );
+    // The merge started at the key (each SSTable positioned through its index) gives the
+    // partition the whole table's read gives.
+    let all = read_json(&["read", &d, "--json", "--now", &now, "--explain"]);
+    let whole = all
+        .iter()
+        .find(|p| p["partition"]["key_hex"] == one[0]["partition"]["key_hex"])
+        .unwrap();
+    assert_eq!(&one[0], whole);
+    // A key no SSTable holds: nothing.
+    let none = read_json(&["read", &d, "--json", "--now", &now, "--key", "0x00ff00ff"]);
+    assert!(none.is_empty(), "{none:?}");
     // Every loss names its SSTable and what beat it.
     for l in one[0]["explain"].as_array().unwrap() {
         assert!(l["sstable"].as_str().unwrap().starts_with("oa-"), "{l}");

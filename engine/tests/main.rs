@@ -18,6 +18,7 @@ mod legacy_data;
 mod lookup;
 mod merge;
 mod merge_legacy;
+mod merge_seek;
 mod repair;
 mod scrub;
 mod scylla;

@@ -14,10 +14,10 @@
 //!   summary and index, or the BTI trie) gives the partition's position, its read starts there
 //!   and ends after that partition, so only its chunks are read; an SSTable where the key is
 //!   absent is left out of the merge;
-//! * a token range (`__token >= A AND __token < B`, the Murmur3 token, bigint): each SSTable's
-//!   read starts at its first partition at or after A, found in Index.db (its entries read in
-//!   order from the Summary.db sample before A), and the merge stops at the first partition
-//!   past B;
+//! * a token range (`__token >= A AND __token < B`, the Murmur3 token, bigint): the merge
+//!   starts at A (`TableMerger::seek`: each SSTable's read at its first partition at or after
+//!   A, found through its index — Index.db entries from the Summary.db sample before A, or the
+//!   BTI trie — an SSTable wholly before A not read) and stops at the first partition past B;
 //! * a `LIMIT` DataFusion gives the scan: batches of at most that many rows, and no batch
 //!   is decoded after DataFusion has its rows.
 //!
@@ -32,9 +32,9 @@
 //! the merge inputs come from the engine's one constructor
 //! (`sstable_engine::merge::inputs::table_inputs`), so a 2.x SSTable is merged like a 3.0+ one,
 //! alone or beside 3.0+ SSTables; its key is parsed with the schema's key type and found
-//! through its Index.db, and a token range starts from its Index.db too. The column schema is
-//! the merge reader's (`MergeReader::schema`); a COMPACT STORAGE table's too, as Cassandra 3.0
-//! has it (a static compact table's columns static behind a hidden clustering column).
+//! through its Index.db, and a token range starts from its Index.db too (the same seek). The
+//! column schema is the merge reader's (`MergeReader::schema`); a COMPACT STORAGE table's too, as
+//! Cassandra 3.0 has it (a static compact table's columns static behind a hidden clustering column).
 
 use std::sync::{Arc, Mutex};
 
@@ -50,15 +50,12 @@ use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::physical_plan::ExecutionPlan;
 use sstable_arrow::{row_schema, MergedRowReader, PartitionFilter, RowOptions, TOKEN_COLUMN};
-use sstable_engine::byte_range::RangeSource;
 use sstable_engine::clock::NoClock;
 use sstable_engine::component::data::DecodeOptions;
 use sstable_engine::cql_schema::CqlSchemaFile;
-use sstable_engine::index_listing::{IndexListing, ListingItem, ListingOptions};
 use sstable_engine::info::SSTableMetadata;
 use sstable_engine::merge::inputs::{legacy_schema, merge_reader, table_inputs, TableSSTable};
-use sstable_engine::merge::{MergeOptions, TableMerger};
-use sstable_engine::range::SyncDriver;
+use sstable_engine::merge::{MergeOptions, SeekTo, TableMerger};
 use sstable_engine::sstable_set::SSTableFiles;
 use sstable_engine::token::{Partitioner, Token};
 use sstable_engine::types::value::parse_partition_key;
@@ -313,12 +310,6 @@ impl MergedRows {
                     // No lookup possible here: the whole SSTable (filtered as it is merged).
                     _ => {}
                 }
-            } else if let Some((first, _)) = wanted.tokens {
-                match first_at_or_after(&metadata, &mut source, first).map_err(|e| err(&e))? {
-                    Start::At(p) => position = Some(p),
-                    Start::Past => continue,
-                    Start::Unknown => {}
-                }
             }
             let name = sstable
                 .prefix
@@ -362,8 +353,17 @@ impl MergedRows {
             now_seconds: table.now_seconds,
             explain: false,
         };
-        let merger = TableMerger::new(inputs, partitioner.clone(), merge_options)
+        let mut merger = TableMerger::new(inputs, partitioner.clone(), merge_options)
             .map_err(|e| SqlError::Read(e.to_string()))?;
+        if let (None, Some((first, _))) = (&key_bytes, wanted.tokens) {
+            // Each SSTable's read starts at its first partition at or after the range (the
+            // engine's seek: Summary.db sample and Index.db, or the BTI trie); one whose
+            // partitions all sort before it is not read.
+            let metadata: Vec<&SSTableMetadata> = metadatas.iter().collect();
+            merger
+                .seek(&metadata, SeekTo::Token(Token::Murmur3(first)), &NoClock)
+                .map_err(|e| SqlError::Read(e.to_string()))?;
+        }
         let filter = match (key_bytes, wanted.tokens) {
             (Some(k), _) => PartitionFilter::Key(k),
             (None, Some((first, last))) => PartitionFilter::Tokens { first, last },
@@ -421,59 +421,6 @@ fn arrow_error_text(e: &arrow_schema::ArrowError) -> String {
     match e {
         arrow_schema::ArrowError::ExternalError(inner) => inner.to_string(),
         other => other.to_string(),
-    }
-}
-
-/// Where an SSTable's read of a token range starts.
-enum Start {
-    /// The first partition whose token is at or after the range's start.
-    At(u64),
-    /// Every partition is before the range.
-    Past,
-    /// The index gives no keys (BTI without Rows.db keys) or there is none: from the start.
-    Unknown,
-}
-
-/// The first partition of `metadata` whose Murmur3 token is at least `first`, from the index:
-/// Index.db entries read in order from the Summary.db sample before it (big format; BTI: from
-/// the first partition); Data.db is not read.
-fn first_at_or_after<S: RangeSource>(
-    metadata: &SSTableMetadata,
-    source: &mut S,
-    first: i64,
-) -> Result<Start, String> {
-    let Ok(listing) = IndexListing::for_sstable(metadata, ListingOptions::index_only()) else {
-        return Ok(Start::Unknown);
-    };
-    let partitioner = metadata.partitioner();
-    // Big format: from the last Summary.db sample before the range (samples are in token
-    // order), as `IndexSummary.binarySearch` places a key; BTI lists from the first partition.
-    let below = |key: &[u8]| matches!(partitioner.token(key), Token::Murmur3(t) if t < first);
-    let sample = metadata.summary.as_ref().and_then(|s| {
-        let after = s.entries.partition_point(|e| below(&e.key.value));
-        after.checked_sub(1).and_then(|i| s.entries.get(i))
-    });
-    let mut listing = match sample {
-        Some(e) => listing.starting_at(e.index_position.value, 0),
-        None => listing,
-    };
-    let mut driver = SyncDriver::new(source);
-    loop {
-        match driver.pull(&mut listing, &NoClock) {
-            Ok(Some(ListingItem::Partition(p))) => {
-                let (Some(key), Some(position)) = (&p.key, p.position) else {
-                    return Ok(Start::Unknown);
-                };
-                match partitioner.token(key) {
-                    Token::Murmur3(t) if t >= first => return Ok(Start::At(position)),
-                    Token::Murmur3(_) => {}
-                    _ => return Ok(Start::Unknown),
-                }
-            }
-            Ok(Some(ListingItem::Skipped { .. })) => return Ok(Start::Unknown),
-            Ok(None) => return Ok(Start::Past),
-            Err(e) => return Err(e.to_string()),
-        }
     }
 }
 

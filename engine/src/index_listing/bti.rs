@@ -71,6 +71,10 @@ pub(super) struct BtiWalk {
     /// The walk reached the trie's end (the count can be compared).
     trie_ended: bool,
     ready: Option<Candidate>,
+    /// Where the trie walk starts ([`TriePages::seeking`]), if not at the first partition.
+    seek: Option<Vec<u8>>,
+    /// The walk started at a bound: its count is not the footer's.
+    sought: bool,
 }
 
 impl BtiWalk {
@@ -94,7 +98,15 @@ impl BtiWalk {
             previous_rows_end: 0,
             trie_ended: false,
             ready: None,
+            seek: None,
+            sought: false,
         }
+    }
+
+    /// Starts the walk at a byte-comparable bound (see [`super::IndexListing::seeking`]).
+    pub(super) fn seek(&mut self, comparable: Vec<u8>) {
+        self.seek = Some(comparable);
+        self.sought = true;
     }
 
     /// The footer's partition count, once the whole trie was walked (as a whole-file decode
@@ -142,7 +154,7 @@ impl BtiWalk {
                 Ok(TrieStep::Entry(entry)) => entry,
                 Ok(TrieStep::NeedMoreData) => return Ok(Pulled::NeedMoreData),
                 Ok(TrieStep::End) => {
-                    self.trie_ended = true;
+                    self.trie_ended = !self.sought;
                     self.stage = Stage::Done;
                     return Ok(Pulled::End);
                 }
@@ -165,11 +177,13 @@ impl BtiWalk {
             match target {
                 PartitionTarget::Data { data_position } => {
                     p.position = Some(data_position);
-                    return Ok(Pulled::Item(if self.options.keys {
-                        Candidate::KeyFromHeader(p)
-                    } else {
-                        Candidate::Ready(ListingItem::Partition(Box::new(p)))
-                    }));
+                    return Ok(Pulled::Item(
+                        if self.options.keys && self.options.data_keys {
+                            Candidate::KeyFromHeader(p)
+                        } else {
+                            Candidate::Ready(ListingItem::Partition(Box::new(p)))
+                        },
+                    ));
                 }
                 PartitionTarget::RowIndex { rows_position } => {
                     if !self.options.keys {
@@ -352,10 +366,11 @@ impl BtiWalk {
         self.expected_count = Some(footer.partition_count.value);
         // Nodes are checked against the file's end, as a whole-file decode of Partitions.db
         // checks them (the footer's checks keep the root before the keys).
-        self.trie = Some(TriePages::new(
-            footer.root_position.value,
-            self.partitions_len,
-        ));
+        let pages = TriePages::new(footer.root_position.value, self.partitions_len);
+        self.trie = Some(match self.seek.take() {
+            Some(comparable) => pages.seeking(comparable),
+            None => pages,
+        });
         self.stage = Stage::Trie;
         Ok(())
     }

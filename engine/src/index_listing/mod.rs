@@ -52,6 +52,9 @@ pub struct ListingOptions {
     /// BTI: read the Rows.db entries and (P < 0) the Data.db headers that hold the keys;
     /// without, the trie alone (each partition's key prefix and payload).
     pub keys: bool,
+    /// BTI, with `keys`: a partition without a row index (P < 0) gets its key from its Data.db
+    /// header; without, it is listed with its Data.db position and no key (Data.db not read).
+    pub data_keys: bool,
 }
 
 impl ListingOptions {
@@ -64,6 +67,7 @@ impl ListingOptions {
             max_promoted_bytes: u64::MAX,
             data_headers: true,
             keys: true,
+            data_keys: true,
         }
     }
 
@@ -75,6 +79,7 @@ impl ListingOptions {
             max_promoted_bytes: u64::MAX,
             data_headers: false,
             keys: false,
+            data_keys: false,
         }
     }
 }
@@ -229,8 +234,8 @@ impl IndexListing {
             Format::Big => Walk::Big(Box::new(BigWalk::new(metadata, index_len, options))),
             Format::Bti => Walk::Bti(Box::new(BtiWalk::new(metadata, index_len, options))),
         };
-        let wants_data =
-            options.data_headers || (options.keys && metadata.descriptor.format == Format::Bti);
+        let wants_data = options.data_headers
+            || (options.keys && options.data_keys && metadata.descriptor.format == Format::Bti);
         let (data, data_error) = if wants_data {
             match CheckedDataReader::for_sstable(metadata, DecodeOptions::default()) {
                 Ok(r) => (Some(r), None),
@@ -255,6 +260,19 @@ impl IndexListing {
         if let Walk::Big(b) = &mut self.walk {
             b.start_at(offset);
             b.number_from(number);
+        }
+        self
+    }
+
+    /// BTI: the partitions from a byte-comparable bound on (a partition key's form, or a
+    /// prefix of one such as a token's): the first one listed is the partition whose unique
+    /// prefix the bound passes through — its key may sort before the bound, the trie holding
+    /// prefixes only — or else the first after the bound; all later ones sort after it. Numbers
+    /// count from 0 there, and the footer's count is not compared. Big listings start where
+    /// [`IndexListing::starting_at`] puts them.
+    pub fn seeking(mut self, comparable: Vec<u8>) -> Self {
+        if let Walk::Bti(b) = &mut self.walk {
+            b.seek(comparable);
         }
         self
     }

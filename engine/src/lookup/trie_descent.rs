@@ -6,7 +6,7 @@ use super::{
     IndexHit, Lookup, Processed, Stage, StopReason, TrieDescent, FOOTER_BYTES,
     MAX_TRIE_WINDOW_PAGES, TRIE_ENTRY_TAIL_BYTES,
 };
-use crate::component::bti::bytecomparable::{partition_key, scylla_partition_key};
+use crate::component::bti::bytecomparable::{partition_key, sstable_partition_key};
 use crate::component::bti::partitions::{decode_payload, hash_byte, NotFound, PartitionTarget};
 use crate::component::bti::rows::decode_entry;
 use crate::component::bti::trie::{TrieBytes, PAGE_SIZE};
@@ -16,7 +16,6 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::info::SSTableMetadata;
 use crate::range::{ByteRange, RowsWindow};
 use crate::reader::Reader;
-use crate::version::Format;
 
 /// The longest byte-comparable partition key: a 65,535-byte key with its escapes, the token
 /// and the separators, generously.
@@ -27,16 +26,12 @@ impl Lookup {
     /// per-column form for `ms`/`mt` ([`scylla_partition_key`]; Cassandra's where it cannot be
     /// built — the two differ only below a shared token), Cassandra's otherwise.
     fn comparable_key(&self) -> Option<Vec<u8>> {
-        let scylla =
-            self.version.format() == Format::Big && matches!(self.version.as_str(), "ms" | "mt");
-        scylla
-            .then(|| {
-                self.key_type
-                    .as_ref()
-                    .and_then(|t| scylla_partition_key(&self.partitioner, &self.key, t))
-            })
-            .flatten()
-            .or_else(|| partition_key(&self.partitioner, &self.key))
+        sstable_partition_key(
+            &self.version,
+            &self.partitioner,
+            &self.key,
+            self.key_type.as_ref(),
+        )
     }
 
     pub(super) fn start_bti(&mut self, metadata: &SSTableMetadata) {

@@ -9,6 +9,7 @@
 //! | [`output`] | the merged partitions, rows and markers with their SSTables, and the losses | |
 //! | [`TableMerger`] | a k-way merge of the SSTables' Data.db in partitioner order (token, then key bytes); each input read by its own [`SyncDriver`], one partition at a time | `db/partitions/UnfilteredPartitionIterators.java` `merge` |
 //! | `partition`, `rows` | one partition's versions merged: partition deletion, then the versions' rows and markers k-way in clustering order (range tombstones, rows, complex columns); each row's versions are moved into the merged row (no cell copied), losses are built only when explaining | `db/rows/UnfilteredRowIterators.java` `merge`, `db/rows/Rows.java`, `db/rows/RangeTombstoneMarker.java` |
+//! | [`seek`] | the merge started at a key or token ([`TableMerger::seek`]): each SSTable's read positioned through its index (Summary.db sample and Index.db, or the BTI trie) | `BigTableReader.getPosition` / `BtiTableReader.getPosition` with `Operator.GE` |
 //! | [`reconcile`] | two versions of a cell, liveness or deletion: which wins | `db/rows/Cells.java`, `db/Conflicts.java`, `db/LivenessInfo.java`, `db/DeletionTime.java` |
 //! | `counter` | two versions of a counter cell: a tombstone wins, else the contexts merged | `db/rows/Cells.java` `resolveCounter`, `db/context/CounterContext.java` |
 //! | [`zombies`] | resurrection risks: droppable tombstones that shadow data in another SSTable, and droppable tombstones that shadow nothing | `db/compaction/CompactionController.java` `getPurgeEvaluator`, `db/DeletionPurger.java` |
@@ -36,6 +37,7 @@ pub mod output;
 mod partition;
 pub mod reconcile;
 mod rows;
+pub mod seek;
 pub mod zombies;
 
 pub use inputs::{open_table, table_inputs, MergeReader, TableSSTable};
@@ -43,6 +45,7 @@ pub use output::{
     Beaten, Loss, LostKind, MergedMarker, MergedPartition, MergedRow, MergedUnfiltered, SourceId,
     TombstoneKind,
 };
+pub use seek::{SeekStart, SeekTo};
 
 use core::cmp::Ordering;
 use core::fmt;
@@ -157,6 +160,9 @@ struct Input<S> {
     /// The key of the last partition read whole.
     last_key: Option<Vec<u8>>,
     finished: bool,
+    /// After [`TableMerger::seek`], until a partition at or past the bound shows up: read
+    /// past partitions before it.
+    skipping: bool,
 }
 
 /// The k-way merge of one table's SSTables (see the [module docs](self)).
@@ -168,6 +174,8 @@ pub struct TableMerger<S> {
     options: MergeOptions,
     /// The first error; every later call returns it again.
     failed: Option<MergeError>,
+    /// Where [`TableMerger::seek`] started the merge.
+    start: Option<SeekTo>,
 }
 
 fn column_map(ours: &DataSchema, theirs: &DataSchema, is_static: bool) -> Vec<Option<usize>> {
@@ -235,6 +243,7 @@ impl<S: RangeSource> TableMerger<S> {
                 peeked: None,
                 last_key: None,
                 finished: false,
+                skipping: false,
             });
         }
         Ok(TableMerger {
@@ -243,7 +252,61 @@ impl<S: RangeSource> TableMerger<S> {
             partitioner,
             options,
             failed: None,
+            start: None,
         })
+    }
+
+    /// Starts the merge (again) at the first partition at or after `to`: every input is
+    /// positioned through its SSTable's index ([`seek`]; `metadata` holds the inputs' SSTables
+    /// in input order), an SSTable whose partitions all sort before `to` is not read, and a
+    /// partition before `to` that an input still meets (one read from its start) is read past,
+    /// not merged. Errors name the SSTable; a merger that failed stays failed.
+    pub fn seek(
+        &mut self,
+        metadata: &[&SSTableMetadata],
+        to: SeekTo,
+        clock: &dyn Clock,
+    ) -> Result<(), MergeError> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        if metadata.len() != self.inputs.len() {
+            return Err(schema_error(
+                "(none)",
+                format!(
+                    "{} SSTables' metadata for a merge of {}",
+                    metadata.len(),
+                    self.inputs.len()
+                ),
+            ));
+        }
+        for (input, m) in self.inputs.iter_mut().zip(metadata) {
+            let positioned = seek::seek_start(m, &to, &mut input.driver, clock).and_then(|s| {
+                let position = match s {
+                    SeekStart::At(p) => Some(p),
+                    SeekStart::FromStart => Some(0),
+                    SeekStart::Past => None,
+                };
+                if let Some(p) = position {
+                    input.reader.seek_to_partition(p)?;
+                }
+                Ok(position.is_some())
+            });
+            input.peeked = None;
+            match positioned {
+                Ok(reads) => {
+                    input.finished = !reads;
+                    input.skipping = reads;
+                }
+                Err(e) => {
+                    let e = input.error(e);
+                    self.failed = Some(e.clone());
+                    return Err(e);
+                }
+            }
+        }
+        self.start = Some(to);
+        Ok(())
     }
 
     /// The schema values are rendered with (the first input's).
@@ -305,8 +368,9 @@ impl<S: RangeSource> TableMerger<S> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
+        let (start, partitioner) = (self.start.as_ref(), &self.partitioner);
         for input in &mut self.inputs {
-            if let Err(e) = input.peek(clock) {
+            if let Err(e) = input.peek_from(start, partitioner, clock) {
                 self.failed = Some(e.clone());
                 return Err(e);
             }
@@ -333,8 +397,9 @@ impl<S: RangeSource> TableMerger<S> {
         &mut self,
         clock: &dyn Clock,
     ) -> Result<Option<Vec<SourcePartition>>, MergeError> {
+        let (start, partitioner) = (self.start.as_ref(), &self.partitioner);
         for input in &mut self.inputs {
-            input.peek(clock)?;
+            input.peek_from(start, partitioner, clock)?;
         }
         let Some(key) = self.smallest_peeked().map(<[u8]>::to_vec) else {
             return Ok(None);
@@ -395,6 +460,51 @@ impl<S: RangeSource> Input<S> {
             }
         }
         Ok(())
+    }
+
+    /// [`Input::peek`], reading past partitions before `start` while the input is skipping.
+    fn peek_from(
+        &mut self,
+        start: Option<&SeekTo>,
+        partitioner: &Partitioner,
+        clock: &dyn Clock,
+    ) -> Result<(), MergeError> {
+        loop {
+            self.peek(clock)?;
+            let (Some(start), Some(p), true) = (start, &self.peeked, self.skipping) else {
+                return Ok(());
+            };
+            if start.admits(partitioner, &p.key.bytes.bytes) {
+                self.skipping = false;
+                return Ok(());
+            }
+            self.skip_partition(clock)?;
+        }
+    }
+
+    /// Reads past the peeked partition.
+    fn skip_partition(&mut self, clock: &dyn Clock) -> Result<(), MergeError> {
+        let Some(start) = self.peeked.take() else {
+            return Ok(());
+        };
+        loop {
+            match self.next(clock)? {
+                DecodeStep::Item(DataItem::PartitionEnd(_)) => return Ok(()),
+                DecodeStep::Item(DataItem::PartitionStart(p)) => {
+                    return Err(self.error(
+                        Error::invalid("a partition start inside a partition", p.position)
+                            .in_component(ComponentType::Data),
+                    ))
+                }
+                DecodeStep::Item(_) => {}
+                DecodeStep::Finished | DecodeStep::NeedMoreData => {
+                    return Err(self.error(
+                        Error::invalid("Data.db ends inside a partition", start.position)
+                            .in_component(ComponentType::Data),
+                    ))
+                }
+            }
+        }
     }
 
     /// The peeked partition's items up to its end, column indexes mapped to the merge's.

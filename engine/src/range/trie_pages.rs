@@ -53,6 +53,12 @@ impl TriePages {
         }
     }
 
+    /// The walk started at a byte-comparable bound ([`PartitionWalk::seek`]).
+    pub fn seeking(mut self, comparable: Vec<u8>) -> TriePages {
+        self.walk = self.walk.seek(comparable);
+        self
+    }
+
     /// The Partitions.db range the walk needs next, if it needs one.
     pub fn next_read(&self) -> Option<ByteRange> {
         self.read.clone()

@@ -160,6 +160,7 @@ impl<S: ComponentSink, F: FnMut(usize) -> Result<S>> Scrubber<S, F> {
                 max_promoted_bytes: 0,
                 data_headers: false,
                 keys: true,
+                data_keys: true,
             },
         )
         .ok();

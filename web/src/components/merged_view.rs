@@ -6,7 +6,9 @@
 //!
 //! Pages are merged in the worker pool (`Request::MergedPage`), with progress and Cancel; a
 //! page shows at most [`MERGED_PAGE_PARTITIONS`] partitions and [`ROWS_STEP`] rows of each
-//! until more are asked for.
+//! until more are asked for. "Next" sends the page's last key as the cursor (the worker's
+//! merge starts after it, nothing before it read); "Previous" takes the cursor of the page
+//! before from a stack of them kept here.
 
 use std::rc::Rc;
 
@@ -25,6 +27,9 @@ use crate::protocol::table::{
 use crate::protocol::{Reply, Request};
 use crate::state::{SSTableView, SchemaFiles, Shared};
 
+/// A page to load: partitions before it, its cursor, the cursors before that, a wanted key.
+type PageAt = (u64, Option<String>, Vec<Option<String>>, Option<String>);
+
 /// Rows of a partition shown at first, and added by "more rows".
 const ROWS_STEP: usize = 20;
 
@@ -41,8 +46,12 @@ pub struct MergedViewProps {
 
 #[derive(Clone, PartialEq, Default)]
 struct State {
-    /// Partitions skipped before the page shown (for previous / next).
+    /// Partitions before the page shown (its first partition's number).
     skip: u64,
+    /// The page's cursor: the last key (hex) of the page before it (`None`: the first page).
+    after: Option<String>,
+    /// The cursors of the pages before it, the nearest last ("Previous").
+    back: Vec<Option<String>>,
     progress: Option<(u64, u64)>,
     page: Option<Rc<MergedPage>>,
     error: Option<String>,
@@ -211,7 +220,7 @@ pub fn merged_view(p: &MergedViewProps) -> Html {
         let why = why.clone();
         let shown_rows = shown_rows.clone();
         let now_secs = *now;
-        Callback::from(move |(skip, key): (u64, Option<String>)| {
+        Callback::from(move |(skip, after, back, key): PageAt| {
             why.set(None);
             shown_rows.set(ROWS_STEP);
             let mut next = (*state).clone();
@@ -226,6 +235,7 @@ pub fn merged_view(p: &MergedViewProps) -> Html {
                     sstables: sstables.clone(),
                     page: MergedPageRequest {
                         skip,
+                        after_key_hex: after.clone(),
                         max_partitions: MERGED_PAGE_PARTITIONS,
                         wanted_key: key,
                         now_secs,
@@ -250,6 +260,8 @@ pub fn merged_view(p: &MergedViewProps) -> Html {
                             s.error = Some(e.clone());
                         } else {
                             s.skip = skip;
+                            s.after = after.clone();
+                            s.back = back.clone();
                             s.page = Some(Rc::new(page));
                         }
                         state.set(s);
@@ -270,7 +282,7 @@ pub fn merged_view(p: &MergedViewProps) -> Html {
         let load = load.clone();
         let job = job.clone();
         use_effect_with((p.table_key.clone(), create_table.clone()), move |_| {
-            load.emit((0, None));
+            load.emit((0, None, Vec::new(), None));
             move || pool::cancel_slot(&job)
         });
     }
@@ -288,7 +300,7 @@ pub fn merged_view(p: &MergedViewProps) -> Html {
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
             let k = (*key_text).trim().to_owned();
-            load.emit((0, Some(k).filter(|k| !k.is_empty())));
+            load.emit((0, None, Vec::new(), Some(k).filter(|k| !k.is_empty())));
         })
     };
     let on_now = {
@@ -313,15 +325,32 @@ pub fn merged_view(p: &MergedViewProps) -> Html {
     let on_prev = {
         let load = load.clone();
         let skip = state.skip;
+        let back = state.back.clone();
         Callback::from(move |_| {
-            load.emit((skip.saturating_sub(MERGED_PAGE_PARTITIONS as u64), None))
+            let mut back = back.clone();
+            let after = back.pop().flatten();
+            load.emit((
+                skip.saturating_sub(MERGED_PAGE_PARTITIONS as u64),
+                after,
+                back,
+                None,
+            ))
         })
     };
     let on_next = {
         let load = load.clone();
         let skip = state.skip;
         let shown = page.as_ref().map_or(0, |p| p.partitions.len()) as u64;
-        Callback::from(move |_| load.emit((skip.saturating_add(shown), None)))
+        // The cursor: the page's last key; the page's own cursor goes on the stack.
+        let last = page
+            .as_ref()
+            .and_then(|p| p.partitions.last())
+            .map(|p| p.partition.partition.key_hex.clone());
+        let mut back = state.back.clone();
+        back.push(state.after.clone());
+        Callback::from(move |_| {
+            load.emit((skip.saturating_add(shown), last.clone(), back.clone(), None))
+        })
     };
     let on_why = {
         let why = why.clone();

@@ -408,6 +408,7 @@ pub fn replicas_view() -> Html {
                         sstables: sstables.clone(),
                         page: MergedPageRequest {
                             skip: 0,
+                            after_key_hex: None,
                             max_partitions: 1,
                             wanted_key: Some(format!("0x{key_hex}")),
                             now_secs,

@@ -93,11 +93,16 @@ pub const MERGED_ROWS_SENT: usize = 200;
 pub const MERGED_LOSSES_SENT: usize = 1_000;
 
 /// A page of the table's merged read (`merge::TableMerger` with explain, as `sstable-inspect
-/// read DIR --explain`): `skip` merged partitions from the start in token order, then up to
-/// `max_partitions`; or the one partition of `wanted_key`.
+/// read DIR --explain`): up to `max_partitions` merged partitions in token order after the
+/// cursor `after_key_hex` (from the first partition without one); or the one partition of
+/// `wanted_key`. The worker starts the merge there (`TableMerger::seek`), never at the table's
+/// first partition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MergedPageRequest {
+    /// Merged partitions before the page (its first partition's number, shown; not read).
     pub skip: u64,
+    /// The cursor: the last partition key (hex) of the page before; the page starts after it.
+    pub after_key_hex: Option<String>,
     pub max_partitions: usize,
     /// As typed: cqlsh's form (`a:b` for a composite key) or `0x…` hex.
     pub wanted_key: Option<String>,
@@ -168,6 +173,7 @@ pub struct MergedPartitionView {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct MergedPage {
     pub sstables: Vec<String>,
+    /// The request's `skip`: merged partitions before the page.
     pub skip: u64,
     pub partitions: Vec<MergedPartitionView>,
     /// Another merged partition follows the page.

@@ -3,7 +3,7 @@
 //! ranges) — the resurrection risks ([`zombies`], `merge::zombies::ZombieFinder`, what
 //! `sstable-inspect zombies DIR --gc-grace S --now T` reports) and a page of the merged read
 //! with the SSTable of every part and what lost ([`merged_page`], what `sstable-inspect read
-//! DIR --explain` prints), and replicas compared ([`replicas`], `repair::ReplicaDiff`, what
+//! DIR --explain` prints; the merge started at the page's cursor or the wanted key), and replicas compared ([`replicas`], `repair::ReplicaDiff`, what
 //! `sstable-inspect diff A B [C] --json` reports).
 //!
 //! Work runs one merged partition at a time, in slices ([`super::analytics::Slices`]): between
@@ -23,7 +23,7 @@ use sstable_engine::dump::PartitionBuilder;
 use sstable_engine::info::SSTableMetadata;
 use sstable_engine::merge::zombies::{DroppableTombstone, Resurrection, ZombieFinder};
 use sstable_engine::merge::{
-    open_table, Beaten, Loss, MergeOptions, MergedPartition, MergedUnfiltered, TableMerger,
+    open_table, Beaten, Loss, MergeOptions, MergedPartition, MergedUnfiltered, SeekTo, TableMerger,
     TableSSTable,
 };
 use sstable_engine::range::{ByteRange, RangeSource};
@@ -407,10 +407,28 @@ fn partition_view(
     })
 }
 
-/// [`crate::protocol::Request::MergedPage`]: merged partitions `skip`… of `sstables` (or the
-/// partition of the wanted key), explained. The merge restarts from the table's first
-/// partition for every page (the merger cannot seek); skipped partitions are merged and
-/// dropped, in slices with progress and cancel.
+/// A key's hex (a page's cursor) back to its bytes.
+fn key_from_hex(hex: &str) -> Result<Vec<u8>, String> {
+    let digits = hex.strip_prefix("0x").unwrap_or(hex).as_bytes();
+    if !digits.len().is_multiple_of(2) {
+        return Err(format!("the page cursor {hex} is not whole bytes of hex"));
+    }
+    digits
+        .chunks(2)
+        .map(|pair| {
+            core::str::from_utf8(pair)
+                .ok()
+                .and_then(|p| u8::from_str_radix(p, 16).ok())
+                .ok_or_else(|| format!("the page cursor {hex} is not hex"))
+        })
+        .collect()
+}
+
+/// [`crate::protocol::Request::MergedPage`]: a page of the merged read of `sstables`,
+/// explained — the partitions after the cursor `after_key_hex` (the last key of the page
+/// before; none: from the first partition), or the partition of the wanted key. The merge
+/// starts there (`TableMerger::seek`: each SSTable's read positioned through its index, so
+/// nothing before the page is read or merged) and runs in slices with progress and cancel.
 pub(super) async fn merged_page(
     sstables: &[(String, Vec<FileRef>)],
     request: &MergedPageRequest,
@@ -425,9 +443,19 @@ pub(super) async fn merged_page(
         .as_deref()
         .map(|k| first.parse_key(k).map_err(|e| format!("key: {e}")))
         .transpose()?;
-    let partitioner = first.partitioner();
     let data_read = Rc::new(Cell::new(0u64));
     let mut merger = table.merger(request.now_secs, true, &data_read)?;
+    let to = match (&wanted, &request.after_key_hex) {
+        (Some(w), _) => Some(SeekTo::Key(w.clone())),
+        (None, Some(after)) => Some(SeekTo::AfterKey(key_from_hex(after)?)),
+        (None, None) => None,
+    };
+    if let Some(to) = to {
+        let metadata: Vec<&SSTableMetadata> = table.metadata.iter().collect();
+        merger
+            .seek(&metadata, to, &loader::PerformanceClock)
+            .map_err(|e| e.to_string())?;
+    }
     let schema = merger.schema().clone();
     let names = &table.names;
     let mut page = MergedPage {
@@ -436,8 +464,12 @@ pub(super) async fn merged_page(
         ..MergedPage::default()
     };
     let mut slices = Slices::every(started, 1);
-    let mut index = 0u64;
-    loop {
+    let wanted_partitions = if wanted.is_some() {
+        1
+    } else {
+        request.max_partitions
+    };
+    while page.partitions.len() < wanted_partitions {
         slices
             .tick(data_read.get(), table.data_bytes, progress, is_cancelled)
             .await?;
@@ -447,31 +479,22 @@ pub(super) async fn merged_page(
         else {
             break;
         };
-        if page.partitions.len() >= request.max_partitions {
-            page.more = true;
-            break;
-        }
-        let key = &p.start.key.bytes.bytes;
         if let Some(w) = &wanted {
-            // Partitions come in token order: past the key, it is not in the table.
-            if partitioner.compare_keys(key, w) == core::cmp::Ordering::Greater {
+            // The first partition at or after the key: the key's, or it is not in the table.
+            if p.start.key.bytes.bytes != *w {
                 break;
-            }
-            if key != w {
-                continue;
-            }
-        } else {
-            index = index.saturating_add(1);
-            if index <= request.skip {
-                continue;
             }
         }
         if let Some(v) = partition_view(&schema, &p, names, request.now_secs) {
             page.partitions.push(v);
         }
-        if wanted.is_some() {
-            break;
-        }
+    }
+    if wanted.is_none() {
+        // Another partition follows: its header says so (it is not merged).
+        page.more = merger
+            .peek_key(&loader::PerformanceClock)
+            .map_err(|e| e.to_string())?
+            .is_some();
     }
     if wanted.is_some() && page.partitions.is_empty() {
         page.not_found = Some(format!(

@@ -93,6 +93,43 @@ pub fn partition_key(partitioner: &Partitioner, key: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// The byte-comparable form of `key` as an SSTable of `version` indexes it in its trie:
+/// ScyllaDB's typed per-column form for `ms`/`mt` ([`scylla_partition_key`]; Cassandra's where it
+/// cannot be built — the two differ only below a shared token), Cassandra's
+/// ([`partition_key`]) otherwise. `key_type` is the SerializationHeader's key type.
+pub fn sstable_partition_key(
+    version: &crate::version::Version,
+    partitioner: &Partitioner,
+    key: &[u8],
+    key_type: Option<&crate::types::AbstractType>,
+) -> Option<Vec<u8>> {
+    let scylla =
+        version.format() == crate::version::Format::Big && matches!(version.as_str(), "ms" | "mt");
+    scylla
+        .then(|| key_type.and_then(|t| scylla_partition_key(partitioner, key, t)))
+        .flatten()
+        .or_else(|| partition_key(partitioner, key))
+}
+
+/// The byte-comparable prefix every key of a token starts with (`40` ‖ the token's form, as
+/// [`token_bytes`] builds it, ‖ `40`; the same in Cassandra's and ScyllaDB's forms): no other
+/// key starts with it, keys of smaller tokens sort before it and keys of greater ones after it.
+/// `None` for Random and Local tokens.
+pub fn token_prefix(token: &crate::token::Token) -> Option<Vec<u8>> {
+    use crate::token::Token;
+    let mut out = vec![NEXT_COMPONENT];
+    match token {
+        Token::Murmur3(t) => out.extend_from_slice(&((*t as u64) ^ (1u64 << 63)).to_be_bytes()),
+        Token::Bytes(b) => escape_bytes(b, &mut out),
+        Token::String(s) => escape_bytes(s.as_bytes(), &mut out),
+        Token::Random(_) | Token::Key(_) => return None,
+    }
+    // The key's component follows: the separator makes the prefix exact (an escaped token is a
+    // prefix of a longer one's, `00 FE` of `00 FE FE`).
+    out.push(NEXT_COMPONENT);
+    Some(out)
+}
+
 /// ScyllaDB's `ms`/`mt` form (scylladb `sstables/trie/bti_key_translation.cc`,
 /// `lazy_comparable_bytes_from_ring_position`): `40` ‖ the 64-bit token with its sign bit flipped
 /// (`token::unbias`) ‖ for each partition key column `40` ‖ that column type's own
@@ -189,6 +226,38 @@ pub fn describe(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A token's prefix starts every key of that token and sorts between the keys of smaller
+    /// and greater tokens (what a seek down the trie relies on).
+    #[test]
+    fn token_prefix_starts_its_keys_and_orders_the_others() {
+        let keys: Vec<Vec<u8>> = (0u32..300)
+            .map(|i| {
+                let mut k = i.to_be_bytes().to_vec();
+                k.truncate(1 + (i as usize % 4));
+                k
+            })
+            .collect();
+        for partitioner in [
+            Partitioner::Murmur3,
+            Partitioner::ByteOrdered,
+            Partitioner::OrderPreserving,
+        ] {
+            for bound in &keys {
+                let token = partitioner.token(bound);
+                let prefix = token_prefix(&token).unwrap();
+                for k in &keys {
+                    let form = partition_key(&partitioner, k).unwrap();
+                    let t = partitioner.token(k);
+                    assert_eq!(form.starts_with(&prefix), t == token, "{partitioner} {k:?}");
+                    if t != token {
+                        assert_eq!(form.as_slice() < prefix.as_slice(), t < token);
+                    }
+                }
+            }
+        }
+        assert_eq!(token_prefix(&crate::token::Token::Random(Some(5))), None);
+    }
 
     #[test]
     fn escape_examples_from_byte_comparable_md() {

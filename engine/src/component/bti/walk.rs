@@ -69,6 +69,9 @@ pub struct PartitionWalk {
     started: bool,
     visited_nodes: u64,
     done: bool,
+    /// [`PartitionWalk::seek`]: the byte-comparable bound and how many of its bytes the walk
+    /// has followed down from the root.
+    seek: Option<(Vec<u8>, usize)>,
 }
 
 /// A node (and its payload), or where bytes are missing.
@@ -87,7 +90,19 @@ impl PartitionWalk {
             started: false,
             visited_nodes: 0,
             done: false,
+            seek: None,
         }
+    }
+
+    /// Starts the walk at `comparable` (a byte-comparable partition key, or a prefix of one
+    /// such as a token's): before the first step, the walk follows its bytes down from the
+    /// root as `Walker.ceiling` does, leaving behind every transition below them. The first
+    /// entry is then the partition whose unique prefix the bound passes through (its key may
+    /// sort before the bound: the trie holds prefixes only, so the caller compares its key)
+    /// or the first partition after the bound; every later entry sorts after the bound.
+    pub fn seek(mut self, comparable: Vec<u8>) -> PartitionWalk {
+        self.seek = Some((comparable, 0));
+        self
     }
 
     /// Where the trie ends.
@@ -129,9 +144,16 @@ impl PartitionWalk {
                     next_byte: 0,
                 });
                 if let Some(payload) = payload {
+                    self.seek = None;
                     return Ok(WalkStep::Entry(self.entry(node.position, payload)));
                 }
                 continue;
+            }
+            if self.seek.is_some() {
+                match self.seek_step(windows)? {
+                    Some(step) => return Ok(step),
+                    None => continue,
+                }
             }
             let Some(top) = self.stack.last().copied() else {
                 self.done = true;
@@ -178,6 +200,68 @@ impl PartitionWalk {
             if let Some(payload) = payload {
                 return Ok(WalkStep::Entry(self.entry(child.position, payload)));
             }
+        }
+    }
+
+    /// One node down the seek's bytes (see [`PartitionWalk::seek`]): `Some` to return (an
+    /// entry reached on the way, or bytes needed), `None` to go on.
+    fn seek_step(&mut self, windows: &[TrieBytes<'_>]) -> Result<Option<WalkStep>> {
+        let (Some((bound, matched)), Some(top)) = (&self.seek, self.stack.last().copied()) else {
+            self.seek = None;
+            return Ok(None);
+        };
+        let Some(&b) = bound.get(*matched) else {
+            // The bound ends here: every partition below sorts after it.
+            self.seek = None;
+            return Ok(None);
+        };
+        let node = match self.load(windows, top.position, false)? {
+            Loaded::Node(n, _) => n,
+            Loaded::Need { position, grow } => {
+                return Ok(Some(WalkStep::NeedBytes { position, grow }))
+            }
+        };
+        let Some(child) = node.child(b) else {
+            // No partition shares the bound's next byte: the walk goes on with the
+            // transitions after it.
+            if let Some(frame) = self.stack.last_mut() {
+                frame.next_byte = u16::from(b).saturating_add(1);
+            }
+            self.seek = None;
+            return Ok(None);
+        };
+        let (child, payload) = match self.load(windows, child, true)? {
+            Loaded::Node(n, p) => (n, p),
+            Loaded::Need { position, grow } => {
+                return Ok(Some(WalkStep::NeedBytes { position, grow }))
+            }
+        };
+        self.count_visit(child.position)?;
+        if self.stack.len() >= MAX_TRIE_DEPTH {
+            return Err(Error::invalid(
+                format!("the partition index trie is more than {MAX_TRIE_DEPTH} levels deep"),
+                child.position,
+            )
+            .context("partition index trie walk")
+            .in_component(ComponentType::Partitions));
+        }
+        if let Some(frame) = self.stack.last_mut() {
+            frame.next_byte = u16::from(b).saturating_add(1);
+        }
+        self.stack.push(Frame {
+            position: child.position,
+            byte: Some(b),
+            next_byte: 0,
+        });
+        if let Some((_, matched)) = self.seek.as_mut() {
+            *matched = matched.saturating_add(1);
+        }
+        match payload {
+            Some(payload) => {
+                self.seek = None;
+                Ok(Some(WalkStep::Entry(self.entry(child.position, payload))))
+            }
+            None => Ok(None),
         }
     }
 
@@ -291,6 +375,35 @@ mod tests {
             got[0].payload.target,
             PartitionTarget::Data { data_position: 0 }
         );
+    }
+
+    #[test]
+    fn a_seek_starts_at_the_bound() {
+        let whole = TrieBytes::partitions(&DA_SIMPLE, 0);
+        let all = walk_all(&[whole], &mut PartitionWalk::new(26, 28));
+        let prefixes = |entries: &[WalkEntry]| -> Vec<Vec<u8>> {
+            entries.iter().map(|e| e.key_prefix.clone()).collect()
+        };
+        for i in 0..all.len() {
+            // At a partition's own prefix: that partition, then the rest.
+            let bound = all[i].key_prefix.clone();
+            let got = walk_all(
+                &[whole],
+                &mut PartitionWalk::new(26, 28).seek(bound.clone()),
+            );
+            assert_eq!(prefixes(&got), prefixes(&all[i..]), "seek {i}");
+            // Past its prefix (a longer key under it): that partition still comes first (its
+            // key decides), then the rest.
+            let mut longer = bound.clone();
+            longer.push(0xff);
+            let got = walk_all(&[whole], &mut PartitionWalk::new(26, 28).seek(longer));
+            assert_eq!(prefixes(&got), prefixes(&all[i..]), "seek {i} + ff");
+        }
+        // Before every partition and after every one.
+        let got = walk_all(&[whole], &mut PartitionWalk::new(26, 28).seek(vec![0x00]));
+        assert_eq!(prefixes(&got), prefixes(&all));
+        let got = walk_all(&[whole], &mut PartitionWalk::new(26, 28).seek(vec![0xff]));
+        assert!(got.is_empty(), "{got:?}");
     }
 
     #[test]
