@@ -262,25 +262,35 @@ fn read_size(
 
 /// A finding when the body ended before its declared end (a body that runs past it fails to
 /// decode inside the declared bytes instead).
+#[inline(always)]
 fn check_size(
     what: &str,
     body_end: u64,
     declared_end: u64,
     size: &Spanned<u64>,
 ) -> Option<Finding> {
-    (body_end != declared_end).then(|| {
-        Finding::new(
-            FindingKind::SizeMismatch,
-            size.span,
-            format!(
-                "{what} declares {} bytes after its size field but its body used {}; decoding \
-                 continues at the declared end",
-                size.value,
-                size.value
-                    .saturating_sub(declared_end.saturating_sub(body_end))
-            ),
-        )
-    })
+    if body_end == declared_end {
+        None
+    } else {
+        Some(size_mismatch(what, body_end, declared_end, size))
+    }
+}
+
+/// [`check_size`]'s finding, out of line.
+#[cold]
+#[inline(never)]
+fn size_mismatch(what: &str, body_end: u64, declared_end: u64, size: &Spanned<u64>) -> Finding {
+    Finding::new(
+        FindingKind::SizeMismatch,
+        size.span,
+        format!(
+            "{what} declares {} bytes after its size field but its body used {}; decoding \
+             continues at the declared end",
+            size.value,
+            size.value
+                .saturating_sub(declared_end.saturating_sub(body_end))
+        ),
+    )
 }
 
 /// Reusable buffers of the row decoder (no allocation per row once grown).
@@ -451,7 +461,9 @@ impl<'a> UnfilteredHead<Option<ClusteringView<'a>>> {
         r.skip(at, "row column data")?;
         let body_end = r.offset();
         let what = if is_static { "static row" } else { "row" };
-        findings.extend(check_size(what, body_end, self.declared_end, &self.size));
+        if let Some(f) = check_size(what, body_end, self.declared_end, &self.size) {
+            findings.push(f);
+        }
         Ok((body_end, previous_unfiltered_size))
     }
 }
