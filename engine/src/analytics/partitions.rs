@@ -321,12 +321,8 @@ impl DataVisitor for PartitionScan {
             // Live cells, nearly all of them, count nothing else: only the kind is read, so
             // the decoder builds nothing more of the view (the rest runs out of line).
             if cell.kind != CellKind::Live {
-                count_cell_out_of_line(
-                    s,
-                    cell.kind,
-                    cell.local_deletion_time.as_ref(),
-                    self.now_secs,
-                );
+                // By value: a reference into the view would make the decoder store all of it.
+                count_cell_out_of_line(s, cell.kind, cell.local_deletion_time, self.now_secs);
             }
         }
     }
@@ -374,10 +370,10 @@ fn add_cell(s: &mut PartitionStats, cell: &Cell, now_secs: i64) {
 fn count_cell_out_of_line(
     s: &mut PartitionStats,
     kind: CellKind,
-    ldt: Option<&LocalDeletionTime>,
+    ldt: Option<LocalDeletionTime>,
     now_secs: i64,
 ) {
-    count_cell(s, kind, ldt, now_secs);
+    count_cell(s, kind, ldt.as_ref(), now_secs);
 }
 
 /// Tombstone and TTL counts of one cell.

@@ -234,7 +234,7 @@ pub(crate) fn read_head<'a>(
     }
 }
 
-#[inline]
+#[inline(always)]
 fn read_size(
     r: &mut Reader<'_>,
     options: &DecodeOptions,
@@ -249,15 +249,28 @@ fn read_size(
         .filter(|_| size <= options.max_unfiltered_bytes);
     match declared_end {
         Some(end) => Ok((Spanned { value: size, span }, body_start, end)),
-        None => Err(r.invalid_at(
-            format!(
-                "{what} {size} exceeds the maximum unfiltered size of {} bytes",
-                options.max_unfiltered_bytes
-            ),
-            start,
-            what,
-        )),
+        None => Err(size_too_large(r, options, what, size, start)),
     }
+}
+
+/// [`read_size`]'s error, out of line.
+#[cold]
+#[inline(never)]
+fn size_too_large(
+    r: &Reader<'_>,
+    options: &DecodeOptions,
+    what: &'static str,
+    size: u64,
+    start: u64,
+) -> crate::Error {
+    r.invalid_at(
+        format!(
+            "{what} {size} exceeds the maximum unfiltered size of {} bytes",
+            options.max_unfiltered_bytes
+        ),
+        start,
+        what,
+    )
 }
 
 /// A finding when the body ended before its declared end (a body that runs past it fails to
