@@ -689,6 +689,65 @@ impl ComplexColumnHead {
     }
 }
 
+impl ComplexColumnHead {
+    /// [`ComplexColumnHead::read`] of a column in a row without complex deletions, by plain
+    /// slice reads at `bytes[start]` (`bytes`' first byte at absolute `offset`): the head, the
+    /// cell count and where the head ends; `None` when the count does not decode or its cells
+    /// cannot fit (the checked read then gives the error and its offset).
+    #[inline(always)]
+    pub(crate) fn read_fast(
+        bytes: &[u8],
+        offset: u64,
+        start: usize,
+        column_index: usize,
+    ) -> Option<(ComplexColumnHead, usize, usize)> {
+        let mut at = start;
+        let count = vint_at(bytes, &mut at)?;
+        // A cell is at least a flags byte and a path length (`Reader::check_count`).
+        let remaining = bytes.len().checked_sub(at)?;
+        if count > (remaining / 2) as u64 {
+            return None;
+        }
+        let n = usize::try_from(count).ok()?;
+        let first = offset.saturating_add(start as u64);
+        let head = ComplexColumnHead {
+            start: first,
+            column_index,
+            complex_deletion: None,
+            cell_count: Spanned {
+                value: count,
+                span: Span::new(first, offset.saturating_add(at as u64)),
+            },
+        };
+        Some((head, n, at))
+    }
+
+    /// Debug builds (every test run): the fast head equals the checked one.
+    #[cfg(debug_assertions)]
+    pub(crate) fn check_fast_path(
+        bytes: &[u8],
+        offset: u64,
+        start: usize,
+        column: &ColumnSchema,
+        column_index: usize,
+        base: &DeltaBase,
+        fast: (&ComplexColumnHead, usize, usize),
+    ) {
+        let mut r = Reader::at(bytes, offset, start);
+        let mut findings = Vec::new();
+        let checked = Self::read(&mut r, column, column_index, false, base, &mut findings)
+            .ok()
+            .map(|(head, n)| (head, n, r.position()));
+        debug_assert_eq!(
+            checked.as_ref().map(|(h, n, end)| (h, *n, *end)),
+            Some(fast),
+            "fast and checked complex column heads differ at {}",
+            r.offset()
+        );
+        debug_assert!(findings.is_empty());
+    }
+}
+
 /// A complex column's data: its deletion and its cells.
 #[derive(Serialize, Debug, Clone, PartialEq)]
 pub struct ComplexColumn {

@@ -441,17 +441,41 @@ impl<'a> UnfilteredHead<Option<ClusteringView<'a>>> {
                     )?;
                 }
                 ColumnKind::Complex => {
-                    let mut hr =
-                        Reader::at(data, data_offset, at).for_component(ComponentType::Data);
-                    let (head, n) = ComplexColumnHead::read(
-                        &mut hr,
-                        column,
-                        index,
-                        has_complex_deletion,
-                        base,
-                        findings,
-                    )?;
-                    at = hr.position();
+                    let fast = if has_complex_deletion {
+                        None
+                    } else {
+                        ComplexColumnHead::read_fast(data, data_offset, at, index)
+                    };
+                    let (head, n) = match fast {
+                        Some((head, n, end)) => {
+                            #[cfg(debug_assertions)]
+                            ComplexColumnHead::check_fast_path(
+                                data,
+                                data_offset,
+                                at,
+                                column,
+                                index,
+                                base,
+                                (&head, n, end),
+                            );
+                            at = end;
+                            (head, n)
+                        }
+                        None => {
+                            let mut hr = Reader::at(data, data_offset, at)
+                                .for_component(ComponentType::Data);
+                            let read = ComplexColumnHead::read(
+                                &mut hr,
+                                column,
+                                index,
+                                has_complex_deletion,
+                                base,
+                                findings,
+                            )?;
+                            at = hr.position();
+                            read
+                        }
+                    };
                     v.complex_column_start(column, &head);
                     for _ in 0..n {
                         CellView::visit(
