@@ -380,12 +380,7 @@ pub(crate) fn vint_at(bytes: &[u8], at: &mut usize) -> Option<u64> {
         *at = at.wrapping_add(1);
         return Some(u64::from(first));
     }
-    vint_long_at_outlined(bytes, at, first)
-}
-
-/// [`vint_long_at`] out of line, keeping the callers' loops small.
-#[inline(never)]
-fn vint_long_at_outlined(bytes: &[u8], at: &mut usize, first: u8) -> Option<u64> {
+    // Inline too: a call per multi-byte vint (~4 a row) cost more than the code it saves.
     vint_long_at(bytes, at, first)
 }
 
