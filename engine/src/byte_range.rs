@@ -104,11 +104,22 @@ pub trait RangeSource {
     /// Reads `range` into `buf` (replacing its contents). Fewer bytes than asked only where the
     /// file ends; an implementation must not allocate more than the file holds.
     fn read_into(&mut self, range: &ByteRange, buf: &mut Vec<u8>) -> Result<()>;
+
+    /// The bytes of `range` borrowed from memory the source already holds, as
+    /// [`RangeSource::read_into`] would give them, without a copy; `None` (the default) when the
+    /// source has to read (or fail: errors come from `read_into`).
+    fn borrow_range(&self, _range: &ByteRange) -> Option<&[u8]> {
+        None
+    }
 }
 
 impl<T: RangeSource + ?Sized> RangeSource for &mut T {
     fn read_into(&mut self, range: &ByteRange, buf: &mut Vec<u8>) -> Result<()> {
         (**self).read_into(range, buf)
+    }
+
+    fn borrow_range(&self, range: &ByteRange) -> Option<&[u8]> {
+        (**self).borrow_range(range)
     }
 }
 
@@ -138,6 +149,21 @@ pub struct SliceSource<'a> {
 }
 
 impl RangeSource for SliceSource<'_> {
+    /// The range's bytes are already in memory: no copy (they are what `read_into` copies).
+    fn borrow_range(&self, range: &ByteRange) -> Option<&[u8]> {
+        let file = self
+            .files
+            .iter()
+            .find(|(c, _)| *c == range.component)
+            .map(|(_, b)| *b)?;
+        let start = usize::try_from(range.offset).unwrap_or(usize::MAX);
+        let end = usize::try_from(range.end()).unwrap_or(usize::MAX);
+        Some(
+            file.get(start.min(file.len())..end.min(file.len()))
+                .unwrap_or(&[]),
+        )
+    }
+
     fn read_into(&mut self, range: &ByteRange, buf: &mut Vec<u8>) -> Result<()> {
         let file = self
             .files

@@ -252,37 +252,30 @@ impl<'a> Reader<'a> {
     /// count the extra bytes, which follow big-endian. Not LEB128.
     #[inline]
     pub fn unsigned_vint(&mut self, what: &'static str) -> Result<u64> {
-        // One byte (values below 128) is by far the most common: no loop, no error path.
-        match self.data.get(self.pos) {
-            Some(&first) if first < 0x80 => {
-                self.pos = self.pos.wrapping_add(1);
-                Ok(u64::from(first))
-            }
-            _ => self.unsigned_vint_long(what),
-        }
-    }
-
-    /// [`Reader::unsigned_vint`] of two or more bytes (or at the end of the data).
-    #[inline(never)]
-    fn unsigned_vint_long(&mut self, what: &'static str) -> Result<u64> {
+        // The one slice decoder: one byte (values below 128, by far the most common) inline,
+        // longer ones out of line; the error path apart.
         let mut at = self.pos;
-        let first = self.data.get(at).copied().unwrap_or(0);
-        match vint_long_at(self.data, &mut at, first) {
+        match vint_at(self.data, &mut at) {
             Some(v) => {
                 self.pos = at;
                 Ok(v)
             }
-            None => {
-                let extra = self.data.get(self.pos).map_or(0, |f| f.leading_ones());
-                Err(self.error(
-                    ErrorKind::UnexpectedEof {
-                        needed_bytes: u64::from(extra).saturating_add(1),
-                        available_bytes: self.remaining_bytes() as u64,
-                    },
-                    what,
-                ))
-            }
+            None => Err(self.vint_eof(what)),
         }
+    }
+
+    /// The error of a vint that runs past the end of the data.
+    #[cold]
+    #[inline(never)]
+    fn vint_eof(&self, what: &'static str) -> Error {
+        let extra = self.data.get(self.pos).map_or(0, |f| f.leading_ones());
+        self.error(
+            ErrorKind::UnexpectedEof {
+                needed_bytes: u64::from(extra).saturating_add(1),
+                available_bytes: self.remaining_bytes() as u64,
+            },
+            what,
+        )
     }
 
     /// Cassandra's signed vint: zigzag over [`Reader::unsigned_vint`].
@@ -387,41 +380,34 @@ pub(crate) fn vint_at(bytes: &[u8], at: &mut usize) -> Option<u64> {
         *at = at.wrapping_add(1);
         return Some(u64::from(first));
     }
-    vint_long_at_outlined(bytes, at, first)
-}
-
-/// [`vint_long_at`] out of line, keeping the callers' loops small.
-#[inline(never)]
-fn vint_long_at_outlined(bytes: &[u8], at: &mut usize, first: u8) -> Option<u64> {
+    // Inline too: a call per multi-byte vint (~4 a row) cost more than the code it saves.
     vint_long_at(bytes, at, first)
 }
 
 /// [`vint_at`] of two or more bytes.
 #[inline(always)]
 fn vint_long_at(bytes: &[u8], at: &mut usize, first: u8) -> Option<u64> {
-    // 1..=8 extra bytes (the first byte is ≥ 0x80).
-    let extra = first.leading_ones() as usize;
+    // 1..=8 extra bytes (the first byte is ≥ 0x80); the first byte's value bits are those
+    // below its leading 1-bits and their 0 separator (none with 7 or 8 extra bytes).
+    let extra = first.leading_ones();
     let start = at.checked_add(1)?;
-    let end = start.checked_add(extra)?;
-    let high = if extra >= 8 {
-        0
-    } else {
-        u64::from(first & (0xffu8 >> extra))
-    };
-    let tail = bytes.get(start..end)?;
+    let end = start.checked_add(extra as usize)?;
+    let high = u64::from(u32::from(first) & (0xffu32 >> extra));
+    // 8 * extra: 8..=64.
+    let bits = extra.wrapping_mul(8);
     // With 8 bytes readable from `start` (all but the last few bytes of a window), the extra
-    // bytes are the top `extra` bytes of one big-endian word: no loop. The bounds are the same
-    // (`tail` above); only the bytes past `end` are loaded and shifted out.
-    let value = match bytes.get(start..start.wrapping_add(8)) {
+    // bytes are the top `extra` bytes of one big-endian word: no loop. `end <= start + 8`, so
+    // the bounds are those of the extra bytes; the bytes past `end` are shifted out.
+    let value = match bytes.get(start..).and_then(|rest| rest.first_chunk::<8>()) {
         Some(word) => {
-            let word = u64::from_be_bytes(word.try_into().ok()?);
-            // 1 <= extra <= 8: the shift is below 64; `high` is 0 when extra is 8.
-            let low = word >> (64u32.wrapping_sub(8u32.wrapping_mul(extra as u32)));
-            high.checked_shl(8u32.wrapping_mul(extra as u32))
-                .unwrap_or(0)
-                | low
+            let low = u64::from_be_bytes(*word) >> 64u32.wrapping_sub(bits);
+            // `high` is 0 when `bits` is 64; the shift is split so that it stays below 64.
+            ((high << 1) << bits.wrapping_sub(1)) | low
         }
-        _ => tail.iter().fold(high, |v, &b| (v << 8) | u64::from(b)),
+        None => bytes
+            .get(start..end)?
+            .iter()
+            .fold(high, |v, &b| (v << 8) | u64::from(b)),
     };
     *at = end;
     Some(value)

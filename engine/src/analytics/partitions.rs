@@ -200,6 +200,9 @@ pub struct PartitionScan {
     now_secs: i64,
     current: Option<(Vec<u8>, PartitionStats)>,
     finished: Option<(Vec<u8>, PartitionStats)>,
+    /// Cells the visitor saw in the current partition (added to its figures at its end: one
+    /// add a cell, nothing else for a live one).
+    visited_cells: u64,
 }
 
 /// Whether an expiring cell is still live at `now_secs` (`Cell.isLive`): `now < expiry`. A pre-oa
@@ -216,6 +219,7 @@ impl PartitionScan {
             now_secs,
             current: None,
             finished: None,
+            visited_cells: 0,
         }
     }
 
@@ -247,11 +251,15 @@ impl PartitionScan {
             expired_ttl_cells: 0,
         };
         self.current = Some((key, stats));
+        self.visited_cells = 0;
     }
 
     fn end(&mut self, e: &PartitionEnd) -> Option<(Vec<u8>, PartitionStats)> {
         let (key, mut s) = self.current.take()?;
         s.bytes = e.partition_span.end.saturating_sub(e.partition_span.start);
+        s.cells = s
+            .cells
+            .saturating_add(core::mem::take(&mut self.visited_cells));
         Some((key, s))
     }
 
@@ -313,17 +321,18 @@ impl DataVisitor for PartitionScan {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn cell(&mut self, _column: &ColumnSchema, cell: &CellView<'_>) {
-        if let Some((_, s)) = &mut self.current {
-            // A cell is at least one byte of the partition: the count cannot wrap.
-            s.cells = s.cells.wrapping_add(1);
-            count_cell(
-                s,
-                cell.kind,
-                cell.local_deletion_time.as_ref(),
-                self.now_secs,
-            );
+        // A cell is at least one byte of the partition: the count cannot wrap. The decoder
+        // hands cells only inside a partition (after `partition_start`).
+        self.visited_cells = self.visited_cells.wrapping_add(1);
+        // Live cells, nearly all of them, count nothing else: only the kind is read, so the
+        // decoder builds nothing more of the view (the rest runs out of line).
+        if cell.kind != CellKind::Live {
+            if let Some((_, s)) = &mut self.current {
+                // By value: a reference into the view would make the decoder store all of it.
+                count_cell_out_of_line(s, cell.kind, cell.local_deletion_time, self.now_secs);
+            }
         }
     }
 
@@ -363,6 +372,17 @@ fn add_row(s: &mut PartitionStats, r: &Row, now_secs: i64) {
 
 fn add_cell(s: &mut PartitionStats, cell: &Cell, now_secs: i64) {
     count_cell(s, cell.kind, cell.local_deletion_time.as_ref(), now_secs);
+}
+
+/// [`count_cell`] of a cell that is not live, out of line (the decoder's cell loop stays small).
+#[inline(never)]
+fn count_cell_out_of_line(
+    s: &mut PartitionStats,
+    kind: CellKind,
+    ldt: Option<LocalDeletionTime>,
+    now_secs: i64,
+) {
+    count_cell(s, kind, ldt.as_ref(), now_secs);
 }
 
 /// Tombstone and TTL counts of one cell.

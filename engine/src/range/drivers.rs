@@ -76,6 +76,15 @@ impl<S: RangeSource> SyncDriver<S> {
             return Ok(None);
         };
         let started = clock.now_nanos();
+        // A source that holds the bytes in memory lends them (no copy into the buffer).
+        if range.len_usize().is_ok() {
+            if let Some(bytes) = self.source.borrow_range(&range) {
+                self.stats
+                    .add(bytes.len(), clock.now_nanos().saturating_sub(started));
+                reader.supply(&range, bytes, clock)?;
+                return Ok(Some(range));
+            }
+        }
         let read = range
             .len_usize()
             .and_then(|_| self.source.read_into(&range, &mut self.buf));

@@ -329,24 +329,39 @@ impl<'a> CellView<'a> {
                 .wrapping_add(vint_at(bytes, &mut at)? as i64)
         };
         let timestamp_end = rel(at);
-        let (mut ldt, mut ttl) = (None, None);
-        if f & USE_ROW_TTL != 0 {
-            ldt = row.local_expiration_time;
-            ttl = row.ttl_secs;
-        } else if f & (IS_DELETED | IS_EXPIRING) != 0 {
-            let raw = base
-                .min_local_deletion_time_raw
-                .wrapping_add(vint_at(bytes, &mut at)? as u32);
-            ldt = Some(LocalDeletionTime::new(raw, base.unsigned_deletion_time));
-        }
-        let ldt_end = rel(at);
-        if f & (USE_ROW_TTL | IS_EXPIRING) == IS_EXPIRING {
-            ttl = Some(
-                base.min_ttl_secs
-                    .wrapping_add(vint_at(bytes, &mut at)? as u32 as i32),
-            );
-        }
-        let ttl_end = rel(at);
+        // A live cell without the row's TTL (by far the most common) has no deletion time, no
+        // TTL and nothing to check about them: one test for the three flags.
+        let (ldt, ttl, ldt_end, ttl_end, kind, unusual) =
+            if f & (USE_ROW_TTL | IS_DELETED | IS_EXPIRING) == 0 {
+                (
+                    None,
+                    None,
+                    timestamp_end,
+                    timestamp_end,
+                    CellKind::Live,
+                    false,
+                )
+            } else {
+                let (mut ldt, mut ttl) = (None, None);
+                if f & USE_ROW_TTL != 0 {
+                    ldt = row.local_expiration_time;
+                    ttl = row.ttl_secs;
+                } else if f & (IS_DELETED | IS_EXPIRING) != 0 {
+                    let raw = base
+                        .min_local_deletion_time_raw
+                        .wrapping_add(vint_at(bytes, &mut at)? as u32);
+                    ldt = Some(LocalDeletionTime::new(raw, base.unsigned_deletion_time));
+                }
+                let ldt_end = rel(at);
+                if f & (USE_ROW_TTL | IS_EXPIRING) == IS_EXPIRING {
+                    ttl = Some(
+                        base.min_ttl_secs
+                            .wrapping_add(vint_at(bytes, &mut at)? as u32 as i32),
+                    );
+                }
+                let kind = cell_kind(f, ldt, ttl, options);
+                (ldt, ttl, ldt_end, rel(at), kind, ldt.is_some())
+            };
         let path = if column.is_complex() {
             let len = usize::try_from(vint_at(bytes, &mut at)?).ok()?;
             Some(take_at(bytes, &mut at, len)?)
@@ -369,7 +384,6 @@ impl<'a> CellView<'a> {
             };
             take_at(bytes, &mut at, len)?
         };
-        let kind = cell_kind(f, ldt, ttl, options);
         let value_end = rel(at);
         // Built where the visitor reads it (a macro, not a closure, so that it is always
         // inlined): fields the visitor does not read are never stored.
@@ -396,14 +410,26 @@ impl<'a> CellView<'a> {
                 }
             };
         }
-        if f & !0x1f != 0 || ldt.is_some() || column.is_counter {
-            let mut cell = cell!();
-            cell.check(column, findings);
-            v.cell(column, &cell);
+        if unusual || f & !0x1f != 0 || column.is_counter {
+            Self::check_and_visit(cell!(), column, findings, v);
         } else {
             v.cell(column, &cell!());
         }
         Some(at)
+    }
+
+    /// An unusual cell (a deletion time, unknown flags, a counter): its findings, then `v`.
+    /// Out of line, so that the plain cell's view is built only where the visitor reads it.
+    #[cold]
+    #[inline(never)]
+    fn check_and_visit<V: DataVisitor + ?Sized>(
+        mut cell: CellView<'a>,
+        column: &ColumnSchema,
+        findings: &mut Vec<Finding>,
+        v: &mut V,
+    ) {
+        cell.check(column, findings);
+        v.cell(column, &cell);
     }
 
     /// [`CellView::visit`]'s cell through the checked [`Reader`]: the same cell, or the error (with its
@@ -660,6 +686,65 @@ impl ComplexColumnHead {
             },
             n,
         ))
+    }
+}
+
+impl ComplexColumnHead {
+    /// [`ComplexColumnHead::read`] of a column in a row without complex deletions, by plain
+    /// slice reads at `bytes[start]` (`bytes`' first byte at absolute `offset`): the head, the
+    /// cell count and where the head ends; `None` when the count does not decode or its cells
+    /// cannot fit (the checked read then gives the error and its offset).
+    #[inline(always)]
+    pub(crate) fn read_fast(
+        bytes: &[u8],
+        offset: u64,
+        start: usize,
+        column_index: usize,
+    ) -> Option<(ComplexColumnHead, usize, usize)> {
+        let mut at = start;
+        let count = vint_at(bytes, &mut at)?;
+        // A cell is at least a flags byte and a path length (`Reader::check_count`).
+        let remaining = bytes.len().checked_sub(at)?;
+        if count > (remaining / 2) as u64 {
+            return None;
+        }
+        let n = usize::try_from(count).ok()?;
+        let first = offset.saturating_add(start as u64);
+        let head = ComplexColumnHead {
+            start: first,
+            column_index,
+            complex_deletion: None,
+            cell_count: Spanned {
+                value: count,
+                span: Span::new(first, offset.saturating_add(at as u64)),
+            },
+        };
+        Some((head, n, at))
+    }
+
+    /// Debug builds (every test run): the fast head equals the checked one.
+    #[cfg(debug_assertions)]
+    pub(crate) fn check_fast_path(
+        bytes: &[u8],
+        offset: u64,
+        start: usize,
+        column: &ColumnSchema,
+        column_index: usize,
+        base: &DeltaBase,
+        fast: (&ComplexColumnHead, usize, usize),
+    ) {
+        let mut r = Reader::at(bytes, offset, start);
+        let mut findings = Vec::new();
+        let checked = Self::read(&mut r, column, column_index, false, base, &mut findings)
+            .ok()
+            .map(|(head, n)| (head, n, r.position()));
+        debug_assert_eq!(
+            checked.as_ref().map(|(h, n, end)| (h, *n, *end)),
+            Some(fast),
+            "fast and checked complex column heads differ at {}",
+            r.offset()
+        );
+        debug_assert!(findings.is_empty());
     }
 }
 

@@ -32,12 +32,14 @@ pub type ClusteringBoundOrBoundary = ClusteringPrefixBuf;
 pub type ClusteringView<'a> = ClusteringPrefix<'a>;
 
 /// The clustering layout of `schema` with the configured value cap.
+#[inline(always)]
 pub(crate) fn layout<'a>(schema: &'a DataSchema, options: &DecodeOptions) -> ClusteringLayout<'a> {
     ClusteringLayout::new(&schema.clustering_fixed_lengths_bytes)
         .with_max_value_bytes(options.max_value_bytes)
 }
 
 /// `Clustering.serializer.deserialize` in place: checks every value, keeps a view.
+#[inline(always)]
 pub(crate) fn read_clustering_view<'a>(
     r: &mut Reader<'a>,
     schema: &'a DataSchema,

@@ -92,6 +92,7 @@ impl ColumnSubset {
     /// [`ColumnSubset::read_into`] without listing the columns of a superset below 64: those
     /// come back as a bit set ([`PresentColumns::Bits`], `present` left empty); larger subsets
     /// are listed in `present` ([`PresentColumns::Listed`]).
+    #[inline(always)]
     pub(crate) fn read_present(
         r: &mut Reader<'_>,
         superset_count: usize,
@@ -107,21 +108,42 @@ impl ColumnSubset {
             s.clear();
             s.push(first);
         }
+        if encoded != 0 && superset_count < 64 {
+            // The bitmap of the missing columns, inline (the common case); the rest out of line.
+            if encoded >> superset_count != 0 {
+                return Err(bitmap_error(r, encoded, superset_count, start));
+            }
+            // The present columns are the clear bits below `superset_count` (< 64).
+            let bits = !encoded & low_bits(superset_count);
+            return Ok((
+                r.span_from(start),
+                ColumnsEncoding::MissingBitmap(encoded),
+                PresentColumns::Bits(bits),
+            ));
+        }
+        Self::read_all_or_large(r, superset_count, stored, present, start, encoded)
+    }
+
+    /// [`ColumnSubset::read_present`] after its first vint `encoded` (at `start`), when that is
+    /// 0 (every column) or the superset has 64 columns or more (indices follow).
+    #[inline(never)]
+    fn read_all_or_large(
+        r: &mut Reader<'_>,
+        superset_count: usize,
+        mut stored: Option<&mut Vec<Spanned<u64>>>,
+        present: &mut Vec<usize>,
+        start: u64,
+        encoded: u64,
+    ) -> Result<(Span, ColumnsEncoding, PresentColumns)> {
+        const WHAT: &str = "row column subset";
         let n = superset_count as u64;
         let encoding = if encoded == 0 {
             let all = PresentColumns::all(superset_count, present);
             return Ok((r.span_from(start), ColumnsEncoding::AllPresent, all));
         } else if superset_count < 64 {
-            if n < 64 && encoded >> n != 0 {
-                return Err(r.invalid_at(
-                    format!(
-                        "column bitmap {encoded:#x} marks columns beyond the header's {superset_count}"
-                    ),
-                    start,
-                    WHAT,
-                ));
+            if encoded >> n != 0 {
+                return Err(bitmap_error(r, encoded, superset_count, start));
             }
-            // The present columns are the clear bits below `superset_count` (< 64).
             let bits = !encoded & low_bits(superset_count);
             return Ok((
                 r.span_from(start),
@@ -170,6 +192,17 @@ impl ColumnSubset {
         };
         Ok((r.span_from(start), encoding, PresentColumns::Listed))
     }
+}
+
+/// The error of a column bitmap that marks columns beyond a superset of `superset_count` (< 64).
+#[cold]
+#[inline(never)]
+fn bitmap_error(r: &Reader<'_>, encoded: u64, superset_count: usize, start: u64) -> crate::Error {
+    r.invalid_at(
+        format!("column bitmap {encoded:#x} marks columns beyond the header's {superset_count}"),
+        start,
+        "row column subset",
+    )
 }
 
 /// The columns present in a row: a bit set (bit i = column i) for supersets of at most 64

@@ -63,6 +63,7 @@ pub(crate) fn deletion_is_suspicious(d: &DeletionTime) -> bool {
 }
 
 /// `SerializationHeader.readTimestamp`: minTimestamp + delta, wrapping.
+#[inline(always)]
 pub(crate) fn read_timestamp(
     r: &mut Reader<'_>,
     base: &DeltaBase,
@@ -76,6 +77,7 @@ pub(crate) fn read_timestamp(
 
 /// `SerializationHeader.readLocalDeletionTime`: minLocalDeletionTime + (delta truncated to 32
 /// bits), wrapping at 32 bits.
+#[inline(always)]
 pub(crate) fn read_local_deletion_time(
     r: &mut Reader<'_>,
     base: &DeltaBase,
@@ -89,6 +91,7 @@ pub(crate) fn read_local_deletion_time(
 }
 
 /// `SerializationHeader.readTTL`: minTTL + (delta truncated to 32 bits), wrapping.
+#[inline(always)]
 pub(crate) fn read_ttl(
     r: &mut Reader<'_>,
     base: &DeltaBase,

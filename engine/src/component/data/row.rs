@@ -234,7 +234,7 @@ pub(crate) fn read_head<'a>(
     }
 }
 
-#[inline]
+#[inline(always)]
 fn read_size(
     r: &mut Reader<'_>,
     options: &DecodeOptions,
@@ -249,38 +249,61 @@ fn read_size(
         .filter(|_| size <= options.max_unfiltered_bytes);
     match declared_end {
         Some(end) => Ok((Spanned { value: size, span }, body_start, end)),
-        None => Err(r.invalid_at(
-            format!(
-                "{what} {size} exceeds the maximum unfiltered size of {} bytes",
-                options.max_unfiltered_bytes
-            ),
-            start,
-            what,
-        )),
+        None => Err(size_too_large(r, options, what, size, start)),
     }
+}
+
+/// [`read_size`]'s error, out of line.
+#[cold]
+#[inline(never)]
+fn size_too_large(
+    r: &Reader<'_>,
+    options: &DecodeOptions,
+    what: &'static str,
+    size: u64,
+    start: u64,
+) -> crate::Error {
+    r.invalid_at(
+        format!(
+            "{what} {size} exceeds the maximum unfiltered size of {} bytes",
+            options.max_unfiltered_bytes
+        ),
+        start,
+        what,
+    )
 }
 
 /// A finding when the body ended before its declared end (a body that runs past it fails to
 /// decode inside the declared bytes instead).
+#[inline(always)]
 fn check_size(
     what: &str,
     body_end: u64,
     declared_end: u64,
     size: &Spanned<u64>,
 ) -> Option<Finding> {
-    (body_end != declared_end).then(|| {
-        Finding::new(
-            FindingKind::SizeMismatch,
-            size.span,
-            format!(
-                "{what} declares {} bytes after its size field but its body used {}; decoding \
-                 continues at the declared end",
-                size.value,
-                size.value
-                    .saturating_sub(declared_end.saturating_sub(body_end))
-            ),
-        )
-    })
+    if body_end == declared_end {
+        None
+    } else {
+        Some(size_mismatch(what, body_end, declared_end, size))
+    }
+}
+
+/// [`check_size`]'s finding, out of line.
+#[cold]
+#[inline(never)]
+fn size_mismatch(what: &str, body_end: u64, declared_end: u64, size: &Spanned<u64>) -> Finding {
+    Finding::new(
+        FindingKind::SizeMismatch,
+        size.span,
+        format!(
+            "{what} declares {} bytes after its size field but its body used {}; decoding \
+             continues at the declared end",
+            size.value,
+            size.value
+                .saturating_sub(declared_end.saturating_sub(body_end))
+        ),
+    )
 }
 
 /// Reusable buffers of the row decoder (no allocation per row once grown).
@@ -418,17 +441,41 @@ impl<'a> UnfilteredHead<Option<ClusteringView<'a>>> {
                     )?;
                 }
                 ColumnKind::Complex => {
-                    let mut hr =
-                        Reader::at(data, data_offset, at).for_component(ComponentType::Data);
-                    let (head, n) = ComplexColumnHead::read(
-                        &mut hr,
-                        column,
-                        index,
-                        has_complex_deletion,
-                        base,
-                        findings,
-                    )?;
-                    at = hr.position();
+                    let fast = if has_complex_deletion {
+                        None
+                    } else {
+                        ComplexColumnHead::read_fast(data, data_offset, at, index)
+                    };
+                    let (head, n) = match fast {
+                        Some((head, n, end)) => {
+                            #[cfg(debug_assertions)]
+                            ComplexColumnHead::check_fast_path(
+                                data,
+                                data_offset,
+                                at,
+                                column,
+                                index,
+                                base,
+                                (&head, n, end),
+                            );
+                            at = end;
+                            (head, n)
+                        }
+                        None => {
+                            let mut hr = Reader::at(data, data_offset, at)
+                                .for_component(ComponentType::Data);
+                            let read = ComplexColumnHead::read(
+                                &mut hr,
+                                column,
+                                index,
+                                has_complex_deletion,
+                                base,
+                                findings,
+                            )?;
+                            at = hr.position();
+                            read
+                        }
+                    };
                     v.complex_column_start(column, &head);
                     for _ in 0..n {
                         CellView::visit(
@@ -451,7 +498,9 @@ impl<'a> UnfilteredHead<Option<ClusteringView<'a>>> {
         r.skip(at, "row column data")?;
         let body_end = r.offset();
         let what = if is_static { "static row" } else { "row" };
-        findings.extend(check_size(what, body_end, self.declared_end, &self.size));
+        if let Some(f) = check_size(what, body_end, self.declared_end, &self.size) {
+            findings.push(f);
+        }
         Ok((body_end, previous_unfiltered_size))
     }
 }

@@ -99,6 +99,7 @@ impl PartitionState {
         self.has_static_row = false;
     }
 
+    #[inline(always)]
     fn check_previous_size(
         &self,
         position: u64,
@@ -112,15 +113,7 @@ impl PartitionState {
             position.saturating_sub(self.previous_unfiltered_start.unwrap_or(self.start))
         };
         if stored.value != expected {
-            findings.push(Finding::new(
-                FindingKind::PreviousSizeMismatch,
-                stored.span,
-                format!(
-                    "previous unfiltered size is {}, but the previous unfiltered (or the \
-                     partition start) is {expected} bytes back",
-                    stored.value
-                ),
-            ));
+            findings.push(previous_size_mismatch(stored, expected));
         }
     }
 
@@ -179,6 +172,21 @@ impl PartitionState {
             findings,
         }
     }
+}
+
+/// [`PartitionState::check_previous_size`]'s finding, out of line.
+#[cold]
+#[inline(never)]
+fn previous_size_mismatch(stored: &Spanned<u64>, expected: u64) -> Finding {
+    Finding::new(
+        FindingKind::PreviousSizeMismatch,
+        stored.span,
+        format!(
+            "previous unfiltered size is {}, but the previous unfiltered (or the partition \
+             start) is {expected} bytes back",
+            stored.value
+        ),
+    )
 }
 
 /// The declared body `[body_start, declared_end)` of the unfiltered `head` starting at `pos`
