@@ -34,7 +34,7 @@ use sstable_engine::span::hex;
 use sstable_engine::sstable_set::split_path;
 
 use super::analytics::Slices;
-use super::{load_metadata, FileSource};
+use super::{load_metadata, FileSource, ReadAhead};
 use crate::loader;
 use crate::protocol::table::{
     LossView, MergedPage, MergedPageRequest, MergedPartitionView, PartitionDiffView,
@@ -123,7 +123,7 @@ pub(super) fn load_table(
 /// A [`FileSource`] that adds the Data.db bytes it reads to a counter shared by every input of
 /// a merge (the job's progress).
 pub(super) struct CountingSource<'a> {
-    inner: FileSource<'a>,
+    inner: ReadAhead<FileSource<'a>>,
     data_read: Rc<Cell<u64>>,
 }
 
@@ -151,10 +151,10 @@ impl TableFiles {
         for ((name, metadata), handles) in self.names.iter().zip(&self.metadata).zip(&self.handles)
         {
             let source = CountingSource {
-                inner: FileSource {
+                inner: ReadAhead::new(FileSource {
                     files: handles,
                     raw_crc32_millis: None,
-                },
+                }),
                 data_read: data_read.clone(),
             };
             sstables.push(TableSSTable {
