@@ -37,10 +37,10 @@ use super::analytics::Slices;
 use super::{load_metadata, FileSource, ReadAhead};
 use crate::loader;
 use crate::protocol::table::{
-    LossView, MergedPage, MergedPageRequest, MergedPartitionView, PartitionDiffView,
-    PieceVersionView, PieceView, PiecesPage, RangeView, ReplicaFocus, ReplicaReport, RowSources,
-    ShadowedView, TombstoneView, ZombieFinding, ZombieReport, MERGED_LOSSES_SENT, MERGED_ROWS_SENT,
-    PIECES_PAGE, REPLICA_PARTITIONS_SENT, ZOMBIE_FINDINGS_SENT,
+    LossView, MergedPage, MergedPageRequest, MergedPartitionView, PartitionDiffView, PieceView,
+    PiecesPage, RangeView, ReplicaFocus, ReplicaReport, RowSources, ShadowedView, TombstoneView,
+    ZombieFinding, ZombieReport, MERGED_LOSSES_SENT, MERGED_ROWS_SENT, PIECES_PAGE,
+    REPLICA_PARTITIONS_SENT, ZOMBIE_FINDINGS_SENT,
 };
 use crate::protocol::FileRef;
 
@@ -653,17 +653,7 @@ fn pieces_page(diffs: &mut [PartitionDiff], focus: &ReplicaFocus) -> PiecesPage 
                 versions: d
                     .versions
                     .into_iter()
-                    .map(|v| {
-                        v.map(|v| PieceVersionView {
-                            state: format!("{:?}", v.state),
-                            value: v.value,
-                            timestamp_micros: v.timestamp_micros,
-                            ttl_secs: v.ttl_secs,
-                            local_deletion_time_secs: v.local_deletion_time_secs,
-                            closes_micros: v.closes_micros,
-                            purged: v.purged,
-                        })
-                    })
+                    .map(|v| v.map(|v| v.to_string()))
                     .collect(),
                 newest: d.newest,
                 differs: d.differs,
