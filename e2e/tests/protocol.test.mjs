@@ -1,5 +1,5 @@
 // End-to-end: the worker protocol (issue #29 item 1). 64-bit values cross the worker boundary
-// exactly (every i64/u64 travels as a BigInt); before, a value past 2^53 made the worker's reply
+// exactly (as varints in the protocol's bytes; before those, as BigInts); before that, a value past 2^53 made the worker's reply
 // throw and the load waited forever. A worker that fails or dies ends only the job it ran: that
 // SSTable's card names the error, the others load, and the pool replaces the worker.
 import { test, before, after } from 'node:test';
@@ -86,10 +86,15 @@ test('a worker that dies mid-load: that SSTable\'s card names the error, the oth
   // the message is never answered), as a crash or an out-of-memory kill would.
   for (const w of page.workers()) {
     await w.evaluate(() => {
+      // A message is the protocol's bytes with its handles beside them (web/src/protocol/wire.rs):
+      // `[Uint8Array, handle…]`, a handle a `File` or a nested message.
+      const mentions = (data, text) => (data instanceof Uint8Array
+        ? new TextDecoder('latin1').decode(data).includes(text)
+        : Array.isArray(data) ? data.some((d) => mentions(d, text)) : data instanceof File && data.name.includes(text));
       const handle = self.onmessage;
       self.__kill = true;
       self.onmessage = (e) => {
-        if (self.__kill && JSON.stringify(e.data, (k, v) => (typeof v === 'bigint' ? v.toString() : v)).includes('oa-3-big')) {
+        if (self.__kill && mentions(e.data, 'oa-3-big')) {
           self.close();
           return;
         }
@@ -129,9 +134,14 @@ test('a pool of one worker, connections forbidden: its worker dies and the repla
   // The pool's only worker closes itself when the Load of oa-1-big arrives.
   for (const w of page.workers()) {
     await w.evaluate(() => {
+      // A message is the protocol's bytes with its handles beside them (web/src/protocol/wire.rs):
+      // `[Uint8Array, handle…]`, a handle a `File` or a nested message.
+      const mentions = (data, text) => (data instanceof Uint8Array
+        ? new TextDecoder('latin1').decode(data).includes(text)
+        : Array.isArray(data) ? data.some((d) => mentions(d, text)) : data instanceof File && data.name.includes(text));
       const handle = self.onmessage;
       self.onmessage = (e) => {
-        if (JSON.stringify(e.data, (k, v) => (typeof v === 'bigint' ? v.toString() : v)).includes('oa-1-big')) {
+        if (mentions(e.data, 'oa-1-big')) {
           self.close();
           return;
         }

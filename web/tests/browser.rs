@@ -236,6 +236,65 @@ async fn a_data_page_builds_at_most_its_row_cap_and_counts_the_rest() {
     assert_eq!(next.next_position, None);
 }
 
+/// A page and the SSTable's summary cross the protocol's bytes unchanged: the fields the engine
+/// skips when empty (`skip_serializing_if`) read back as `None` and empty.
+#[wasm_bindgen_test]
+async fn a_page_and_a_summary_cross_the_wire_unchanged() {
+    use sstable_engine::range::SliceSource;
+    use sstable_web::protocol::pages::{PageMessage, PageRequest};
+    use sstable_web::protocol::summary::SSTableSummary;
+    use sstable_web::protocol::{decode_reply, encode_reply, Reply};
+    use sstable_web::worker::data_pages::decode_page;
+    let (files, metadata) = generated_wide();
+    let slices: Vec<_> = files
+        .iter()
+        .map(|(c, b)| (c.clone(), b.as_slice()))
+        .collect();
+    let request = PageRequest {
+        start: 0,
+        max_partitions: 10,
+        wanted_key: None,
+        atoms: false,
+        now_seconds: 1_700_000_000,
+        max_rows_per_partition: Some(5),
+        create_table: None,
+        export: false,
+    };
+    let page = decode_page(
+        &metadata,
+        (None, None),
+        SliceSource { files: &slices },
+        &request,
+        &|| false,
+    )
+    .await
+    .unwrap();
+    assert_eq!(page.partitions.len(), 2);
+    let sent = Reply::DataPage {
+        job: 3,
+        page: Box::new(PageMessage {
+            page: page.clone(),
+            parse_millis: 0.0,
+        }),
+    };
+    match decode_reply(encode_reply(&sent)) {
+        Ok(Reply::DataPage { job: 3, page: got }) => assert_eq!(got.page, page),
+        other => panic!("{other:?}"),
+    }
+    let summary = SSTableSummary::new("t/oa-1-big", &metadata, 1 << 20);
+    let sent = Reply::Loaded {
+        job: 4,
+        summary: Box::new(summary.clone()),
+    };
+    match decode_reply(encode_reply(&sent)) {
+        Ok(Reply::Loaded {
+            job: 4,
+            summary: got,
+        }) => assert_eq!(*got, summary),
+        other => panic!("{other:?}"),
+    }
+}
+
 /// What the cap saves: one partition of 50,000 rows, paged with a cap of 200, grows the wasm
 /// memory by far less than its rows would take built (the rows past the cap are only counted).
 #[wasm_bindgen_test]
@@ -317,12 +376,12 @@ async fn a_capped_page_of_a_wide_partition_stays_small_in_memory() {
     );
 }
 
-/// The protocol's one rule for 64-bit integers: a reply holding values past 2^53 crosses exactly
-/// (as BigInts), and a reply the page cannot decode still names its job, so the pool fails that
-/// job instead of leaving it waiting.
+/// The protocol's encoding carries 64-bit integers exactly (past 2^53 too), and a reply the
+/// page cannot decode still names its job, so the pool fails that job instead of leaving it
+/// waiting.
 #[wasm_bindgen_test]
 fn replies_keep_64_bit_values_and_an_undecodable_reply_names_its_job() {
-    use sstable_web::protocol::{decode_reply, encode_reply, Encoded, Reply};
+    use sstable_web::protocol::{decode_reply, encode_reply, wire, Encoded, Reply};
     let sent = Reply::Progress {
         job: u64::MAX,
         done_bytes: i64::MAX as u64,
@@ -340,12 +399,15 @@ fn replies_keep_64_bit_values_and_an_undecodable_reply_names_its_job() {
         }
         other => panic!("{other:?}"),
     }
-    // `{ Loaded: { job: 7n, summary: 3 } }`: a summary that is not one.
-    let fields = js_sys::Object::new();
-    js_sys::Reflect::set(&fields, &"job".into(), &js_sys::BigInt::from(7u64).into()).unwrap();
-    js_sys::Reflect::set(&fields, &"summary".into(), &3.into()).unwrap();
-    let value = js_sys::Object::new();
-    js_sys::Reflect::set(&value, &"Loaded".into(), &fields).unwrap();
+    // A `Progress` of job 7 cut short: its last byte missing.
+    let (mut bytes, _) = wire::to_bytes(&Reply::Progress {
+        job: 7,
+        done_bytes: 1 << 40,
+        total_bytes: 1 << 40,
+    })
+    .unwrap();
+    bytes.pop();
+    let value = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes.as_slice()));
     let (job, message) = decode_reply(Encoded(value.into())).unwrap_err();
     assert_eq!(job, Some(7));
     assert!(

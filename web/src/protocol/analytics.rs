@@ -6,6 +6,8 @@
 use serde::{Deserialize, Serialize};
 use sstable_engine::analytics::{RangeFigures, ScanRange};
 
+use super::wire;
+
 /// The largest partitions listed.
 pub const TOP_PARTITIONS: usize = 10;
 
@@ -97,28 +99,23 @@ pub enum AnalyticsStep {
     },
 }
 
-/// One range's figures (the engine's `RangeFigures`) as the worker encoded them: the UI thread
-/// hands them from the range's reply to the merge's request as they are, never decoding them
-/// (a range's tombstone counts per second can be many).
+/// One range's figures (the engine's `RangeFigures`) as the worker encoded them ([`wire`]): the
+/// UI thread hands them from the range's reply to the merge's request as they are, never
+/// decoding them (a range's tombstone counts per second can be many).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RangePart(#[serde(with = "serde_wasm_bindgen::preserve")] pub wasm_bindgen::JsValue);
+pub struct RangePart(#[serde(with = "wire::handle")] pub wasm_bindgen::JsValue);
 
 impl RangePart {
-    /// Encodes `figures` by the protocol's rule (64-bit integers as BigInts).
+    /// Encodes `figures` by the protocol's encoding.
     pub fn encode(figures: &RangeFigures) -> Result<Self, String> {
-        figures
-            .serialize(
-                &serde_wasm_bindgen::Serializer::new()
-                    .serialize_large_number_types_as_bigints(true),
-            )
+        wire::to_js(figures)
             .map(RangePart)
             .map_err(|e| format!("a range's figures could not be sent: {e}"))
     }
 
     /// The figures back (in the merging worker).
     pub fn decode(&self) -> Result<RangeFigures, String> {
-        serde_wasm_bindgen::from_value(self.0.clone())
-            .map_err(|e| format!("a range's figures could not be read: {e}"))
+        wire::from_js(&self.0).map_err(|e| format!("a range's figures could not be read: {e}"))
     }
 }
 

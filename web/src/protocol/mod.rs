@@ -3,8 +3,8 @@
 //! (the [`JsCodec`] envelope, each reply encoded once by the worker: [`encode_reply`],
 //! [`decode_reply`]). Both sides import this module; neither imports the other.
 //!
-//! Messages cross as JavaScript values (serde-wasm-bindgen), so `File` handles travel by
-//! structured clone. The one rule for 64-bit integers: every `i64`/`u64` crosses as a BigInt.
+//! Messages cross as compact bytes ([`wire`]) with the `File` handles beside them, which travel
+//! by structured clone; every `i64`/`u64` crosses exactly.
 
 pub mod analytics;
 pub mod answers;
@@ -15,11 +15,12 @@ pub mod salvage;
 pub mod summary;
 pub mod table;
 pub mod verify_run;
+pub mod wire;
 
 use gloo_worker::{Codec, HandlerId, Worker, WorkerScope};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use sstable_engine::verify::{DataSplit, SplitOutcome};
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
 
 use analytics::{AnalyticsAnswer, AnalyticsStep};
 use answers::{BloomAnswer, SchemaAnswer, TableView};
@@ -40,26 +41,19 @@ pub const MIN_SPLIT_BYTES: u64 = DEFAULT_READ_BYTES;
 /// Default bytes per `FileReaderSync` read.
 pub const DEFAULT_READ_BYTES: u64 = 16 << 20;
 
-/// Worker messages as JavaScript values (serde-wasm-bindgen): `File` handles pass through
-/// unchanged (`serde_wasm_bindgen::preserve`). The protocol's one rule for 64-bit integers:
-/// every `i64`/`u64` crosses as a BigInt, so values past 2^53 (Long.MAX_VALUE as a live
-/// deletion time or a maximum timestamp) arrive exactly; as JavaScript numbers they made the
-/// encoder throw and the reply never came.
+/// Worker messages in the protocol's encoding ([`wire`]: compact bytes, with the `File` and
+/// `WebAssembly.Module` handles beside them), both ways.
 #[derive(Debug)]
 pub struct JsCodec;
 
 impl Codec for JsCodec {
     fn encode<I: Serialize>(input: I) -> JsValue {
-        input
-            .serialize(
-                &serde_wasm_bindgen::Serializer::new()
-                    .serialize_large_number_types_as_bigints(true),
-            )
+        wire::to_js(&input)
             .unwrap_or_else(|e| wasm_bindgen::throw_str(&format!("worker message: {e}")))
     }
 
     fn decode<O: DeserializeOwned>(input: JsValue) -> O {
-        serde_wasm_bindgen::from_value(input)
+        wire::from_js(&input)
             .unwrap_or_else(|e| wasm_bindgen::throw_str(&format!("worker message: {e}")))
     }
 }
@@ -68,43 +62,36 @@ impl Codec for JsCodec {
 /// JavaScript value as is, and the pool decodes it ([`decode_reply`]). Encoding here, once, lets
 /// a reply that cannot be encoded become a [`Reply::Failed`] of its job instead of silence.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Encoded(#[serde(with = "serde_wasm_bindgen::preserve")] pub JsValue);
-
-/// `value` as a JavaScript value by the protocol's rule (64-bit integers as BigInts).
-fn to_js<T: Serialize>(value: &T) -> Result<JsValue, serde_wasm_bindgen::Error> {
-    value.serialize(
-        &serde_wasm_bindgen::Serializer::new().serialize_large_number_types_as_bigints(true),
-    )
-}
+pub struct Encoded(#[serde(with = "wire::handle")] pub JsValue);
 
 /// Encodes `reply`; one that cannot be encoded becomes its job's [`Reply::Failed`] naming why.
 pub fn encode_reply(reply: &Reply) -> Encoded {
-    match to_js(reply) {
+    match wire::to_js(reply) {
         Ok(value) => Encoded(value),
         Err(e) => {
             let failed = Reply::Failed {
                 job: reply.job(),
                 message: format!("the worker could not send its answer: {e}"),
             };
-            Encoded(to_js(&failed).unwrap_or(JsValue::NULL))
+            Encoded(wire::to_js(&failed).unwrap_or(JsValue::NULL))
         }
     }
 }
 
 /// Decodes a worker's reply; when it cannot be decoded, the error names the job it was for
-/// (read from the value, when it has one).
+/// (read from the bytes, when it has one: every variant but `Ready` starts with its job).
 pub fn decode_reply(encoded: Encoded) -> Result<Reply, (Option<u64>, String)> {
-    serde_wasm_bindgen::from_value(encoded.0.clone()).map_err(|e| {
-        // An externally tagged variant: `{ Variant: { job, .. } }`.
-        let job = js_sys::Object::values(&js_sys::Object::from(encoded.0))
-            .get(0)
-            .dyn_ref::<js_sys::Object>()
-            .and_then(|fields| js_sys::Reflect::get(fields, &"job".into()).ok())
-            .and_then(|job| u64::try_from(job).ok());
-        (
-            job,
-            format!("the page could not read the worker's answer: {e}"),
-        )
+    let fail = |e: wire::Error| format!("the page could not read the worker's answer: {e}");
+    let (bytes, handles) = wire::parts_of(&encoded.0).map_err(|e| (None, fail(e)))?;
+    wire::from_bytes(&bytes, handles).map_err(|e| {
+        /// The variant index then the job, as [`wire`] writes a struct variant.
+        #[derive(Deserialize)]
+        struct Head(u32, u64);
+        let job = wire::from_bytes_prefix::<Head>(&bytes)
+            .ok()
+            .filter(|h| h.0 != 0)
+            .map(|h| h.1);
+        (job, fail(e))
     })
 }
 
@@ -112,7 +99,7 @@ pub fn decode_reply(encoded: Encoded) -> Result<Reply, (Option<u64>, String)> {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FileRef {
     pub path: String,
-    #[serde(with = "serde_wasm_bindgen::preserve")]
+    #[serde(with = "wire::handle")]
     pub file: web_sys::File,
 }
 
@@ -323,7 +310,7 @@ pub enum Reply {
     /// which the pool starts a replacement once connections are forbidden.
     Ready {
         lock: Option<String>,
-        #[serde(with = "serde_wasm_bindgen::preserve")]
+        #[serde(with = "wire::handle")]
         module: JsValue,
     },
     Progress {

@@ -88,9 +88,8 @@ pub struct CollectionLiteral {
     pub literal: String,
 }
 
-/// A page as it crosses from the worker to the UI thread: one JSON string (serde_json) inside the
-/// serde-wasm-bindgen message, not thousands of JavaScript objects that the UI thread would read
-/// back one property at a time; `parse_millis` is what reading it back took on the UI thread.
+/// A page as it crosses from the worker to the UI thread (in the protocol's bytes, like every
+/// message); `parse_millis` is what reading it back took on the UI thread.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PageMessage {
     pub page: DataPage,
@@ -99,16 +98,14 @@ pub struct PageMessage {
 
 impl Serialize for PageMessage {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let json = serde_json::to_string(&self.page).map_err(serde::ser::Error::custom)?;
-        s.serialize_str(&json)
+        self.page.serialize(s)
     }
 }
 
 impl<'de> Deserialize<'de> for PageMessage {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<PageMessage, D::Error> {
-        let json = String::deserialize(d)?;
         let started = loader::now_millis();
-        let page = serde_json::from_str(&json).map_err(serde::de::Error::custom)?;
+        let page = DataPage::deserialize(d)?;
         Ok(PageMessage {
             page,
             parse_millis: loader::now_millis() - started,

@@ -186,26 +186,9 @@ pub struct MergedPage {
     pub wasm_memory_bytes: f64,
 }
 
-/// A page as it crosses to the UI thread: one JSON string (as [`super::pages::PageMessage`]),
-/// not thousands of JavaScript objects read back one property at a time.
-#[derive(Debug, Clone, PartialEq)]
+/// A page as it crosses to the UI thread (in the protocol's bytes, like every message).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MergedPageMessage(pub MergedPage);
-
-impl Serialize for MergedPageMessage {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let json = serde_json::to_string(&self.0).map_err(serde::ser::Error::custom)?;
-        s.serialize_str(&json)
-    }
-}
-
-impl<'de> Deserialize<'de> for MergedPageMessage {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<MergedPageMessage, D::Error> {
-        let json = String::deserialize(d)?;
-        serde_json::from_str(&json)
-            .map(MergedPageMessage)
-            .map_err(serde::de::Error::custom)
-    }
-}
 
 /// At most this many differing partitions are sent (the ranges' counts cover every one).
 pub const REPLICA_PARTITIONS_SENT: usize = 10_000;
