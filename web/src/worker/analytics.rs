@@ -319,7 +319,8 @@ impl Slices {
             started_millis,
             items: 0,
             every: items.max(1),
-            reported_millis: started_millis,
+            // The first slice reports: the bar shows at once.
+            reported_millis: f64::NEG_INFINITY,
         }
     }
 
