@@ -2,7 +2,8 @@
 // launched (Linux /proc: utime + stime of /proc/PID/task/TID/stat), so a run's time can be
 // accounted for on a machine that other work shares. `snapshot()` before and after, `diff()`
 // groups the threads' CPU by process type and thread name (the browser process's threads, the
-// renderer's main thread, each dedicated worker thread, …).
+// renderer's main thread, each dedicated worker thread, …); for a worker thread also its time
+// runnable but waiting for a CPU (/proc/…/schedstat) and, the rest of the wall time, blocked.
 import fs from 'node:fs';
 import os from 'node:os';
 
@@ -44,7 +45,9 @@ export function snapshot(root = process.pid) {
       const s = read(`/proc/${pid}/task/${tid}/stat`);
       if (!s) continue;
       const comm = (read(`/proc/${pid}/task/${tid}/comm`) ?? '?').trim();
-      threads.set(`${pid}/${tid}`, { pid, kind, comm, ticks: parseStat(s)[1] });
+      // schedstat: ns on a CPU, ns runnable but waiting for one (the run queue), timeslices.
+      const sched = (read(`/proc/${pid}/task/${tid}/schedstat`) ?? '0 0 0').trim().split(' ').map(Number);
+      threads.set(`${pid}/${tid}`, { pid, kind, comm, ticks: parseStat(s)[1], runNs: sched[0], waitNs: sched[1] });
     }
   }
   return { at: performance.now(), threads, machine: machineTicks() };
@@ -64,13 +67,19 @@ function machineTicks() {
 export function diff(a, b) {
   const rows = [];
   for (const [key, t] of b.threads) {
-    const ms = (t.ticks - (a.threads.get(key)?.ticks ?? 0)) * TICK_MS;
-    if (ms > 0) rows.push({ key, pid: t.pid, kind: t.kind, comm: t.comm, ms });
+    const before = a.threads.get(key);
+    const ms = (t.ticks - (before?.ticks ?? 0)) * TICK_MS;
+    const queuedMs = (t.waitNs - (before?.waitNs ?? 0)) / 1e6;
+    if (ms > 0) rows.push({ key, pid: t.pid, kind: t.kind, comm: t.comm, ms, queuedMs });
   }
   const groups = new Map();
   for (const r of rows) {
     // Worker threads one by one; the other threads of a process by name.
-    const name = /Worker/i.test(r.comm) ? `${r.kind} ${r.comm} ${r.key}` : `${r.kind} ${r.comm}`;
+    // A worker thread's wall time is its CPU, its time runnable in the run queue (the machine
+    // busy) and its time blocked (a synchronous read, a yield, no job).
+    const name = /Worker/i.test(r.comm)
+      ? `${r.kind} ${r.comm} ${r.key} (${r.queuedMs.toFixed(0)} ms waiting for a CPU, ${(b.at - a.at - r.ms - r.queuedMs).toFixed(0)} ms blocked)`
+      : `${r.kind} ${r.comm}`;
     groups.set(name, (groups.get(name) ?? 0) + r.ms);
   }
   const wallMs = b.at - a.at;
