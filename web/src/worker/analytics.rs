@@ -380,6 +380,11 @@ pub(super) async fn yield_now() {
         }
     });
     let _ = JsFuture::from(promise).await;
+    // Closed, the pair is no longer entangled and goes with the garbage (a started port with a
+    // listener would otherwise stay alive).
+    if let Some(close) = get(&port1, "close").and_then(|f| f.dyn_into::<Function>().ok()) {
+        let _ = close.call0(&port1);
+    }
 }
 
 /// Leaves a User Timing measure `name` from `started` (`performance.now()`) to now with `detail`
