@@ -12,6 +12,7 @@ import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
 import { launch, serveDist } from './serve.mjs';
+import { snapshot, diff, report } from './cpu.mjs';
 
 const [distArg, sstable, runsArg, nArg] = process.argv.slice(2);
 if (!distArg || !sstable) {
@@ -37,10 +38,21 @@ async function scan(workers) {
   await page.waitForTimeout(3000);
   await page.locator('[data-testid=tab-analytics]').click();
   await page.locator('[data-testid=analytics]').waitFor();
+  const cpuBefore = snapshot();
   const t0 = Date.now();
   await page.locator('[data-testid=scan-partitions]').click();
   await page.locator('[data-testid=scan-summary]').waitFor({ timeout: 3600000 });
   const wallMillis = Date.now() - t0;
+  const cpu = diff(cpuBefore, snapshot());
+  // The workers' own timings of the scan's jobs (User Timing measures named `sstable-analytics …`).
+  const timings = [];
+  for (const w of page.workers()) {
+    try {
+      timings.push(...await w.evaluate(() => performance.getEntriesByType('measure')
+        .filter((m) => m.name.startsWith('sstable-analytics'))
+        .map((m) => ({ name: m.name, start: performance.timeOrigin + m.startTime, ms: m.duration, detail: m.detail }))));
+    } catch { /* a worker that ended */ }
+  }
   const summary = page.locator('[data-testid=scan-summary]');
   const text = (await summary.textContent()).trim();
   const r = {
@@ -53,6 +65,8 @@ async function scan(workers) {
       (await page.locator('[data-testid=tombstone-summary]').textContent()).trim(),
     ].join('\n'),
     text,
+    cpu,
+    timings,
   };
   await page.close();
   return r;
@@ -61,16 +75,26 @@ async function scan(workers) {
 const cores = os.cpus().length;
 const n = Math.max(2, Number(nArg ?? 2));
 const loadBefore = os.loadavg();
-const best = async (workers) => {
-  let b;
-  for (let i = 0; i < runs; i++) {
-    const r = await scan(workers);
-    if (!b || r.wallMillis < b.wallMillis) b = r;
+// 1 worker and N alternately, so both see the same minutes of a shared machine.
+let one;
+let many;
+const show = (workers, r) => {
+  console.log(`  run: ${workers} worker${workers > 1 ? 's' : ' '} ${r.wallMillis} ms wall, page's scan ${r.pageMillis.toFixed(0)} ms, ` +
+    `load average ${os.loadavg()[0].toFixed(2)}; Chromium's CPU ${(r.cpu.totalMs / (dataBytes / 1e9)).toFixed(0)} ms per GB`);
+  for (const l of report(r.cpu, 50)) console.log(l);
+  const t0 = Math.min(...r.timings.map((t) => t.start));
+  for (const t of r.timings.sort((a, b) => a.start - b.start)) {
+    console.log(`      +${(t.start - t0).toFixed(0).padStart(5)} ms ${t.ms.toFixed(0).padStart(6)} ms ${t.name} ${t.detail ?? ''}`);
   }
-  return b;
 };
-const one = await best(1);
-const many = await best(n);
+for (let i = 0; i < runs; i++) {
+  const a = await scan(1);
+  show(1, a);
+  if (!one || a.wallMillis < one.wallMillis) one = a;
+  const b = await scan(n);
+  show(n, b);
+  if (!many || b.wallMillis < many.wallMillis) many = b;
+}
 const loadAfter = os.loadavg();
 await browser.close();
 close();

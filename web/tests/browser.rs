@@ -479,3 +479,59 @@ fn read_ahead_serves_each_range_as_the_source_would_a_block_at_a_time() {
     assert_eq!(ahead.borrow_range(&range), Some(&expect(&range)[..]));
     assert_eq!(reads.get(), 8);
 }
+
+/// A sequential `ReadAhead` (the Analytics scan's) doubles its block while the reads follow
+/// each other, 1, 2, 4, 8, then 16 MiB, and starts again at 1 MiB after a jump; every range
+/// still gets the source's bytes.
+#[wasm_bindgen_test]
+fn sequential_read_ahead_grows_its_block_to_16_mib_and_restarts_after_a_jump() {
+    use sstable_engine::byte_range::{FnSource, SliceSource};
+    use sstable_engine::component::ComponentType;
+    use sstable_engine::range::{ByteRange, RangeSource};
+    use std::cell::{Cell, RefCell};
+    const MIB: u64 = 1 << 20;
+    const LEN: usize = 33 * (1 << 20) + 12_345;
+    let data: Vec<u8> = (0..LEN as u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let files = [(ComponentType::Data, &data[..])];
+    let asked = RefCell::new(Vec::new());
+    let inner = FnSource(|range: &ByteRange| {
+        asked.borrow_mut().push(range.len);
+        let mut buf = Vec::new();
+        SliceSource { files: &files }.read_into(range, &mut buf)?;
+        Ok(buf)
+    });
+    let mut ahead = sstable_web::worker::ReadAhead::sequential(inner);
+    let mut got = Vec::new();
+    let check =
+        |ahead: &mut sstable_web::worker::ReadAhead<_>, got: &mut Vec<u8>, at: u64, len: u64| {
+            let range = ByteRange::new(ComponentType::Data, at, len);
+            ahead.read_into(&range, got).unwrap();
+            let from = (at as usize).min(LEN);
+            let to = ((at + len) as usize).min(LEN);
+            assert_eq!(got[..], data[from..to], "at {at}+{len}");
+        };
+    let offset = Cell::new(0u64);
+    let mut i = 0u64;
+    while offset.get() < LEN as u64 {
+        let len = 9_000 + (i * 7_919) % 9_000;
+        check(&mut ahead, &mut got, offset.get(), len);
+        offset.set(offset.get() + len);
+        i += 1;
+    }
+    assert_eq!(
+        *asked.borrow(),
+        [MIB, 2 * MIB, 4 * MIB, 8 * MIB, 16 * MIB, 16 * MIB],
+        "blocks asked of the source"
+    );
+    assert_eq!(ahead.block_reads(), 6);
+    // A jump back: a 1 MiB block again, then 2 MiB from the range that passes its end.
+    check(&mut ahead, &mut got, 0, 10_000);
+    check(&mut ahead, &mut got, MIB - 20_000, 15_000);
+    assert_eq!(asked.borrow().len(), 7);
+    check(&mut ahead, &mut got, MIB - 10_000, 15_000);
+    check(&mut ahead, &mut got, 3 * MIB - 20_000, 5_000);
+    assert_eq!(asked.borrow()[6..], [MIB, 2 * MIB]);
+    assert_eq!(ahead.block_reads(), 8);
+}

@@ -51,11 +51,19 @@ impl RangeSource for FileSource<'_> {
 /// third busy), so a scan reads a block and hands the chunks out of it.
 const READ_AHEAD_BYTES: u64 = 1 << 20;
 
+/// The largest block of a [`ReadAhead::sequential`] source. A 1 MiB `FileReaderSync` read still
+/// costs the browser ~2.7 ms of CPU (its IO thread and file-reading pool, on a 1 GB Data.db:
+/// 2.8 s per GB in 1 MiB reads, 1.2–1.6 s in 16 MiB ones, `e2e/bench/read_rate.mjs`), CPU that
+/// two workers on two cores need for decoding; verify reads 16 MiB parts too.
+const READ_AHEAD_MAX_BYTES: u64 = 16 << 20;
+
 /// A [`RangeSource`] for the page's streaming reads (Analytics, data pages, the merge, the
 /// scrub): a Data.db range shorter than [`READ_AHEAD_BYTES`] is served from one block read
 /// ahead from it (the same bytes, fewer where the file ends, as the inner source gives them);
 /// other ranges and components go to the inner source. One block per source: memory bounded by
-/// it, never by the file.
+/// it, never by the file. A [`ReadAhead::sequential`] source doubles its block on each read
+/// that follows the last block, up to [`READ_AHEAD_MAX_BYTES`] (as an OS's readahead window
+/// grows), and starts again at [`READ_AHEAD_BYTES`] after a jump.
 pub struct ReadAhead<S> {
     inner: S,
     block: Vec<u8>,
@@ -63,16 +71,40 @@ pub struct ReadAhead<S> {
     block_start: u64,
     /// The block ends where Data.db ends (a shorter read than asked).
     block_at_end: bool,
+    /// Bytes the last block read asked for.
+    block_len: u64,
+    /// The most a block read asks for.
+    max_len: u64,
+    /// Block reads so far.
+    reads: u32,
 }
 
 impl<S: RangeSource> ReadAhead<S> {
+    /// Blocks of [`READ_AHEAD_BYTES`] (reads here and there: a data page, a merge's sources).
     pub fn new(inner: S) -> Self {
+        Self::with_max(inner, READ_AHEAD_BYTES)
+    }
+
+    /// Blocks growing to [`READ_AHEAD_MAX_BYTES`] while the reads follow each other (a scan).
+    pub fn sequential(inner: S) -> Self {
+        Self::with_max(inner, READ_AHEAD_MAX_BYTES)
+    }
+
+    fn with_max(inner: S, max_len: u64) -> Self {
         Self {
             inner,
             block: Vec::new(),
             block_start: 0,
             block_at_end: false,
+            block_len: 0,
+            max_len,
+            reads: 0,
         }
+    }
+
+    /// Block reads of Data.db so far.
+    pub fn block_reads(&self) -> u32 {
+        self.reads
     }
 
     /// `range`'s bytes in the block, if the block holds them (up to the file's end).
@@ -87,6 +119,21 @@ impl<S: RangeSource> ReadAhead<S> {
             None
         }
     }
+
+    /// The length of the block to read for `range`: double the last one when `range` starts in
+    /// it or right after it, else [`READ_AHEAD_BYTES`].
+    fn next_len(&self, range: &ByteRange) -> u64 {
+        let block_end = self.block_start.saturating_add(self.block.len() as u64);
+        let follows =
+            !self.block.is_empty() && range.offset >= self.block_start && range.offset <= block_end;
+        if follows {
+            self.block_len
+                .saturating_mul(2)
+                .clamp(READ_AHEAD_BYTES, self.max_len)
+        } else {
+            READ_AHEAD_BYTES.min(self.max_len)
+        }
+    }
 }
 
 impl<S: RangeSource> RangeSource for ReadAhead<S> {
@@ -95,13 +142,20 @@ impl<S: RangeSource> RangeSource for ReadAhead<S> {
             return self.inner.read_into(range, buf);
         }
         if self.cached(range).is_none() {
-            let block = ByteRange::new(ComponentType::Data, range.offset, READ_AHEAD_BYTES);
+            let len = self.next_len(range);
+            let block = ByteRange::new(ComponentType::Data, range.offset, len);
             self.block_start = range.offset;
+            self.block_len = len;
+            self.reads = self.reads.saturating_add(1);
+            if (self.block.capacity() as u64) < len {
+                // The smaller block freed before the larger one is taken: not both at once.
+                self.block = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+            }
             if let Err(e) = self.inner.read_into(&block, &mut self.block) {
                 self.block.clear();
                 return Err(e);
             }
-            self.block_at_end = (self.block.len() as u64) < READ_AHEAD_BYTES;
+            self.block_at_end = (self.block.len() as u64) < len;
         }
         buf.clear();
         buf.extend_from_slice(self.cached(range).unwrap_or(&[]));
@@ -164,7 +218,7 @@ pub(super) fn read_range_into(
         .map_err(loader::js_error)?;
     let view = Uint8Array::new(&array);
     let len = view.length() as usize;
-    buffer.clear();
+    // Every byte is overwritten: no clear (a buffer of the same length is not zeroed again).
     buffer.resize(len, 0);
     view.copy_to(buffer);
     Ok(())
