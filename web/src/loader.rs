@@ -147,8 +147,40 @@ pub fn now_millis() -> f64 {
     PERFORMANCE.with(|p| p.as_ref().map_or(0.0, |p| p.now()))
 }
 
-/// Lets the worker's (or page's) event loop run queued messages: a `setTimeout(0)` task.
+/// Lets the worker's (or page's) event loop run queued messages (a cancel can arrive) and comes
+/// back at once: a message to itself through a new `MessageChannel`, queued behind the messages
+/// already there. A `setTimeout(0)` from a timer's continuation is a nested timer, which Chromium
+/// holds back ≥ 4 ms (measured: 4.07 ms a yield, the channel 0.01 ms: 8 % of a worker's 50 ms
+/// slice). Falls back to `setTimeout(0)` where there is no `MessageChannel`.
 pub async fn yield_to_event_loop() {
+    let get = |target: &JsValue, name: &str| Reflect::get(target, &JsValue::from_str(name)).ok();
+    let ports = get(&js_sys::global(), "MessageChannel")
+        .and_then(|c| c.dyn_into::<Function>().ok())
+        .and_then(|c| Reflect::construct(&c, &Array::new()).ok())
+        .and_then(|channel| Some((get(&channel, "port1")?, get(&channel, "port2")?)));
+    let post = ports.as_ref().and_then(|(_, port2)| {
+        get(port2, "postMessage").and_then(|f| f.dyn_into::<Function>().ok())
+    });
+    let (Some((port1, port2)), Some(post)) = (ports, post) else {
+        return set_timeout_zero().await;
+    };
+    let promise = Promise::new(&mut |resolve, _reject| {
+        // Assigning `onmessage` starts the port.
+        let _ = Reflect::set(&port1, &JsValue::from_str("onmessage"), &resolve);
+        if post.call1(&port2, &JsValue::UNDEFINED).is_err() {
+            let _ = resolve.call0(&JsValue::NULL);
+        }
+    });
+    let _ = JsFuture::from(promise).await;
+    // Closed, the pair is no longer entangled and goes with the garbage (a started port with a
+    // listener would otherwise stay alive).
+    if let Some(close) = get(&port1, "close").and_then(|f| f.dyn_into::<Function>().ok()) {
+        let _ = close.call0(&port1);
+    }
+}
+
+/// A `setTimeout(0)` task ([`yield_to_event_loop`] without `MessageChannel`).
+async fn set_timeout_zero() {
     let promise = Promise::new(&mut |resolve, _reject| {
         let set_timeout = Reflect::get(&js_sys::global(), &JsValue::from_str("setTimeout"))
             .ok()

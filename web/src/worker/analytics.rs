@@ -341,49 +341,13 @@ impl Slices {
                 progress(bytes_read, data_bytes);
                 self.reported_millis = now;
             }
-            yield_now().await;
+            loader::yield_to_event_loop().await;
             if is_cancelled() {
                 return Err(CANCELLED.to_owned());
             }
             self.started_millis = loader::now_millis();
         }
         Ok(())
-    }
-}
-
-/// Yields to the worker's event loop (a cancel can arrive) and back at once: a message to itself
-/// through a new `MessageChannel`, queued behind the messages already there. A `setTimeout(0)`
-/// from a timer's continuation is a nested timer, which Chromium holds back ≥ 4 ms (measured:
-/// 4.07 ms a yield, the channel 0.01 ms), 8 % of a 50 ms slice. Falls back to
-/// [`loader::yield_to_event_loop`] without `MessageChannel`.
-pub(super) async fn yield_now() {
-    use js_sys::{Array, Function, Promise, Reflect};
-    use wasm_bindgen::{JsCast, JsValue};
-    use wasm_bindgen_futures::JsFuture;
-    let get = |target: &JsValue, name: &str| Reflect::get(target, &JsValue::from_str(name)).ok();
-    let ports = get(&js_sys::global(), "MessageChannel")
-        .and_then(|c| c.dyn_into::<Function>().ok())
-        .and_then(|c| Reflect::construct(&c, &Array::new()).ok())
-        .and_then(|channel| Some((get(&channel, "port1")?, get(&channel, "port2")?)));
-    let post = ports.as_ref().and_then(|(_, port2)| {
-        get(port2, "postMessage").and_then(|f| f.dyn_into::<Function>().ok())
-    });
-    let (Some((port1, port2)), Some(post)) = (ports, post) else {
-        loader::yield_to_event_loop().await;
-        return;
-    };
-    let promise = Promise::new(&mut |resolve, _reject| {
-        // Assigning `onmessage` starts the port.
-        let _ = Reflect::set(&port1, &JsValue::from_str("onmessage"), &resolve);
-        if post.call1(&port2, &JsValue::UNDEFINED).is_err() {
-            let _ = resolve.call0(&JsValue::NULL);
-        }
-    });
-    let _ = JsFuture::from(promise).await;
-    // Closed, the pair is no longer entangled and goes with the garbage (a started port with a
-    // listener would otherwise stay alive).
-    if let Some(close) = get(&port1, "close").and_then(|f| f.dyn_into::<Function>().ok()) {
-        let _ = close.call0(&port1);
     }
 }
 
