@@ -22,7 +22,10 @@ mod float;
 mod value;
 mod visit;
 
-use value::{json_string_with, push_iso_micros, push_iso_secs, render, render_path, IsoMicros};
+use value::{
+    json_string_with, push_iso_micros, push_iso_secs, render, render_path, IsoMicros, IsoMillis,
+    ValueKind,
+};
 
 /// What [`DumpWriter`] writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,11 +73,15 @@ pub struct DumpWriter<'s> {
     /// JSON: each column's name as a quoted, escaped JSON string, rendered once per SSTable
     /// (regular columns, then static columns, by column index).
     names_json: [Vec<Vec<u8>>; 2],
-    /// JSON lines: each column's cell opening `,{"name":"…"` ([`compact::cell_opening`]), in
-    /// the order of `names_json`.
-    cell_openings: [Vec<Vec<u8>>; 2],
+    /// JSON lines: how each column's cells are written ([`compact::CellPlan`]), in the order of
+    /// `names_json`.
+    cell_plans: [Vec<compact::CellPlan<'s>>; 2],
+    /// JSON lines: each clustering column's type and its [`ValueKind`].
+    clustering_plans: Vec<(ValueKind, &'s AbstractType)>,
     /// JSON lines: the last timestamp's second, rendered.
     iso_micros: IsoMicros,
+    /// JSON lines: the last `timestamp` value's day, rendered.
+    iso_millis: IsoMillis,
 }
 
 impl<'s> DumpWriter<'s> {
@@ -123,14 +130,20 @@ impl<'s> DumpWriter<'s> {
                     })
                     .collect()
             }),
-            cell_openings: [false, true].map(|is_static| {
+            cell_plans: [false, true].map(|is_static| {
                 schema
                     .columns(is_static)
                     .iter()
-                    .map(|c| compact::cell_opening(&c.name))
+                    .map(compact::CellPlan::new)
                     .collect()
             }),
+            clustering_plans: schema
+                .clustering_types
+                .iter()
+                .map(|t| (ValueKind::of(t), t))
+                .collect(),
             iso_micros: IsoMicros::default(),
+            iso_millis: IsoMillis::default(),
         }
     }
 
