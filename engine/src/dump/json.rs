@@ -342,8 +342,19 @@ pub(crate) fn hex_pair(b: u8) -> [u8; 2] {
     HEX_PAIRS.get(usize::from(b)).copied().unwrap_or([b'0'; 2])
 }
 
-/// Lowercase hex of `bytes`, by table lookup, 32 bytes at a time through a stack buffer.
+/// Lowercase hex of `bytes`, by table lookup, 32 bytes at a time through a stack buffer (up
+/// to 16 bytes: the whole buffer copied, a constant-length copy, and cut back).
 pub(crate) fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
+    if bytes.len() <= 16 {
+        let mut buf = [0u8; 32];
+        for (pair, &b) in buf.chunks_exact_mut(2).zip(bytes) {
+            pair.copy_from_slice(&hex_pair(b));
+        }
+        let end = out.len().saturating_add(bytes.len().saturating_mul(2));
+        out.extend_from_slice(&buf);
+        out.truncate(end);
+        return;
+    }
     out.reserve(bytes.len().saturating_mul(2));
     let mut buf = [0u8; 64];
     for chunk in bytes.chunks(32) {
@@ -388,12 +399,12 @@ fn eight_digits(v: u32) -> u64 {
     tens + ((pairs - 10 * tens) << 8)
 }
 
-/// `v` < 10^8 as eight zero-padded ASCII digits.
+/// `v` < 10^8 as eight zero-padded ASCII digits in a word, the first in its lowest byte.
 #[inline(always)]
 // `v % 10^8` fits a `u32`.
 #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)]
-pub(crate) fn eight_digits_text(v: u64) -> [u8; 8] {
-    (eight_digits((v % 100_000_000) as u32) | ASCII_ZEROS).to_le_bytes()
+pub(crate) fn eight_digits_word(v: u64) -> u64 {
+    eight_digits((v % 100_000_000) as u32) | ASCII_ZEROS
 }
 
 /// `'0'` in every byte.
@@ -555,6 +566,13 @@ mod tests {
         let mut out = Vec::new();
         push_u64(&mut out, u64::MAX);
         assert_eq!(String::from_utf8(out).unwrap(), u64::MAX.to_string());
+        for len in 0..=70usize {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 37 + 11) as u8).collect();
+            let mut out = b"x".to_vec();
+            push_hex(&mut out, &bytes);
+            let want: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+            assert_eq!(String::from_utf8(out).unwrap(), format!("x{want}"));
+        }
         let mut out = Vec::new();
         push_padded(&mut out, 42, 6);
         push_hex(&mut out, &[0, 0xab, 0xff]);

@@ -33,6 +33,8 @@ pub(super) struct CellPlan<'s> {
     lead: Option<[u8; LEAD_BLOCK]>,
     lead_len: usize,
     complex: bool,
+    /// A set's column: a live cell shows no value when its value is empty (the usual case).
+    set: bool,
     /// The type and kind of the value a live cell shows (`None`: worked out per cell by
     /// `shown_value`: a set's cells, a UDT's fields, counters).
     value: Option<(ValueKind, &'s AbstractType)>,
@@ -70,6 +72,7 @@ impl<'s> CellPlan<'s> {
             lead,
             lead_len: lead_text.len(),
             complex,
+            set: complex && matches!(column.column_type.base(), AbstractType::Set { .. }),
             value: value_type.map(|t| (ValueKind::of(t), t)),
             path: PathKind::of(&column.column_type),
         }
@@ -123,8 +126,7 @@ impl DumpWriter<'_> {
         }
         if let Some(l) = &row.liveness {
             rows.extend_from_slice(b",\"liveness_info\":{\"tstamp\":\"");
-            self.iso_micros.push(rows, l.timestamp_micros.value);
-            rows.push(b'"');
+            self.iso_micros.push_quoted(rows, l.timestamp_micros.value);
             if let Some(ttl) = &l.ttl_secs {
                 rows.extend_from_slice(b",\"ttl\":");
                 push_i64(rows, i64::from(ttl.value));
@@ -210,6 +212,8 @@ impl DumpWriter<'_> {
                 }
                 kind_value(rows, scratch, &mut self.iso_millis, kind, t, cell.value)
             }
+            // `shown_value` of a set's cell with an empty value: none.
+            None if plan.set && cell.value.is_empty() => None,
             None => shown_value_json(rows, scratch, column, cell),
         };
         self.cell_compact_rest(cell, note);
@@ -255,8 +259,7 @@ impl DumpWriter<'_> {
         }
         if cell.flags & USE_ROW_TIMESTAMP == 0 {
             rows.extend_from_slice(b",\"tstamp\":\"");
-            self.iso_micros.push(rows, cell.timestamp_micros);
-            rows.push(b'"');
+            self.iso_micros.push_quoted(rows, cell.timestamp_micros);
         }
         if cell.is_expiring() {
             if let Some(ttl) = cell.ttl_secs {

@@ -7,7 +7,7 @@
 use super::float::{push_double_fast, push_float_fast};
 use crate::datetime::{civil_from_days, iso8601_micros, iso8601_secs};
 use crate::dump::json::{
-    eight_digits_text, hex_pair, needs_escape, plain_ascii, plain_text, push_hex, push_i64,
+    eight_digits_word, hex_pair, needs_escape, plain_ascii, plain_text, push_hex, push_i64,
     push_padded, string_bytes, DIGIT_PAIRS,
 };
 use crate::types::value::{format_cell_path, format_value};
@@ -267,7 +267,8 @@ fn push_timestamp(out: &mut Vec<u8>, ms: i64) -> bool {
 #[derive(Debug, Default)]
 pub(super) struct IsoMillis {
     days: Option<i64>,
-    date: [u8; 10],
+    /// `YYYY-MM-DDT00:00:00`, of which the first 10 bytes are written.
+    date: [u8; 19],
 }
 
 impl IsoMillis {
@@ -281,19 +282,17 @@ impl IsoMillis {
             if !(1..=9999).contains(&y) {
                 return false;
             }
-            let [y0, y1, y2, y3, _, m0, m1, _, d0, d1, ..] = iso_date_time(y, m, d, 0);
-            self.date = [y0, y1, y2, y3, b'-', m0, m1, b'-', d0, d1];
+            self.date = iso_date_time(y, m, d, 0);
             self.days = Some(days);
         }
         let of_day = ms.rem_euclid(86_400_000).unsigned_abs();
-        let [_, _, _, _, _, _, _, _, _, _, _, h0, h1, _, n0, n1, _, s0, s1] =
-            iso_date_time(0, 1, 1, (of_day / 1000) as i64);
-        let [.., f0, f1, f2] = eight_digits_text(of_day % 1000);
-        let [y0, y1, y2, y3, a, m0, m1, b, d0, d1] = self.date;
-        out.extend_from_slice(&[
-            y0, y1, y2, y3, a, m0, m1, b, d0, d1, b'T', h0, h1, b':', n0, n1, b':', s0, s1, b'.',
-            f0, f1, f2, b'Z',
-        ]);
+        out.extend_from_slice(self.date.get(..10).unwrap_or_default());
+        let time = iso_date_time(0, 1, 1, (of_day / 1000) as i64);
+        out.extend_from_slice(time.get(10..).unwrap_or_default());
+        // `.mmmZ`: the last three digits of the eight, between `.` and `Z`.
+        let digits = eight_digits_word(of_day % 1000);
+        let fraction = (digits >> 40) << 8 | u64::from(b'.') | u64::from(b'Z') << 32;
+        out.extend_from_slice(fraction.to_le_bytes().get(..5).unwrap_or_default());
         true
     }
 }
@@ -553,22 +552,26 @@ pub(super) struct IsoMicros {
 }
 
 impl IsoMicros {
+    /// The time and the JSON string's closing quote: `YYYY-MM-DDTHH:MM:SS.ffffffZ"`, in one copy.
     #[inline]
-    pub(super) fn push(&mut self, out: &mut Vec<u8>, micros: i64) {
+    pub(super) fn push_quoted(&mut self, out: &mut Vec<u8>, micros: i64) {
         let secs = micros.div_euclid(1_000_000);
         if self.secs != Some(secs) {
             let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
             if !(0..=9999).contains(&y) {
                 out.extend_from_slice(iso8601_micros(micros).as_bytes());
+                out.push(b'"');
                 return;
             }
             self.text = iso_date_time(y, m, d, secs.rem_euclid(86_400));
             self.secs = Some(secs);
         }
         out.extend_from_slice(&self.text);
-        out.push(b'.');
-        push_padded(out, micros.rem_euclid(1_000_000).unsigned_abs(), 6);
-        out.push(b'Z');
+        // `.ffffffZ` in one word: the six digits of the eight, between `.` and `Z`.
+        let digits = eight_digits_word(micros.rem_euclid(1_000_000).unsigned_abs());
+        let fraction = (digits >> 16) << 8 | u64::from(b'.') | u64::from(b'Z') << 56;
+        out.extend_from_slice(&fraction.to_le_bytes());
+        out.push(b'"');
     }
 }
 
@@ -611,8 +614,12 @@ mod tests {
         }
         for v in values {
             let mut out = Vec::new();
-            iso.push(&mut out, v);
-            assert_eq!(String::from_utf8(out).unwrap(), iso8601_micros(v), "{v}");
+            iso.push_quoted(&mut out, v);
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                format!("{}\"", iso8601_micros(v)),
+                "{v}"
+            );
         }
     }
 }
