@@ -79,6 +79,16 @@ impl<'s> CellPlan<'s> {
     }
 }
 
+impl<'s> CellPlan<'s> {
+    /// The type and kind of the value `cell` shows, when its plan knows them (a live cell of a
+    /// column whose cells' value type does not depend on the cell).
+    #[inline]
+    pub(super) fn shown_value(&self, cell: &CellView<'_>) -> Option<(ValueKind, &'s AbstractType)> {
+        self.value
+            .filter(|_| cell.kind != CellKind::Tombstone && cell.counter.is_none())
+    }
+}
+
 impl DumpWriter<'_> {
     /// A row's opening members (type, position, clustering, liveness, deletion), compact.
     pub(super) fn row_start_compact(&mut self, row: &RowView<'_>) {
@@ -172,9 +182,7 @@ impl DumpWriter<'_> {
             self.cells_open = true;
         }
         let comma_at = rows.len();
-        let value = plan
-            .value
-            .filter(|_| cell.kind != CellKind::Tombstone && cell.counter.is_none());
+        let value = plan.shown_value(cell);
         // The lead block holds `,"path":[` for a complex column's cell, `,"value":` for a simple
         // column's cell that shows its value.
         let (lead, path_open, value_open) = match (cell.path, value) {

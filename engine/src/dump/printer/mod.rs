@@ -23,8 +23,8 @@ mod value;
 mod visit;
 
 use value::{
-    json_string_with, push_iso_micros, push_iso_secs, render, render_path, IsoMicros, IsoMillis,
-    ValueKind,
+    json_path, json_string_with, kind_value, push_iso_micros, push_iso_secs, render, IsoMicros,
+    IsoMillis, ValueKind,
 };
 
 /// What [`DumpWriter`] writes.
@@ -273,10 +273,10 @@ impl<'s> DumpWriter<'s> {
     }
 
     /// A cell as sstabledump's JSON object: the column's name from the per-SSTable cache, the
-    /// value rendered straight into the output.
+    /// value rendered straight into the output. Not inlined into the visitor's `cell`, whose
+    /// JSON lines path it would make dearer (~135 instructions a row).
+    #[inline(never)]
     fn cell_json(&mut self, column: &ColumnSchema, cell: &CellView<'_>) {
-        let expiring = cell.is_expiring();
-        let tombstone = cell.kind == CellKind::Tombstone;
         let rows = &mut self.rows;
         let scratch = &mut self.scratch;
         let j = &mut self.row_json;
@@ -300,10 +300,19 @@ impl<'s> DumpWriter<'s> {
             key!(j, rows, "path");
             j.begin_array(rows);
             j.elem(rows);
-            json_string_with(rows, scratch, |out| {
-                ((), render_path(out, &column.column_type, p))
-            });
+            json_path(rows, scratch, &column.column_type, p);
             j.end_array(rows);
+        }
+        // The common values as JSON lines writes them ([`compact::CellPlan`]).
+        let planned = self
+            .cell_plans
+            .get(usize::from(self.row_is_static))
+            .and_then(|plans| plans.get(cell.column_index))
+            .and_then(|plan| plan.shown_value(cell));
+        if let Some((kind, t)) = planned {
+            key!(j, rows, "value");
+            let note = kind_value(rows, scratch, &mut self.iso_millis, kind, t, cell.value);
+            return self.cell_json_rest(cell, note);
         }
         let note = match shown_value(column, cell) {
             ShownValue::None => None,
@@ -319,6 +328,15 @@ impl<'s> DumpWriter<'s> {
                 json_string_with(rows, scratch, |out| render(out, t, bytes))
             }
         };
+        self.cell_json_rest(cell, note);
+    }
+
+    /// A cell's members after its value, and its closing brace (pretty).
+    fn cell_json_rest(&mut self, cell: &CellView<'_>, note: Option<String>) {
+        let expiring = cell.is_expiring();
+        let tombstone = cell.kind == CellKind::Tombstone;
+        let rows = &mut self.rows;
+        let j = &mut self.row_json;
         if let Some(n) = &note {
             j.str_member(rows, "value_note", n);
         }
@@ -336,8 +354,7 @@ impl<'s> DumpWriter<'s> {
         if cell.flags & USE_ROW_TIMESTAMP == 0 {
             key!(j, rows, "tstamp");
             rows.push(b'"');
-            push_iso_micros(rows, cell.timestamp_micros);
-            rows.push(b'"');
+            self.iso_micros.push_quoted(rows, cell.timestamp_micros);
         }
         if expiring {
             if let Some(ttl) = cell.ttl_secs {
