@@ -271,6 +271,21 @@ pub(crate) fn plain_text(bytes: &[u8], quote: u8) -> Option<bool> {
     (not_plain == 0).then_some(double_quote != 0)
 }
 
+/// Text written as it is both by a cqlsh-style dump and into a JSON string: printable ASCII
+/// (0x20–0x7e) without `\\`, `"` and `quote` ([`plain_text`] giving `Some(false)`), in one
+/// test per word: a byte below 0x20 borrows into its high bit when 0x20 is subtracted, one of
+/// 0x7f or above has it set after 1 is added (a borrow or carry across bytes only follows a byte
+/// that already fails).
+#[inline(always)]
+pub(crate) fn plain_ascii(bytes: &[u8], quote: u8) -> bool {
+    any_word(bytes, b'a', |x| {
+        ((x.wrapping_sub(ONES.wrapping_mul(0x20)) | x.wrapping_add(ONES)) & HIGH)
+            | bytes_equal(x, b'\\')
+            | bytes_equal(x, b'"')
+            | bytes_equal(x, quote)
+    }) == 0
+}
+
 /// `s` as a JSON string (quoted, escaped as `serde_json` escapes).
 pub(crate) fn string(out: &mut Vec<u8>, s: &str) {
     string_bytes(out, s.as_bytes());
@@ -327,8 +342,19 @@ pub(crate) fn hex_pair(b: u8) -> [u8; 2] {
     HEX_PAIRS.get(usize::from(b)).copied().unwrap_or([b'0'; 2])
 }
 
-/// Lowercase hex of `bytes`, by table lookup, 32 bytes at a time through a stack buffer.
+/// Lowercase hex of `bytes`, by table lookup, 32 bytes at a time through a stack buffer (up
+/// to 16 bytes: the whole buffer copied, a constant-length copy, and cut back).
 pub(crate) fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
+    if bytes.len() <= 16 {
+        let mut buf = [0u8; 32];
+        for (pair, &b) in buf.chunks_exact_mut(2).zip(bytes) {
+            pair.copy_from_slice(&hex_pair(b));
+        }
+        let end = out.len().saturating_add(bytes.len().saturating_mul(2));
+        out.extend_from_slice(&buf);
+        out.truncate(end);
+        return;
+    }
     out.reserve(bytes.len().saturating_mul(2));
     let mut buf = [0u8; 64];
     for chunk in bytes.chunks(32) {
@@ -355,6 +381,34 @@ pub(crate) const DIGIT_PAIRS: &[u8; 200] = b"\
 4041424344454647484950515253545556575859\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
+
+/// `v` < 10^8 as eight zero-padded decimal digits (values 0–9, not yet ASCII), the first digit
+/// in the lowest byte, so `to_le_bytes` gives them in reading order: SWAR, two halves of four
+/// digits in 32-bit lanes, each split into pairs in 16-bit lanes and those into digits in bytes
+/// (Khuong and Lemire's `encode_ten_thousands`: `x * 10486 >> 20` is `x / 100` for x < 10^4,
+/// `x * 103 >> 10` is `x / 10` for x < 100).
+#[inline(always)]
+// Lane arithmetic: every lane's product stays inside its lane (9,999 × 10,486 < 2^32,
+// 99 × 103 < 2^16), so no carry crosses into the next.
+#[allow(clippy::arithmetic_side_effects)]
+fn eight_digits(v: u32) -> u64 {
+    let merged = u64::from(v / 10_000) | u64::from(v % 10_000) << 32;
+    let hundreds_high = ((merged * 10_486) >> 20) & (0x7f << 32 | 0x7f);
+    let pairs = ((merged - 100 * hundreds_high) << 16) + hundreds_high;
+    let tens = ((pairs * 103) >> 10) & (0xf << 48 | 0xf << 32 | 0xf << 16 | 0xf);
+    tens + ((pairs - 10 * tens) << 8)
+}
+
+/// `v` < 10^8 as eight zero-padded ASCII digits in a word, the first in its lowest byte.
+#[inline(always)]
+// `v % 10^8` fits a `u32`.
+#[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)]
+pub(crate) fn eight_digits_word(v: u64) -> u64 {
+    eight_digits((v % 100_000_000) as u32) | ASCII_ZEROS
+}
+
+/// `'0'` in every byte.
+const ASCII_ZEROS: u64 = 0x3030_3030_3030_3030;
 
 /// 10^0 … 10^19.
 // Evaluated at compile time: an index or product out of range would fail the build.
@@ -406,28 +460,17 @@ pub(crate) fn push_u64(out: &mut Vec<u8>, mut v: u64) {
     out.truncate(end);
 }
 
-/// `v` in exactly `width` digits (zero-padded; `v` < 10^width), two digits at a time.
-// Digit arithmetic: `v % 100 * 2` < 200, `n` counts down from 20 by the digits written.
-#[allow(clippy::arithmetic_side_effects)]
+/// `v` in exactly `width` digits (zero-padded; `v` < 10^width, `width` ≤ 8): the eight
+/// digits of [`eight_digits`] copied whole and cut back.
+#[inline]
+// `width` ≤ 8 (clamped), so the shift stays below 64.
+#[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)]
 pub(crate) fn push_padded(out: &mut Vec<u8>, v: u64, width: usize) {
-    let width = width.min(20);
-    let mut digits = [b'0'; 20];
-    let mut v = v;
-    let mut n = width;
-    while n >= 2 {
-        let pair = (v % 100) as usize * 2;
-        v /= 100;
-        n -= 2;
-        if let (Some(d), Some(p)) = (digits.get_mut(n..n + 2), DIGIT_PAIRS.get(pair..pair + 2)) {
-            d.copy_from_slice(p);
-        }
-    }
-    if n == 1 {
-        if let Some(d) = digits.get_mut(0) {
-            *d = b'0' + (v % 10) as u8;
-        }
-    }
-    out.extend_from_slice(digits.get(..width).unwrap_or(&[]));
+    let width = width.clamp(1, 8);
+    let digits = eight_digits((v % 100_000_000) as u32) | ASCII_ZEROS;
+    let end = out.len() + width;
+    out.extend_from_slice(&(digits >> ((8 - width) * 8)).to_le_bytes());
+    out.truncate(end);
 }
 
 #[cfg(test)]
@@ -489,9 +532,47 @@ mod tests {
                 assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
             }
         }
+        let mut bits = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..200_000 {
+            bits ^= bits << 13;
+            bits ^= bits >> 7;
+            bits ^= bits << 17;
+            for v in [bits, bits >> (bits % 64), bits % 100_000_000] {
+                let mut out = Vec::new();
+                push_u64(&mut out, v);
+                assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
+            }
+            let v = bits % 100_000_000;
+            for width in 1..=8 {
+                if v < 10u64.pow(width as u32) {
+                    let mut out = Vec::new();
+                    push_padded(&mut out, v, width);
+                    assert_eq!(String::from_utf8(out).unwrap(), format!("{v:0width$}"));
+                }
+            }
+        }
+        for v in 0..100_000u64 {
+            let mut out = Vec::new();
+            push_u64(&mut out, v);
+            assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
+            for width in 1..=8 {
+                if v < 10u64.pow(width as u32) {
+                    let mut out = Vec::new();
+                    push_padded(&mut out, v, width);
+                    assert_eq!(String::from_utf8(out).unwrap(), format!("{v:0width$}"));
+                }
+            }
+        }
         let mut out = Vec::new();
         push_u64(&mut out, u64::MAX);
         assert_eq!(String::from_utf8(out).unwrap(), u64::MAX.to_string());
+        for len in 0..=70usize {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 37 + 11) as u8).collect();
+            let mut out = b"x".to_vec();
+            push_hex(&mut out, &bytes);
+            let want: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+            assert_eq!(String::from_utf8(out).unwrap(), format!("x{want}"));
+        }
         let mut out = Vec::new();
         push_padded(&mut out, 42, 6);
         push_hex(&mut out, &[0, 0xab, 0xff]);
@@ -510,6 +591,18 @@ mod tests {
                         buf[pos] = b;
                         let want = plain.then_some(b == b'"');
                         assert_eq!(plain_text(&buf, quote), want, "{b:#04x} at {pos} of {len}");
+                        for fill in [b'a', b' ', b'~', 0x1f, 0x7f, 0xff] {
+                            let mut buf = vec![fill; len];
+                            buf[pos] = b;
+                            let plain = |b: u8| {
+                                (0x20..0x7f).contains(&b) && ![b'\\', b'"', quote].contains(&b)
+                            };
+                            assert_eq!(
+                                plain_ascii(&buf, quote),
+                                buf.iter().all(|&b| plain(b)),
+                                "{b:#04x} at {pos} of {len} among {fill:#04x}"
+                            );
+                        }
                     }
                 }
             }

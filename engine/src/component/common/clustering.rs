@@ -27,7 +27,7 @@
 use serde::Serialize;
 
 use crate::error::Result;
-use crate::reader::Reader;
+use crate::reader::{vint_at, Reader};
 use crate::span::{serialize_hex, Span, Spanned};
 use crate::types::AbstractType;
 
@@ -233,12 +233,6 @@ pub struct ClusteringPrefix<'a> {
     layout: ClusteringLayout<'a>,
 }
 
-/// One step of the walk over checked value bytes.
-enum Item<'a> {
-    Header(Spanned<u64>),
-    Value(ClusteringValue<'a>),
-}
-
 /// Walks headers and values of already checked bytes; stops at the first (impossible) error.
 struct Walk<'a> {
     r: Reader<'a>,
@@ -246,14 +240,12 @@ struct Walk<'a> {
     index: usize,
     count: usize,
     header: u64,
-    pending: Option<ClusteringValue<'a>>,
 }
 
 impl<'a> Walk<'a> {
-    fn next_item(&mut self) -> Option<Item<'a>> {
-        if let Some(v) = self.pending.take() {
-            return Some(Item::Value(v));
-        }
+    /// The next value, and the header read before it when a batch of 32 values begins there.
+    #[inline]
+    fn next_value(&mut self) -> Option<(Option<Spanned<u64>>, ClusteringValue<'a>)> {
         if self.index >= self.count {
             return None;
         }
@@ -277,29 +269,63 @@ impl<'a> Walk<'a> {
         )
         .ok()?;
         self.index = self.index.saturating_add(1);
-        match header {
-            Some(h) => {
-                self.pending = Some(value);
-                Some(Item::Header(h))
-            }
-            None => Some(Item::Value(value)),
-        }
+        Some((header, value))
     }
 }
 
-/// Iterator over the values of a [`ClusteringPrefix`].
-pub struct ClusteringValues<'a>(Walk<'a>);
+/// Iterator over the values of a [`ClusteringPrefix`]: a walk over the checked bytes by slice
+/// reads (a header where a batch of 32 values begins, then each value's fixed length or vint
+/// length), without the checked reader's bookkeeping; like [`Walk`], it stops at the first
+/// (impossible) error.
+pub struct ClusteringValues<'a> {
+    bytes: &'a [u8],
+    /// Absolute offset of `bytes[0]`.
+    offset: u64,
+    at: usize,
+    fixed_lengths_bytes: &'a [Option<u32>],
+    index: usize,
+    count: usize,
+    header: u64,
+}
 
 impl<'a> Iterator for ClusteringValues<'a> {
     type Item = ClusteringValue<'a>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            match self.0.next_item()? {
-                Item::Value(v) => return Some(v),
-                Item::Header(_) => {}
-            }
+        if self.index >= self.count {
+            return None;
         }
+        let index = self.index;
+        if index.is_multiple_of(32) {
+            self.header = vint_at(self.bytes, &mut self.at)?;
+        }
+        // `index % 32 < 32`, so both shifts are below 64.
+        let bit = ((index % 32) as u32).wrapping_mul(2);
+        let header = self.header.checked_shr(bit).unwrap_or(0);
+        let start = self.at;
+        let (state, bytes) = if header & 0b10 != 0 {
+            (ClusteringValueState::Null, &[][..])
+        } else if header & 0b01 != 0 {
+            (ClusteringValueState::Empty, &[][..])
+        } else {
+            let length = match self.fixed_lengths_bytes.get(index).copied()? {
+                Some(n) => usize::try_from(n).ok()?,
+                None => usize::try_from(vint_at(self.bytes, &mut self.at)?).ok()?,
+            };
+            let end = self.at.checked_add(length)?;
+            let bytes = self.bytes.get(self.at..end)?;
+            self.at = end;
+            (ClusteringValueState::Present, bytes)
+        };
+        self.index = index.saturating_add(1);
+        let absolute = |at: usize| self.offset.saturating_add(at as u64);
+        Some(ClusteringValue {
+            index,
+            state,
+            bytes,
+            span: Span::new(absolute(start), absolute(self.at)),
+        })
     }
 }
 
@@ -311,9 +337,8 @@ impl Iterator for ClusteringHeaders<'_> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            match self.0.next_item()? {
-                Item::Header(h) => return Some(h),
-                Item::Value(_) => {}
+            if let (Some(h), _) = self.0.next_value()? {
+                return Some(h);
             }
         }
     }
@@ -547,7 +572,6 @@ impl<'p> ClusteringPrefix<'p> {
             index: 0,
             count: self.count,
             header: 0,
-            pending: None,
         }
     }
 
@@ -562,7 +586,15 @@ impl<'p> ClusteringPrefix<'p> {
 
     /// The values in column order, borrowed from the input, with their absolute spans.
     pub fn values(&self) -> ClusteringValues<'p> {
-        ClusteringValues(self.walk())
+        ClusteringValues {
+            bytes: self.values_bytes,
+            offset: self.values_offset,
+            at: 0,
+            fixed_lengths_bytes: self.layout.fixed_lengths_bytes,
+            index: 0,
+            count: self.count,
+            header: 0,
+        }
     }
 
     /// The headers and values as stored (without kind and size), borrowed from the input: equal

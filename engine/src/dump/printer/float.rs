@@ -18,7 +18,14 @@ pub(super) fn push_double_fast(out: &mut Vec<u8>, v: f64) {
         let (m, e) = f64_parts(v);
         if !may_tie(m, e) {
             let mut buf = ryu::Buffer::new();
-            if let Some(text) = plain(buf.format_finite(v).as_bytes()) {
+            let text = buf.format_finite(v).as_bytes();
+            // The shortest digits of 10^-4 ≤ |v| < 10^16 lie in that range too, so ryu writes
+            // them in plain notation (its decimal exponent -4…15): no need to look at the text.
+            if (1e-4..1e16).contains(&v.abs()) {
+                out.extend_from_slice(text.strip_suffix(b".0").unwrap_or(text));
+                return;
+            }
+            if let Some(text) = plain(text) {
                 out.extend_from_slice(text);
                 return;
             }

@@ -22,7 +22,10 @@ mod float;
 mod value;
 mod visit;
 
-use value::{json_string_with, push_iso_micros, push_iso_secs, render, render_path, IsoMicros};
+use value::{
+    json_path, json_string_with, kind_value, push_iso_micros, push_iso_secs, render, IsoMicros,
+    IsoMillis, ValueKind,
+};
 
 /// What [`DumpWriter`] writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,11 +73,15 @@ pub struct DumpWriter<'s> {
     /// JSON: each column's name as a quoted, escaped JSON string, rendered once per SSTable
     /// (regular columns, then static columns, by column index).
     names_json: [Vec<Vec<u8>>; 2],
-    /// JSON lines: each column's cell opening `,{"name":"…"` ([`compact::cell_opening`]), in
-    /// the order of `names_json`.
-    cell_openings: [Vec<Vec<u8>>; 2],
+    /// JSON lines: how each column's cells are written ([`compact::CellPlan`]), in the order of
+    /// `names_json`.
+    cell_plans: [Vec<compact::CellPlan<'s>>; 2],
+    /// JSON lines: each clustering column's type and its [`ValueKind`].
+    clustering_plans: Vec<(ValueKind, &'s AbstractType)>,
     /// JSON lines: the last timestamp's second, rendered.
     iso_micros: IsoMicros,
+    /// JSON lines: the last `timestamp` value's day, rendered.
+    iso_millis: IsoMillis,
 }
 
 impl<'s> DumpWriter<'s> {
@@ -123,14 +130,20 @@ impl<'s> DumpWriter<'s> {
                     })
                     .collect()
             }),
-            cell_openings: [false, true].map(|is_static| {
+            cell_plans: [false, true].map(|is_static| {
                 schema
                     .columns(is_static)
                     .iter()
-                    .map(|c| compact::cell_opening(&c.name))
+                    .map(compact::CellPlan::new)
                     .collect()
             }),
+            clustering_plans: schema
+                .clustering_types
+                .iter()
+                .map(|t| (ValueKind::of(t), t))
+                .collect(),
             iso_micros: IsoMicros::default(),
+            iso_millis: IsoMillis::default(),
         }
     }
 
@@ -260,10 +273,10 @@ impl<'s> DumpWriter<'s> {
     }
 
     /// A cell as sstabledump's JSON object: the column's name from the per-SSTable cache, the
-    /// value rendered straight into the output.
+    /// value rendered straight into the output. Not inlined into the visitor's `cell`, whose
+    /// JSON lines path it would make dearer (~135 instructions a row).
+    #[inline(never)]
     fn cell_json(&mut self, column: &ColumnSchema, cell: &CellView<'_>) {
-        let expiring = cell.is_expiring();
-        let tombstone = cell.kind == CellKind::Tombstone;
         let rows = &mut self.rows;
         let scratch = &mut self.scratch;
         let j = &mut self.row_json;
@@ -287,10 +300,19 @@ impl<'s> DumpWriter<'s> {
             key!(j, rows, "path");
             j.begin_array(rows);
             j.elem(rows);
-            json_string_with(rows, scratch, |out| {
-                ((), render_path(out, &column.column_type, p))
-            });
+            json_path(rows, scratch, &column.column_type, p);
             j.end_array(rows);
+        }
+        // The common values as JSON lines writes them ([`compact::CellPlan`]).
+        let planned = self
+            .cell_plans
+            .get(usize::from(self.row_is_static))
+            .and_then(|plans| plans.get(cell.column_index))
+            .and_then(|plan| plan.shown_value(cell));
+        if let Some((kind, t)) = planned {
+            key!(j, rows, "value");
+            let note = kind_value(rows, scratch, &mut self.iso_millis, kind, t, cell.value);
+            return self.cell_json_rest(cell, note);
         }
         let note = match shown_value(column, cell) {
             ShownValue::None => None,
@@ -306,6 +328,15 @@ impl<'s> DumpWriter<'s> {
                 json_string_with(rows, scratch, |out| render(out, t, bytes))
             }
         };
+        self.cell_json_rest(cell, note);
+    }
+
+    /// A cell's members after its value, and its closing brace (pretty).
+    fn cell_json_rest(&mut self, cell: &CellView<'_>, note: Option<String>) {
+        let expiring = cell.is_expiring();
+        let tombstone = cell.kind == CellKind::Tombstone;
+        let rows = &mut self.rows;
+        let j = &mut self.row_json;
         if let Some(n) = &note {
             j.str_member(rows, "value_note", n);
         }
@@ -323,8 +354,7 @@ impl<'s> DumpWriter<'s> {
         if cell.flags & USE_ROW_TIMESTAMP == 0 {
             key!(j, rows, "tstamp");
             rows.push(b'"');
-            push_iso_micros(rows, cell.timestamp_micros);
-            rows.push(b'"');
+            self.iso_micros.push_quoted(rows, cell.timestamp_micros);
         }
         if expiring {
             if let Some(ttl) = cell.ttl_secs {

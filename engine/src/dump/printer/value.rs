@@ -7,7 +7,8 @@
 use super::float::{push_double_fast, push_float_fast};
 use crate::datetime::{civil_from_days, iso8601_micros, iso8601_secs};
 use crate::dump::json::{
-    hex_pair, needs_escape, plain_text, push_hex, push_i64, push_padded, string_bytes, DIGIT_PAIRS,
+    eight_digits_word, hex_pair, needs_escape, plain_ascii, plain_text, push_hex, push_i64,
+    push_padded, string_bytes, DIGIT_PAIRS,
 };
 use crate::types::value::{format_cell_path, format_value};
 use crate::types::AbstractType;
@@ -248,27 +249,213 @@ fn fast_value(out: &mut Vec<u8>, t: &AbstractType, bytes: &[u8], nested: bool) -
             _ => false,
         },
         AbstractType::Timestamp | AbstractType::Date if !nested => {
-            let Some(b) = fixed::<8>(bytes) else {
-                return Fast::No;
-            };
-            let ms = i64::from_be_bytes(b);
-            let days = ms.div_euclid(86_400_000);
-            let of_day = ms.rem_euclid(86_400_000);
-            let (y, m, d) = civil_from_days(days);
-            if !(1..=9999).contains(&y) {
-                return Fast::No;
-            }
-            push_date(out, y, m, d);
-            out.push(b'T');
-            push_time(out, of_day / 1000);
-            out.push(b'.');
-            push_padded(out, (of_day % 1000) as u64, 3);
-            out.push(b'Z');
-            true
+            fixed::<8>(bytes).is_some_and(|b| push_timestamp(out, i64::from_be_bytes(b)))
         }
         _ => false,
     };
     Fast::from(written)
+}
+
+/// A timestamp of `ms` milliseconds since the epoch as cqlsh shows it
+/// (`YYYY-MM-DDTHH:MM:SS.mmmZ`); `false`, nothing written, outside years 1–9999.
+fn push_timestamp(out: &mut Vec<u8>, ms: i64) -> bool {
+    IsoMillis::default().push(out, ms)
+}
+
+/// [`push_timestamp`] with the last day's `YYYY-MM-DD` kept: a column's timestamps are mostly
+/// of the same few days, so the civil date is not worked out anew for each.
+#[derive(Debug, Default)]
+pub(super) struct IsoMillis {
+    days: Option<i64>,
+    /// `YYYY-MM-DDT00:00:00`, of which the first 10 bytes are written.
+    date: [u8; 19],
+}
+
+impl IsoMillis {
+    #[inline]
+    // Digit arithmetic on values below 86,400,000; the `ms` digits' shift is 40 bits.
+    #[allow(clippy::arithmetic_side_effects)]
+    pub(super) fn push(&mut self, out: &mut Vec<u8>, ms: i64) -> bool {
+        let days = ms.div_euclid(86_400_000);
+        if self.days != Some(days) {
+            let (y, m, d) = civil_from_days(days);
+            if !(1..=9999).contains(&y) {
+                return false;
+            }
+            self.date = iso_date_time(y, m, d, 0);
+            self.days = Some(days);
+        }
+        let of_day = ms.rem_euclid(86_400_000).unsigned_abs();
+        out.extend_from_slice(self.date.get(..10).unwrap_or_default());
+        let time = iso_date_time(0, 1, 1, (of_day / 1000) as i64);
+        out.extend_from_slice(time.get(10..).unwrap_or_default());
+        // `.mmmZ`: the last three digits of the eight, between `.` and `Z`.
+        let digits = eight_digits_word(of_day % 1000);
+        let fraction = (digits >> 40) << 8 | u64::from(b'.') | u64::from(b'Z') << 32;
+        out.extend_from_slice(fraction.to_le_bytes().get(..5).unwrap_or_default());
+        true
+    }
+}
+
+/// A value type whose common cases the JSON lines writer handles inline, worked out once per
+/// column ([`ValueKind::of`]), so a cell branches on it instead of matching its type (through
+/// [`json_value`] and [`fast_value`]) for every value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ValueKind {
+    Text,
+    Int,
+    Long,
+    Boolean,
+    Double,
+    Bytes,
+    Uuid,
+    Timestamp,
+    /// Any other type: through [`json_value`].
+    Other,
+}
+
+impl ValueKind {
+    pub(super) fn of(t: &AbstractType) -> ValueKind {
+        match t.base() {
+            AbstractType::Utf8 | AbstractType::Ascii => ValueKind::Text,
+            AbstractType::Int32 => ValueKind::Int,
+            AbstractType::Long => ValueKind::Long,
+            AbstractType::Boolean => ValueKind::Boolean,
+            AbstractType::Double => ValueKind::Double,
+            AbstractType::Bytes => ValueKind::Bytes,
+            AbstractType::Uuid | AbstractType::LexicalUuid => ValueKind::Uuid,
+            AbstractType::Timestamp => ValueKind::Timestamp,
+            _ => ValueKind::Other,
+        }
+    }
+}
+
+/// `bytes` of type `t`, whose kind is `kind`, as a JSON string into `out`: what [`json_value`]
+/// writes, the common kinds inline (text without anything to escape, integers, booleans,
+/// doubles, blobs, UUIDs, timestamps), the rest and every value of an unexpected length through
+/// [`json_value`]; returns the note, if any.
+#[inline(always)]
+pub(super) fn kind_value(
+    out: &mut Vec<u8>,
+    scratch: &mut Vec<u8>,
+    millis: &mut IsoMillis,
+    kind: ValueKind,
+    t: &AbstractType,
+    bytes: &[u8],
+) -> Option<String> {
+    let start = out.len();
+    out.push(b'"');
+    let written = match kind {
+        ValueKind::Text => {
+            // Printable ASCII without `\\` and `"` is written as it is.
+            let plain = plain_ascii(bytes, b'\\');
+            if plain {
+                out.extend_from_slice(bytes);
+            }
+            plain
+        }
+        ValueKind::Int => fixed(bytes).is_some_and(|b: [u8; 4]| {
+            push_i64(out, i64::from(i32::from_be_bytes(b)));
+            true
+        }),
+        ValueKind::Long => fixed(bytes).is_some_and(|b: [u8; 8]| {
+            push_i64(out, i64::from_be_bytes(b));
+            true
+        }),
+        ValueKind::Boolean => match bytes {
+            [0] => {
+                out.extend_from_slice(b"False");
+                true
+            }
+            [1] => {
+                out.extend_from_slice(b"True");
+                true
+            }
+            _ => false,
+        },
+        ValueKind::Double => fixed(bytes).is_some_and(|b: [u8; 8]| {
+            push_double_fast(out, f64::from_be_bytes(b));
+            true
+        }),
+        ValueKind::Bytes => {
+            out.extend_from_slice(b"0x");
+            push_hex(out, bytes);
+            true
+        }
+        ValueKind::Uuid => fixed(bytes).is_some_and(|b| {
+            push_uuid(out, &b);
+            true
+        }),
+        ValueKind::Timestamp => {
+            fixed::<8>(bytes).is_some_and(|b| millis.push(out, i64::from_be_bytes(b)))
+        }
+        ValueKind::Other => false,
+    };
+    if written {
+        out.push(b'"');
+        return None;
+    }
+    out.truncate(start);
+    json_value(out, scratch, Some(t), bytes)
+}
+
+/// How a complex column's cell paths are written by the JSON lines writer, worked out once per
+/// column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum PathKind {
+    /// A list's: a 16-byte time UUID.
+    ListUuid,
+    /// A set's element or a map's key of text: `'…'` between the JSON quotes.
+    Text,
+    /// Any other: through [`json_path`].
+    Other,
+}
+
+impl PathKind {
+    pub(super) fn of(column_type: &AbstractType) -> PathKind {
+        match column_type.base() {
+            AbstractType::List { .. } => PathKind::ListUuid,
+            AbstractType::Set { element: t, .. } | AbstractType::Map { key: t, .. }
+                if ValueKind::of(t) == ValueKind::Text =>
+            {
+                PathKind::Text
+            }
+            _ => PathKind::Other,
+        }
+    }
+}
+
+/// A cell path as a JSON string and the `]` after it (the path is a one-element array), as
+/// [`json_path`] writes it, the common kinds inline.
+#[inline(always)]
+pub(super) fn kind_path(
+    out: &mut Vec<u8>,
+    scratch: &mut Vec<u8>,
+    kind: PathKind,
+    column_type: &AbstractType,
+    path: &[u8],
+) {
+    match kind {
+        PathKind::ListUuid => {
+            if let Some(uuid) = fixed(path) {
+                push_quoted_uuid_path(out, &uuid);
+                return;
+            }
+        }
+        PathKind::Text => {
+            // Nested text is quoted with `'`: printable ASCII without `\\`, `'` and `"` needs
+            // neither quote doubling nor a JSON escape.
+            if plain_ascii(path, b'\'') {
+                out.extend_from_slice(b"\"'");
+                out.extend_from_slice(path);
+                out.extend_from_slice(b"'\"]");
+                return;
+            }
+        }
+        PathKind::Other => {}
+    }
+    json_path(out, scratch, column_type, path);
+    out.push(b']');
 }
 
 fn fixed<const N: usize>(bytes: &[u8]) -> Option<[u8; N]> {
@@ -277,6 +464,24 @@ fn fixed<const N: usize>(bytes: &[u8]) -> Option<[u8; N]> {
 
 /// 8-4-4-4-12 lowercase hex digits.
 fn push_uuid(out: &mut Vec<u8>, b: &[u8; 16]) {
+    out.extend_from_slice(&uuid_text(b));
+}
+
+/// [`push_uuid`]'s text between JSON quotes and before the `]` of a one-element array: a list
+/// cell's path, in one copy.
+fn push_quoted_uuid_path(out: &mut Vec<u8>, b: &[u8; 16]) {
+    let [t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18, t19, t20, t21, t22, t23, t24, t25, t26, t27, t28, t29, t30, t31, t32, t33, t34, t35] =
+        uuid_text(b);
+    out.extend_from_slice(&[
+        b'"', t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18,
+        t19, t20, t21, t22, t23, t24, t25, t26, t27, t28, t29, t30, t31, t32, t33, t34, t35, b'"',
+        b']',
+    ]);
+}
+
+/// 8-4-4-4-12 lowercase hex digits, one table lookup per byte.
+#[inline(always)]
+fn uuid_text(b: &[u8; 16]) -> [u8; 36] {
     let [v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15] = *b;
     let [a0, a1] = hex_pair(v0);
     let [a2, a3] = hex_pair(v1);
@@ -294,10 +499,10 @@ fn push_uuid(out: &mut Vec<u8>, b: &[u8; 16]) {
     let [e6, e7] = hex_pair(v13);
     let [e8, e9] = hex_pair(v14);
     let [ea, eb] = hex_pair(v15);
-    out.extend_from_slice(&[
+    [
         a0, a1, a2, a3, a4, a5, a6, a7, b'-', b0, b1, b2, b3, b'-', c0, c1, c2, c3, b'-', d0, d1,
         d2, d3, b'-', e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, ea, eb,
-    ]);
+    ]
 }
 
 /// `YYYY-MM-DDTHH:MM:SS` (19 bytes) of a date in years 0–9999 and seconds into the day, written
@@ -326,16 +531,6 @@ fn iso_date_time(y: i64, m: u32, d: u32, secs_of_day: i64) -> [u8; 19] {
     ]
 }
 
-/// `YYYY-MM-DD` for years 0–9999.
-fn push_date(out: &mut Vec<u8>, y: i64, m: u32, d: u32) {
-    out.extend_from_slice(iso_date_time(y, m, d, 0).get(..10).unwrap_or(&[]));
-}
-
-/// `HH:MM:SS` of seconds into the day.
-fn push_time(out: &mut Vec<u8>, secs_of_day: i64) {
-    out.extend_from_slice(iso_date_time(0, 1, 1, secs_of_day).get(11..).unwrap_or(&[]));
-}
-
 /// [`iso8601_secs`] into `out`.
 pub(super) fn push_iso_secs(out: &mut Vec<u8>, secs: i64) {
     let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
@@ -357,22 +552,26 @@ pub(super) struct IsoMicros {
 }
 
 impl IsoMicros {
+    /// The time and the JSON string's closing quote: `YYYY-MM-DDTHH:MM:SS.ffffffZ"`, in one copy.
     #[inline]
-    pub(super) fn push(&mut self, out: &mut Vec<u8>, micros: i64) {
+    pub(super) fn push_quoted(&mut self, out: &mut Vec<u8>, micros: i64) {
         let secs = micros.div_euclid(1_000_000);
         if self.secs != Some(secs) {
             let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
             if !(0..=9999).contains(&y) {
                 out.extend_from_slice(iso8601_micros(micros).as_bytes());
+                out.push(b'"');
                 return;
             }
             self.text = iso_date_time(y, m, d, secs.rem_euclid(86_400));
             self.secs = Some(secs);
         }
         out.extend_from_slice(&self.text);
-        out.push(b'.');
-        push_padded(out, micros.rem_euclid(1_000_000).unsigned_abs(), 6);
-        out.push(b'Z');
+        // `.ffffffZ` in one word: the six digits of the eight, between `.` and `Z`.
+        let digits = eight_digits_word(micros.rem_euclid(1_000_000).unsigned_abs());
+        let fraction = (digits >> 16) << 8 | u64::from(b'.') | u64::from(b'Z') << 56;
+        out.extend_from_slice(&fraction.to_le_bytes());
+        out.push(b'"');
     }
 }
 
@@ -415,8 +614,12 @@ mod tests {
         }
         for v in values {
             let mut out = Vec::new();
-            iso.push(&mut out, v);
-            assert_eq!(String::from_utf8(out).unwrap(), iso8601_micros(v), "{v}");
+            iso.push_quoted(&mut out, v);
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                format!("{}\"", iso8601_micros(v)),
+                "{v}"
+            );
         }
     }
 }

@@ -10,7 +10,9 @@ use crate::component::data::{
 use crate::dump::json::{key, push_i64};
 use crate::dump::{header_json, marker_json};
 
-use super::value::{json_string_with, push_iso_micros, push_iso_secs, render, render_path};
+use super::value::{
+    json_string_with, kind_value, push_iso_micros, push_iso_secs, render, render_path,
+};
 use super::{rendered_member, write_deletion_time, write_marker_json, DumpFormat, DumpWriter};
 
 impl DataVisitor for DumpWriter<'_> {
@@ -104,11 +106,14 @@ impl DataVisitor for DumpWriter<'_> {
                     match state {
                         ClusteringValueState::Null => rows.extend_from_slice(b"null"),
                         ClusteringValueState::Empty => rows.extend_from_slice(b"\"\""),
-                        ClusteringValueState::Present => {
-                            json_string_with(rows, scratch, |out| {
+                        ClusteringValueState::Present => match self.clustering_plans.get(i) {
+                            Some(&(kind, t)) => {
+                                kind_value(rows, scratch, &mut self.iso_millis, kind, t, bytes);
+                            }
+                            None => json_string_with(rows, scratch, |out| {
                                 ((), render(out, schema.clustering_types.get(i), bytes).1)
-                            });
-                        }
+                            }),
+                        },
                     }
                 }
                 j.end_array(rows);
@@ -117,9 +122,9 @@ impl DataVisitor for DumpWriter<'_> {
         if let Some(l) = &row.liveness {
             key!(j, rows, "liveness_info");
             j.begin_object(rows);
-            rendered_member(&mut j, rows, "tstamp", |s| {
-                push_iso_micros(s, l.timestamp_micros.value)
-            });
+            key!(j, rows, "tstamp");
+            rows.push(b'"');
+            self.iso_micros.push_quoted(rows, l.timestamp_micros.value);
             if let Some(ttl) = &l.ttl_secs {
                 j.int_member(rows, "ttl", i64::from(ttl.value));
             }
