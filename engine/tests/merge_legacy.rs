@@ -5,19 +5,19 @@
 //! content known by construction, each part from the SSTable it came from.
 
 use crate::common;
+use crate::common::legacy::{self, LEGACY_SCHEMAS};
+use crate::common::sstables;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use sstable_engine::clock::NoClock;
 use sstable_engine::component::data::{DataSchema, DecodeOptions};
-use sstable_engine::component::legacy_data::{
-    LegacyDataFileReader, LegacyLayout, LegacyStep, RowGrouper,
-};
+use sstable_engine::component::legacy_data::LegacyLayout;
 use sstable_engine::component::ComponentType;
 use sstable_engine::cql_schema::{parse_schema_cql, CqlSchemaFile};
 use sstable_engine::dump::PartitionBuilder;
-use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
+use sstable_engine::info::SSTableMetadata;
 use sstable_engine::merge::{
     open_table, Beaten, MergeOptions, MergedPartition, MergedUnfiltered, TableSSTable,
 };
@@ -48,15 +48,10 @@ impl Loaded {
             .iter()
             .map(|(c, i)| (c.clone(), named[*i].1.clone()))
             .collect();
-        let inputs: Vec<ComponentInput<'_>> = files
-            .iter()
-            .map(|(c, b)| ComponentInput {
-                component: c,
-                size_bytes: b.len() as u64,
-                bytes: reads_whole(c).then_some(b.as_slice()),
-            })
-            .collect();
-        let metadata = decode_metadata(&info.descriptor, &inputs);
+        let metadata = sstables::decode_components(
+            &info.descriptor,
+            files.iter().map(|(c, b)| (c, b.as_slice())),
+        );
         Loaded {
             name: info.prefix.rsplit('/').next().unwrap().to_owned(),
             metadata,
@@ -120,43 +115,9 @@ fn merge(
     Ok((json, merged, data_schema))
 }
 
-/// 3.0's dump leaves out a cell's timestamp when it is the row's (`USE_ROW_TIMESTAMP`); the 2.x
-/// dump shows every cell's, as 2.x stores them.
-fn without_row_timestamps(partition: &mut serde_json::Value) {
-    for row in partition["rows"].as_array_mut().into_iter().flatten() {
-        let row_ts = row["liveness_info"]["tstamp"].clone();
-        for cell in row["cells"].as_array_mut().into_iter().flatten() {
-            if !row_ts.is_null() && cell["tstamp"] == row_ts {
-                cell.as_object_mut().unwrap().remove("tstamp");
-            }
-        }
-    }
-}
-
-/// A 2.x table as `dump --schema` shows it (the atoms grouped into rows).
+/// A 2.x table as `dump --schema` shows it at `NOW` (the atoms grouped into rows).
 fn legacy_dump(t: &Loaded, layout: &LegacyLayout) -> Vec<serde_json::Value> {
-    let mut reader =
-        LegacyDataFileReader::for_sstable(&t.metadata, DecodeOptions::at(NOW)).unwrap();
-    let files = t.slices();
-    let mut driver = SyncDriver::new(SliceSource { files: &files });
-    let mut grouper = RowGrouper::new(layout.clone(), Some(NOW));
-    let mut out = Vec::new();
-    loop {
-        let (done, p) = driver
-            .with_next_step(&mut reader, &NoClock, |step| match step {
-                LegacyStep::Item(item) => (false, grouper.push(&item)),
-                _ => (true, None),
-            })
-            .unwrap();
-        if let Some(p) = p {
-            let mut v = serde_json::to_value(&p).unwrap();
-            without_row_timestamps(&mut v);
-            out.push(v);
-        }
-        if done {
-            return out;
-        }
-    }
+    legacy::legacy_dump(&t.metadata, &t.slices(), layout, Some(NOW))
 }
 
 /// Each row's cells sorted by column name (stable: a collection's cells keep their order).
@@ -265,18 +226,7 @@ fn doubled_local_shards(p: &mut serde_json::Value) -> bool {
 fn tables() -> Vec<(String, String, String)> {
     let mut out = Vec::new();
     for v in ["jb", "ka", "la"] {
-        for (suffix, body) in [
-            ("simple", "(pk text PRIMARY KEY, val text)"),
-            ("simple_counter", "(pk text PRIMARY KEY, val counter)"),
-            (
-                "clust",
-                "(pk text, ck text, val text, PRIMARY KEY (pk, ck))",
-            ),
-            (
-                "clust_counter",
-                "(pk text, ck text, val counter, PRIMARY KEY (pk, ck))",
-            ),
-        ] {
+        for (suffix, body) in LEGACY_SCHEMAS {
             let name = format!("legacy_{v}_{suffix}");
             out.push((
                 v.to_owned(),
@@ -676,18 +626,7 @@ fn a_2x_table_merged_with_its_nb_rewrite_is_the_same_table_in_both() {
 fn compact_tables() -> Vec<(String, String, &'static str, String)> {
     let mut out = Vec::new();
     for v in ["jb", "ka", "la"] {
-        for (kind, body) in [
-            ("simple", "(pk text PRIMARY KEY, val text)"),
-            ("simple_counter", "(pk text PRIMARY KEY, val counter)"),
-            (
-                "clust",
-                "(pk text, ck text, val text, PRIMARY KEY (pk, ck))",
-            ),
-            (
-                "clust_counter",
-                "(pk text, ck text, val counter, PRIMARY KEY (pk, ck))",
-            ),
-        ] {
+        for (kind, body) in LEGACY_SCHEMAS {
             let name = format!("legacy_{v}_{kind}_compact");
             out.push((
                 v.to_owned(),

@@ -14,7 +14,7 @@ use sstable_engine::component::crc::ChecksumType;
 use sstable_engine::component::statistics::{ChecksumPart, MetadataType};
 use sstable_engine::component::{compression_info, digest, ComponentType, DigestAlgorithm};
 use sstable_engine::compress::{compress_chunk, compress_lz4, Compressor};
-use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
+use sstable_engine::info::SSTableMetadata;
 use sstable_engine::range::{AsyncDriver, ByteRange, RangeReader, SliceSource, SyncDriver};
 use sstable_engine::sstable_set::{group_files, SSTableFiles};
 use sstable_engine::verify::{
@@ -32,16 +32,10 @@ struct SSTable {
 
 impl SSTable {
     fn metadata(&self) -> SSTableMetadata {
-        let inputs: Vec<ComponentInput<'_>> = self
-            .files
-            .iter()
-            .map(|(c, b)| ComponentInput {
-                component: c,
-                size_bytes: b.len() as u64,
-                bytes: reads_whole(c).then_some(b.as_slice()),
-            })
-            .collect();
-        decode_metadata(&self.info.descriptor, &inputs)
+        common::sstables::decode_components(
+            &self.info.descriptor,
+            self.files.iter().map(|(c, b)| (c, b.as_slice())),
+        )
     }
 
     fn data(&self) -> &[u8] {

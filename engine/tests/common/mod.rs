@@ -1,9 +1,13 @@
-//! Finding the real Cassandra fixtures from native tests.
+//! Finding the real Cassandra fixtures from native tests; the setup the test modules share
+//! (`sstables`: fixture SSTables read into memory, `legacy`: the generated legacy tables).
 //!
 //! `$SSTABLE_FIXTURES` (the `fixtures` dir or its `cassandra/` child) or `../shared/fixtures`
 //! beside the repository. When absent: with `CI` set the test fails; otherwise it records a skip
 //! in `$SSTABLE_SKIP_LOG` (counted by `cargo xtask test`) and returns `None`.
 #![allow(dead_code)]
+
+pub mod legacy;
+pub mod sstables;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
