@@ -476,19 +476,9 @@ fn doubled_local_shards(mut p: PartitionJson) -> PartitionJson {
             }
             let mut total = 0i64;
             for shard in &mut cell.shards {
-                // "{kind} {id} clock {c} count {n}"
-                let parts: Vec<&str> = shard.split(' ').collect();
-                let (clock, count): (i64, i64) =
-                    (parts[3].parse().unwrap(), parts[5].parse().unwrap());
-                let factor = if parts[0] == "Local" { 2 } else { 1 };
-                total += count * factor;
-                *shard = format!(
-                    "{} {} clock {} count {}",
-                    parts[0],
-                    parts[1],
-                    clock * factor,
-                    count * factor
-                );
+                let (doubled, count) = common::doubled_local_shard(shard);
+                total += count;
+                *shard = doubled;
             }
             cell.value = Some(total.to_string());
         }

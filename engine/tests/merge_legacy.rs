@@ -198,20 +198,9 @@ fn doubled_local_shards(p: &mut serde_json::Value) -> bool {
             any = true;
             let mut total = 0i64;
             for shard in shards.iter_mut() {
-                // "{kind} {id} clock {c} count {n}"
-                let text = shard.as_str().unwrap().to_owned();
-                let parts: Vec<&str> = text.split(' ').collect();
-                let (clock, count): (i64, i64) =
-                    (parts[3].parse().unwrap(), parts[5].parse().unwrap());
-                let factor = if parts[0] == "Local" { 2 } else { 1 };
-                total += count * factor;
-                *shard = serde_json::Value::String(format!(
-                    "{} {} clock {} count {}",
-                    parts[0],
-                    parts[1],
-                    clock * factor,
-                    count * factor
-                ));
+                let (doubled, count) = common::doubled_local_shard(shard.as_str().unwrap());
+                total += count;
+                *shard = serde_json::Value::String(doubled);
             }
             cell["value"] = serde_json::Value::String(total.to_string());
         }

@@ -11,7 +11,7 @@ use sstable_engine::clock::NoClock;
 use sstable_engine::component::data::{DataItem, DecodeOptions};
 use sstable_engine::component::ComponentType;
 use sstable_engine::info::SSTableMetadata;
-use sstable_engine::merge::zombies::{PartitionZombies, ZombieFinder};
+use sstable_engine::merge::zombies::{DroppableTombstone, PartitionZombies, ZombieFinder};
 use sstable_engine::merge::{MergeInput, MergeOptions, TableMerger};
 use sstable_engine::range::SliceSource;
 use sstable_engine::write::overlap::{ExpectedShadowed, ExpectedZombie, ZOMBIE_AGE_SECS};
@@ -58,18 +58,21 @@ fn ck(values: &[String]) -> Option<i32> {
 fn as_expected(found: &[PartitionZombies]) -> Vec<ExpectedZombie> {
     let mut out = Vec::new();
     for p in found {
+        let zombie = |t: &DroppableTombstone, shadowed| ExpectedZombie {
+            key: p.key.clone(),
+            tombstone_sstable: t.sstable,
+            kind: kind_name(t.kind),
+            ck: ck(&t.clustering),
+            range_end: t.range_end.as_deref().and_then(ck),
+            column: column_name(t.column.as_deref()),
+            marked_for_delete_at_micros: t.marked_for_delete_at_micros,
+            local_deletion_time_secs: t.local_deletion_time_secs,
+            shadowed,
+        };
         for r in &p.resurrections {
-            let t = &r.tombstone;
-            out.push(ExpectedZombie {
-                key: p.key.clone(),
-                tombstone_sstable: t.sstable,
-                kind: kind_name(t.kind),
-                ck: ck(&t.clustering),
-                range_end: t.range_end.as_deref().and_then(ck),
-                column: column_name(t.column.as_deref()),
-                marked_for_delete_at_micros: t.marked_for_delete_at_micros,
-                local_deletion_time_secs: t.local_deletion_time_secs,
-                shadowed: Some(ExpectedShadowed {
+            out.push(zombie(
+                &r.tombstone,
+                Some(ExpectedShadowed {
                     sstable: r.shadowed_sstable,
                     ck: if r.shadowed_is_static {
                         None
@@ -79,20 +82,10 @@ fn as_expected(found: &[PartitionZombies]) -> Vec<ExpectedZombie> {
                     timestamp_micros: r.shadowed_timestamp_micros,
                     pieces: r.shadowed_pieces,
                 }),
-            });
+            ));
         }
         for t in &p.garbage {
-            out.push(ExpectedZombie {
-                key: p.key.clone(),
-                tombstone_sstable: t.sstable,
-                kind: kind_name(t.kind),
-                ck: ck(&t.clustering),
-                range_end: t.range_end.as_deref().and_then(ck),
-                column: column_name(t.column.as_deref()),
-                marked_for_delete_at_micros: t.marked_for_delete_at_micros,
-                local_deletion_time_secs: t.local_deletion_time_secs,
-                shadowed: None,
-            });
+            out.push(zombie(t, None));
         }
     }
     out.sort();

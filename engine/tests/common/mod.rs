@@ -75,3 +75,20 @@ pub fn legacy_dir(fixtures: &Path, version: &str, table: &str) -> PathBuf {
         .join("legacy_tables")
         .join(table)
 }
+
+/// A counter shard as dump prints it (`"{kind} {id} clock {c} count {n}"`) with a `Local`
+/// shard's clock and count doubled (an SSTable merged with a copy of itself: local shards add
+/// up), and the count it then holds.
+pub fn doubled_local_shard(shard: &str) -> (String, i64) {
+    let parts: Vec<&str> = shard.split(' ').collect();
+    let (clock, count): (i64, i64) = (parts[3].parse().unwrap(), parts[5].parse().unwrap());
+    let factor = if parts[0] == "Local" { 2 } else { 1 };
+    let doubled = format!(
+        "{} {} clock {} count {}",
+        parts[0],
+        parts[1],
+        clock * factor,
+        count * factor
+    );
+    (doubled, count * factor)
+}
