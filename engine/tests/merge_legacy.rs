@@ -59,6 +59,16 @@ impl Loaded {
         }
     }
 
+    /// A written SSTable's files named as `nb-2-big-*` (generation 2 beside a fixture's 1).
+    fn nb_2(sink: &MemorySink) -> Loaded {
+        let named = sink
+            .files
+            .iter()
+            .map(|(c, b)| (format!("nb-2-big-{}", c.file_suffix()), b.clone()))
+            .collect();
+        Loaded::from_named(named)
+    }
+
     fn load(dir: &Path) -> Loaded {
         let named = common::files_under(dir)
             .iter()
@@ -333,15 +343,36 @@ fn big(v: &str) -> Version {
     Version::parse(Format::Big, v).unwrap()
 }
 
+/// `legacy_<v>_clust` (MANIFEST §3: `pk text, ck text, val text, PRIMARY KEY (pk, ck)`) and
+/// its schema.
+fn clust_table(fx: &Path, v: &str) -> (CqlSchemaFile, Loaded) {
+    let name = format!("legacy_{v}_clust");
+    let cql = format!("CREATE TABLE {name} (pk text, ck text, val text, PRIMARY KEY (pk, ck));");
+    let schema = parse_schema_cql(&cql).unwrap();
+    (schema, Loaded::load(&common::legacy_dir(fx, v, &name)))
+}
+
+/// `old` rewritten as `nb` by the scrub's `LegacyRewriter` with `schema` (`compact`: WITH
+/// COMPACT STORAGE), as generation 2; and the count of partitions written.
+fn nb_rewrite(old: &Loaded, schema: &CqlSchemaFile, compact: bool) -> (Loaded, u64) {
+    use sstable_engine::scrub::LegacyRewriter;
+    let table = schema_from_cql(&schema.table, compact).unwrap();
+    let mut rw =
+        LegacyRewriter::new(&old.metadata, table, big("nb"), MemorySink::default()).unwrap();
+    let files = old.slices();
+    SyncDriver::new(SliceSource { files: &files })
+        .run(&mut rw, &NoClock)
+        .unwrap();
+    let (sink, summary) = rw.finish().map_err(|(e, _)| e).unwrap();
+    (Loaded::nb_2(&sink), summary.partitions)
+}
+
 #[test]
 fn a_2x_table_merged_with_a_newer_3x_sstable_gives_the_constructed_content() {
     let Some(fx) = common::cassandra_fixtures("2.x merged with a 3.0 SSTable") else {
         return;
     };
-    let name = "legacy_la_clust";
-    let cql = format!("CREATE TABLE {name} (pk text, ck text, val text, PRIMARY KEY (pk, ck));");
-    let schema = parse_schema_cql(&cql).unwrap();
-    let old = Loaded::load(&common::legacy_dir(&fx, "la", name));
+    let (schema, old) = clust_table(&fx, "la");
     // A 3.0 SSTable (nb) of the same table, every timestamp newer than the 2.x data's:
     // partition "0": its first row's val replaced; "2": deleted whole; "5": a new partition.
     let ts = 4_000_000_000_000_000i64;
@@ -368,12 +399,7 @@ fn a_2x_table_merged_with_a_newer_3x_sstable_gives_the_constructed_content() {
         w.append(p).unwrap();
     }
     let (sink, _) = w.finish().unwrap();
-    let named = sink
-        .files
-        .iter()
-        .map(|(c, b)| (format!("nb-2-big-{}", c.file_suffix()), b.clone()))
-        .collect();
-    let new = Loaded::from_named(named);
+    let new = Loaded::nb_2(&sink);
     let (json, merged, _) = merge(&[("la-1-big", &old), ("nb-2-big", &new)], &schema).unwrap();
     let keys: Vec<&str> = json
         .iter()
@@ -565,29 +591,12 @@ fn range_tombstones_of_2x_become_3x_bounds_and_boundaries() {
 /// versions: the first SSTable's is kept), nothing lost.
 #[test]
 fn a_2x_table_merged_with_its_nb_rewrite_is_the_same_table_in_both() {
-    use sstable_engine::scrub::LegacyRewriter;
     let Some(fx) = common::cassandra_fixtures("2.x merged with its rewrite") else {
         return;
     };
-    let name = "legacy_ka_clust";
-    let cql = format!("CREATE TABLE {name} (pk text, ck text, val text, PRIMARY KEY (pk, ck));");
-    let schema = parse_schema_cql(&cql).unwrap();
-    let old = Loaded::load(&common::legacy_dir(&fx, "ka", name));
-    let table = schema_from_cql(&schema.table, false).unwrap();
-    let mut rw =
-        LegacyRewriter::new(&old.metadata, table, big("nb"), MemorySink::default()).unwrap();
-    let files = old.slices();
-    SyncDriver::new(SliceSource { files: &files })
-        .run(&mut rw, &NoClock)
-        .unwrap();
-    let (sink, summary) = rw.finish().map_err(|(e, _)| e).unwrap();
-    assert_eq!(summary.partitions, 5);
-    let named = sink
-        .files
-        .iter()
-        .map(|(c, b)| (format!("nb-2-big-{}", c.file_suffix()), b.clone()))
-        .collect();
-    let new = Loaded::from_named(named);
+    let (schema, old) = clust_table(&fx, "ka");
+    let (new, partitions) = nb_rewrite(&old, &schema, false);
+    assert_eq!(partitions, 5);
     let (json, merged, _) = merge(&[("ka-1", &old), ("nb-2-big", &new)], &schema).unwrap();
     let layout = LegacyLayout::from_cql(&schema.table, false).unwrap();
     let single = legacy_dump(&old, &layout);
@@ -764,7 +773,6 @@ fn every_compact_2x_fixture_table_merged_with_its_copy_is_its_content() {
 /// conversion): one table, its MANIFEST content, each part in both SSTables.
 #[test]
 fn a_compact_2x_table_merged_with_its_nb_rewrite_is_the_same_table_in_both() {
-    use sstable_engine::scrub::LegacyRewriter;
     let Some(fx) = common::cassandra_fixtures("compact 2.x merged with its rewrite") else {
         return;
     };
@@ -772,21 +780,8 @@ fn a_compact_2x_table_merged_with_its_nb_rewrite_is_the_same_table_in_both() {
     for (v, name, kind, cql) in compact_tables() {
         let schema = parse_schema_cql(&cql).unwrap();
         let old = Loaded::load(&common::legacy_dir(&fx, &v, &name));
-        let table = schema_from_cql(&schema.table, true).unwrap();
-        let mut rw =
-            LegacyRewriter::new(&old.metadata, table, big("nb"), MemorySink::default()).unwrap();
-        let files = old.slices();
-        SyncDriver::new(SliceSource { files: &files })
-            .run(&mut rw, &NoClock)
-            .unwrap();
-        let (sink, summary) = rw.finish().map_err(|(e, _)| e).unwrap();
-        assert_eq!(summary.partitions, 5, "{name}");
-        let named = sink
-            .files
-            .iter()
-            .map(|(c, b)| (format!("nb-2-big-{}", c.file_suffix()), b.clone()))
-            .collect();
-        let new = Loaded::from_named(named);
+        let (new, partitions) = nb_rewrite(&old, &schema, true);
+        assert_eq!(partitions, 5, "{name}");
         let layout = LegacyLayout::from_cql(&schema.table, true).unwrap();
         let mut single = legacy_dump(&old, &layout);
         let mut local_shards = false;

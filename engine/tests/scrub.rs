@@ -624,6 +624,37 @@ fn legacy_dump(
     out
 }
 
+/// The 2.x fixture table `legacy_<v>_<suffix>` (`compact`: its `_compact` variant, `WITH
+/// COMPACT STORAGE`) with the `CREATE TABLE` of `body`: its name, table, SSTable and dump.
+fn legacy_fixture(
+    fx: &Path,
+    v: &str,
+    suffix: &str,
+    body: &str,
+    compact: bool,
+) -> (
+    String,
+    sstable_engine::cql_schema::CqlTable,
+    SSTable,
+    Vec<serde_json::Value>,
+) {
+    use sstable_engine::component::legacy_data::LegacyLayout;
+    use sstable_engine::cql_schema::parse_create_table;
+    let (name, options) = if compact {
+        (
+            format!("legacy_{v}_{suffix}_compact"),
+            " WITH COMPACT STORAGE",
+        )
+    } else {
+        (format!("legacy_{v}_{suffix}"), "")
+    };
+    let table = parse_create_table(&format!("CREATE TABLE {name} {body}{options}")).unwrap();
+    let layout = LegacyLayout::from_cql(&table, compact).unwrap();
+    let t = SSTable::load(&common::legacy_dir(fx, v, &name));
+    let original = legacy_dump(&t, &layout);
+    (name, table, t, original)
+}
+
 /// `t` (a 2.x fixture table) rewritten as `target` with the schema of its `CREATE TABLE`
 /// (`compact`: `WITH COMPACT STORAGE`): the output, which must verify valid, and the count of
 /// partitions written.
@@ -651,19 +682,13 @@ fn rewritten_legacy(
 
 #[test]
 fn every_non_compact_2x_fixture_rewritten_with_its_schema_dumps_the_same_and_verifies() {
-    use sstable_engine::component::legacy_data::LegacyLayout;
-    use sstable_engine::cql_schema::parse_create_table;
     let Some(fx) = common::cassandra_fixtures("scrub 2.x rewrite") else {
         return;
     };
     let mut rewritten = 0;
     for v in ["jb", "ka", "la"] {
         for (suffix, body) in LEGACY_SCHEMAS {
-            let name = format!("legacy_{v}_{suffix}");
-            let table = parse_create_table(&format!("CREATE TABLE {name} {body}")).unwrap();
-            let layout = LegacyLayout::from_cql(&table, false).unwrap();
-            let t = SSTable::load(&common::legacy_dir(&fx, v, &name));
-            let original = legacy_dump(&t, &layout);
+            let (name, table, t, original) = legacy_fixture(&fx, v, suffix, body, false);
             assert!(!original.is_empty(), "{name}");
             for target in ["nb", "oa"] {
                 let (out, partitions) = rewritten_legacy(&name, &t, &table, false, target);
@@ -687,21 +712,13 @@ fn every_non_compact_2x_fixture_rewritten_with_its_schema_dumps_the_same_and_ver
 /// (`db/CompactTables.java`), the clust tables' 50 rows without a row marker.
 #[test]
 fn every_compact_2x_fixture_rewritten_with_its_schema_dumps_the_same_and_verifies() {
-    use sstable_engine::component::legacy_data::LegacyLayout;
-    use sstable_engine::cql_schema::parse_create_table;
     let Some(fx) = common::cassandra_fixtures("scrub compact 2.x rewrite") else {
         return;
     };
     let mut rewritten = 0;
     for v in ["jb", "ka", "la"] {
         for (suffix, body) in LEGACY_SCHEMAS {
-            let name = format!("legacy_{v}_{suffix}_compact");
-            let table =
-                parse_create_table(&format!("CREATE TABLE {name} {body} WITH COMPACT STORAGE"))
-                    .unwrap();
-            let layout = LegacyLayout::from_cql(&table, true).unwrap();
-            let t = SSTable::load(&common::legacy_dir(&fx, v, &name));
-            let original = legacy_dump(&t, &layout);
+            let (name, table, t, original) = legacy_fixture(&fx, v, suffix, body, true);
             assert_eq!(original.len(), 5, "{name}");
             for p in &original {
                 let rows = p["rows"].as_array().unwrap();
