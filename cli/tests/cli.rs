@@ -2,25 +2,13 @@
 //! keys that begin with `-`, and a closed stdout pipe ending the process quietly.
 
 use crate::common;
+use crate::support::run;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
-
-/// Runs the binary: (stdout, stderr, exit code).
-fn run(args: &[&str]) -> (String, String, i32) {
-    let out = Command::new(env!("CARGO_BIN_EXE_sstable-inspect"))
-        .args(args)
-        .output()
-        .expect("run sstable-inspect");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.code().unwrap_or(-1),
-    )
-}
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()

@@ -3,6 +3,7 @@
 //! with `dump --json` of the same SSTables.
 
 use crate::common;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -276,36 +277,7 @@ fn split_exports_write_the_sequential_runs_bytes_on_generated_sstables() {
         ("plain", "nb", "none", "29", "11"),
     ] {
         let dir = out_dir(&format!("gen-{name}"));
-        let out = Command::new(env!("CARGO_BIN_EXE_sstable-inspect"))
-            .args([
-                "generate",
-                "-q",
-                "--out",
-                dir.to_str().unwrap(),
-                "--version",
-                version,
-                "--compression",
-                compression,
-                "--partitions",
-                partitions,
-                "--rows-per-partition",
-                rows,
-                "--chunk-kib",
-                "4",
-                "--seed",
-                "26",
-                "--ttl-fraction",
-                "0.3",
-                "--tombstone-fraction",
-                "0.2",
-            ])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        support::generate_split_table(&dir, version, compression, partitions, rows, "4");
         assert_export_jobs_agree(&dir, name, &["1", "7", "100", "8192"], true);
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -2,6 +2,7 @@
 //! `info` command read back; bad usage exits 2.
 
 use crate::common;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -15,12 +16,21 @@ fn bin() -> Command {
 }
 
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "sstable-inspect-generate-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+    support::fresh_temp_dir("generate", name)
+}
+
+/// `nb`, 200 partitions × 20 rows in LZ4 chunks of 4 KiB, seed 3, 10 % TTLs and tombstones.
+fn nb_options() -> Vec<&'static str> {
+    let mut args = support::NB_200_BY_20_LZ4_4K.to_vec();
+    args.extend([
+        "--seed",
+        "3",
+        "--ttl-fraction",
+        "0.1",
+        "--tombstone-fraction",
+        "0.1",
+    ]);
+    args
 }
 
 fn generate(dir: &Path, extra: &[&str]) -> Output {
@@ -36,27 +46,7 @@ fn generate(dir: &Path, extra: &[&str]) -> Output {
 #[test]
 fn generate_writes_a_readable_nb_sstable() {
     let dir = temp_dir("nb");
-    let out = generate(
-        &dir,
-        &[
-            "--version",
-            "nb",
-            "--compression",
-            "lz4",
-            "--partitions",
-            "200",
-            "--rows-per-partition",
-            "20",
-            "--chunk-kib",
-            "4",
-            "--seed",
-            "3",
-            "--ttl-fraction",
-            "0.1",
-            "--tombstone-fraction",
-            "0.1",
-        ],
-    );
+    let out = generate(&dir, &nb_options());
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -117,27 +107,7 @@ fn generate_writes_a_readable_nb_sstable() {
 
     // The same options give the same bytes.
     let again = temp_dir("nb-again");
-    let out = generate(
-        &again,
-        &[
-            "--version",
-            "nb",
-            "--compression",
-            "lz4",
-            "--partitions",
-            "200",
-            "--rows-per-partition",
-            "20",
-            "--chunk-kib",
-            "4",
-            "--seed",
-            "3",
-            "--ttl-fraction",
-            "0.1",
-            "--tombstone-fraction",
-            "0.1",
-        ],
-    );
+    let out = generate(&again, &nb_options());
     assert_eq!(out.status.code(), Some(0));
     for name in common::files_under(&dir) {
         assert_eq!(

@@ -5,8 +5,9 @@
 //! straddle the range edges (small chunks, partitions of a few KiB, compressed and not).
 
 use crate::common;
+use crate::support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn run(args: &[&str]) -> Output {
@@ -61,15 +62,6 @@ fn assert_jobs_agree(path: &Path, expect_output: bool) {
     }
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "sstable-inspect-jobs-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
 #[test]
 fn split_scans_print_what_the_sequential_scan_prints_on_generated_sstables() {
     for (name, version, compression, partitions, rows, chunk_kib) in [
@@ -77,34 +69,8 @@ fn split_scans_print_what_the_sequential_scan_prints_on_generated_sstables() {
         ("plain", "nb", "none", "29", "11", "4"),
         ("one", "oa", "zstd", "1", "300", "4"),
     ] {
-        let dir = temp_dir(name);
-        let out = run(&[
-            "generate",
-            "-q",
-            "--out",
-            dir.to_str().unwrap(),
-            "--version",
-            version,
-            "--compression",
-            compression,
-            "--partitions",
-            partitions,
-            "--rows-per-partition",
-            rows,
-            "--chunk-kib",
-            chunk_kib,
-            "--seed",
-            "26",
-            "--ttl-fraction",
-            "0.3",
-            "--tombstone-fraction",
-            "0.2",
-        ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let dir = support::fresh_temp_dir("jobs", name);
+        support::generate_split_table(&dir, version, compression, partitions, rows, chunk_kib);
         assert_jobs_agree(&dir, true);
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -2,10 +2,10 @@
 //! §3, §6), asserted against Data.db decoded independently here.
 
 use crate::common;
+use crate::support::run;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 use sstable_engine::clock::NoClock;
@@ -22,19 +22,6 @@ const TABLES: [&str; 4] = ["simple", "simple_counter", "clust", "clust_counter"]
 const VERSIONS: [&str; 12] = [
     "ka", "la", "ma", "mb", "mc", "md", "me", "na", "nb", "nc", "oa", "da",
 ];
-
-/// Runs the binary: (stdout, stderr, exit code).
-fn run(args: &[&str]) -> (String, String, i32) {
-    let out = Command::new(env!("CARGO_BIN_EXE_sstable-inspect"))
-        .args(args)
-        .output()
-        .expect("run sstable-inspect");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.code().unwrap_or(-1),
-    )
-}
 
 fn run_json(args: &[&str]) -> (Value, i32) {
     let (stdout, stderr, code) = run(args);

@@ -3,6 +3,7 @@
 
 #[path = "../../engine/tests/common/mod.rs"]
 mod common;
+mod support;
 
 mod analytics;
 mod atoms;

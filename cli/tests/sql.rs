@@ -4,28 +4,16 @@
 //! unknown column exit 2 with DataFusion's message.
 
 use crate::common;
+use crate::support::{self, run};
 
 #[path = "sql_legacy.rs"]
 mod legacy;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use arrow_array::cast::AsArray;
 use arrow_array::Array;
 use serde_json::Value;
-
-fn run(args: &[&str]) -> (String, String, i32) {
-    let out = Command::new(env!("CARGO_BIN_EXE_sstable-inspect"))
-        .args(args)
-        .output()
-        .expect("run sstable-inspect");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.code().unwrap_or(-1),
-    )
-}
 
 fn dump(dir: &Path, extra: &[&str]) -> Vec<Value> {
     let mut args = vec!["dump", dir.to_str().unwrap(), "--json"];
@@ -65,17 +53,23 @@ fn copy_dir(src: &Path, dir: &Path) {
     }
 }
 
+/// `sql ARGS…`, which must exit 0: its (stdout, stderr).
+fn sql(args: &[&str]) -> (String, String) {
+    let mut all = vec!["sql"];
+    all.extend_from_slice(args);
+    let (stdout, stderr, code) = run(&all);
+    assert_eq!(code, 0, "{args:?}: {stderr}");
+    (stdout, stderr)
+}
+
 /// One number from a one-row, one-column query (`--csv`: header, then the value).
 fn scalar(query: &str, dir: &Path) -> String {
-    let (stdout, stderr, code) = run(&["sql", query, dir.to_str().unwrap(), "--csv"]);
-    assert_eq!(code, 0, "{query}: {stderr}");
-    stdout.lines().nth(1).unwrap_or("").to_owned()
+    rows_of(query, dir).into_iter().next().unwrap_or_default()
 }
 
 /// The result of `query` over `dir` as CSV lines without the header.
 fn rows_of(query: &str, dir: &Path) -> Vec<String> {
-    let (stdout, stderr, code) = run(&["sql", query, dir.to_str().unwrap(), "--csv"]);
-    assert_eq!(code, 0, "{query}: {stderr}");
+    let (stdout, _) = sql(&[query, dir.to_str().unwrap(), "--csv"]);
     stdout.lines().skip(1).map(str::to_owned).collect()
 }
 
@@ -205,13 +199,11 @@ fn bad_sql_and_unknown_columns_exit_2() {
     let (_, stderr, code) = run(&["sql", "SELECT nope FROM t", d]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("No field named nope"), "{stderr}");
-    let (stdout, _, code) = run(&[
-        "sql",
+    let (stdout, _) = sql(&[
         "SELECT partition_key, val FROM t ORDER BY partition_key LIMIT 2",
         d,
         "--json",
     ]);
-    assert_eq!(code, 0);
     let v: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(
         v,
@@ -255,22 +247,7 @@ fn generate_small_chunks(tag: &str) -> (PathBuf, u64) {
     let dir =
         std::env::temp_dir().join(format!("sstable-inspect-sql-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let (_, stderr, code) = run(&[
-        "generate",
-        "--out",
-        dir.to_str().unwrap(),
-        "--version",
-        "nb",
-        "--compression",
-        "lz4",
-        "--partitions",
-        "200",
-        "--rows-per-partition",
-        "20",
-        "--chunk-kib",
-        "4",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+    support::generate_sstable(&dir, &support::NB_200_BY_20_LZ4_4K);
     let data_len = std::fs::metadata(dir.join("nb-1-big-Data.db"))
         .unwrap()
         .len();
@@ -300,8 +277,7 @@ fn a_key_lookup_reads_only_the_partitions_chunks() {
     assert!(dumped >= 20, "{dumped}");
 
     let query = format!("SELECT count(*) FROM t WHERE partition_key = {key}");
-    let (stdout, stderr, code) = run(&["sql", &query, d, "--csv", "--stats", "--now", NOW]);
-    assert_eq!(code, 0, "{stderr}");
+    let (stdout, stderr) = sql(&[&query, d, "--csv", "--stats", "--now", NOW]);
     assert_eq!(stdout.lines().nth(1), Some(dumped.to_string().as_str()));
     let reads_line = stderr
         .lines()
@@ -333,8 +309,7 @@ fn a_key_lookup_reads_only_the_partitions_chunks() {
     eprintln!("key {key}: {read_bytes} of {data_len} Data.db bytes, {reads_line}");
 
     // Without the key filter every chunk is read.
-    let (stdout, stderr, code) = run(&[
-        "sql",
+    let (stdout, stderr) = sql(&[
         "SELECT count(*) FROM t",
         d,
         "--csv",
@@ -342,34 +317,19 @@ fn a_key_lookup_reads_only_the_partitions_chunks() {
         "--now",
         NOW,
     ]);
-    assert_eq!(code, 0, "{stderr}");
     // The merged read's rows (the same file's partition deletions and range tombstones applied).
     let all = dumped_rows(&read_json(&dir, &[]), |_| true).to_string();
     assert_eq!(stdout.lines().nth(1), Some(all.as_str()));
     assert!(stderr.contains(&format!("({data_len} bytes)")), "{stderr}");
     // Planning reads no Data.db byte: the rows are decoded when the plan runs, as a stream.
-    let (stdout, stderr, code) = run(&[
-        "sql",
-        "EXPLAIN SELECT count(*) FROM t",
-        d,
-        "--csv",
-        "--stats",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+    let (stdout, stderr) = sql(&["EXPLAIN SELECT count(*) FROM t", d, "--csv", "--stats"]);
     assert!(stdout.contains("StreamingTableExec"), "{stdout}");
     assert!(
         stderr.contains("read: Data.db reads 0 (0 bytes)"),
         "{stderr}"
     );
     // A LIMIT stops the reading: the first chunk, not the file.
-    let (stdout, stderr, code) = run(&[
-        "sql",
-        "SELECT _position FROM t LIMIT 1",
-        d,
-        "--csv",
-        "--stats",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+    let (stdout, stderr) = sql(&["SELECT _position FROM t LIMIT 1", d, "--csv", "--stats"]);
     // The first row in Data.db order.
     let (first, _, _) = run(&["sql", "SELECT min(_position) FROM t", d, "--csv"]);
     assert_eq!(stdout.lines().nth(1), first.lines().nth(1));
@@ -379,13 +339,9 @@ fn a_key_lookup_reads_only_the_partitions_chunks() {
         .unwrap_or_else(|| panic!("{stderr}"));
     assert!(limited.starts_with("read: Data.db reads 1 "), "{limited}");
     // A projection of two columns: their values for the key, as dump has them.
-    let (stdout, stderr, code) = run(&[
-        "sql",
-        &format!("SELECT clustering_0, partition_key FROM t WHERE partition_key = {key} AND _kind = 'row' LIMIT 1"),
+    let (stdout, _) = sql(&[&format!("SELECT clustering_0, partition_key FROM t WHERE partition_key = {key} AND _kind = 'row' LIMIT 1"),
         d,
-        "--json",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+        "--json"]);
     let v: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(v[0].as_object().unwrap().len(), 2, "{stdout}");
     assert_eq!(v[0]["partition_key"].to_string(), key, "{stdout}");
@@ -407,10 +363,8 @@ fn parquet_output_reads_back_as_the_csv_result() {
         "sstable-inspect-sql-{}.parquet",
         std::process::id()
     ));
-    let (_, stderr, code) = run(&["sql", query, d, "--parquet", file.to_str().unwrap()]);
-    assert_eq!(code, 0, "{stderr}");
-    let (csv, _, code) = run(&["sql", query, d, "--csv"]);
-    assert_eq!(code, 0);
+    sql(&[query, d, "--parquet", file.to_str().unwrap()]);
+    let (csv, _) = sql(&[query, d, "--csv"]);
     let expected: Vec<&str> = csv.lines().skip(1).collect();
     assert!(expected.len() > 1);
     let f = std::fs::File::open(&file).unwrap();
@@ -470,14 +424,12 @@ fn schema_cql_names_the_key_and_clustering_columns() {
     let data_len = std::fs::metadata(dir.join("nb-1-big-Data.db"))
         .unwrap()
         .len();
-    let (stdout, stderr, code) = run(&[
-        "sql",
+    let (stdout, stderr) = sql(&[
         "SELECT count(*) AS n, min(ck) AS first FROM t WHERE pk = '2'",
         d,
         "--csv",
         "--stats",
     ]);
-    assert_eq!(code, 0, "{stderr}");
     let key = dump(&dir, &["--key", "2"]);
     let first = key[0]["rows"]
         .as_array()
@@ -563,15 +515,7 @@ fn sql_answers_from_the_merged_read_of_the_tables_sstables() {
     let parts: Vec<Value> = serde_json::from_str(&stdout).unwrap();
     let merged = dumped_rows(&parts, |_| true);
     let count = |path: &str| {
-        let (stdout, stderr, code) = run(&[
-            "sql",
-            "SELECT count(*) FROM t",
-            path,
-            "--csv",
-            "--now",
-            &now,
-        ]);
-        assert_eq!(code, 0, "{stderr}");
+        let (stdout, _) = sql(&["SELECT count(*) FROM t", path, "--csv", "--now", &now]);
         stdout.lines().nth(1).unwrap().parse::<usize>().unwrap()
     };
     assert_eq!(count(d), merged);
@@ -586,15 +530,13 @@ fn sql_answers_from_the_merged_read_of_the_tables_sstables() {
     let concatenated: usize = datas.iter().map(|p| count(p.to_str().unwrap())).sum();
     assert!(concatenated > merged, "{concatenated} vs {merged}");
 
-    let (stdout, stderr, code) = run(&[
-        "sql",
+    let (stdout, _) = sql(&[
         "SELECT partition_key, clustering_0, v, n FROM t WHERE _kind = 'row'",
         d,
         "--json",
         "--now",
         &now,
     ]);
-    assert_eq!(code, 0, "{stderr}");
     let rows: Vec<Value> = serde_json::from_str(&stdout).unwrap();
     let got: std::collections::BTreeMap<_, _> = rows
         .iter()
@@ -647,8 +589,7 @@ fn a_token_range_reads_only_the_ranges_chunks() {
     assert_eq!(parts.len(), 200);
     let expected = dumped_rows(&parts[first..last], |_| true);
     let query = format!("SELECT count(*), count(DISTINCT partition_key) FROM t WHERE __token >= {a} AND __token < {b}");
-    let (stdout, stderr, code) = run(&["sql", &query, d, "--csv", "--stats", "--now", NOW]);
-    assert_eq!(code, 0, "{stderr}");
+    let (stdout, stderr) = sql(&[&query, d, "--csv", "--stats", "--now", NOW]);
     assert_eq!(
         stdout.lines().nth(1),
         Some(format!("{expected},{}", last - first).as_str()),
@@ -700,13 +641,11 @@ fn a_token_range_reads_only_the_ranges_chunks() {
         "{index_read} of {index_len}: {stderr}"
     );
     // The token column is each row's partition token: the first partition's.
-    let (stdout, _, code) = run(&[
-        "sql",
+    let (stdout, _) = sql(&[
         &format!("SELECT min(__token) FROM t WHERE __token >= {a}"),
         d,
         "--csv",
     ]);
-    assert_eq!(code, 0);
     assert_eq!(stdout.lines().nth(1), Some(a.to_string().as_str()));
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -735,26 +674,22 @@ fn a_2x_snapshot_is_queried_with_its_schema_types_and_names() {
         "CREATE TABLE IF NOT EXISTS legacy_tables.legacy_ka_14873 (\n    pkc int,\n    cc int,\n    sc int static,\n    rc text,\n    PRIMARY KEY (pkc, cc)\n) WITH CLUSTERING ORDER BY (cc DESC);\n",
     )
     .unwrap();
-    let (stdout, stderr, code) = run(&[
-        "sql",
+    let (stdout, _) = sql(&[
         "SELECT arrow_typeof(pkc) AS k, arrow_typeof(cc) AS c, arrow_typeof(sc) AS s, \
          arrow_typeof(rc) AS r FROM t LIMIT 1",
         d,
         "--csv",
     ]);
-    assert_eq!(code, 0, "{stderr}");
     assert_eq!(
         stdout.lines().nth(1),
         Some("Int32,Int32,Int32,Utf8"),
         "{stdout}"
     );
-    let (stdout, stderr, code) = run(&[
-        "sql",
+    let (stdout, _) = sql(&[
         "SELECT pkc, cc, rc FROM t WHERE _kind = 'row' ORDER BY cc",
         d,
         "--csv",
     ]);
-    assert_eq!(code, 0, "{stderr}");
     let rows: Vec<&str> = stdout.lines().skip(1).collect();
     let expected: Vec<String> = (1..=5)
         .map(|i| format!("0,{i},{}", i.to_string().repeat(256)))
@@ -916,9 +851,7 @@ fn sql_agrees_with_read_on_the_other_3_0_fixture_tables() {
         assert!(dir.is_dir(), "{}", dir.display());
         let parts = read_json(dir, &[]);
         let d = dir.to_str().unwrap();
-        let (stdout, stderr, code) =
-            run(&["sql", "SELECT count(*) FROM t", d, "--csv", "--now", NOW]);
-        assert_eq!(code, 0, "{d}: {stderr}");
+        let (stdout, _) = sql(&["SELECT count(*) FROM t", d, "--csv", "--now", NOW]);
         assert_eq!(
             stdout.lines().nth(1).unwrap(),
             dumped_rows(&parts, |_| true).to_string(),
@@ -946,8 +879,7 @@ fn sql_agrees_with_read_on_the_other_3_0_fixture_tables() {
         // (table4 has only a collection column: no simple column to compare.)
         for (name, max) in stamps {
             let query = format!("SELECT CAST(max({name}__writetime) AS BIGINT) FROM t");
-            let (stdout, stderr, code) = run(&["sql", &query, d, "--csv", "--now", NOW]);
-            assert_eq!(code, 0, "{d}: {stderr}");
+            let (stdout, _) = sql(&[&query, d, "--csv", "--now", NOW]);
             assert_eq!(
                 stdout.lines().nth(1).unwrap(),
                 max.to_string(),

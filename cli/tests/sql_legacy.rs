@@ -6,37 +6,15 @@
 
 use crate::common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
+
+use super::{rows_of as rows, run, scalar, sql};
 
 const CQL: &str = "CREATE TABLE legacy_tables.legacy_la_clust (pk text, ck text, val text, \
                    PRIMARY KEY (pk, ck));\n";
 
 /// MANIFEST.md §3: `legacy_ma_clust`'s 128-character `val`.
 const MA_VAL: &str = "ftzoazjbohvmcdapafmgerkdrcqqhixhfqoasklsfjbbubbhcahxnljfgxvmiprapmexbduesgleepqpgjdpxtoxeldnokapzqimsgpyshbrosspfgtlpwlasbibibsz";
-
-fn run(args: &[&str]) -> (String, String, i32) {
-    let out = Command::new(env!("CARGO_BIN_EXE_sstable-inspect"))
-        .args(args)
-        .output()
-        .expect("run sstable-inspect");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.code().unwrap_or(-1),
-    )
-}
-
-/// The result of `query` over `dir` as CSV lines without the header.
-fn rows(query: &str, dir: &Path) -> Vec<String> {
-    let (stdout, stderr, code) = run(&["sql", query, dir.to_str().unwrap(), "--csv"]);
-    assert_eq!(code, 0, "{query}: {stderr}");
-    stdout.lines().skip(1).map(str::to_owned).collect()
-}
-
-fn scalar(query: &str, dir: &Path) -> String {
-    rows(query, dir).into_iter().next().unwrap_or_default()
-}
 
 /// A fresh directory named by `tag` holding `legacy_la_clust` as generation 1 and, per
 /// `second`, as generation 2 (`"la"`) or `legacy_ma_clust` beside it (`"ma"`) or alone (any
@@ -113,16 +91,13 @@ fn a_2x_table_and_its_copy_are_one_merged_table() {
     let d = dir.to_str().unwrap();
     // A key equality is found through each 2.x SSTable's Index.db: fewer Data.db bytes than
     // the whole read.
-    let (_, all_stats, code) = run(&["sql", "SELECT count(*) FROM t", d, "--csv", "--stats"]);
-    assert_eq!(code, 0, "{all_stats}");
-    let (stdout, key_stats, code) = run(&[
-        "sql",
+    let (_, all_stats) = sql(&["SELECT count(*) FROM t", d, "--csv", "--stats"]);
+    let (stdout, key_stats) = sql(&[
         "SELECT count(*) FROM t WHERE pk = '3'",
         d,
         "--csv",
         "--stats",
     ]);
-    assert_eq!(code, 0, "{key_stats}");
     assert_eq!(stdout.lines().nth(1), Some("50"));
     assert!(key_stats.contains("read: Index.db"), "{key_stats}");
     let (all, key) = (data_reads(&all_stats).1, data_reads(&key_stats).1);
@@ -209,13 +184,11 @@ fn a_2x_token_range_starts_from_its_index() {
     let token: i64 = scalar("SELECT min(__token) FROM t", &dir).parse().unwrap();
     let d = dir.to_str().unwrap();
     let at = format!("SELECT count(*) FROM t WHERE _kind = 'row' AND __token >= {token}");
-    let (stdout, stats, code) = run(&["sql", &at, d, "--csv", "--stats"]);
-    assert_eq!(code, 0, "{stats}");
+    let (stdout, stats) = sql(&[&at, d, "--csv", "--stats"]);
     assert_eq!(stdout.lines().nth(1), Some("3"));
     assert!(stats.contains("read: Index.db"), "{stats}");
     let past = format!("SELECT count(*) FROM t WHERE __token > {token}");
-    let (stdout, stats, code) = run(&["sql", &past, d, "--csv", "--stats"]);
-    assert_eq!(code, 0, "{stats}");
+    let (stdout, stats) = sql(&[&past, d, "--csv", "--stats"]);
     assert_eq!(stdout.lines().nth(1), Some("0"));
     assert_eq!(data_reads(&stats), (0, 0), "{stats}");
     let _ = std::fs::remove_dir_all(&dir);

@@ -2,6 +2,7 @@
 //! generator's model, `write::expected_counts`) and against the fixtures' MANIFEST.md.
 
 use crate::common;
+use crate::common::sstables;
 
 use std::path::Path;
 
@@ -14,10 +15,8 @@ use sstable_engine::clock::NoClock;
 use sstable_engine::component::data::{DataItem, VisitStep};
 use sstable_engine::component::ComponentType;
 use sstable_engine::compress::Compressor;
-use sstable_engine::descriptor::parse_file_name;
-use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
+use sstable_engine::info::SSTableMetadata;
 use sstable_engine::range::{SliceSource, SyncDriver};
-use sstable_engine::sstable_set::group_files;
 use sstable_engine::write::{
     expected_counts, generate, ExpectedPartition, GenerateOptions, MemorySink,
 };
@@ -42,29 +41,10 @@ impl Table {
     }
 }
 
-fn metadata_of(
-    version: &str,
-    generation: u64,
-    files: &[(ComponentType, Vec<u8>)],
-) -> SSTableMetadata {
-    let (descriptor, _) = parse_file_name(&format!("{version}-{generation}-big-Data.db")).unwrap();
-    let inputs: Vec<ComponentInput<'_>> = files
-        .iter()
-        .map(|(c, b)| ComponentInput {
-            component: c,
-            size_bytes: b.len() as u64,
-            bytes: reads_whole(c).then_some(b.as_slice()),
-        })
-        .collect();
-    let m = decode_metadata(&descriptor, &inputs);
-    assert!(m.errors.is_empty(), "{:?}", m.errors);
-    m
-}
-
 fn build(options: &GenerateOptions, generation: u64) -> Table {
     let g = generate(options, MemorySink::default()).unwrap();
     let files: Vec<(ComponentType, Vec<u8>)> = g.sink.files.into_iter().collect();
-    let metadata = metadata_of(&options.version.to_string(), generation, &files);
+    let metadata = sstables::generated_metadata(&options.version.to_string(), generation, &files);
     Table { files, metadata }
 }
 
@@ -436,29 +416,12 @@ fn expired_sstables_and_their_blockers() {
 
 /// A fixture directory's SSTables: (prefix, metadata, Data.db bytes).
 fn load_dir(dir: &Path) -> Vec<(String, SSTableMetadata, Vec<u8>)> {
-    let names: Vec<String> = common::files_under(dir)
-        .into_iter()
-        .map(|n| dir.join(n).to_string_lossy().into_owned())
-        .collect();
-    let grouping = group_files(&names);
+    let (names, grouping) = sstables::grouped_dir(dir);
     grouping
         .sstables
         .iter()
         .map(|s| {
-            let contents: Vec<(ComponentType, Vec<u8>)> = s
-                .files
-                .iter()
-                .map(|(c, i)| (c.clone(), std::fs::read(&names[*i]).unwrap()))
-                .collect();
-            let inputs: Vec<ComponentInput<'_>> = contents
-                .iter()
-                .map(|(c, b)| ComponentInput {
-                    component: c,
-                    size_bytes: b.len() as u64,
-                    bytes: reads_whole(c).then_some(b.as_slice()),
-                })
-                .collect();
-            let m = decode_metadata(&s.descriptor, &inputs);
+            let (contents, m) = sstables::read_sstable(&names, s);
             let data = contents
                 .iter()
                 .find(|(c, _)| *c == ComponentType::Data)
@@ -973,30 +936,13 @@ fn the_analytics_pass_split_over_every_fixture_merges_to_the_sequential_pass() {
     ) else {
         return;
     };
-    let names: Vec<String> = common::files_under(&fx)
-        .into_iter()
-        .map(|n| fx.join(n).to_string_lossy().into_owned())
-        .collect();
-    let grouping = group_files(&names);
+    let (names, grouping) = sstables::grouped_dir(&fx);
     let (mut compared, mut split, mut failing) = (0, 0, 0);
     for s in &grouping.sstables {
         if !s.descriptor.version.has_row_format() {
             continue;
         }
-        let contents: Vec<(ComponentType, Vec<u8>)> = s
-            .files
-            .iter()
-            .map(|(c, i)| (c.clone(), std::fs::read(&names[*i]).unwrap()))
-            .collect();
-        let inputs: Vec<ComponentInput<'_>> = contents
-            .iter()
-            .map(|(c, b)| ComponentInput {
-                component: c,
-                size_bytes: b.len() as u64,
-                bytes: reads_whole(c).then_some(b.as_slice()),
-            })
-            .collect();
-        let m = decode_metadata(&s.descriptor, &inputs);
+        let (contents, m) = sstables::read_sstable(&names, s);
         if analytics::data_reader(&m).is_err() {
             continue;
         }

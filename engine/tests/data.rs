@@ -4,6 +4,7 @@
 //! panic or an endless loop) and a synthetic ≥ 64-column row.
 
 use crate::common;
+use crate::common::legacy::{legacy_tables, long_value};
 
 use std::path::{Path, PathBuf};
 
@@ -170,33 +171,6 @@ fn manifest_val(v: &str, compact: bool) -> &'static str {
     }
 }
 
-fn tables(v: &str) -> Vec<String> {
-    let mut names: Vec<String> = ["simple", "simple_counter", "clust", "clust_counter"]
-        .iter()
-        .map(|t| format!("legacy_{v}_{t}"))
-        .collect();
-    if !["nb", "nc", "oa", "da"].contains(&v) {
-        for t in [
-            "simple_compact",
-            "simple_counter_compact",
-            "clust_compact",
-            "clust_counter_compact",
-        ] {
-            names.push(format!("legacy_{v}_{t}"));
-        }
-    }
-    names
-}
-
-/// `first + LONG` (MANIFEST §3: LONG = "0123456789" × 120).
-fn long_value(first: &str) -> Vec<u8> {
-    let mut v = first.as_bytes().to_vec();
-    for _ in 0..120 {
-        v.extend_from_slice(b"0123456789");
-    }
-    v
-}
-
 /// The 50 clustering values `str(i) + LONG` sorted as text (so "10"+LONG = "100123…" comes
 /// before "1"+LONG = "10123…"); the first is "0"+LONG, the last "9"+LONG.
 fn clustering_order() -> Vec<Vec<u8>> {
@@ -258,7 +232,7 @@ fn legacy_tables_in_every_version() {
     let order = clustering_order();
     for v in VERSIONS {
         let lengths = manifest_lengths(v);
-        for table_name in tables(v) {
+        for table_name in legacy_tables(v) {
             let ctx = format!("{v}/{table_name}");
             let table = load(&common::legacy_dir(&fx, v, &table_name));
             assert_eq!(table.version.as_str(), v);
@@ -1499,7 +1473,7 @@ fn scan_counts_match_the_manifest() {
         return;
     };
     for v in VERSIONS {
-        for table_name in tables(v) {
+        for table_name in legacy_tables(v) {
             let ctx = format!("{v}/{table_name}");
             let table = load(&common::legacy_dir(&fx, v, &table_name));
             let mut reader = table.reader(DecodeOptions::default());
@@ -1551,7 +1525,7 @@ fn an_owned_cell_viewed_is_the_same_cell() {
     };
     let mut dirs: Vec<PathBuf> = Vec::new();
     for v in VERSIONS {
-        for t in tables(v) {
+        for t in legacy_tables(v) {
             dirs.push(common::legacy_dir(&fx, v, &t));
         }
     }

@@ -14,7 +14,7 @@ use sstable_engine::component::ComponentType;
 use sstable_engine::index_listing::{
     IndexListing, ListedBlocks, ListedPartition, ListingItem, ListingOptions,
 };
-use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
+use sstable_engine::info::SSTableMetadata;
 use sstable_engine::range::{ByteRange, FnSource, RangeSource, SliceSource, SyncDriver};
 use sstable_engine::sstable_set::group_files;
 use sstable_engine::Error;
@@ -39,20 +39,7 @@ fn load(dir: &Path) -> Table {
     names.sort();
     let grouping = group_files(&names);
     let sstable = grouping.sstables.first().expect("an SSTable");
-    let files: Vec<(ComponentType, Vec<u8>)> = sstable
-        .files
-        .iter()
-        .map(|(c, i)| (c.clone(), std::fs::read(&names[*i]).unwrap()))
-        .collect();
-    let inputs: Vec<ComponentInput<'_>> = files
-        .iter()
-        .map(|(c, bytes)| ComponentInput {
-            component: c,
-            size_bytes: bytes.len() as u64,
-            bytes: reads_whole(c).then_some(bytes.as_slice()),
-        })
-        .collect();
-    let metadata = decode_metadata(&sstable.descriptor, &inputs);
+    let (files, metadata) = common::sstables::read_sstable(&names, sstable);
     assert!(metadata.errors.is_empty(), "{:?}", metadata.errors);
     Table { metadata, files }
 }

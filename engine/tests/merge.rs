@@ -3,45 +3,27 @@
 //! copy of itself under another generation), and on a corrupt SSTable.
 
 use crate::common;
+use crate::common::sstables::{self, generated_metadata, Files};
 
 use sstable_engine::clock::NoClock;
 use sstable_engine::component::data::{
     CellKind, ClusteringPrefixKind, DataSchema, DecodeOptions, DecodeStep, MarkerDeletion,
 };
 use sstable_engine::component::ComponentType;
-use sstable_engine::descriptor::parse_file_name;
 use sstable_engine::dump::{PartitionBuilder, PartitionJson};
-use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
+use sstable_engine::info::SSTableMetadata;
 use sstable_engine::merge::{
     Beaten, LostKind, MergeInput, MergeOptions, MergedPartition, MergedUnfiltered, TableMerger,
 };
 use sstable_engine::range::{SliceSource, SyncDriver};
-use sstable_engine::sstable_set::group_files;
 use sstable_engine::write::overlap::{
     generate_overlapping, ExpectedPartition, ExpectedZombie, OverlapOptions,
 };
 use sstable_engine::write::MemorySink;
 use sstable_engine::{Format, Version};
 
-pub(crate) type Files = Vec<(ComponentType, Vec<u8>)>;
-
 /// Clusterings per generated partition.
 pub(crate) const ROWS: u32 = 12;
-
-pub(crate) fn metadata_of(version: &str, generation: u64, files: &Files) -> SSTableMetadata {
-    let (descriptor, _) = parse_file_name(&format!("{version}-{generation}-big-Data.db")).unwrap();
-    let inputs: Vec<ComponentInput<'_>> = files
-        .iter()
-        .map(|(c, b)| ComponentInput {
-            component: c,
-            size_bytes: b.len() as u64,
-            bytes: reads_whole(c).then_some(b.as_slice()),
-        })
-        .collect();
-    let m = decode_metadata(&descriptor, &inputs);
-    assert!(m.errors.is_empty(), "{:?}", m.errors);
-    m
-}
 
 /// Borrowed component lists, one per SSTable (what [`SliceSource`] reads).
 pub(crate) fn slices(
@@ -122,7 +104,7 @@ pub(crate) fn overlapping_with(version: &str, seed: u64, zombies: bool) -> Gener
         .map(|(i, (sink, _))| {
             let files: Files = sink.files.into_iter().collect();
             let generation = i as u64 + 1;
-            let m = metadata_of(version, generation, &files);
+            let m = generated_metadata(version, generation, &files);
             (format!("{version}-{generation}-big"), m, files)
         })
         .collect();
@@ -451,7 +433,7 @@ fn a_corrupt_chunk_after_some_partitions_names_where_the_merge_stopped() {
     let mut tables: Vec<(String, SSTableMetadata, Files)> = Vec::new();
     for (i, (sink, _)) in t.sstables.into_iter().enumerate() {
         let files: Files = sink.files.into_iter().collect();
-        let m = metadata_of("nb", i as u64 + 1, &files);
+        let m = generated_metadata("nb", i as u64 + 1, &files);
         tables.push((format!("nb-{}-big", i + 1), m, files));
     }
     // A byte of the second SSTable's last stored chunk (before its 4-byte checksum).
@@ -494,19 +476,9 @@ fn doubled_local_shards(mut p: PartitionJson) -> PartitionJson {
             }
             let mut total = 0i64;
             for shard in &mut cell.shards {
-                // "{kind} {id} clock {c} count {n}"
-                let parts: Vec<&str> = shard.split(' ').collect();
-                let (clock, count): (i64, i64) =
-                    (parts[3].parse().unwrap(), parts[5].parse().unwrap());
-                let factor = if parts[0] == "Local" { 2 } else { 1 };
-                total += count * factor;
-                *shard = format!(
-                    "{} {} clock {} count {}",
-                    parts[0],
-                    parts[1],
-                    clock * factor,
-                    count * factor
-                );
+                let (doubled, count) = common::doubled_local_shard(shard);
+                total += count;
+                *shard = doubled;
             }
             cell.value = Some(total.to_string());
         }
@@ -543,11 +515,7 @@ fn every_fixture_sstable_merged_with_its_copy_equals_its_dump() {
     else {
         return;
     };
-    let names: Vec<String> = common::files_under(&fixtures)
-        .into_iter()
-        .map(|n| fixtures.join(n).to_string_lossy().into_owned())
-        .collect();
-    let grouping = group_files(&names);
+    let (names, grouping) = sstables::grouped_dir(&fixtures);
     let now = 1_800_000_000;
     let mut merged_count = 0;
     let mut failures = Vec::new();
@@ -559,20 +527,7 @@ fn every_fixture_sstable_merged_with_its_copy_equals_its_dump() {
         if !s.descriptor.version.has_row_format() || s.file(&ComponentType::Data).is_none() {
             continue;
         }
-        let contents: Files = s
-            .files
-            .iter()
-            .map(|(c, i)| (c.clone(), std::fs::read(&names[*i]).unwrap()))
-            .collect();
-        let inputs: Vec<ComponentInput<'_>> = contents
-            .iter()
-            .map(|(c, b)| ComponentInput {
-                component: c,
-                size_bytes: b.len() as u64,
-                bytes: reads_whole(c).then_some(b.as_slice()),
-            })
-            .collect();
-        let m = decode_metadata(&s.descriptor, &inputs);
+        let (contents, m) = sstables::read_sstable(&names, s);
         candidates += 1;
         let Some(header) = m.statistics.as_ref().and_then(|st| st.header.as_ref()) else {
             failures.push(format!("{}: no serialization header", s.prefix));

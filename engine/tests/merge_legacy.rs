@@ -5,19 +5,19 @@
 //! content known by construction, each part from the SSTable it came from.
 
 use crate::common;
+use crate::common::legacy::{self, LEGACY_SCHEMAS};
+use crate::common::sstables;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use sstable_engine::clock::NoClock;
 use sstable_engine::component::data::{DataSchema, DecodeOptions};
-use sstable_engine::component::legacy_data::{
-    LegacyDataFileReader, LegacyLayout, LegacyStep, RowGrouper,
-};
+use sstable_engine::component::legacy_data::LegacyLayout;
 use sstable_engine::component::ComponentType;
 use sstable_engine::cql_schema::{parse_schema_cql, CqlSchemaFile};
 use sstable_engine::dump::PartitionBuilder;
-use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
+use sstable_engine::info::SSTableMetadata;
 use sstable_engine::merge::{
     open_table, Beaten, MergeOptions, MergedPartition, MergedUnfiltered, TableSSTable,
 };
@@ -48,20 +48,25 @@ impl Loaded {
             .iter()
             .map(|(c, i)| (c.clone(), named[*i].1.clone()))
             .collect();
-        let inputs: Vec<ComponentInput<'_>> = files
-            .iter()
-            .map(|(c, b)| ComponentInput {
-                component: c,
-                size_bytes: b.len() as u64,
-                bytes: reads_whole(c).then_some(b.as_slice()),
-            })
-            .collect();
-        let metadata = decode_metadata(&info.descriptor, &inputs);
+        let metadata = sstables::decode_components(
+            &info.descriptor,
+            files.iter().map(|(c, b)| (c, b.as_slice())),
+        );
         Loaded {
             name: info.prefix.rsplit('/').next().unwrap().to_owned(),
             metadata,
             files,
         }
+    }
+
+    /// A written SSTable's files named as `nb-2-big-*` (generation 2 beside a fixture's 1).
+    fn nb_2(sink: &MemorySink) -> Loaded {
+        let named = sink
+            .files
+            .iter()
+            .map(|(c, b)| (format!("nb-2-big-{}", c.file_suffix()), b.clone()))
+            .collect();
+        Loaded::from_named(named)
     }
 
     fn load(dir: &Path) -> Loaded {
@@ -120,43 +125,9 @@ fn merge(
     Ok((json, merged, data_schema))
 }
 
-/// 3.0's dump leaves out a cell's timestamp when it is the row's (`USE_ROW_TIMESTAMP`); the 2.x
-/// dump shows every cell's, as 2.x stores them.
-fn without_row_timestamps(partition: &mut serde_json::Value) {
-    for row in partition["rows"].as_array_mut().into_iter().flatten() {
-        let row_ts = row["liveness_info"]["tstamp"].clone();
-        for cell in row["cells"].as_array_mut().into_iter().flatten() {
-            if !row_ts.is_null() && cell["tstamp"] == row_ts {
-                cell.as_object_mut().unwrap().remove("tstamp");
-            }
-        }
-    }
-}
-
-/// A 2.x table as `dump --schema` shows it (the atoms grouped into rows).
+/// A 2.x table as `dump --schema` shows it at `NOW` (the atoms grouped into rows).
 fn legacy_dump(t: &Loaded, layout: &LegacyLayout) -> Vec<serde_json::Value> {
-    let mut reader =
-        LegacyDataFileReader::for_sstable(&t.metadata, DecodeOptions::at(NOW)).unwrap();
-    let files = t.slices();
-    let mut driver = SyncDriver::new(SliceSource { files: &files });
-    let mut grouper = RowGrouper::new(layout.clone(), Some(NOW));
-    let mut out = Vec::new();
-    loop {
-        let (done, p) = driver
-            .with_next_step(&mut reader, &NoClock, |step| match step {
-                LegacyStep::Item(item) => (false, grouper.push(&item)),
-                _ => (true, None),
-            })
-            .unwrap();
-        if let Some(p) = p {
-            let mut v = serde_json::to_value(&p).unwrap();
-            without_row_timestamps(&mut v);
-            out.push(v);
-        }
-        if done {
-            return out;
-        }
-    }
+    legacy::legacy_dump(&t.metadata, &t.slices(), layout, Some(NOW))
 }
 
 /// Each row's cells sorted by column name (stable: a collection's cells keep their order).
@@ -237,20 +208,9 @@ fn doubled_local_shards(p: &mut serde_json::Value) -> bool {
             any = true;
             let mut total = 0i64;
             for shard in shards.iter_mut() {
-                // "{kind} {id} clock {c} count {n}"
-                let text = shard.as_str().unwrap().to_owned();
-                let parts: Vec<&str> = text.split(' ').collect();
-                let (clock, count): (i64, i64) =
-                    (parts[3].parse().unwrap(), parts[5].parse().unwrap());
-                let factor = if parts[0] == "Local" { 2 } else { 1 };
-                total += count * factor;
-                *shard = serde_json::Value::String(format!(
-                    "{} {} clock {} count {}",
-                    parts[0],
-                    parts[1],
-                    clock * factor,
-                    count * factor
-                ));
+                let (doubled, count) = common::doubled_local_shard(shard.as_str().unwrap());
+                total += count;
+                *shard = serde_json::Value::String(doubled);
             }
             cell["value"] = serde_json::Value::String(total.to_string());
         }
@@ -265,18 +225,7 @@ fn doubled_local_shards(p: &mut serde_json::Value) -> bool {
 fn tables() -> Vec<(String, String, String)> {
     let mut out = Vec::new();
     for v in ["jb", "ka", "la"] {
-        for (suffix, body) in [
-            ("simple", "(pk text PRIMARY KEY, val text)"),
-            ("simple_counter", "(pk text PRIMARY KEY, val counter)"),
-            (
-                "clust",
-                "(pk text, ck text, val text, PRIMARY KEY (pk, ck))",
-            ),
-            (
-                "clust_counter",
-                "(pk text, ck text, val counter, PRIMARY KEY (pk, ck))",
-            ),
-        ] {
+        for (suffix, body) in LEGACY_SCHEMAS {
             let name = format!("legacy_{v}_{suffix}");
             out.push((
                 v.to_owned(),
@@ -394,15 +343,36 @@ fn big(v: &str) -> Version {
     Version::parse(Format::Big, v).unwrap()
 }
 
+/// `legacy_<v>_clust` (MANIFEST §3: `pk text, ck text, val text, PRIMARY KEY (pk, ck)`) and
+/// its schema.
+fn clust_table(fx: &Path, v: &str) -> (CqlSchemaFile, Loaded) {
+    let name = format!("legacy_{v}_clust");
+    let cql = format!("CREATE TABLE {name} (pk text, ck text, val text, PRIMARY KEY (pk, ck));");
+    let schema = parse_schema_cql(&cql).unwrap();
+    (schema, Loaded::load(&common::legacy_dir(fx, v, &name)))
+}
+
+/// `old` rewritten as `nb` by the scrub's `LegacyRewriter` with `schema` (`compact`: WITH
+/// COMPACT STORAGE), as generation 2; and the count of partitions written.
+fn nb_rewrite(old: &Loaded, schema: &CqlSchemaFile, compact: bool) -> (Loaded, u64) {
+    use sstable_engine::scrub::LegacyRewriter;
+    let table = schema_from_cql(&schema.table, compact).unwrap();
+    let mut rw =
+        LegacyRewriter::new(&old.metadata, table, big("nb"), MemorySink::default()).unwrap();
+    let files = old.slices();
+    SyncDriver::new(SliceSource { files: &files })
+        .run(&mut rw, &NoClock)
+        .unwrap();
+    let (sink, summary) = rw.finish().map_err(|(e, _)| e).unwrap();
+    (Loaded::nb_2(&sink), summary.partitions)
+}
+
 #[test]
 fn a_2x_table_merged_with_a_newer_3x_sstable_gives_the_constructed_content() {
     let Some(fx) = common::cassandra_fixtures("2.x merged with a 3.0 SSTable") else {
         return;
     };
-    let name = "legacy_la_clust";
-    let cql = format!("CREATE TABLE {name} (pk text, ck text, val text, PRIMARY KEY (pk, ck));");
-    let schema = parse_schema_cql(&cql).unwrap();
-    let old = Loaded::load(&common::legacy_dir(&fx, "la", name));
+    let (schema, old) = clust_table(&fx, "la");
     // A 3.0 SSTable (nb) of the same table, every timestamp newer than the 2.x data's:
     // partition "0": its first row's val replaced; "2": deleted whole; "5": a new partition.
     let ts = 4_000_000_000_000_000i64;
@@ -429,12 +399,7 @@ fn a_2x_table_merged_with_a_newer_3x_sstable_gives_the_constructed_content() {
         w.append(p).unwrap();
     }
     let (sink, _) = w.finish().unwrap();
-    let named = sink
-        .files
-        .iter()
-        .map(|(c, b)| (format!("nb-2-big-{}", c.file_suffix()), b.clone()))
-        .collect();
-    let new = Loaded::from_named(named);
+    let new = Loaded::nb_2(&sink);
     let (json, merged, _) = merge(&[("la-1-big", &old), ("nb-2-big", &new)], &schema).unwrap();
     let keys: Vec<&str> = json
         .iter()
@@ -626,29 +591,12 @@ fn range_tombstones_of_2x_become_3x_bounds_and_boundaries() {
 /// versions: the first SSTable's is kept), nothing lost.
 #[test]
 fn a_2x_table_merged_with_its_nb_rewrite_is_the_same_table_in_both() {
-    use sstable_engine::scrub::LegacyRewriter;
     let Some(fx) = common::cassandra_fixtures("2.x merged with its rewrite") else {
         return;
     };
-    let name = "legacy_ka_clust";
-    let cql = format!("CREATE TABLE {name} (pk text, ck text, val text, PRIMARY KEY (pk, ck));");
-    let schema = parse_schema_cql(&cql).unwrap();
-    let old = Loaded::load(&common::legacy_dir(&fx, "ka", name));
-    let table = schema_from_cql(&schema.table, false).unwrap();
-    let mut rw =
-        LegacyRewriter::new(&old.metadata, table, big("nb"), MemorySink::default()).unwrap();
-    let files = old.slices();
-    SyncDriver::new(SliceSource { files: &files })
-        .run(&mut rw, &NoClock)
-        .unwrap();
-    let (sink, summary) = rw.finish().map_err(|(e, _)| e).unwrap();
-    assert_eq!(summary.partitions, 5);
-    let named = sink
-        .files
-        .iter()
-        .map(|(c, b)| (format!("nb-2-big-{}", c.file_suffix()), b.clone()))
-        .collect();
-    let new = Loaded::from_named(named);
+    let (schema, old) = clust_table(&fx, "ka");
+    let (new, partitions) = nb_rewrite(&old, &schema, false);
+    assert_eq!(partitions, 5);
     let (json, merged, _) = merge(&[("ka-1", &old), ("nb-2-big", &new)], &schema).unwrap();
     let layout = LegacyLayout::from_cql(&schema.table, false).unwrap();
     let single = legacy_dump(&old, &layout);
@@ -676,18 +624,7 @@ fn a_2x_table_merged_with_its_nb_rewrite_is_the_same_table_in_both() {
 fn compact_tables() -> Vec<(String, String, &'static str, String)> {
     let mut out = Vec::new();
     for v in ["jb", "ka", "la"] {
-        for (kind, body) in [
-            ("simple", "(pk text PRIMARY KEY, val text)"),
-            ("simple_counter", "(pk text PRIMARY KEY, val counter)"),
-            (
-                "clust",
-                "(pk text, ck text, val text, PRIMARY KEY (pk, ck))",
-            ),
-            (
-                "clust_counter",
-                "(pk text, ck text, val counter, PRIMARY KEY (pk, ck))",
-            ),
-        ] {
+        for (kind, body) in LEGACY_SCHEMAS {
             let name = format!("legacy_{v}_{kind}_compact");
             out.push((
                 v.to_owned(),
@@ -836,7 +773,6 @@ fn every_compact_2x_fixture_table_merged_with_its_copy_is_its_content() {
 /// conversion): one table, its MANIFEST content, each part in both SSTables.
 #[test]
 fn a_compact_2x_table_merged_with_its_nb_rewrite_is_the_same_table_in_both() {
-    use sstable_engine::scrub::LegacyRewriter;
     let Some(fx) = common::cassandra_fixtures("compact 2.x merged with its rewrite") else {
         return;
     };
@@ -844,21 +780,8 @@ fn a_compact_2x_table_merged_with_its_nb_rewrite_is_the_same_table_in_both() {
     for (v, name, kind, cql) in compact_tables() {
         let schema = parse_schema_cql(&cql).unwrap();
         let old = Loaded::load(&common::legacy_dir(&fx, &v, &name));
-        let table = schema_from_cql(&schema.table, true).unwrap();
-        let mut rw =
-            LegacyRewriter::new(&old.metadata, table, big("nb"), MemorySink::default()).unwrap();
-        let files = old.slices();
-        SyncDriver::new(SliceSource { files: &files })
-            .run(&mut rw, &NoClock)
-            .unwrap();
-        let (sink, summary) = rw.finish().map_err(|(e, _)| e).unwrap();
-        assert_eq!(summary.partitions, 5, "{name}");
-        let named = sink
-            .files
-            .iter()
-            .map(|(c, b)| (format!("nb-2-big-{}", c.file_suffix()), b.clone()))
-            .collect();
-        let new = Loaded::from_named(named);
+        let (new, partitions) = nb_rewrite(&old, &schema, true);
+        assert_eq!(partitions, 5, "{name}");
         let layout = LegacyLayout::from_cql(&schema.table, true).unwrap();
         let mut single = legacy_dump(&old, &layout);
         let mut local_shards = false;

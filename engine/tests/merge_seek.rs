@@ -17,7 +17,7 @@ use sstable_engine::component::bti::write::ms_from_me;
 use sstable_engine::component::data::DecodeOptions;
 use sstable_engine::component::ComponentType;
 use sstable_engine::cql_schema::{parse_schema_cql, CqlSchemaFile};
-use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
+use sstable_engine::info::SSTableMetadata;
 use sstable_engine::lookup::lookup_with;
 use sstable_engine::merge::seek::seek_start;
 use sstable_engine::merge::{
@@ -61,15 +61,10 @@ fn decode(
     descriptor: &sstable_engine::descriptor::Descriptor,
     files: &BTreeMap<ComponentType, Vec<u8>>,
 ) -> SSTableMetadata {
-    let inputs: Vec<ComponentInput<'_>> = files
-        .iter()
-        .map(|(c, b)| ComponentInput {
-            component: c,
-            size_bytes: b.len() as u64,
-            bytes: reads_whole(c).then_some(b.as_slice()),
-        })
-        .collect();
-    let m = decode_metadata(descriptor, &inputs);
+    let m = common::sstables::decode_components(
+        descriptor,
+        files.iter().map(|(c, b)| (c, b.as_slice())),
+    );
     assert!(m.errors.is_empty(), "{:?}", m.errors);
     m
 }

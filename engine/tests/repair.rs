@@ -2,6 +2,8 @@
 //! agree in every range; a replica missing one SSTable differs exactly in partitions that
 //! SSTable holds, and nowhere else.
 
+use crate::common;
+
 use std::collections::BTreeSet;
 
 use sstable_engine::clock::NoClock;
@@ -9,7 +11,7 @@ use sstable_engine::component::data::DecodeOptions;
 use sstable_engine::component::ComponentType;
 use sstable_engine::descriptor::parse_file_name;
 use sstable_engine::hash::{murmur3_token, murmur3_x64_128, murmur3_x64_128_reference};
-use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
+use sstable_engine::info::SSTableMetadata;
 use sstable_engine::merge::{MergeInput, MergeOptions, TableMerger};
 use sstable_engine::range::SliceSource;
 use sstable_engine::repair::{depth_for, diff_replicas, DiffReport, ValidationOptions, Validator};
@@ -29,15 +31,7 @@ const NOW: i64 = 1_700_003_600;
 
 fn metadata_of(version: &str, generation: u64, files: &Files) -> SSTableMetadata {
     let (descriptor, _) = parse_file_name(&format!("{version}-{generation}-big-Data.db")).unwrap();
-    let inputs: Vec<ComponentInput<'_>> = files
-        .iter()
-        .map(|(c, b)| ComponentInput {
-            component: c,
-            size_bytes: b.len() as u64,
-            bytes: reads_whole(c).then_some(b.as_slice()),
-        })
-        .collect();
-    decode_metadata(&descriptor, &inputs)
+    common::sstables::decode_components(&descriptor, files.iter().map(|(c, b)| (c, b.as_slice())))
 }
 
 fn generated(version: &str) -> Vec<(SSTableMetadata, Files)> {

@@ -4,6 +4,8 @@
 //! inputs give valid SSTables with the problem keys reported.
 
 use crate::common;
+use crate::common::legacy::{self, strip_positions, LEGACY_SCHEMAS};
+use crate::common::sstables;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -14,7 +16,7 @@ use sstable_engine::component::data::{DataItem, DecodeOptions};
 use sstable_engine::component::ComponentType;
 use sstable_engine::compress::Compressor;
 use sstable_engine::dump::PartitionBuilder;
-use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
+use sstable_engine::info::SSTableMetadata;
 use sstable_engine::range::{SliceSource, SyncDriver};
 use sstable_engine::scrub::{ProblemKind, ScrubMode, ScrubOptions, ScrubReport, Scrubber};
 use sstable_engine::sstable_set::group_files;
@@ -73,16 +75,10 @@ impl SSTable {
     }
 
     fn metadata(&self) -> SSTableMetadata {
-        let inputs: Vec<ComponentInput<'_>> = self
-            .files
-            .iter()
-            .map(|(c, b)| ComponentInput {
-                component: c,
-                size_bytes: b.len() as u64,
-                bytes: reads_whole(c).then_some(b.as_slice()),
-            })
-            .collect();
-        decode_metadata(&self.info.descriptor, &inputs)
+        sstables::decode_components(
+            &self.info.descriptor,
+            self.files.iter().map(|(c, b)| (c, b.as_slice())),
+        )
     }
 
     fn slices(&self) -> Vec<(ComponentType, &[u8])> {
@@ -128,17 +124,6 @@ impl SSTable {
         let mut s = self.clone();
         s.files.get_mut(component).unwrap()[at] ^= 0x5a;
         s
-    }
-}
-
-fn strip_positions(v: &mut serde_json::Value) {
-    match v {
-        serde_json::Value::Object(o) => {
-            o.remove("position");
-            o.values_mut().for_each(strip_positions);
-        }
-        serde_json::Value::Array(a) => a.iter_mut().for_each(strip_positions),
-        _ => {}
     }
 }
 
@@ -629,95 +614,85 @@ fn a_large_table_scrubs_with_bounded_writer_buffers() {
     );
 }
 
-/// Every non-compact 2.x fixture table (MANIFEST §3) with its `CREATE TABLE`.
-const LEGACY_TABLES: [(&str, &str); 4] = [
-    ("simple", "(pk text PRIMARY KEY, val text)"),
-    ("simple_counter", "(pk text PRIMARY KEY, val counter)"),
-    (
-        "clust",
-        "(pk text, ck text, val text, PRIMARY KEY (pk, ck))",
-    ),
-    (
-        "clust_counter",
-        "(pk text, ck text, val counter, PRIMARY KEY (pk, ck))",
-    ),
-];
-
-/// 3.0's dump (as sstabledump) leaves out a cell's timestamp when it is the row's
-/// (`USE_ROW_TIMESTAMP`); the 2.x dump shows every cell's, as 2.x stores them.
-fn without_row_timestamps(partition: &mut serde_json::Value) {
-    for row in partition["rows"].as_array_mut().into_iter().flatten() {
-        let row_ts = row["liveness_info"]["tstamp"].clone();
-        for cell in row["cells"].as_array_mut().into_iter().flatten() {
-            if !row_ts.is_null() && cell["tstamp"] == row_ts {
-                cell.as_object_mut().unwrap().remove("tstamp");
-            }
-        }
-    }
-}
-
 /// A 2.x table as `dump --schema` shows it (the atoms grouped into rows), positions removed.
 fn legacy_dump(
     t: &SSTable,
     layout: &sstable_engine::component::legacy_data::LegacyLayout,
 ) -> Vec<serde_json::Value> {
-    use sstable_engine::component::legacy_data::{LegacyDataFileReader, LegacyStep, RowGrouper};
-    let m = t.metadata();
-    let mut reader = LegacyDataFileReader::for_sstable(&m, DecodeOptions::default()).unwrap();
+    let mut out = legacy::legacy_dump(&t.metadata(), &t.slices(), layout, None);
+    out.iter_mut().for_each(strip_positions);
+    out
+}
+
+/// The 2.x fixture table `legacy_<v>_<suffix>` (`compact`: its `_compact` variant, `WITH
+/// COMPACT STORAGE`) with the `CREATE TABLE` of `body`: its name, table, SSTable and dump.
+fn legacy_fixture(
+    fx: &Path,
+    v: &str,
+    suffix: &str,
+    body: &str,
+    compact: bool,
+) -> (
+    String,
+    sstable_engine::cql_schema::CqlTable,
+    SSTable,
+    Vec<serde_json::Value>,
+) {
+    use sstable_engine::component::legacy_data::LegacyLayout;
+    use sstable_engine::cql_schema::parse_create_table;
+    let (name, options) = if compact {
+        (
+            format!("legacy_{v}_{suffix}_compact"),
+            " WITH COMPACT STORAGE",
+        )
+    } else {
+        (format!("legacy_{v}_{suffix}"), "")
+    };
+    let table = parse_create_table(&format!("CREATE TABLE {name} {body}{options}")).unwrap();
+    let layout = LegacyLayout::from_cql(&table, compact).unwrap();
+    let t = SSTable::load(&common::legacy_dir(fx, v, &name));
+    let original = legacy_dump(&t, &layout);
+    (name, table, t, original)
+}
+
+/// `t` (a 2.x fixture table) rewritten as `target` with the schema of its `CREATE TABLE`
+/// (`compact`: `WITH COMPACT STORAGE`): the output, which must verify valid, and the count of
+/// partitions written.
+fn rewritten_legacy(
+    name: &str,
+    t: &SSTable,
+    table: &sstable_engine::cql_schema::CqlTable,
+    compact: bool,
+    target: &str,
+) -> (SSTable, u64) {
+    use sstable_engine::scrub::{schema_from_cql, LegacyRewriter};
+    let schema = schema_from_cql(table, compact).unwrap();
+    let mut rw =
+        LegacyRewriter::new(&t.metadata(), schema, big(target), MemorySink::default()).unwrap();
     let files = t.slices();
-    let mut driver = SyncDriver::new(SliceSource { files: &files });
-    let mut grouper = RowGrouper::new(layout.clone(), None);
-    let mut out = Vec::new();
-    loop {
-        let (done, p) = driver
-            .with_next_step(&mut reader, &NoClock, |step| match step {
-                LegacyStep::Item(item) => (false, grouper.push(&item)),
-                _ => (true, None),
-            })
-            .unwrap();
-        if let Some(p) = p {
-            let mut v = serde_json::to_value(&p).unwrap();
-            strip_positions(&mut v);
-            out.push(v);
-        }
-        if done {
-            out.iter_mut().for_each(without_row_timestamps);
-            return out;
-        }
-    }
+    SyncDriver::new(SliceSource { files: &files })
+        .run(&mut rw, &NoClock)
+        .unwrap();
+    assert!(rw.is_done());
+    let (sink, summary) = rw.finish().map_err(|(e, _)| e).unwrap();
+    let out = SSTable::from_sink(&format!("{name} as {target}"), target, 2, &sink);
+    assert_eq!(out.verdict(), Verdict::Valid, "{name} as {target}");
+    (out, summary.partitions)
 }
 
 #[test]
 fn every_non_compact_2x_fixture_rewritten_with_its_schema_dumps_the_same_and_verifies() {
-    use sstable_engine::component::legacy_data::LegacyLayout;
-    use sstable_engine::cql_schema::parse_create_table;
-    use sstable_engine::scrub::{schema_from_cql, LegacyRewriter};
     let Some(fx) = common::cassandra_fixtures("scrub 2.x rewrite") else {
         return;
     };
     let mut rewritten = 0;
     for v in ["jb", "ka", "la"] {
-        for (suffix, body) in LEGACY_TABLES {
-            let name = format!("legacy_{v}_{suffix}");
-            let table = parse_create_table(&format!("CREATE TABLE {name} {body}")).unwrap();
-            let layout = LegacyLayout::from_cql(&table, false).unwrap();
-            let t = SSTable::load(&common::legacy_dir(&fx, v, &name));
-            let original = legacy_dump(&t, &layout);
+        for (suffix, body) in LEGACY_SCHEMAS {
+            let (name, table, t, original) = legacy_fixture(&fx, v, suffix, body, false);
             assert!(!original.is_empty(), "{name}");
             for target in ["nb", "oa"] {
-                let schema = schema_from_cql(&table, false).unwrap();
-                let mut rw =
-                    LegacyRewriter::new(&t.metadata(), schema, big(target), MemorySink::default())
-                        .unwrap();
-                let files = t.slices();
-                SyncDriver::new(SliceSource { files: &files })
-                    .run(&mut rw, &NoClock)
-                    .unwrap();
-                assert!(rw.is_done());
-                let (sink, summary) = rw.finish().map_err(|(e, _)| e).unwrap();
-                assert_eq!(summary.partitions, original.len() as u64);
-                let out = SSTable::from_sink(&format!("{name} as {target}"), target, 2, &sink);
-                assert_eq!(out.verdict(), Verdict::Valid, "{name} as {target}");
+                let (out, partitions) = rewritten_legacy(&name, &t, &table, false, target);
+                assert_eq!(partitions, original.len() as u64);
                 let dumped = out.dump();
                 assert_eq!(dumped.len(), original.len());
                 for (a, b) in original.iter().zip(&dumped) {
@@ -737,22 +712,13 @@ fn every_non_compact_2x_fixture_rewritten_with_its_schema_dumps_the_same_and_ver
 /// (`db/CompactTables.java`), the clust tables' 50 rows without a row marker.
 #[test]
 fn every_compact_2x_fixture_rewritten_with_its_schema_dumps_the_same_and_verifies() {
-    use sstable_engine::component::legacy_data::LegacyLayout;
-    use sstable_engine::cql_schema::parse_create_table;
-    use sstable_engine::scrub::{schema_from_cql, LegacyRewriter};
     let Some(fx) = common::cassandra_fixtures("scrub compact 2.x rewrite") else {
         return;
     };
     let mut rewritten = 0;
     for v in ["jb", "ka", "la"] {
-        for (suffix, body) in LEGACY_TABLES {
-            let name = format!("legacy_{v}_{suffix}_compact");
-            let table =
-                parse_create_table(&format!("CREATE TABLE {name} {body} WITH COMPACT STORAGE"))
-                    .unwrap();
-            let layout = LegacyLayout::from_cql(&table, true).unwrap();
-            let t = SSTable::load(&common::legacy_dir(&fx, v, &name));
-            let original = legacy_dump(&t, &layout);
+        for (suffix, body) in LEGACY_SCHEMAS {
+            let (name, table, t, original) = legacy_fixture(&fx, v, suffix, body, true);
             assert_eq!(original.len(), 5, "{name}");
             for p in &original {
                 let rows = p["rows"].as_array().unwrap();
@@ -779,19 +745,8 @@ fn every_compact_2x_fixture_rewritten_with_its_schema_dumps_the_same_and_verifie
                 }
             }
             for target in ["nb", "oa"] {
-                let schema = schema_from_cql(&table, true).unwrap();
-                let mut rw =
-                    LegacyRewriter::new(&t.metadata(), schema, big(target), MemorySink::default())
-                        .unwrap();
-                let files = t.slices();
-                SyncDriver::new(SliceSource { files: &files })
-                    .run(&mut rw, &NoClock)
-                    .unwrap();
-                assert!(rw.is_done());
-                let (sink, summary) = rw.finish().map_err(|(e, _)| e).unwrap();
-                assert_eq!(summary.partitions, 5);
-                let out = SSTable::from_sink(&format!("{name} as {target}"), target, 2, &sink);
-                assert_eq!(out.verdict(), Verdict::Valid, "{name} as {target}");
+                let (out, partitions) = rewritten_legacy(&name, &t, &table, true, target);
+                assert_eq!(partitions, 5);
                 assert_eq!(out.dump(), original, "{name} as {target}");
                 rewritten += 1;
             }

@@ -10,7 +10,7 @@ use sstable_engine::clock::NoClock;
 use sstable_engine::component::bti::write::ms_from_me;
 use sstable_engine::component::ComponentType;
 use sstable_engine::index_listing::{IndexListing, ListingItem, ListingOptions};
-use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
+use sstable_engine::info::SSTableMetadata;
 use sstable_engine::lookup::lookup_with;
 use sstable_engine::range::{SliceSource, SyncDriver};
 use sstable_engine::sstable_set::group_files;
@@ -32,15 +32,10 @@ fn load(named: Vec<(String, Vec<u8>)>) -> Loaded {
         .iter()
         .map(|(c, i)| (c.clone(), named[*i].1.clone()))
         .collect();
-    let inputs: Vec<ComponentInput<'_>> = files
-        .iter()
-        .map(|(c, b)| ComponentInput {
-            component: c,
-            size_bytes: b.len() as u64,
-            bytes: reads_whole(c).then_some(b.as_slice()),
-        })
-        .collect();
-    let metadata = decode_metadata(&sstable.descriptor, &inputs);
+    let metadata = common::sstables::decode_components(
+        &sstable.descriptor,
+        files.iter().map(|(c, b)| (c, b.as_slice())),
+    );
     assert!(metadata.errors.is_empty(), "{:?}", metadata.errors);
     Loaded { metadata, files }
 }

@@ -2,6 +2,7 @@
 //! robustness: every truncation and every single-byte flip must give `Ok` or `Err`, never panic.
 
 use crate::common;
+use crate::common::legacy::{legacy_tables, long_value};
 
 use std::path::{Path, PathBuf};
 
@@ -56,32 +57,6 @@ fn decode_dir(dir: &Path) -> (Vec<u8>, Version, Statistics) {
     (bytes, version, stats)
 }
 
-fn tables(v: &str) -> Vec<String> {
-    let mut names: Vec<String> = ["simple", "simple_counter", "clust", "clust_counter"]
-        .iter()
-        .map(|t| format!("legacy_{v}_{t}"))
-        .collect();
-    if !["nb", "nc", "oa", "da"].contains(&v) {
-        for t in [
-            "simple_compact",
-            "simple_counter_compact",
-            "clust_compact",
-            "clust_counter_compact",
-        ] {
-            names.push(format!("legacy_{v}_{t}"));
-        }
-    }
-    names
-}
-
-fn long_value(first: &str) -> Vec<u8> {
-    let mut v = first.as_bytes().to_vec();
-    for _ in 0..120 {
-        v.extend_from_slice(b"0123456789");
-    }
-    v
-}
-
 fn names_and_types(cols: &statistics::ColumnList) -> Vec<(String, String)> {
     cols.columns
         .iter()
@@ -95,7 +70,7 @@ fn legacy_tables_in_every_version() {
         return;
     };
     for v in VERSIONS {
-        for table in tables(v) {
+        for table in legacy_tables(v) {
             let dir = common::legacy_dir(&fx, v, &table);
             let (bytes, version, s) = decode_dir(&dir);
             let ctx = format!("{v}/{table}");
@@ -922,7 +897,7 @@ fn jb_legacy_tables() {
     let Some(fx) = common::cassandra_fixtures("statistics::jb_legacy_tables") else {
         return;
     };
-    for table in tables("jb") {
+    for table in legacy_tables("jb") {
         let dir = common::legacy_dir(&fx, "jb", &table);
         let (bytes, _, s) = decode_dir(&dir);
         let ctx = format!("jb/{table}");

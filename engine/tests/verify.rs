@@ -14,7 +14,7 @@ use sstable_engine::component::crc::ChecksumType;
 use sstable_engine::component::statistics::{ChecksumPart, MetadataType};
 use sstable_engine::component::{compression_info, digest, ComponentType, DigestAlgorithm};
 use sstable_engine::compress::{compress_chunk, compress_lz4, Compressor};
-use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
+use sstable_engine::info::SSTableMetadata;
 use sstable_engine::range::{AsyncDriver, ByteRange, RangeReader, SliceSource, SyncDriver};
 use sstable_engine::sstable_set::{group_files, SSTableFiles};
 use sstable_engine::verify::{
@@ -32,16 +32,10 @@ struct SSTable {
 
 impl SSTable {
     fn metadata(&self) -> SSTableMetadata {
-        let inputs: Vec<ComponentInput<'_>> = self
-            .files
-            .iter()
-            .map(|(c, b)| ComponentInput {
-                component: c,
-                size_bytes: b.len() as u64,
-                bytes: reads_whole(c).then_some(b.as_slice()),
-            })
-            .collect();
-        decode_metadata(&self.info.descriptor, &inputs)
+        common::sstables::decode_components(
+            &self.info.descriptor,
+            self.files.iter().map(|(c, b)| (c, b.as_slice())),
+        )
     }
 
     fn data(&self) -> &[u8] {
@@ -1610,6 +1604,22 @@ fn uncompressed_data_splits_by_crc_db_slices() {
     );
 }
 
+/// A report's coverage as (check, component, start, end, passed).
+fn coverage_of(r: &VerifyReport) -> Vec<(&str, &str, u64, u64, bool)> {
+    r.coverage
+        .iter()
+        .map(|c| {
+            (
+                c.check.as_str(),
+                c.component.as_str(),
+                c.start,
+                c.end,
+                c.passed,
+            )
+        })
+        .collect()
+}
+
 /// Issue #31: an uncompressed SSTable copied without TOC.txt and CRC.db is covered by its
 /// Digest (valid, with a finding that a corruption would be detected, not located); with only
 /// CRC.db gone TOC.txt says the set is incomplete; with Digest and CRC.db gone and no TOC.txt
@@ -1653,34 +1663,10 @@ fn uncompressed_without_toc_and_crc_db_is_covered_by_its_digest() {
     // The report says what covered Data.db: the digest alone, all of it; with CRC.db, its
     // checksums too.
     let len = whole.data().len() as u64;
-    let covered: Vec<_> = r
-        .coverage
-        .iter()
-        .map(|c| {
-            (
-                c.check.as_str(),
-                c.component.as_str(),
-                c.start,
-                c.end,
-                c.passed,
-            )
-        })
-        .collect();
+    let covered = coverage_of(&r);
     assert_eq!(covered, [("Digest.sha1 digest", "Data.db", 0, len, true)]);
     let r = whole.run(decompressing());
-    let covered: Vec<_> = r
-        .coverage
-        .iter()
-        .map(|c| {
-            (
-                c.check.as_str(),
-                c.component.as_str(),
-                c.start,
-                c.end,
-                c.passed,
-            )
-        })
-        .collect();
+    let covered = coverage_of(&r);
     assert_eq!(
         covered,
         [

@@ -3,17 +3,17 @@
 //! visible 3.0+ fixture SSTable alone and with a copy of itself (no resurrection possible).
 
 use crate::common;
-use crate::merge::{metadata_of, overlapping_with, partitions_of, slices, Files};
+use crate::common::sstables::{self, generated_metadata, Files};
+use crate::merge::{overlapping_with, partitions_of, slices};
 
 use sstable_engine::analytics::table_report;
 use sstable_engine::clock::NoClock;
 use sstable_engine::component::data::{DataItem, DecodeOptions};
 use sstable_engine::component::ComponentType;
-use sstable_engine::info::{decode_metadata, reads_whole, ComponentInput, SSTableMetadata};
-use sstable_engine::merge::zombies::{PartitionZombies, ZombieFinder};
+use sstable_engine::info::SSTableMetadata;
+use sstable_engine::merge::zombies::{DroppableTombstone, PartitionZombies, ZombieFinder};
 use sstable_engine::merge::{MergeInput, MergeOptions, TableMerger};
 use sstable_engine::range::SliceSource;
-use sstable_engine::sstable_set::group_files;
 use sstable_engine::write::overlap::{ExpectedShadowed, ExpectedZombie, ZOMBIE_AGE_SECS};
 
 /// Cassandra's default gc_grace_seconds (10 days).
@@ -58,18 +58,21 @@ fn ck(values: &[String]) -> Option<i32> {
 fn as_expected(found: &[PartitionZombies]) -> Vec<ExpectedZombie> {
     let mut out = Vec::new();
     for p in found {
+        let zombie = |t: &DroppableTombstone, shadowed| ExpectedZombie {
+            key: p.key.clone(),
+            tombstone_sstable: t.sstable,
+            kind: kind_name(t.kind),
+            ck: ck(&t.clustering),
+            range_end: t.range_end.as_deref().and_then(ck),
+            column: column_name(t.column.as_deref()),
+            marked_for_delete_at_micros: t.marked_for_delete_at_micros,
+            local_deletion_time_secs: t.local_deletion_time_secs,
+            shadowed,
+        };
         for r in &p.resurrections {
-            let t = &r.tombstone;
-            out.push(ExpectedZombie {
-                key: p.key.clone(),
-                tombstone_sstable: t.sstable,
-                kind: kind_name(t.kind),
-                ck: ck(&t.clustering),
-                range_end: t.range_end.as_deref().and_then(ck),
-                column: column_name(t.column.as_deref()),
-                marked_for_delete_at_micros: t.marked_for_delete_at_micros,
-                local_deletion_time_secs: t.local_deletion_time_secs,
-                shadowed: Some(ExpectedShadowed {
+            out.push(zombie(
+                &r.tombstone,
+                Some(ExpectedShadowed {
                     sstable: r.shadowed_sstable,
                     ck: if r.shadowed_is_static {
                         None
@@ -79,20 +82,10 @@ fn as_expected(found: &[PartitionZombies]) -> Vec<ExpectedZombie> {
                     timestamp_micros: r.shadowed_timestamp_micros,
                     pieces: r.shadowed_pieces,
                 }),
-            });
+            ));
         }
         for t in &p.garbage {
-            out.push(ExpectedZombie {
-                key: p.key.clone(),
-                tombstone_sstable: t.sstable,
-                kind: kind_name(t.kind),
-                ck: ck(&t.clustering),
-                range_end: t.range_end.as_deref().and_then(ck),
-                column: column_name(t.column.as_deref()),
-                marked_for_delete_at_micros: t.marked_for_delete_at_micros,
-                local_deletion_time_secs: t.local_deletion_time_secs,
-                shadowed: None,
-            });
+            out.push(zombie(t, None));
         }
     }
     out.sort();
@@ -197,31 +190,14 @@ fn no_fixture_sstable_resurrects_anything_alone_or_with_its_copy() {
     else {
         return;
     };
-    let names: Vec<String> = common::files_under(&fixtures)
-        .into_iter()
-        .map(|n| fixtures.join(n).to_string_lossy().into_owned())
-        .collect();
-    let grouping = group_files(&names);
+    let (names, grouping) = sstables::grouped_dir(&fixtures);
     let now = 1_800_000_000;
     let (mut scanned, mut garbage, mut compared, mut counted) = (0, 0, 0, 0);
     for s in &grouping.sstables {
         if !s.descriptor.version.has_row_format() || s.file(&ComponentType::Data).is_none() {
             continue;
         }
-        let contents: Files = s
-            .files
-            .iter()
-            .map(|(c, i)| (c.clone(), std::fs::read(&names[*i]).unwrap()))
-            .collect();
-        let inputs: Vec<ComponentInput<'_>> = contents
-            .iter()
-            .map(|(c, b)| ComponentInput {
-                component: c,
-                size_bytes: b.len() as u64,
-                bytes: reads_whole(c).then_some(b.as_slice()),
-            })
-            .collect();
-        let m = decode_metadata(&s.descriptor, &inputs);
+        let (contents, m) = sstables::read_sstable(&names, s);
         let one = vec![(s.prefix.clone(), m.clone(), contents.clone())];
         let alone = scan(&one, &slices(&one), now, GC_GRACE);
         assert!(
@@ -294,7 +270,7 @@ fn a_table_of_one_generated_sstable_has_no_resurrection() {
     let (_, m, files) = &tables[0];
     let renamed = vec![(
         "nb-77-big".to_owned(),
-        metadata_of("nb", 77, files),
+        generated_metadata("nb", 77, files),
         files.clone(),
     )];
     assert_eq!(m.descriptor.version, renamed[0].1.descriptor.version);

@@ -1,9 +1,13 @@
-//! Finding the real Cassandra fixtures from native tests.
+//! Finding the real Cassandra fixtures from native tests; the setup the test modules share
+//! (`sstables`: fixture SSTables read into memory, `legacy`: the generated legacy tables).
 //!
 //! `$SSTABLE_FIXTURES` (the `fixtures` dir or its `cassandra/` child) or `../shared/fixtures`
 //! beside the repository. When absent: with `CI` set the test fails; otherwise it records a skip
 //! in `$SSTABLE_SKIP_LOG` (counted by `cargo xtask test`) and returns `None`.
 #![allow(dead_code)]
+
+pub mod legacy;
+pub mod sstables;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -70,4 +74,21 @@ pub fn legacy_dir(fixtures: &Path, version: &str, table: &str) -> PathBuf {
         .join(version)
         .join("legacy_tables")
         .join(table)
+}
+
+/// A counter shard as dump prints it (`"{kind} {id} clock {c} count {n}"`) with a `Local`
+/// shard's clock and count doubled (an SSTable merged with a copy of itself: local shards add
+/// up), and the count it then holds.
+pub fn doubled_local_shard(shard: &str) -> (String, i64) {
+    let parts: Vec<&str> = shard.split(' ').collect();
+    let (clock, count): (i64, i64) = (parts[3].parse().unwrap(), parts[5].parse().unwrap());
+    let factor = if parts[0] == "Local" { 2 } else { 1 };
+    let doubled = format!(
+        "{} {} clock {} count {}",
+        parts[0],
+        parts[1],
+        clock * factor,
+        count * factor
+    );
+    (doubled, count * factor)
 }

@@ -128,6 +128,26 @@ impl EngineWorker {
             ctx.respond(reply);
         });
     }
+
+    /// [`Self::spawn_job`] on the SSTable made of `files`: `work` gets the job's context and
+    /// the SSTable's metadata ([`cached_metadata`]: kept, else decoded when the job starts).
+    fn spawn_sstable_job<F, Fut>(
+        &self,
+        scope: &WorkerScope<Self>,
+        id: HandlerId,
+        job: u64,
+        files: Vec<FileRef>,
+        work: F,
+    ) where
+        F: FnOnce(JobContext, Rc<Loaded>) -> Fut + 'static,
+        Fut: std::future::Future<Output = Result<Reply, String>> + 'static,
+    {
+        let kept = self.kept.clone();
+        self.spawn_job(scope, id, job, move |ctx| async move {
+            let loaded = cached_metadata(&kept, &files)?;
+            work(ctx, loaded).await
+        });
+    }
 }
 
 impl Worker for EngineWorker {
@@ -206,9 +226,7 @@ impl Worker for EngineWorker {
                 files,
                 page,
             } => {
-                let kept = kept.clone();
-                self.spawn_job(scope, id, job, move |ctx| async move {
-                    let loaded = cached_metadata(&kept, &files)?;
+                self.spawn_sstable_job(scope, id, job, files, move |ctx, loaded| async move {
                     let page =
                         data_pages::page(&loaded, &sstable, &page, &|| ctx.is_cancelled()).await?;
                     Ok(Reply::DataPage {
@@ -228,10 +246,8 @@ impl Worker for EngineWorker {
                 gc_grace_secs,
                 step,
             } => {
-                let kept = kept.clone();
                 let scans = self.last_scan.clone();
-                self.spawn_job(scope, id, job, move |ctx| async move {
-                    let loaded = cached_metadata(&kept, &files)?;
+                self.spawn_sstable_job(scope, id, job, files, move |ctx, loaded| async move {
                     let progress = |done_bytes, total_bytes| ctx.progress(done_bytes, total_bytes);
                     let scan = analytics::run(
                         &loaded,
@@ -336,9 +352,7 @@ impl Worker for EngineWorker {
                     baseline,
                     read_size_bytes,
                 };
-                let kept = kept.clone();
-                self.spawn_job(scope, id, job, move |ctx| async move {
-                    let loaded = cached_metadata(&kept, &files)?;
+                self.spawn_sstable_job(scope, id, job, files, move |ctx, loaded| async move {
                     let run = verify::verify(&args, &loaded, &|reply| ctx.respond(reply), &|| {
                         ctx.is_cancelled()
                     })
@@ -356,9 +370,7 @@ impl Worker for EngineWorker {
                 mode,
                 version,
             } => {
-                let kept = kept.clone();
-                self.spawn_job(scope, id, job, move |ctx| async move {
-                    let loaded = cached_metadata(&kept, &files)?;
+                self.spawn_sstable_job(scope, id, job, files, move |ctx, loaded| async move {
                     let progress = |done_bytes, total_bytes| ctx.progress(done_bytes, total_bytes);
                     let salvage =
                         scrub::salvage(&loaded, &mode, &version, &progress, &|| ctx.is_cancelled())
@@ -388,9 +400,7 @@ impl Worker for EngineWorker {
                     baseline,
                     read_size_bytes,
                 };
-                let kept = kept.clone();
-                self.spawn_job(scope, id, job, move |ctx| async move {
-                    let loaded = cached_metadata(&kept, &files)?;
+                self.spawn_sstable_job(scope, id, job, files, move |ctx, loaded| async move {
                     verify::verify_split(
                         &args,
                         &loaded,
