@@ -184,26 +184,7 @@ fn describe_piece(p: &PieceDiff, dirs: &[String]) -> String {
         .zip(dirs)
         .map(|(v, dir)| match v {
             None => format!("{dir}: -"),
-            Some(v) => {
-                let mut s = format!("{dir}: {:?}", v.state);
-                if let Some(value) = &v.value {
-                    s.push_str(&format!(" {value}"));
-                }
-                s.push_str(&format!(" @{}", v.timestamp_micros));
-                if let Some(ttl) = v.ttl_secs {
-                    s.push_str(&format!(" ttl {ttl}"));
-                }
-                if let Some(t) = v.local_deletion_time_secs {
-                    s.push_str(&format!(" ldt {t}"));
-                }
-                if let Some(c) = v.closes_micros {
-                    s.push_str(&format!(" closes @{c}"));
-                }
-                if v.purged {
-                    s.push_str(" (purged at gcBefore)");
-                }
-                s
-            }
+            Some(v) => format!("{dir}: {v}"),
         })
         .collect();
     let winner = p

@@ -353,3 +353,67 @@ fn replies_keep_64_bit_values_and_an_undecodable_reply_names_its_job() {
         "{message}"
     );
 }
+
+/// The worker's `ReadAhead` gives every range the bytes its inner source gives (fewer where the
+/// file ends), reading Data.db a block at a time: chunk-sized reads in file order cost one
+/// inner read per MiB, other components and long ranges go straight through.
+#[wasm_bindgen_test]
+fn read_ahead_serves_each_range_as_the_source_would_a_block_at_a_time() {
+    use sstable_engine::byte_range::{FnSource, SliceSource};
+    use sstable_engine::component::ComponentType;
+    use sstable_engine::range::{ByteRange, RangeSource};
+    use std::cell::Cell;
+    const LEN: usize = 3 * (1 << 20) + 12_345;
+    let data: Vec<u8> = (0..LEN as u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let index = b"index bytes".to_vec();
+    let files = [
+        (ComponentType::Data, &data[..]),
+        (ComponentType::PrimaryIndex, &index[..]),
+    ];
+    let reads = Cell::new(0u32);
+    let inner = FnSource(|range: &ByteRange| {
+        reads.set(reads.get() + 1);
+        let mut buf = Vec::new();
+        SliceSource { files: &files }.read_into(range, &mut buf)?;
+        Ok(buf)
+    });
+    let mut ahead = sstable_web::worker::ReadAhead::new(inner);
+    let expect = |range: &ByteRange| {
+        let mut buf = Vec::new();
+        SliceSource { files: &files }
+            .read_into(range, &mut buf)
+            .unwrap();
+        buf
+    };
+    let mut got = Vec::new();
+    // Chunk-sized ranges in file order, of changing lengths, to the end and past it.
+    let mut offset = 0u64;
+    let mut i = 0u64;
+    while offset < LEN as u64 + 100 {
+        let len = 9_000 + (i * 7_919) % 9_000;
+        let range = ByteRange::new(ComponentType::Data, offset, len);
+        ahead.read_into(&range, &mut got).unwrap();
+        assert_eq!(got, expect(&range), "at {offset}+{len}");
+        offset += len;
+        i += 1;
+    }
+    assert!(i > 200, "{i} ranges");
+    assert_eq!(reads.get(), 4, "one inner read per MiB block");
+    // A jump back re-reads a block; a long range and another component go straight through.
+    for range in [
+        ByteRange::new(ComponentType::Data, 100, 500),
+        ByteRange::new(ComponentType::Data, 5, 2 << 20),
+        ByteRange::new(ComponentType::PrimaryIndex, 2, 5),
+        ByteRange::new(ComponentType::Data, LEN as u64 - 10, 50),
+    ] {
+        ahead.read_into(&range, &mut got).unwrap();
+        assert_eq!(got, expect(&range), "{range:?}");
+    }
+    assert_eq!(reads.get(), 8);
+    // What the block holds is lent without a read.
+    let range = ByteRange::new(ComponentType::Data, LEN as u64 - 8, 4);
+    assert_eq!(ahead.borrow_range(&range), Some(&expect(&range)[..]));
+    assert_eq!(reads.get(), 8);
+}

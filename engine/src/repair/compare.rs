@@ -73,6 +73,32 @@ pub struct PieceVersion {
     pub purged: bool,
 }
 
+/// As `sstable-inspect diff` and the page's "Compare replicas" word a version: its state, the
+/// value, `@timestamp`, `ttl`, `ldt`, `closes @` a boundary's closed deletion, and whether
+/// validation purges it.
+impl core::fmt::Display for PieceVersion {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{:?}", self.state)?;
+        if let Some(value) = &self.value {
+            write!(f, " {value}")?;
+        }
+        write!(f, " @{}", self.timestamp_micros)?;
+        if let Some(ttl) = self.ttl_secs {
+            write!(f, " ttl {ttl}")?;
+        }
+        if let Some(t) = self.local_deletion_time_secs {
+            write!(f, " ldt {t}")?;
+        }
+        if let Some(c) = self.closes_micros {
+            write!(f, " closes @{c}")?;
+        }
+        if self.purged {
+            f.write_str(" (purged at gcBefore)")?;
+        }
+        Ok(())
+    }
+}
+
 /// A piece on which the replicas differ (or, `differs: false`, a row deletion shown beside
 /// the differing pieces of its row).
 #[derive(Serialize, Debug, Clone, PartialEq, Eq)]

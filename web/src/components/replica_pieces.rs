@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::protocol::table::{PieceVersionView, PieceView, PiecesPage, PIECES_PAGE};
+use crate::protocol::table::{PieceView, PiecesPage, PIECES_PAGE};
 
 /// The pieces of one partition: asked for, back, or failed.
 #[derive(Clone, PartialEq)]
@@ -42,28 +42,8 @@ pub fn piece_where(p: &PieceView) -> String {
 }
 
 /// One node's version, as the CLI's `diff` words it (`-`: the node has no such piece).
-pub fn version_text(v: Option<&PieceVersionView>) -> String {
-    let Some(v) = v else {
-        return "-".to_owned();
-    };
-    let mut s = v.state.clone();
-    if let Some(value) = &v.value {
-        s.push_str(&format!(" {value}"));
-    }
-    s.push_str(&format!(" @{}", v.timestamp_micros));
-    if let Some(ttl) = v.ttl_secs {
-        s.push_str(&format!(" ttl {ttl}"));
-    }
-    if let Some(t) = v.local_deletion_time_secs {
-        s.push_str(&format!(" ldt {t}"));
-    }
-    if let Some(c) = v.closes_micros {
-        s.push_str(&format!(" closes @{c}"));
-    }
-    if v.purged {
-        s.push_str(" (purged at gcBefore)");
-    }
-    s
+pub fn version_text(v: Option<&String>) -> String {
+    v.cloned().unwrap_or_else(|| "-".to_owned())
 }
 
 /// The page of pieces, one column per node; `on_page(skip)` asks for another page.

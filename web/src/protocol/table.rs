@@ -267,20 +267,6 @@ pub struct ReplicaFocus {
     pub skip: usize,
 }
 
-/// One replica's version of a piece (`repair::compare::PieceVersion`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PieceVersionView {
-    /// `Live`, `Expiring`, `Expired`, `Tombstone`, `Deletion`.
-    pub state: String,
-    pub value: Option<String>,
-    pub timestamp_micros: i64,
-    pub ttl_secs: Option<i32>,
-    pub local_deletion_time_secs: Option<i64>,
-    pub closes_micros: Option<i64>,
-    /// Validation drops or rewrites it at gcBefore.
-    pub purged: bool,
-}
-
 /// A piece on which the replicas differ (`repair::compare::PieceDiff`), as `sstable-inspect
 /// diff` lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -293,8 +279,9 @@ pub struct PieceView {
     pub bound: Option<String>,
     pub column: Option<String>,
     pub path: Option<String>,
-    /// Per replica; none where it has no such piece.
-    pub versions: Vec<Option<PieceVersionView>>,
+    /// Per replica, its version as the engine words it (`PieceVersion`'s `Display`, the
+    /// CLI's `diff` text); none where it has no such piece.
+    pub versions: Vec<Option<String>>,
     /// The replica whose version wins reconciliation.
     pub newest: Option<usize>,
     pub differs: bool,

@@ -27,7 +27,7 @@ use sstable_engine::range::{RangeSource, SyncDriver};
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::{FileSource, Loaded};
+use super::{FileSource, Loaded, ReadAhead};
 use crate::loader;
 use crate::protocol::analytics::{
     AnalyticsAnswer, AnalyticsScan, AnalyticsStep, RangePart, TimelineBar, TombstoneFigures,
@@ -360,9 +360,11 @@ pub(super) async fn run(
         .find(|(c, _)| *c == ComponentType::Data)
         .map(|(_, f)| f.size() as u64)
         .ok_or("no Data.db was given")?;
-    let source = || FileSource {
-        files: &loaded.handles,
-        raw_crc32_millis: None,
+    let source = || {
+        ReadAhead::new(FileSource {
+            files: &loaded.handles,
+            raw_crc32_millis: None,
+        })
     };
     let keep = |state: ScanState| {
         let state = Rc::new(state);

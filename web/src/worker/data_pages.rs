@@ -22,7 +22,7 @@ use sstable_engine::lookup::{Lookup, LookupResult, StopReason};
 use sstable_engine::range::{RangeSource, SyncDriver};
 use sstable_engine::types::value::parse_partition_key;
 
-use super::{FileSource, Loaded};
+use super::{FileSource, Loaded, ReadAhead};
 use crate::loader;
 use crate::protocol::pages::{
     CollectionLiteral, DataPage, PageRequest, LEGACY_NOTE, MAX_PAGE_ROWS,
@@ -474,10 +474,10 @@ pub(super) async fn page(
     request: &PageRequest,
     is_cancelled: &dyn Fn() -> bool,
 ) -> Result<DataPage, String> {
-    let source = FileSource {
+    let source = ReadAhead::new(FileSource {
         files: &loaded.handles,
         raw_crc32_millis: None,
-    };
+    });
     let names = table_names(&loaded.metadata, sstable);
     decode_page(&loaded.metadata, names, source, request, is_cancelled).await
 }

@@ -10,8 +10,10 @@
 //! [`analytics`], [`answers`], [`mod@bench`], [`scrub`] (salvage).
 //!
 //! Files are read with `FileReaderSync`, by the ranges the engine's readers ask for (one
-//! `FileSource` driven by the engine's `SyncDriver`): memory per worker is one read buffer
-//! plus the engine's few chunks, and the decoded metadata of the SSTables it used last
+//! `FileSource` driven by the engine's `SyncDriver`; the streaming jobs read Data.db a 1 MiB
+//! block at a time through `ReadAhead`, as each read costs about a millisecond whatever its
+//! length): memory per worker is one read buffer and one block per streaming source plus the
+//! engine's few chunks, and the decoded metadata of the SSTables it used last
 //! ([`KEPT_SSTABLES`]). A long job runs in slices; between slices the worker yields to its event
 //! loop so a cancel message can arrive.
 
@@ -39,6 +41,7 @@ use crate::protocol::pages::PageMessage;
 use crate::protocol::{encode_reply, Encoded, FileRef, JsCodec, Reply, Request};
 use files::load_metadata;
 pub(crate) use files::FileSource;
+pub use files::ReadAhead;
 use index_listing::Listing;
 
 /// Work at most this long between yields to the worker's event loop (for cancel messages).

@@ -19,7 +19,7 @@ use sstable_engine::version::{Format, Version};
 use sstable_engine::write::ComponentSink;
 use web_sys::File;
 
-use super::{FileSource, Loaded, SLICE_MILLIS};
+use super::{FileSource, Loaded, ReadAhead, SLICE_MILLIS};
 use crate::loader;
 use crate::protocol::salvage::{Salvage, SalvageOutput, SalvageProblem};
 use crate::protocol::{FileRef, CANCELLED};
@@ -113,10 +113,10 @@ pub(super) async fn salvage(
     let mut scrubber = Scrubber::new(metadata, options, open).map_err(|e| e.to_string())?;
     let total = scrubber.data_len();
     let clock = loader::PerformanceClock;
-    let mut driver = SyncDriver::new(FileSource {
+    let mut driver = SyncDriver::new(ReadAhead::new(FileSource {
         files: &loaded.handles,
         raw_crc32_millis: None,
-    });
+    }));
     let mut stopped = None;
     loop {
         let slice_start = loader::now_millis();

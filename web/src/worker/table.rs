@@ -34,13 +34,13 @@ use sstable_engine::span::hex;
 use sstable_engine::sstable_set::split_path;
 
 use super::analytics::Slices;
-use super::{load_metadata, FileSource};
+use super::{load_metadata, FileSource, ReadAhead};
 use crate::loader;
 use crate::protocol::table::{
-    LossView, MergedPage, MergedPageRequest, MergedPartitionView, PartitionDiffView,
-    PieceVersionView, PieceView, PiecesPage, RangeView, ReplicaFocus, ReplicaReport, RowSources,
-    ShadowedView, TombstoneView, ZombieFinding, ZombieReport, MERGED_LOSSES_SENT, MERGED_ROWS_SENT,
-    PIECES_PAGE, REPLICA_PARTITIONS_SENT, ZOMBIE_FINDINGS_SENT,
+    LossView, MergedPage, MergedPageRequest, MergedPartitionView, PartitionDiffView, PieceView,
+    PiecesPage, RangeView, ReplicaFocus, ReplicaReport, RowSources, ShadowedView, TombstoneView,
+    ZombieFinding, ZombieReport, MERGED_LOSSES_SENT, MERGED_ROWS_SENT, PIECES_PAGE,
+    REPLICA_PARTITIONS_SENT, ZOMBIE_FINDINGS_SENT,
 };
 use crate::protocol::FileRef;
 
@@ -123,7 +123,7 @@ pub(super) fn load_table(
 /// A [`FileSource`] that adds the Data.db bytes it reads to a counter shared by every input of
 /// a merge (the job's progress).
 pub(super) struct CountingSource<'a> {
-    inner: FileSource<'a>,
+    inner: ReadAhead<FileSource<'a>>,
     data_read: Rc<Cell<u64>>,
 }
 
@@ -151,10 +151,10 @@ impl TableFiles {
         for ((name, metadata), handles) in self.names.iter().zip(&self.metadata).zip(&self.handles)
         {
             let source = CountingSource {
-                inner: FileSource {
+                inner: ReadAhead::new(FileSource {
                     files: handles,
                     raw_crc32_millis: None,
-                },
+                }),
                 data_read: data_read.clone(),
             };
             sstables.push(TableSSTable {
@@ -653,17 +653,7 @@ fn pieces_page(diffs: &mut [PartitionDiff], focus: &ReplicaFocus) -> PiecesPage 
                 versions: d
                     .versions
                     .into_iter()
-                    .map(|v| {
-                        v.map(|v| PieceVersionView {
-                            state: format!("{:?}", v.state),
-                            value: v.value,
-                            timestamp_micros: v.timestamp_micros,
-                            ttl_secs: v.ttl_secs,
-                            local_deletion_time_secs: v.local_deletion_time_secs,
-                            closes_micros: v.closes_micros,
-                            purged: v.purged,
-                        })
-                    })
+                    .map(|v| v.map(|v| v.to_string()))
                     .collect(),
                 newest: d.newest,
                 differs: d.differs,
