@@ -26,7 +26,9 @@
 use super::clustering::ClusteringView;
 use super::items::ItemBuilder;
 use super::partition::{read_partition_start, PartitionEnd};
-use super::row::{read_head, Head, RowScratch, UnfilteredHead, END_OF_PARTITION};
+use super::row::{
+    read_head, read_row_fast, Head, RowScratch, RowStart, UnfilteredHead, END_OF_PARTITION,
+};
 use super::schema::DataSchema;
 use super::view::{DataVisitor, IgnoreAll, RowEnd};
 use super::{DataItem, DecodeOptions, Finding, FindingKind};
@@ -471,6 +473,31 @@ impl DataDecoder {
             return Ok(Attempt::Done(VisitStep::Visited));
         }
         let static_row = *expect == Expect::StaticRow;
+        // A plain row by plain slice reads (no ambiguous frozen-UDT header to try both ways);
+        // anything else, and a row that does not decode that way, through the checked reader.
+        if !static_row && alternate.is_none() {
+            if let Some(row) = read_row_fast(bytes, pos, schema, options) {
+                #[cfg(debug_assertions)]
+                check_row_fast(&row, bytes, pos, schema, options);
+                scratch.findings.clear();
+                return visit_row(
+                    &row,
+                    bytes,
+                    pos,
+                    schema,
+                    options,
+                    scratch,
+                    partition,
+                    switched_to_frozen_udts,
+                    v,
+                )
+                .map(|()| {
+                    consumed.advance(row.declared_len);
+                    *expect = Expect::Unfiltered;
+                    Attempt::Done(VisitStep::Visited)
+                });
+            }
+        }
         let head = match read_head(&mut r, schema, options, static_row) {
             Ok(h) => h,
             Err(e) if waits_for_more(&e, input_finished) => return need_more,
@@ -481,6 +508,7 @@ impl DataDecoder {
                 consumed.advance(1);
                 *expect = Expect::PartitionStart;
                 v.partition_end(&partition.end(pos, flags));
+                return Ok(Attempt::Done(VisitStep::Visited));
             }
             Head::Row(h) => {
                 let Some((body, declared_len)) =
@@ -489,8 +517,9 @@ impl DataDecoder {
                     return need_more;
                 };
                 if let Some(alt) = alternate.as_ref() {
-                    // An ambiguous frozen-UDT header: a row that does not decode to exactly its
-                    // declared size with this reading but does with the other switches readings.
+                    // An ambiguous frozen-UDT header: a row that does not decode to
+                    // exactly its declared size with this reading but does with the
+                    // other switches readings.
                     if !decodes_exactly(&h, body, schema, options, scratch)
                         && decodes_exactly(&h, body, alt, options, scratch)
                     {
@@ -498,31 +527,28 @@ impl DataDecoder {
                     }
                 }
                 let mut br = Reader::new(body, h.body_start).for_component(ComponentType::Data);
-                let (body_end, previous_unfiltered_size) =
-                    h.visit_body(&mut br, schema, options, scratch, v)?;
-                if core::mem::take(switched_to_frozen_udts) {
-                    scratch.findings.push(Finding::new(
-                        FindingKind::FrozenUdtInterpretation,
-                        h.size.span,
-                        "this row only decodes with bare UserType columns read as frozen (a \
-                         Cassandra 3.0.x writer, CASSANDRA-15035); the rest of the SSTable is \
-                         read that way"
-                            .to_owned(),
-                    ));
-                }
-                partition.after_row(
-                    h.position,
-                    &previous_unfiltered_size,
-                    h.prefix.as_ref(),
-                    &mut scratch.findings,
-                );
-                v.row_end(&RowEnd {
-                    position: h.position,
-                    is_static: h.prefix.is_none(),
-                    body_end,
-                    declared_end: h.declared_end,
-                    findings: &scratch.findings,
-                });
+                scratch.findings.clear();
+                let prelude = h.read_prelude(&mut br, schema, scratch)?;
+                // The body starts inside the window, after `pos`.
+                let body_start =
+                    usize::try_from(h.body_start.saturating_sub(pos)).unwrap_or(usize::MAX);
+                let row = RowStart {
+                    head: h,
+                    prelude,
+                    data_start: body_start.saturating_add(br.position()),
+                    declared_len,
+                };
+                visit_row(
+                    &row,
+                    bytes,
+                    pos,
+                    schema,
+                    options,
+                    scratch,
+                    partition,
+                    switched_to_frozen_udts,
+                    v,
+                )?;
                 consumed.advance(declared_len);
                 *expect = Expect::Unfiltered;
             }
@@ -544,6 +570,7 @@ impl DataDecoder {
                 partition.marker_count = partition.marker_count.saturating_add(1);
                 consumed.advance(declared_len);
                 v.range_tombstone_marker(&marker);
+                return Ok(Attempt::Done(VisitStep::Visited));
             }
         }
         Ok(Attempt::Done(VisitStep::Visited))
@@ -581,6 +608,106 @@ impl PushDecoder for DataDecoder {
     fn needs_more_data(step: &DecodeStep) -> bool {
         matches!(step, DecodeStep::NeedMoreData)
     }
+}
+
+/// A row read up to its column data (by either path): its columns and cells to `v`, its size
+/// check, the cross-row checks and its end. The caller marks its bytes decoded.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn visit_row<'a, V: DataVisitor + ?Sized>(
+    row: &RowStart<'a>,
+    bytes: &'a [u8],
+    pos: u64,
+    schema: &DataSchema,
+    options: &DecodeOptions,
+    scratch: &mut RowScratch,
+    partition: &mut PartitionState,
+    switched_to_frozen_udts: &mut bool,
+    v: &mut V,
+) -> Result<()> {
+    let RowStart {
+        head: h,
+        prelude,
+        data_start,
+        declared_len,
+    } = row;
+    // `data_start <= declared_len <= bytes.len()`: both paths checked them.
+    let data = bytes.get(*data_start..*declared_len).unwrap_or(&[]);
+    let data_offset = pos.saturating_add(*data_start as u64);
+    let used = h.visit_columns(prelude, data, data_offset, schema, options, scratch, v)?;
+    let body_end = data_offset.saturating_add(used as u64);
+    h.check_body_end(body_end, &mut scratch.findings);
+    if core::mem::take(switched_to_frozen_udts) {
+        scratch.findings.push(Finding::new(
+            FindingKind::FrozenUdtInterpretation,
+            h.size.span,
+            "this row only decodes with bare UserType columns read as frozen (a Cassandra \
+             3.0.x writer, CASSANDRA-15035); the rest of the SSTable is read that way"
+                .to_owned(),
+        ));
+    }
+    partition.after_row(
+        h.position,
+        &prelude.previous_unfiltered_size,
+        h.prefix.as_ref(),
+        &mut scratch.findings,
+    );
+    v.row_end(&RowEnd {
+        position: h.position,
+        is_static: h.prefix.is_none(),
+        body_end,
+        declared_end: h.declared_end,
+        findings: &scratch.findings,
+    });
+    Ok(())
+}
+
+/// Debug builds (every test run): the fast path's row equals the checked path's — head,
+/// prelude, where its column data starts and its declared end — and the checked path has no
+/// finding for it (the fast path refuses a row with one).
+#[cfg(debug_assertions)]
+fn check_row_fast(
+    fast: &RowStart<'_>,
+    bytes: &[u8],
+    pos: u64,
+    schema: &DataSchema,
+    options: &DecodeOptions,
+) {
+    let mut r = Reader::new(bytes, pos);
+    let head = read_head(&mut r, schema, options, false);
+    debug_assert!(
+        matches!(head, Ok(Head::Row(_))),
+        "the fast path read a row at {pos} where the checked path reads {head:?}"
+    );
+    let Ok(Head::Row(h)) = head else {
+        return;
+    };
+    debug_assert_eq!(h.position, fast.head.position);
+    debug_assert_eq!(h.flags, fast.head.flags);
+    debug_assert_eq!(h.extended_flags, fast.head.extended_flags);
+    debug_assert_eq!(h.prefix, fast.head.prefix);
+    debug_assert_eq!(h.size, fast.head.size);
+    debug_assert_eq!(h.body_start, fast.head.body_start);
+    debug_assert_eq!(h.declared_end, fast.head.declared_end);
+    let body = declared_body(bytes, pos, &h, true, "row");
+    debug_assert!(
+        matches!(body, Ok(Some(_))),
+        "the fast path read a row at {pos} whose body the checked path does not find"
+    );
+    let Ok(Some((body, declared_len))) = body else {
+        return;
+    };
+    debug_assert_eq!(declared_len, fast.declared_len);
+    let mut br = Reader::new(body, h.body_start);
+    let mut scratch = RowScratch::default();
+    let prelude = h.read_prelude(&mut br, schema, &mut scratch);
+    debug_assert_eq!(prelude.as_ref().ok(), Some(&fast.prelude), "row at {pos}");
+    debug_assert!(scratch.findings.is_empty(), "row at {pos}");
+    debug_assert_eq!(
+        br.offset(),
+        pos.saturating_add(fast.data_start as u64),
+        "row at {pos}"
+    );
 }
 
 /// Whether the row body decodes to exactly its declared end with `schema` (a trial decode,
