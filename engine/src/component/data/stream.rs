@@ -118,7 +118,7 @@ impl PartitionState {
             position.saturating_sub(self.previous_unfiltered_start.unwrap_or(self.start))
         };
         if stored.value != expected {
-            findings.push(previous_size_mismatch(stored, expected));
+            findings.push(previous_size_mismatch(stored.value, stored.span, expected));
         }
     }
 
@@ -258,17 +258,17 @@ fn duplicate_clustering(span: Span) -> Finding {
     )
 }
 
-/// [`PartitionState::check_previous_size`]'s finding, out of line.
+/// [`PartitionState::check_previous_size`]'s finding, out of line (by value: a reference
+/// would keep the row's prelude in memory on the hot path).
 #[cold]
 #[inline(never)]
-fn previous_size_mismatch(stored: &Spanned<u64>, expected: u64) -> Finding {
+fn previous_size_mismatch(stored: u64, span: Span, expected: u64) -> Finding {
     Finding::new(
         FindingKind::PreviousSizeMismatch,
-        stored.span,
+        span,
         format!(
-            "previous unfiltered size is {}, but the previous unfiltered (or the partition \
-             start) is {expected} bytes back",
-            stored.value
+            "previous unfiltered size is {stored}, but the previous unfiltered (or the \
+             partition start) is {expected} bytes back"
         ),
     )
 }
