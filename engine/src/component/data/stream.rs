@@ -409,12 +409,30 @@ impl DataDecoder {
 
     /// Decodes the next item into `visitor` (borrowed: nothing allocated per row or cell), or
     /// says that more data is needed or that everything was visited.
+    #[inline]
     pub fn visit_next<V: DataVisitor + ?Sized>(&mut self, visitor: &mut V) -> Result<VisitStep> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
+        // One item done is the step of nearly every call; a switch of reading or an error is
+        // handled out of line.
+        match self.attempt(visitor) {
+            Ok(Attempt::Done(step)) => Ok(step),
+            other => self.visit_next_after(other, visitor),
+        }
+    }
+
+    /// [`DataDecoder::visit_next`] after an attempt that switched to the frozen-UDT reading
+    /// (the row is decoded again) or failed (the decoder keeps the error).
+    #[cold]
+    #[inline(never)]
+    fn visit_next_after<V: DataVisitor + ?Sized>(
+        &mut self,
+        mut attempt: Result<Attempt>,
+        visitor: &mut V,
+    ) -> Result<VisitStep> {
         loop {
-            match self.attempt(visitor) {
+            match attempt {
                 Ok(Attempt::Done(step)) => return Ok(step),
                 Ok(Attempt::SwitchToFrozenUdts) => {
                     if let Some(alt) = self.alternate.take() {
@@ -429,6 +447,7 @@ impl DataDecoder {
                     return Err(e);
                 }
             }
+            attempt = self.attempt(visitor);
         }
     }
 
@@ -455,8 +474,8 @@ impl DataDecoder {
         }
         let (bytes, mut consumed) = window.split_unread();
         let need_more = Ok(Attempt::Done(VisitStep::NeedMoreData));
-        let mut r = Reader::new(bytes, pos).for_component(ComponentType::Data);
         if *expect == Expect::PartitionStart {
+            let mut r = Reader::new(bytes, pos).for_component(ComponentType::Data);
             let start = match read_partition_start(&mut r, schema) {
                 Ok(s) => s,
                 Err(e) if waits_for_more(&e, input_finished) => return need_more,
@@ -498,6 +517,7 @@ impl DataDecoder {
                 });
             }
         }
+        let mut r = Reader::new(bytes, pos).for_component(ComponentType::Data);
         let head = match read_head(&mut r, schema, options, static_row) {
             Ok(h) => h,
             Err(e) if waits_for_more(&e, input_finished) => return need_more,
