@@ -301,13 +301,16 @@ impl DataVisitor for PartitionScan {
     }
 
     fn row_start(&mut self, row: &RowView<'_>) {
-        if let Some((_, s)) = &mut self.current {
-            s.rows = s.rows.saturating_add(u64::from(!row.is_static));
-            s.tombstones.row = s.tombstones.row.saturating_add(u64::from(
-                row.deletion
-                    .as_ref()
-                    .is_some_and(|d| !d.time.deletes_nothing()),
-            ));
+        // The rows are the decoder's count at the partition's end (`PartitionEnd::row_count`,
+        // the rows that are not static); only a row deletion, rare, is counted here.
+        if row
+            .deletion
+            .as_ref()
+            .is_some_and(|d| !d.time.deletes_nothing())
+        {
+            if let Some((_, s)) = &mut self.current {
+                s.tombstones.row = s.tombstones.row.saturating_add(1);
+            }
         }
     }
 
@@ -343,6 +346,9 @@ impl DataVisitor for PartitionScan {
     }
 
     fn partition_end(&mut self, end: &PartitionEnd) {
+        if let Some((_, s)) = &mut self.current {
+            s.rows = end.row_count;
+        }
         self.finished = self.end(end);
     }
 }

@@ -431,6 +431,60 @@ impl<'p> ClusteringPrefix<'p> {
         )
     }
 
+    /// [`ClusteringPrefix::read_clustering`] by plain slice reads (the row decoder's fast path):
+    /// the clustering at `bytes[*at..]` (`bytes`' first byte at absolute `offset`), `at` moved
+    /// past it; `None` wherever the checked read would fail (a value or header past the end, a
+    /// vint length above the cap), which then reads it again for the error and its offset.
+    #[inline(always)]
+    pub(crate) fn clustering_at<'a: 'p, 'l: 'p>(
+        bytes: &'a [u8],
+        offset: u64,
+        at: &mut usize,
+        layout: ClusteringLayout<'l>,
+    ) -> Option<Self> {
+        let start = *at;
+        let mut p = start;
+        let mut header = 0u64;
+        for (index, fixed) in layout.fixed_lengths_bytes.iter().enumerate() {
+            if index.is_multiple_of(32) {
+                header = vint_at(bytes, &mut p)?;
+            }
+            // `index % 32 < 32`: the shift is below 64.
+            let bit = (index % 32).wrapping_mul(2) as u32;
+            if (header >> bit) & 0b11 == 0 {
+                let len = match fixed {
+                    Some(n) => usize::try_from(*n).ok()?,
+                    None => {
+                        let len = vint_at(bytes, &mut p)?;
+                        if len > layout.max_value_bytes {
+                            return None;
+                        }
+                        usize::try_from(len).ok()?
+                    }
+                };
+                let end = p.checked_add(len)?;
+                if end > bytes.len() {
+                    return None;
+                }
+                p = end;
+            }
+        }
+        let values_bytes = bytes.get(start..p)?;
+        // `start <= p <= bytes.len()`: positions of the input, so the offsets cannot wrap.
+        let values_offset = offset.wrapping_add(start as u64);
+        *at = p;
+        Some(ClusteringPrefix {
+            span: Span::new(values_offset, offset.wrapping_add(p as u64)),
+            kind: ClusteringPrefixKind::Clustering,
+            kind_span: None,
+            size: None,
+            count: layout.column_count(),
+            values_bytes,
+            values_offset,
+            layout,
+        })
+    }
+
     /// `ClusteringBoundOrBoundary.Serializer.deserialize`: a range tombstone marker's u8 kind
     /// (0, 1, 2, 5, 6 or 7), u16 size and values.
     pub fn read_bound_or_boundary<'a: 'p, 'l: 'p>(

@@ -214,7 +214,7 @@ pub(crate) enum PresentColumns {
 }
 
 /// The `n` low bits set (all 64 for `n >= 64`).
-fn low_bits(n: usize) -> u64 {
+pub(crate) fn low_bits(n: usize) -> u64 {
     u32::try_from(n)
         .ok()
         .and_then(|n| 1u64.checked_shl(n))

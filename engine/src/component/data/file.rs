@@ -487,6 +487,7 @@ impl DataFileReader {
     /// Decodes the next item into `visitor` (borrowed: rows and cells as views into the
     /// window); [`VisitStep::NeedMoreData`] means: read the range [`RangeReader::next_read`]
     /// names and [`RangeReader::supply`] it.
+    #[inline(always)]
     pub fn visit_next<V: DataVisitor + ?Sized>(&mut self, visitor: &mut V) -> Result<VisitStep> {
         match self.decoder.visit_next(visitor)? {
             VisitStep::NeedMoreData if self.layout.next_read().is_none() => {

@@ -41,8 +41,11 @@ use super::cell::{Cell, ColumnData, RowTimes};
 use super::clustering::{
     read_bound, read_clustering_view, Clustering, ClusteringBoundOrBoundary, ClusteringView,
 };
-use super::columns::{ColumnSubset, ColumnsEncoding, PresentColumns};
-use super::deletion::{check_deletion, read_delta_deletion_time, DeletionTime, LivenessInfo};
+use super::columns::{low_bits, ColumnSubset, ColumnsEncoding, PresentColumns};
+use super::deletion::{
+    check_deletion, expiration_is_suspicious, read_delta_deletion_time, DeletionTime, LivenessInfo,
+    LocalDeletionTime,
+};
 use super::schema::{ColumnKind, DataSchema};
 use super::view::{
     CellView, ComplexColumnHead, DataVisitor, MarkerDeletion, RangeTombstoneMarker, RowDeletion,
@@ -51,7 +54,7 @@ use super::view::{
 use super::{DecodeOptions, Finding, FindingKind};
 use crate::component::ComponentType;
 use crate::error::Result;
-use crate::reader::Reader;
+use crate::reader::{vint_at, Reader};
 use crate::span::{Span, Spanned};
 
 /// Unfiltered flag: nothing follows, the partition ends.
@@ -285,23 +288,28 @@ fn check_size(
     if body_end == declared_end {
         None
     } else {
-        Some(size_mismatch(what, body_end, declared_end, size))
+        Some(size_mismatch(
+            what,
+            body_end,
+            declared_end,
+            size.value,
+            size.span,
+        ))
     }
 }
 
-/// [`check_size`]'s finding, out of line.
+/// [`check_size`]'s finding, out of line (the size by value: a reference would keep the row's
+/// head in memory on the hot path).
 #[cold]
 #[inline(never)]
-fn size_mismatch(what: &str, body_end: u64, declared_end: u64, size: &Spanned<u64>) -> Finding {
+fn size_mismatch(what: &str, body_end: u64, declared_end: u64, size: u64, span: Span) -> Finding {
     Finding::new(
         FindingKind::SizeMismatch,
-        size.span,
+        span,
         format!(
-            "{what} declares {} bytes after its size field but its body used {}; decoding \
+            "{what} declares {size} bytes after its size field but its body used {}; decoding \
              continues at the declared end",
-            size.value,
-            size.value
-                .saturating_sub(declared_end.saturating_sub(body_end))
+            size.saturating_sub(declared_end.saturating_sub(body_end))
         ),
     )
 }
@@ -313,10 +321,190 @@ pub(crate) struct RowScratch {
     pub findings: Vec<Finding>,
 }
 
+/// A row's body up to its column data: previous size, liveness, deletions and the column
+/// subset, read through the checked [`Reader`] ([`UnfilteredHead::read_prelude`]) or by plain
+/// slice reads ([`read_row_fast`]).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RowPrelude<'a> {
+    pub previous_unfiltered_size: Spanned<u64>,
+    pub liveness: Option<LivenessInfo>,
+    pub deletion: Option<RowDeletion>,
+    pub scylla_shadowable_deletion: Option<DeletionTime>,
+    pub columns_span: Option<Span>,
+    pub columns_encoding: ColumnsEncoding,
+    pub present_columns: PresentColumns,
+    /// The stored column subset (empty with HAS_ALL_COLUMNS).
+    pub columns_bytes: &'a [u8],
+}
+
+/// A row read up to its column data (by [`read_row_fast`] or the checked path): its head, its
+/// prelude, where its column data starts and where it ends (the declared end), relative to the
+/// first byte of the window.
+#[derive(Debug, Clone)]
+pub(crate) struct RowStart<'a> {
+    pub head: UnfilteredHead<Option<ClusteringView<'a>>>,
+    pub prelude: RowPrelude<'a>,
+    pub data_start: usize,
+    pub declared_len: usize,
+}
+
+/// The head and prelude of a plain row at `bytes[0]` (absolute `pos`) by plain slice reads,
+/// every length and bound checked: flags without END_OF_PARTITION, IS_MARKER and
+/// EXTENSION_FLAG (so not the static row), the clustering, the row size (within the cap and
+/// the window), then inside the declared body the previous size, the liveness, no row
+/// deletion, and every column or a missing-columns bitmap below 64 columns. `None` for any
+/// other row, one with a finding to report, or one that does not decode: the checked path
+/// ([`read_head`], [`UnfilteredHead::visit_body`]) reads it again for the rest, the findings,
+/// the error and its offset, or to wait for more data.
+#[inline(always)]
+pub(crate) fn read_row_fast<'a>(
+    bytes: &'a [u8],
+    pos: u64,
+    schema: &'a DataSchema,
+    options: &DecodeOptions,
+) -> Option<RowStart<'a>> {
+    let flags = *bytes.first()?;
+    if flags & (END_OF_PARTITION | IS_MARKER | EXTENSION_FLAG | HAS_DELETION | HAS_COMPLEX_DELETION)
+        != 0
+        || flags & (HAS_TTL | HAS_TIMESTAMP) == HAS_TTL
+    {
+        return None;
+    }
+    // Positions in `bytes`, so below `usize::MAX`, and `pos` plus them is a position of the
+    // file (below 2^64): the additions below cannot wrap.
+    let abs = |at: usize| pos.wrapping_add(at as u64);
+    let mut at = 1usize;
+    let clustering = ClusteringView::clustering_at(
+        bytes,
+        pos,
+        &mut at,
+        super::clustering::layout(schema, options),
+    )?;
+    let size_start = at;
+    let size = vint_at(bytes, &mut at)?;
+    if size > options.max_unfiltered_bytes {
+        return None;
+    }
+    let body_start = at;
+    let declared_len = body_start.checked_add(usize::try_from(size).ok()?)?;
+    let body = bytes.get(..declared_len)?;
+    let prev_start = at;
+    let previous = vint_at(body, &mut at)?;
+    let previous_unfiltered_size = Spanned {
+        value: previous,
+        span: Span::new(abs(prev_start), abs(at)),
+    };
+    let base = &schema.delta_base;
+    let liveness = if flags & HAS_TIMESTAMP != 0 {
+        let start = at;
+        let delta = vint_at(body, &mut at)?;
+        let timestamp_micros = Spanned {
+            value: base.min_timestamp_micros.wrapping_add(delta as i64),
+            span: Span::new(abs(start), abs(at)),
+        };
+        let (ttl_secs, local_expiration_time) = if flags & HAS_TTL != 0 {
+            let ttl_start = at;
+            let ttl = base
+                .min_ttl_secs
+                .wrapping_add(vint_at(body, &mut at)? as u32 as i32);
+            let ldt_start = at;
+            let raw = base
+                .min_local_deletion_time_raw
+                .wrapping_add(vint_at(body, &mut at)? as u32);
+            let ldt = LocalDeletionTime::new(raw, base.unsigned_deletion_time);
+            if expiration_is_suspicious(ttl, &ldt) {
+                return None;
+            }
+            (
+                Some(Spanned {
+                    value: ttl,
+                    span: Span::new(abs(ttl_start), abs(ldt_start)),
+                }),
+                Some(Spanned {
+                    value: ldt,
+                    span: Span::new(abs(ldt_start), abs(at)),
+                }),
+            )
+        } else {
+            (None, None)
+        };
+        Some(LivenessInfo {
+            span: Span::new(abs(start), abs(at)),
+            timestamp_micros,
+            ttl_secs,
+            local_expiration_time,
+        })
+    } else {
+        None
+    };
+    let superset_count = schema.columns(false).len();
+    let columns_start = at;
+    let (columns_span, columns_encoding, bits) = if flags & HAS_ALL_COLUMNS != 0 {
+        if superset_count > 64 {
+            return None;
+        }
+        (
+            None,
+            ColumnsEncoding::AllColumnsFlag,
+            low_bits(superset_count),
+        )
+    } else {
+        let encoded = vint_at(body, &mut at)?;
+        // The bitmap of the missing columns below 64 columns (`ColumnSubset::read_present`).
+        if encoded == 0 || superset_count >= 64 || encoded >> superset_count != 0 {
+            return None;
+        }
+        (
+            Some(Span::new(abs(columns_start), abs(at))),
+            ColumnsEncoding::MissingBitmap(encoded),
+            !encoded & low_bits(superset_count),
+        )
+    };
+    let columns_bytes = body.get(columns_start..at)?;
+    Some(RowStart {
+        head: UnfilteredHead {
+            position: pos,
+            flags: Spanned {
+                value: flags,
+                span: Span::new(pos, abs(1)),
+            },
+            extended_flags: None,
+            prefix: Some(clustering),
+            size: Spanned {
+                value: size,
+                span: Span::new(abs(size_start), abs(body_start)),
+            },
+            body_start: abs(body_start),
+            declared_end: abs(declared_len),
+        },
+        prelude: RowPrelude {
+            previous_unfiltered_size,
+            liveness,
+            deletion: None,
+            scylla_shadowable_deletion: None,
+            columns_span,
+            columns_encoding,
+            present_columns: PresentColumns::Bits(bits),
+            columns_bytes,
+        },
+        data_start: at,
+        declared_len,
+    })
+}
+
+/// The error of a row's column data, at absolute `offset`.
+#[cold]
+#[inline(never)]
+fn data_error(msg: String, offset: u64) -> crate::Error {
+    crate::Error::new(crate::error::ErrorKind::InvalidValue(msg), offset)
+        .context("row column data")
+        .in_component(ComponentType::Data)
+}
+
 impl<'a> UnfilteredHead<Option<ClusteringView<'a>>> {
     /// Decodes the row body from `r`, which holds exactly the declared bytes, handing the row
-    /// and its cells to `v`. Returns where the body ended and the previous unfiltered size; the
-    /// body's findings (and a size
+    /// and its cells to `v` (the trial decodes of an ambiguous frozen-UDT header). Returns where
+    /// the body ended and the previous unfiltered size; the body's findings (and a size
     /// mismatch) are left in `scratch.findings`.
     pub(crate) fn visit_body<V: DataVisitor + ?Sized>(
         &self,
@@ -326,12 +514,43 @@ impl<'a> UnfilteredHead<Option<ClusteringView<'a>>> {
         scratch: &mut RowScratch,
         v: &mut V,
     ) -> Result<(u64, Spanned<u64>)> {
+        scratch.findings.clear();
+        let prelude = self.read_prelude(r, schema, scratch)?;
+        let at = self.visit_columns(&prelude, r.rest(), r.offset(), schema, options, scratch, v)?;
+        r.skip(at, "row column data")?;
+        let body_end = r.offset();
+        self.check_body_end(body_end, &mut scratch.findings);
+        Ok((body_end, prelude.previous_unfiltered_size))
+    }
+
+    /// A size mismatch finding when the body ended before the declared end.
+    #[inline(always)]
+    pub(crate) fn check_body_end(&self, body_end: u64, findings: &mut Vec<Finding>) {
+        let what = if self.prefix.is_none() {
+            "static row"
+        } else {
+            "row"
+        };
+        if let Some(f) = check_size(what, body_end, self.declared_end, &self.size) {
+            findings.push(f);
+        }
+    }
+
+    /// The body up to the column data through the checked reader: previous size, liveness,
+    /// deletions, column subset (findings into `scratch.findings`, the listed columns of a
+    /// large subset into `scratch.present`).
+    #[inline(always)]
+    pub(crate) fn read_prelude(
+        &self,
+        r: &mut Reader<'a>,
+        schema: &DataSchema,
+        scratch: &mut RowScratch,
+    ) -> Result<RowPrelude<'a>> {
         let flags = self.flags.value;
         let ext = self.extended_flags.as_ref().map_or(0, |e| e.value);
         let is_static = self.prefix.is_none();
         let base = &schema.delta_base;
         let findings = &mut scratch.findings;
-        findings.clear();
         if ext & !(IS_STATIC | HAS_SHADOWABLE_DELETION | SCYLLA_HAS_SHADOWABLE_TOMBSTONE) != 0 {
             if let Some(e) = &self.extended_flags {
                 findings.push(Finding::new(
@@ -372,8 +591,7 @@ impl<'a> UnfilteredHead<Option<ClusteringView<'a>>> {
         } else {
             None
         };
-        let header_columns = schema.columns(is_static);
-        let superset_count = header_columns.len();
+        let superset_count = schema.columns(is_static).len();
         let present = &mut scratch.present;
         let columns_start = r.rest();
         let (columns_span, columns_encoding, present_columns) = if flags & HAS_ALL_COLUMNS != 0 {
@@ -385,6 +603,37 @@ impl<'a> UnfilteredHead<Option<ClusteringView<'a>>> {
             (Some(span), encoding, columns)
         };
         let columns_len = columns_span.map_or(0, |s| usize::try_from(s.len_bytes()).unwrap_or(0));
+        Ok(RowPrelude {
+            previous_unfiltered_size,
+            liveness,
+            deletion,
+            scylla_shadowable_deletion,
+            columns_span,
+            columns_encoding,
+            present_columns,
+            columns_bytes: columns_start.get(..columns_len).unwrap_or(&[]),
+        })
+    }
+
+    /// Hands the row (head and prelude `p`) to `v`, then decodes its column data from `data`
+    /// (first byte at absolute `data_offset`; the rest of the declared body), handing each
+    /// cell and complex column to `v`. Returns the bytes of `data` the columns used.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn visit_columns<V: DataVisitor + ?Sized>(
+        &self,
+        p: &RowPrelude<'a>,
+        data: &'a [u8],
+        data_offset: u64,
+        schema: &DataSchema,
+        options: &DecodeOptions,
+        scratch: &mut RowScratch,
+        v: &mut V,
+    ) -> Result<usize> {
+        let flags = self.flags.value;
+        let is_static = self.prefix.is_none();
+        let base = &schema.delta_base;
+        let header_columns = schema.columns(is_static);
         v.row_start(&RowView {
             position: self.position,
             span: Span::new(self.position, self.declared_end),
@@ -393,36 +642,32 @@ impl<'a> UnfilteredHead<Option<ClusteringView<'a>>> {
             extended_flags: self.extended_flags.clone(),
             clustering: self.prefix.clone(),
             row_size: self.size.clone(),
-            previous_unfiltered_size: previous_unfiltered_size.clone(),
-            liveness: liveness.clone(),
-            deletion,
-            scylla_shadowable_deletion,
-            columns_encoding,
-            columns_span,
-            columns_bytes: columns_start.get(..columns_len).unwrap_or(&[]),
-            superset_count,
+            previous_unfiltered_size: p.previous_unfiltered_size.clone(),
+            liveness: p.liveness.clone(),
+            deletion: p.deletion.clone(),
+            scylla_shadowable_deletion: p.scylla_shadowable_deletion.clone(),
+            columns_encoding: p.columns_encoding,
+            columns_span: p.columns_span,
+            columns_bytes: p.columns_bytes,
+            superset_count: header_columns.len(),
         });
         let has_complex_deletion = flags & HAS_COMPLEX_DELETION != 0;
-        let row_times = RowTimes::of(liveness.as_ref());
+        let row_times = RowTimes::of(p.liveness.as_ref());
         // The column data is read from one slice and one position (`at`), the reader moved
         // past it once at the end. A body is far below 4 GiB (`max_unfiltered_bytes`); one that
         // is not is refused here, once, rather than checked in every cell.
-        let data = r.rest();
-        let data_offset = r.offset();
         if u32::try_from(data.len()).is_err() {
-            return Err(r.invalid_at(
+            return Err(data_error(
                 format!("{} bytes of column data in one row", data.len()),
                 data_offset,
-                "row column data",
             ));
         }
         let mut at = 0usize;
-        for index in present_columns.iter(present) {
+        for index in p.present_columns.iter(&scratch.present) {
             let Some(column) = header_columns.get(index) else {
-                return Err(r.invalid_at(
+                return Err(data_error(
                     format!("column index {index} beyond the header"),
                     data_offset.saturating_add(at as u64),
-                    "row column data",
                 ));
             };
             match column.kind {
@@ -436,7 +681,7 @@ impl<'a> UnfilteredHead<Option<ClusteringView<'a>>> {
                         &row_times,
                         base,
                         options,
-                        findings,
+                        &mut scratch.findings,
                         v,
                     )?;
                 }
@@ -470,7 +715,7 @@ impl<'a> UnfilteredHead<Option<ClusteringView<'a>>> {
                                 index,
                                 has_complex_deletion,
                                 base,
-                                findings,
+                                &mut scratch.findings,
                             )?;
                             at = hr.position();
                             read
@@ -487,7 +732,7 @@ impl<'a> UnfilteredHead<Option<ClusteringView<'a>>> {
                             &row_times,
                             base,
                             options,
-                            findings,
+                            &mut scratch.findings,
                             v,
                         )?;
                     }
@@ -495,13 +740,7 @@ impl<'a> UnfilteredHead<Option<ClusteringView<'a>>> {
                 }
             }
         }
-        r.skip(at, "row column data")?;
-        let body_end = r.offset();
-        let what = if is_static { "static row" } else { "row" };
-        if let Some(f) = check_size(what, body_end, self.declared_end, &self.size) {
-            findings.push(f);
-        }
-        Ok((body_end, previous_unfiltered_size))
+        Ok(at)
     }
 }
 

@@ -26,7 +26,9 @@
 use super::clustering::ClusteringView;
 use super::items::ItemBuilder;
 use super::partition::{read_partition_start, PartitionEnd};
-use super::row::{read_head, Head, RowScratch, UnfilteredHead, END_OF_PARTITION};
+use super::row::{
+    read_head, read_row_fast, Head, RowScratch, RowStart, UnfilteredHead, END_OF_PARTITION,
+};
 use super::schema::DataSchema;
 use super::view::{DataVisitor, IgnoreAll, RowEnd};
 use super::{DataItem, DecodeOptions, Finding, FindingKind};
@@ -78,8 +80,10 @@ enum Attempt {
 struct PartitionState {
     start: u64,
     previous_unfiltered_start: Option<u64>,
-    /// The encoded clustering of the previous row (valid when `has_last_clustering`); kept in a
+    /// The encoded clustering of the previous row (valid when `has_last_clustering`): up to
+    /// 16 bytes as a [`ClusteringKey`] (no `memcmp`/`memcpy` call per row), longer ones in a
     /// reused buffer. Equal encodings are equal clusterings.
+    last_key: ClusteringKey,
     last_clustering: Vec<u8>,
     has_last_clustering: bool,
     row_count: u64,
@@ -92,6 +96,7 @@ impl PartitionState {
     fn reset(&mut self, start: u64) {
         self.start = start;
         self.previous_unfiltered_start = None;
+        self.last_key = ClusteringKey::default();
         self.last_clustering.clear();
         self.has_last_clustering = false;
         self.row_count = 0;
@@ -113,7 +118,7 @@ impl PartitionState {
             position.saturating_sub(self.previous_unfiltered_start.unwrap_or(self.start))
         };
         if stored.value != expected {
-            findings.push(previous_size_mismatch(stored, expected));
+            findings.push(previous_size_mismatch(stored.value, stored.span, expected));
         }
     }
 
@@ -134,17 +139,31 @@ impl PartitionState {
         };
         self.previous_unfiltered_start = Some(position);
         self.row_count = self.row_count.saturating_add(1);
-        if self.has_last_clustering && self.last_clustering == c.encoded_values() {
-            findings.push(Finding::new(
-                FindingKind::DuplicateClustering,
-                c.span,
-                "this row has the same clustering as the previous row of the partition \
-                 (duplicate rows; scrub keeps one)"
-                    .to_owned(),
-            ));
+        let encoded = c.encoded_values();
+        let key = ClusteringKey::of(encoded);
+        let same = match key {
+            // A short encoding is all in its key; a long one is compared and kept in the buffer.
+            Some(k) => self.last_key == k,
+            None => self.last_key.len == usize::MAX && self.last_clustering == encoded,
+        };
+        // Debug builds keep every encoding in the buffer too and compare the two answers.
+        debug_assert_eq!(
+            self.has_last_clustering && same,
+            self.has_last_clustering && self.last_clustering == encoded
+        );
+        if self.has_last_clustering && same {
+            findings.push(duplicate_clustering(c.span));
         }
-        self.last_clustering.clear();
-        self.last_clustering.extend_from_slice(c.encoded_values());
+        match key {
+            Some(k) => {
+                self.last_key = k;
+                if cfg!(debug_assertions) {
+                    self.last_clustering.clear();
+                    self.last_clustering.extend_from_slice(encoded);
+                }
+            }
+            None => keep_long_clustering(&mut self.last_key, &mut self.last_clustering, encoded),
+        }
         self.has_last_clustering = true;
     }
 
@@ -174,17 +193,82 @@ impl PartitionState {
     }
 }
 
-/// [`PartitionState::check_previous_size`]'s finding, out of line.
+/// An encoded clustering of at most 16 bytes as its length and two overlapping word reads:
+/// for a given length the words hold every byte, so equal keys are equal encodings. A longer
+/// encoding has no key; [`PartitionState`] marks it by `len == usize::MAX`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct ClusteringKey {
+    len: usize,
+    low: u64,
+    high: u64,
+}
+
+impl ClusteringKey {
+    #[inline(always)]
+    fn of(b: &[u8]) -> Option<Self> {
+        let len = b.len();
+        let word = |at: usize| -> u64 {
+            b.get(at..at.wrapping_add(8))
+                .and_then(|w| <[u8; 8]>::try_from(w).ok())
+                .map_or(0, u64::from_le_bytes)
+        };
+        let half = |at: usize| -> u64 {
+            b.get(at..at.wrapping_add(4))
+                .and_then(|w| <[u8; 4]>::try_from(w).ok())
+                .map_or(0, |w| u64::from(u32::from_le_bytes(w)))
+        };
+        let byte = |at: usize| -> u64 { b.get(at).map_or(0, |&x| u64::from(x)) };
+        let (low, high) = match len {
+            0 => (0, 0),
+            1..=3 => (
+                byte(0) | byte(len / 2) << 8 | byte(len.wrapping_sub(1)) << 16,
+                0,
+            ),
+            4..=7 => (half(0) | half(len.wrapping_sub(4)) << 32, 0),
+            8..=16 => (word(0), word(len.wrapping_sub(8))),
+            _ => return None,
+        };
+        Some(ClusteringKey { len, low, high })
+    }
+}
+
+/// [`PartitionState::after_row`]'s keeping of a clustering longer than a key, out of line.
 #[cold]
 #[inline(never)]
-fn previous_size_mismatch(stored: &Spanned<u64>, expected: u64) -> Finding {
+fn keep_long_clustering(key: &mut ClusteringKey, buffer: &mut Vec<u8>, encoded: &[u8]) {
+    *key = ClusteringKey {
+        len: usize::MAX,
+        low: 0,
+        high: 0,
+    };
+    buffer.clear();
+    buffer.extend_from_slice(encoded);
+}
+
+/// [`PartitionState::after_row`]'s finding, out of line.
+#[cold]
+#[inline(never)]
+fn duplicate_clustering(span: Span) -> Finding {
+    Finding::new(
+        FindingKind::DuplicateClustering,
+        span,
+        "this row has the same clustering as the previous row of the partition (duplicate \
+         rows; scrub keeps one)"
+            .to_owned(),
+    )
+}
+
+/// [`PartitionState::check_previous_size`]'s finding, out of line (by value: a reference
+/// would keep the row's prelude in memory on the hot path).
+#[cold]
+#[inline(never)]
+fn previous_size_mismatch(stored: u64, span: Span, expected: u64) -> Finding {
     Finding::new(
         FindingKind::PreviousSizeMismatch,
-        stored.span,
+        span,
         format!(
-            "previous unfiltered size is {}, but the previous unfiltered (or the partition \
-             start) is {expected} bytes back",
-            stored.value
+            "previous unfiltered size is {stored}, but the previous unfiltered (or the \
+             partition start) is {expected} bytes back"
         ),
     )
 }
@@ -325,12 +409,30 @@ impl DataDecoder {
 
     /// Decodes the next item into `visitor` (borrowed: nothing allocated per row or cell), or
     /// says that more data is needed or that everything was visited.
+    #[inline]
     pub fn visit_next<V: DataVisitor + ?Sized>(&mut self, visitor: &mut V) -> Result<VisitStep> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
+        // One item done is the step of nearly every call; a switch of reading or an error is
+        // handled out of line.
+        match self.attempt(visitor) {
+            Ok(Attempt::Done(step)) => Ok(step),
+            other => self.visit_next_after(other, visitor),
+        }
+    }
+
+    /// [`DataDecoder::visit_next`] after an attempt that switched to the frozen-UDT reading
+    /// (the row is decoded again) or failed (the decoder keeps the error).
+    #[cold]
+    #[inline(never)]
+    fn visit_next_after<V: DataVisitor + ?Sized>(
+        &mut self,
+        mut attempt: Result<Attempt>,
+        visitor: &mut V,
+    ) -> Result<VisitStep> {
         loop {
-            match self.attempt(visitor) {
+            match attempt {
                 Ok(Attempt::Done(step)) => return Ok(step),
                 Ok(Attempt::SwitchToFrozenUdts) => {
                     if let Some(alt) = self.alternate.take() {
@@ -345,6 +447,7 @@ impl DataDecoder {
                     return Err(e);
                 }
             }
+            attempt = self.attempt(visitor);
         }
     }
 
@@ -371,8 +474,8 @@ impl DataDecoder {
         }
         let (bytes, mut consumed) = window.split_unread();
         let need_more = Ok(Attempt::Done(VisitStep::NeedMoreData));
-        let mut r = Reader::new(bytes, pos).for_component(ComponentType::Data);
         if *expect == Expect::PartitionStart {
+            let mut r = Reader::new(bytes, pos).for_component(ComponentType::Data);
             let start = match read_partition_start(&mut r, schema) {
                 Ok(s) => s,
                 Err(e) if waits_for_more(&e, input_finished) => return need_more,
@@ -389,6 +492,32 @@ impl DataDecoder {
             return Ok(Attempt::Done(VisitStep::Visited));
         }
         let static_row = *expect == Expect::StaticRow;
+        // A plain row by plain slice reads (no ambiguous frozen-UDT header to try both ways);
+        // anything else, and a row that does not decode that way, through the checked reader.
+        if !static_row && alternate.is_none() {
+            if let Some(row) = read_row_fast(bytes, pos, schema, options) {
+                #[cfg(debug_assertions)]
+                check_row_fast(&row, bytes, pos, schema, options);
+                scratch.findings.clear();
+                return visit_row(
+                    &row,
+                    bytes,
+                    pos,
+                    schema,
+                    options,
+                    scratch,
+                    partition,
+                    switched_to_frozen_udts,
+                    v,
+                )
+                .map(|()| {
+                    consumed.advance(row.declared_len);
+                    *expect = Expect::Unfiltered;
+                    Attempt::Done(VisitStep::Visited)
+                });
+            }
+        }
+        let mut r = Reader::new(bytes, pos).for_component(ComponentType::Data);
         let head = match read_head(&mut r, schema, options, static_row) {
             Ok(h) => h,
             Err(e) if waits_for_more(&e, input_finished) => return need_more,
@@ -399,6 +528,7 @@ impl DataDecoder {
                 consumed.advance(1);
                 *expect = Expect::PartitionStart;
                 v.partition_end(&partition.end(pos, flags));
+                return Ok(Attempt::Done(VisitStep::Visited));
             }
             Head::Row(h) => {
                 let Some((body, declared_len)) =
@@ -407,8 +537,9 @@ impl DataDecoder {
                     return need_more;
                 };
                 if let Some(alt) = alternate.as_ref() {
-                    // An ambiguous frozen-UDT header: a row that does not decode to exactly its
-                    // declared size with this reading but does with the other switches readings.
+                    // An ambiguous frozen-UDT header: a row that does not decode to
+                    // exactly its declared size with this reading but does with the
+                    // other switches readings.
                     if !decodes_exactly(&h, body, schema, options, scratch)
                         && decodes_exactly(&h, body, alt, options, scratch)
                     {
@@ -416,31 +547,28 @@ impl DataDecoder {
                     }
                 }
                 let mut br = Reader::new(body, h.body_start).for_component(ComponentType::Data);
-                let (body_end, previous_unfiltered_size) =
-                    h.visit_body(&mut br, schema, options, scratch, v)?;
-                if core::mem::take(switched_to_frozen_udts) {
-                    scratch.findings.push(Finding::new(
-                        FindingKind::FrozenUdtInterpretation,
-                        h.size.span,
-                        "this row only decodes with bare UserType columns read as frozen (a \
-                         Cassandra 3.0.x writer, CASSANDRA-15035); the rest of the SSTable is \
-                         read that way"
-                            .to_owned(),
-                    ));
-                }
-                partition.after_row(
-                    h.position,
-                    &previous_unfiltered_size,
-                    h.prefix.as_ref(),
-                    &mut scratch.findings,
-                );
-                v.row_end(&RowEnd {
-                    position: h.position,
-                    is_static: h.prefix.is_none(),
-                    body_end,
-                    declared_end: h.declared_end,
-                    findings: &scratch.findings,
-                });
+                scratch.findings.clear();
+                let prelude = h.read_prelude(&mut br, schema, scratch)?;
+                // The body starts inside the window, after `pos`.
+                let body_start =
+                    usize::try_from(h.body_start.saturating_sub(pos)).unwrap_or(usize::MAX);
+                let row = RowStart {
+                    head: h,
+                    prelude,
+                    data_start: body_start.saturating_add(br.position()),
+                    declared_len,
+                };
+                visit_row(
+                    &row,
+                    bytes,
+                    pos,
+                    schema,
+                    options,
+                    scratch,
+                    partition,
+                    switched_to_frozen_udts,
+                    v,
+                )?;
                 consumed.advance(declared_len);
                 *expect = Expect::Unfiltered;
             }
@@ -462,6 +590,7 @@ impl DataDecoder {
                 partition.marker_count = partition.marker_count.saturating_add(1);
                 consumed.advance(declared_len);
                 v.range_tombstone_marker(&marker);
+                return Ok(Attempt::Done(VisitStep::Visited));
             }
         }
         Ok(Attempt::Done(VisitStep::Visited))
@@ -499,6 +628,106 @@ impl PushDecoder for DataDecoder {
     fn needs_more_data(step: &DecodeStep) -> bool {
         matches!(step, DecodeStep::NeedMoreData)
     }
+}
+
+/// A row read up to its column data (by either path): its columns and cells to `v`, its size
+/// check, the cross-row checks and its end. The caller marks its bytes decoded.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn visit_row<'a, V: DataVisitor + ?Sized>(
+    row: &RowStart<'a>,
+    bytes: &'a [u8],
+    pos: u64,
+    schema: &DataSchema,
+    options: &DecodeOptions,
+    scratch: &mut RowScratch,
+    partition: &mut PartitionState,
+    switched_to_frozen_udts: &mut bool,
+    v: &mut V,
+) -> Result<()> {
+    let RowStart {
+        head: h,
+        prelude,
+        data_start,
+        declared_len,
+    } = row;
+    // `data_start <= declared_len <= bytes.len()`: both paths checked them.
+    let data = bytes.get(*data_start..*declared_len).unwrap_or(&[]);
+    let data_offset = pos.saturating_add(*data_start as u64);
+    let used = h.visit_columns(prelude, data, data_offset, schema, options, scratch, v)?;
+    let body_end = data_offset.saturating_add(used as u64);
+    h.check_body_end(body_end, &mut scratch.findings);
+    if core::mem::take(switched_to_frozen_udts) {
+        scratch.findings.push(Finding::new(
+            FindingKind::FrozenUdtInterpretation,
+            h.size.span,
+            "this row only decodes with bare UserType columns read as frozen (a Cassandra \
+             3.0.x writer, CASSANDRA-15035); the rest of the SSTable is read that way"
+                .to_owned(),
+        ));
+    }
+    partition.after_row(
+        h.position,
+        &prelude.previous_unfiltered_size,
+        h.prefix.as_ref(),
+        &mut scratch.findings,
+    );
+    v.row_end(&RowEnd {
+        position: h.position,
+        is_static: h.prefix.is_none(),
+        body_end,
+        declared_end: h.declared_end,
+        findings: &scratch.findings,
+    });
+    Ok(())
+}
+
+/// Debug builds (every test run): the fast path's row equals the checked path's — head,
+/// prelude, where its column data starts and its declared end — and the checked path has no
+/// finding for it (the fast path refuses a row with one).
+#[cfg(debug_assertions)]
+fn check_row_fast(
+    fast: &RowStart<'_>,
+    bytes: &[u8],
+    pos: u64,
+    schema: &DataSchema,
+    options: &DecodeOptions,
+) {
+    let mut r = Reader::new(bytes, pos);
+    let head = read_head(&mut r, schema, options, false);
+    debug_assert!(
+        matches!(head, Ok(Head::Row(_))),
+        "the fast path read a row at {pos} where the checked path reads {head:?}"
+    );
+    let Ok(Head::Row(h)) = head else {
+        return;
+    };
+    debug_assert_eq!(h.position, fast.head.position);
+    debug_assert_eq!(h.flags, fast.head.flags);
+    debug_assert_eq!(h.extended_flags, fast.head.extended_flags);
+    debug_assert_eq!(h.prefix, fast.head.prefix);
+    debug_assert_eq!(h.size, fast.head.size);
+    debug_assert_eq!(h.body_start, fast.head.body_start);
+    debug_assert_eq!(h.declared_end, fast.head.declared_end);
+    let body = declared_body(bytes, pos, &h, true, "row");
+    debug_assert!(
+        matches!(body, Ok(Some(_))),
+        "the fast path read a row at {pos} whose body the checked path does not find"
+    );
+    let Ok(Some((body, declared_len))) = body else {
+        return;
+    };
+    debug_assert_eq!(declared_len, fast.declared_len);
+    let mut br = Reader::new(body, h.body_start);
+    let mut scratch = RowScratch::default();
+    let prelude = h.read_prelude(&mut br, schema, &mut scratch);
+    debug_assert_eq!(prelude.as_ref().ok(), Some(&fast.prelude), "row at {pos}");
+    debug_assert!(scratch.findings.is_empty(), "row at {pos}");
+    debug_assert_eq!(
+        br.offset(),
+        pos.saturating_add(fast.data_start as u64),
+        "row at {pos}"
+    );
 }
 
 /// Whether the row body decodes to exactly its declared end with `schema` (a trial decode,
@@ -765,5 +994,35 @@ pub trait PushDecoder {
     /// Bytes held in the window (decoded or not): what memory the decoder keeps.
     fn window_bytes(&self) -> usize {
         self.window().window_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ClusteringKey;
+
+    #[test]
+    fn clustering_keys_are_equal_exactly_for_equal_short_encodings() {
+        // Every encoding of lengths 0..=17 over two byte values, each flipped at every position.
+        for len in 0..=17usize {
+            let base: Vec<u8> = (0..len).map(|i| (i as u8).wrapping_mul(37)).collect();
+            let key = ClusteringKey::of(&base);
+            assert_eq!(key.is_none(), len > 16, "length {len}");
+            assert_eq!(key, ClusteringKey::of(&base.clone()));
+            for at in 0..len {
+                let mut other = base.clone();
+                other[at] ^= 0x80;
+                if let Some(k) = key {
+                    assert_ne!(
+                        Some(k),
+                        ClusteringKey::of(&other),
+                        "length {len}, byte {at}"
+                    );
+                }
+            }
+            if len > 0 && len <= 16 {
+                assert_ne!(key, ClusteringKey::of(&base[..len - 1]), "length {len}");
+            }
+        }
     }
 }

@@ -265,3 +265,53 @@ fn sizes_caps_and_truncation_are_errors_with_offsets() {
     .unwrap();
     assert!(none.is_empty() && none.span == Span::new(5, 5));
 }
+
+/// The slice read of the row decoder's fast path: the same prefix as the checked read at an
+/// offset inside a longer slice, and `None` exactly where the checked read fails.
+#[test]
+fn clustering_at_matches_the_checked_read_and_refuses_where_it_fails() {
+    let types = vec![AbstractType::Int32, AbstractType::Utf8];
+    let fixed = fixed_value_lengths(&types);
+    let layout = ClusteringLayout::new(&fixed);
+    // header 0, 4 fixed bytes, vint 3 + "abc", then a byte of what follows.
+    let bytes = [0x55, 0, 0, 0, 0, 7, 3, b'a', b'b', b'c', 0x99];
+    let mut at = 1;
+    let fast = ClusteringPrefix::clustering_at(&bytes, 1000, &mut at, layout).unwrap();
+    assert_eq!(at, 10);
+    let mut r = Reader::new(&bytes, 1000);
+    r.skip(1, "t").unwrap();
+    let checked = ClusteringPrefix::read_clustering(&mut r, layout, "t").unwrap();
+    assert_eq!(fast, checked);
+    assert_eq!(fast.span, Span::new(1001, 1010));
+    assert_eq!(
+        present(&fast)[1],
+        (ClusteringValueState::Present, &b"abc"[..])
+    );
+    // Null second value (header bit 3), empty first value (bit 0): only the header is stored.
+    let mut at = 0;
+    let nulls = ClusteringPrefix::clustering_at(&[0b1001], 0, &mut at, layout).unwrap();
+    assert_eq!(at, 1);
+    assert_eq!(
+        present(&nulls),
+        [
+            (ClusteringValueState::Empty, &[][..]),
+            (ClusteringValueState::Null, &[][..])
+        ]
+    );
+    // Every cut of the encoding, and a text length above the cap: `None`, and the checked read
+    // fails too.
+    for cut in 1..10 {
+        let short = &bytes[..cut];
+        let mut at = 1;
+        assert!(ClusteringPrefix::clustering_at(short, 0, &mut at, layout).is_none());
+        assert_eq!(at, 1, "cut {cut}: `at` moves only on success");
+        let mut r = Reader::new(short, 0);
+        let _ = r.skip(1, "t");
+        assert!(ClusteringPrefix::read_clustering(&mut r, layout, "t").is_err());
+    }
+    let capped = layout.with_max_value_bytes(2);
+    let mut at = 1;
+    assert!(ClusteringPrefix::clustering_at(&bytes, 0, &mut at, capped).is_none());
+    let mut r = Reader::new(&bytes[1..], 1);
+    assert!(ClusteringPrefix::read_clustering(&mut r, capped, "t").is_err());
+}
