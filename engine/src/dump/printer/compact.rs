@@ -428,3 +428,116 @@ fn shown_value_json<const P: bool>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::component::data::{DataSchema, DeltaBase};
+    use crate::dump::json::key;
+    use crate::version::{Format, Version};
+
+    /// What the [`Json`] emitter writes for a cell's opening (after another cell) up to the
+    /// member that follows its name, in either layout.
+    fn json_opening(pretty: bool, name: &str, complex: bool) -> (Vec<u8>, Vec<u8>) {
+        let mut out = Vec::new();
+        // The row's `cells` array: depth 4 inside it, after a cell.
+        let mut j = Json::new(pretty, 4);
+        j.first = false;
+        j.elem(&mut out);
+        j.begin_object(&mut out);
+        key!(j, &mut out, "name");
+        string(&mut out, name);
+        let opening = out.clone();
+        if complex {
+            key!(j, &mut out, "path");
+            j.begin_array(&mut out);
+            j.elem(&mut out);
+        } else {
+            key!(j, &mut out, "value");
+        }
+        (opening, out)
+    }
+
+    #[test]
+    fn each_layouts_plan_holds_what_the_json_emitter_writes() {
+        let long = "a".repeat(100);
+        let names = ["v", "v_list", "quote\"d", long.as_str()];
+        let columns: Vec<(String, AbstractType)> = names
+            .iter()
+            .flat_map(|n| {
+                [
+                    (n.to_string(), AbstractType::Int32),
+                    (
+                        format!("{n}_l"),
+                        AbstractType::List {
+                            element: Box::new(AbstractType::Utf8),
+                            multi_cell: true,
+                        },
+                    ),
+                ]
+            })
+            .collect();
+        let schema = DataSchema::from_parts(
+            Version::parse(Format::Big, "nb").unwrap(),
+            AbstractType::Int32,
+            vec![],
+            vec![],
+            columns,
+            DeltaBase {
+                min_timestamp_micros: 0,
+                min_local_deletion_time_raw: 0,
+                min_ttl_secs: 0,
+                unsigned_deletion_time: false,
+            },
+        );
+        let mut leads = 0;
+        for pretty in [false, true] {
+            for column in schema.columns(false) {
+                let plan = CellPlan::new(column, pretty);
+                let complex = column.kind == ColumnKind::Complex;
+                let (opening, lead) = json_opening(pretty, &column.name, complex);
+                assert_eq!(plan.opening, opening, "{} {pretty}", column.name);
+                assert_eq!(plan.lead_len, lead.len(), "{} {pretty}", column.name);
+                let block = if pretty {
+                    PRETTY_LEAD_BLOCK
+                } else {
+                    LEAD_BLOCK
+                };
+                match plan.lead {
+                    Some(b) => {
+                        assert_eq!(&b[..lead.len()], &lead[..], "{} {pretty}", column.name);
+                        assert!(b[lead.len()..].iter().all(|&z| z == 0));
+                        leads += 1;
+                    }
+                    None => assert!(lead.len() > block, "{} {pretty}", column.name),
+                }
+            }
+        }
+        // The 100-byte name's leads fit neither block; every other lead fits.
+        assert_eq!(leads, 2 * 6);
+    }
+
+    #[test]
+    fn the_constant_members_are_what_the_json_emitter_writes() {
+        for pretty in [false, true] {
+            let member = |depth: usize, name: &'static str| {
+                let mut out = Vec::new();
+                let mut j = Json::new(pretty, depth);
+                j.first = false;
+                j.key(&mut out, name);
+                out
+            };
+            assert_eq!(row_member!(pretty, "cells"), member(3, "cells"));
+            assert_eq!(liveness_member!(pretty, "ttl"), member(4, "ttl"));
+            assert_eq!(cell_member!(pretty, "tstamp"), member(5, "tstamp"));
+            // A path's closing `]` and a row's cells' `]`, from inside their arrays.
+            for (depth, text) in [(6, path_close(pretty)), (4, cells_close(pretty))] {
+                let mut out = Vec::new();
+                let mut j = Json::new(pretty, depth);
+                j.first = false;
+                j.end_array(&mut out);
+                assert_eq!(text, out);
+            }
+        }
+    }
+}
