@@ -16,7 +16,7 @@ use crate::dump::json::{push_i64, push_u64, string, Json};
 use crate::types::AbstractType;
 
 use super::value::{
-    json_path, json_value, kind_path, kind_value, push_iso_secs, PathKind, ValueKind,
+    json_path, json_value, kind_path, kind_value, path_close, push_iso_secs, PathKind, ValueKind,
 };
 use super::{shown_value, write_deletion_time, DumpWriter, ShownValue};
 
@@ -76,11 +76,6 @@ pub(super) fn path_open(pretty: bool) -> &'static [u8] {
         b",\"path\":[",
         b",\n          \"path\": [\n            "
     )
-}
-
-/// The closing `]` of a cell path (after its one element).
-pub(super) fn path_close(pretty: bool) -> &'static [u8] {
-    pick!(pretty, b"]", b"\n          ]")
 }
 
 /// The closing `]` of a row's cells.

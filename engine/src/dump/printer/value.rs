@@ -425,6 +425,15 @@ impl PathKind {
     }
 }
 
+/// The closing `]` of a cell path (after its one element; pretty: its line break and indent).
+pub(super) fn path_close(pretty: bool) -> &'static [u8] {
+    if pretty {
+        b"\n          ]"
+    } else {
+        b"]"
+    }
+}
+
 /// A cell path as a JSON string and the `]` after it (the path is a one-element array; pretty,
 /// `P`: the line break and indent before the `]`), as [`json_path`] writes it, the common kinds
 /// inline.
@@ -436,7 +445,7 @@ pub(super) fn kind_path<const P: bool>(
     column_type: &AbstractType,
     path: &[u8],
 ) {
-    let close = super::compact::path_close(P);
+    let close = path_close(P);
     match kind {
         PathKind::ListUuid => {
             if let Some(uuid) = fixed(path) {
