@@ -297,9 +297,9 @@ impl IsoMillis {
     }
 }
 
-/// A value type whose common cases the JSON lines writer handles inline, worked out once per
-/// column ([`ValueKind::of`]), so a cell branches on it instead of matching its type (through
-/// [`json_value`] and [`fast_value`]) for every value.
+/// A value type whose common cases the JSON writer (both layouts) handles inline, worked out
+/// once per column ([`ValueKind::of`]), so a cell branches on it instead of matching its type
+/// (through [`json_value`] and [`fast_value`]) for every value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum ValueKind {
     Text,
@@ -399,7 +399,7 @@ pub(super) fn kind_value(
     json_value(out, scratch, Some(t), bytes)
 }
 
-/// How a complex column's cell paths are written by the JSON lines writer, worked out once per
+/// How a complex column's cell paths are written by the JSON writer, worked out once per
 /// column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum PathKind {
