@@ -1,8 +1,11 @@
-//! `dump --jsonl`'s rows and cells written without the layout machinery of [`Json`]: compact
-//! JSON has no indents, so each member is a constant `,"key":` copy, and a cell opens with one
-//! copy of `,{"name":"…"` rendered once per column. Byte for byte what the [`Json`] path (and
-//! so `serde_json::to_string` of [`PartitionJson`](crate::dump::PartitionJson)) writes; the
-//! pretty `--json` layout keeps the [`Json`] path.
+//! `dump --jsonl`'s and `dump --json`'s rows and cells, written without the layout machinery of
+//! [`Json`]: a row's or cell's members sit at a fixed depth, so in either layout (compact, or
+//! pretty with two-space indents) each member's separator, line break, indent and key is one
+//! constant copy, and a cell opens with one copy of `,{"name":"…"` (pretty: with its line breaks
+//! and indents) rendered once per column. One writer for both layouts: `P` (pretty) picks the
+//! constants at compile time, and each column's [`CellPlan`] is built for the writer's layout.
+//! Byte for byte what the [`Json`] path (and so `serde_json::to_string` and `to_string_pretty` of
+//! [`PartitionJson`](crate::dump::PartitionJson)) writes.
 //!
 //! Src: `tools/JsonTransformer.java`.
 
@@ -13,24 +16,86 @@ use crate::dump::json::{push_i64, push_u64, string, Json};
 use crate::types::AbstractType;
 
 use super::value::{
-    json_path, json_value, kind_path, kind_value, push_iso_secs, PathKind, ValueKind,
+    json_path, json_value, kind_path, kind_value, path_close, push_iso_secs, PathKind, ValueKind,
 };
 use super::{shown_value, write_deletion_time, DumpWriter, ShownValue};
 
-/// Bytes of a [`CellPlan`]'s lead block.
-const LEAD_BLOCK: usize = 64;
+/// `pick!(P, compact, pretty)`: the text of the layout, chosen at compile time.
+macro_rules! pick {
+    ($p:expr, $compact:expr, $pretty:expr) => {
+        if $p {
+            &$pretty[..]
+        } else {
+            &$compact[..]
+        }
+    };
+}
 
-/// How a column's cells are written, worked out once per SSTable.
+/// `member!(P, indent, "key")`: a member's separator and key, `,"key":` compact, `,` a line
+/// break, the indent and `"key": ` pretty.
+macro_rules! member {
+    ($p:expr, $indent:literal, $key:literal) => {
+        pick!(
+            $p,
+            concat!(",\"", $key, "\":").as_bytes(),
+            concat!(",\n", $indent, "\"", $key, "\": ").as_bytes()
+        )
+    };
+}
+
+/// A member of a row (depth 3).
+macro_rules! row_member {
+    ($p:expr, $key:literal) => {
+        member!($p, "      ", $key)
+    };
+}
+
+/// A member of a row's `liveness_info` (depth 4).
+macro_rules! liveness_member {
+    ($p:expr, $key:literal) => {
+        member!($p, "        ", $key)
+    };
+}
+
+/// A member of a cell (depth 5).
+macro_rules! cell_member {
+    ($p:expr, $key:literal) => {
+        member!($p, "          ", $key)
+    };
+}
+
+/// Bytes of a [`CellPlan`]'s lead block, compact.
+const LEAD_BLOCK: usize = 64;
+/// Bytes of a [`CellPlan`]'s lead block, pretty.
+const PRETTY_LEAD_BLOCK: usize = 128;
+
+/// A cell path's opening, `,"path":[` and, pretty, the line break and indent of its element.
+pub(super) fn path_open(pretty: bool) -> &'static [u8] {
+    pick!(
+        pretty,
+        b",\"path\":[",
+        b",\n          \"path\": [\n            "
+    )
+}
+
+/// The closing `]` of a row's cells.
+pub(super) fn cells_close(pretty: bool) -> &'static [u8] {
+    pick!(pretty, b"]", b"\n      ]")
+}
+
+/// How a column's cells are written, worked out once per SSTable for the writer's layout.
 #[derive(Debug, Clone)]
 pub(super) struct CellPlan<'s> {
-    /// `,{"name":"<name>"`: a cell's opening with its column's name as a JSON string (the first
+    /// `,{"name":"<name>"`: a cell's opening with its column's name as a JSON string (pretty:
+    /// `,` a line break and indent, `{`, a line break and indent, `"name": "<name>"`; the first
     /// cell of a row replaces the comma by the `[` of `"cells":[`).
     opening: Vec<u8>,
     /// The opening and what always follows it in the usual cell, `,"path":[` (a complex
-    /// column's cell) or `,"value":` (a simple column's cell that shows its value),
-    /// zero-padded to [`LEAD_BLOCK`] bytes when it fits: copied whole (a constant-length copy,
-    /// no `memcpy` call) and cut back to `lead_len`.
-    lead: Option<[u8; LEAD_BLOCK]>,
+    /// column's cell, pretty with its element's line break and indent) or `,"value":` (a simple
+    /// column's cell that shows its value), zero-padded to [`PRETTY_LEAD_BLOCK`] bytes when it
+    /// fits the layout's block ([`LEAD_BLOCK`] compact): the layout's block copied whole (a
+    /// constant-length copy, no `memcpy` call) and cut back to `lead_len`.
+    lead: Option<[u8; PRETTY_LEAD_BLOCK]>,
     lead_len: usize,
     complex: bool,
     /// A set's column: a live cell shows no value when its value is empty (the usual case).
@@ -43,18 +108,28 @@ pub(super) struct CellPlan<'s> {
 }
 
 impl<'s> CellPlan<'s> {
-    pub(super) fn new(column: &'s ColumnSchema) -> CellPlan<'s> {
-        let mut opening = b",{\"name\":".to_vec();
+    pub(super) fn new(column: &'s ColumnSchema, pretty: bool) -> CellPlan<'s> {
+        let mut opening = pick!(
+            pretty,
+            b",{\"name\":",
+            b",\n        {\n          \"name\": "
+        )
+        .to_vec();
         string(&mut opening, &column.name);
         let complex = column.kind == ColumnKind::Complex;
         let mut lead_text = opening.clone();
         lead_text.extend_from_slice(if complex {
-            b",\"path\":["
+            path_open(pretty)
         } else {
-            b",\"value\":"
+            cell_member!(pretty, "value")
         });
-        let lead = (lead_text.len() <= LEAD_BLOCK).then(|| {
-            let mut block = [0u8; LEAD_BLOCK];
+        let block = if pretty {
+            PRETTY_LEAD_BLOCK
+        } else {
+            LEAD_BLOCK
+        };
+        let lead = (lead_text.len() <= block).then(|| {
+            let mut block = [0u8; PRETTY_LEAD_BLOCK];
             for (b, &o) in block.iter_mut().zip(&lead_text) {
                 *b = o;
             }
@@ -90,28 +165,32 @@ impl<'s> CellPlan<'s> {
 }
 
 impl DumpWriter<'_> {
-    /// A row's opening members (type, position, clustering, liveness, deletion), compact.
-    pub(super) fn row_start_compact(&mut self, row: &RowView<'_>) {
+    /// A row's opening members (type, position, clustering, liveness, deletion), compact or
+    /// pretty (`P`).
+    pub(super) fn row_start_json<const P: bool>(&mut self, row: &RowView<'_>) {
         let schema = self.schema;
         let rows = &mut self.rows;
         let scratch = &mut self.scratch;
-        if !self.rows_json.first {
-            rows.push(b',');
-        }
-        rows.extend_from_slice(if row.is_static {
-            b"{\"type\":\"static_block\",\"position\":"
-        } else {
-            b"{\"type\":\"row\",\"position\":"
-        });
+        let first = self.rows_json.first;
+        let opening: &[u8] = match (row.is_static, P) {
+            (true, false) => b",{\"type\":\"static_block\",\"position\":",
+            (false, false) => b",{\"type\":\"row\",\"position\":",
+            (true, true) => b",\n    {\n      \"type\": \"static_block\",\n      \"position\": ",
+            (false, true) => b",\n    {\n      \"type\": \"row\",\n      \"position\": ",
+        };
+        rows.extend_from_slice(opening.get(usize::from(first)..).unwrap_or_default());
         push_u64(rows, row.position);
         if let Some(c) = &row.clustering {
             if !schema.clustering_types.is_empty() {
-                rows.extend_from_slice(b",\"clustering\":[");
+                rows.extend_from_slice(pick!(
+                    P,
+                    b",\"clustering\":[",
+                    b",\n      \"clustering\": ["
+                ));
                 let mut first = true;
                 for v in c.values() {
-                    if !first {
-                        rows.push(b',');
-                    }
+                    let separator = pick!(P, b",", b",\n        ");
+                    rows.extend_from_slice(separator.get(usize::from(first)..).unwrap_or_default());
                     first = false;
                     match v.state {
                         ClusteringValueState::Null => rows.extend_from_slice(b"null"),
@@ -131,42 +210,44 @@ impl DumpWriter<'_> {
                         }
                     }
                 }
-                rows.push(b']');
+                rows.extend_from_slice(if P && !first { b"\n      ]" } else { b"]" });
             }
         }
         if let Some(l) = &row.liveness {
-            rows.extend_from_slice(b",\"liveness_info\":{\"tstamp\":\"");
+            rows.extend_from_slice(pick!(
+                P,
+                b",\"liveness_info\":{\"tstamp\":\"",
+                b",\n      \"liveness_info\": {\n        \"tstamp\": \""
+            ));
             self.iso_micros.push_quoted(rows, l.timestamp_micros.value);
             if let Some(ttl) = &l.ttl_secs {
-                rows.extend_from_slice(b",\"ttl\":");
+                rows.extend_from_slice(liveness_member!(P, "ttl"));
                 push_i64(rows, i64::from(ttl.value));
             }
             if let Some(e) = &l.local_expiration_time {
                 let expires = e.value.expiry_secs();
-                rows.extend_from_slice(b",\"expires_at\":\"");
+                rows.extend_from_slice(liveness_member!(P, "expires_at"));
+                rows.push(b'"');
                 push_iso_secs(rows, expires);
                 rows.push(b'"');
                 if let Some(now) = self.now_seconds {
-                    rows.extend_from_slice(if expires <= now {
-                        b",\"expired\":true"
-                    } else {
-                        b",\"expired\":false"
-                    });
+                    rows.extend_from_slice(liveness_member!(P, "expired"));
+                    rows.extend_from_slice(if expires <= now { b"true" } else { b"false" });
                 }
             }
-            rows.push(b'}');
+            rows.extend_from_slice(pick!(P, b"}", b"\n      }"));
         }
-        let mut j = Json::new(false, 3);
+        let mut j = Json::new(P, 3);
         j.first = false;
         if let Some(d) = &row.deletion {
-            rows.extend_from_slice(b",\"deletion_info\":");
+            rows.extend_from_slice(row_member!(P, "deletion_info"));
             write_deletion_time(&mut j, rows, &d.time);
         }
         self.row_json = j;
     }
 
-    /// A cell as sstabledump's JSON object, compact.
-    pub(super) fn cell_compact(&mut self, column: &ColumnSchema, cell: &CellView<'_>) {
+    /// A cell as sstabledump's JSON object, compact or pretty (`P`).
+    pub(super) fn cell_json<const P: bool>(&mut self, column: &ColumnSchema, cell: &CellView<'_>) {
         let rows = &mut self.rows;
         let scratch = &mut self.scratch;
         let Some(plan) = self
@@ -174,28 +255,32 @@ impl DumpWriter<'_> {
             .get(usize::from(self.row_is_static))
             .and_then(|o| o.get(cell.column_index))
         else {
-            return self.cell_compact_unplanned(column, cell);
+            return self.cell_json_unplanned::<P>(column, cell);
         };
         let opening_at = rows.len();
         if !self.cells_open {
-            rows.extend_from_slice(b",\"cells\":");
+            rows.extend_from_slice(row_member!(P, "cells"));
             self.cells_open = true;
         }
         let comma_at = rows.len();
         let value = plan.shown_value(cell);
         // The lead block holds `,"path":[` for a complex column's cell, `,"value":` for a simple
         // column's cell that shows its value.
-        let (lead, path_open, value_open) = match (cell.path, value) {
+        let (lead, path_open_done, value_open) = match (cell.path, value) {
             (Some(_), _) if plan.complex => (plan.lead.as_ref(), true, false),
             (None, Some(_)) if !plan.complex => (plan.lead.as_ref(), false, true),
             _ => (None, false, false),
         };
-        let (path_open, value_open) = match lead {
+        let (path_open_done, value_open) = match lead {
             Some(block) => {
                 let end = rows.len().saturating_add(plan.lead_len);
-                rows.extend_from_slice(block);
+                if P {
+                    rows.extend_from_slice(block);
+                } else if let Some(block) = block.first_chunk::<LEAD_BLOCK>() {
+                    rows.extend_from_slice(block);
+                }
                 rows.truncate(end);
-                (path_open, value_open)
+                (path_open_done, value_open)
             }
             None => {
                 rows.extend_from_slice(&plan.opening);
@@ -208,106 +293,116 @@ impl DumpWriter<'_> {
             }
         }
         if let Some(p) = cell.path {
-            if !path_open {
-                rows.extend_from_slice(b",\"path\":[");
+            if !path_open_done {
+                rows.extend_from_slice(path_open(P));
             }
-            kind_path(rows, scratch, plan.path, &column.column_type, p);
+            kind_path::<P>(rows, scratch, plan.path, &column.column_type, p);
         }
         let note = match value {
             Some((kind, t)) => {
                 if !value_open {
-                    rows.extend_from_slice(b",\"value\":");
+                    rows.extend_from_slice(cell_member!(P, "value"));
                 }
                 kind_value(rows, scratch, &mut self.iso_millis, kind, t, cell.value)
             }
             // `shown_value` of a set's cell with an empty value: none.
             None if plan.set && cell.value.is_empty() => None,
-            None => shown_value_json(rows, scratch, column, cell),
+            None => shown_value_json::<P>(rows, scratch, column, cell),
         };
-        self.cell_compact_rest(cell, note);
+        self.cell_json_rest::<P>(cell, note);
     }
 
-    /// [`DumpWriter::cell_compact`] of a column without a plan (not in the schema's columns).
+    /// [`DumpWriter::cell_json`] of a column without a plan (not in the schema's columns).
     #[cold]
-    fn cell_compact_unplanned(&mut self, column: &ColumnSchema, cell: &CellView<'_>) {
+    fn cell_json_unplanned<const P: bool>(&mut self, column: &ColumnSchema, cell: &CellView<'_>) {
         let rows = &mut self.rows;
         let scratch = &mut self.scratch;
-        let skip = if self.cells_open {
-            0
+        let opening = pick!(P, b",{\"name\":", b",\n        {\n          \"name\": ");
+        if self.cells_open {
+            rows.extend_from_slice(opening);
         } else {
-            rows.extend_from_slice(b",\"cells\":[");
+            rows.extend_from_slice(row_member!(P, "cells"));
+            rows.push(b'[');
+            rows.extend_from_slice(opening.get(1..).unwrap_or_default());
             self.cells_open = true;
-            1
-        };
-        rows.extend_from_slice(b",{\"name\":".get(skip..).unwrap_or_default());
+        }
         string(rows, &column.name);
         if let Some(p) = cell.path {
-            rows.extend_from_slice(b",\"path\":[");
+            rows.extend_from_slice(path_open(P));
             json_path(rows, scratch, &column.column_type, p);
-            rows.push(b']');
+            rows.extend_from_slice(path_close(P));
         }
-        let note = shown_value_json(rows, scratch, column, cell);
-        self.cell_compact_rest(cell, note);
+        let note = shown_value_json::<P>(rows, scratch, column, cell);
+        self.cell_json_rest::<P>(cell, note);
     }
 
     /// A cell's members after its value, and its closing brace.
     #[inline(always)]
-    fn cell_compact_rest(&mut self, cell: &CellView<'_>, note: Option<String>) {
+    fn cell_json_rest<const P: bool>(&mut self, cell: &CellView<'_>, note: Option<String>) {
         let rows = &mut self.rows;
         if let Some(n) = &note {
-            rows.extend_from_slice(b",\"value_note\":");
+            rows.extend_from_slice(cell_member!(P, "value_note"));
             string(rows, n);
         }
         if cell.kind == CellKind::Tombstone {
-            rows.extend_from_slice(b",\"deletion_info\":{\"local_delete_time\":\"");
+            rows.extend_from_slice(pick!(
+                P,
+                b",\"deletion_info\":{\"local_delete_time\":\"",
+                b",\n          \"deletion_info\": {\n            \"local_delete_time\": \""
+            ));
             if let Some(l) = cell.local_deletion_time {
                 push_iso_secs(rows, l.secs);
             }
-            rows.extend_from_slice(b"\"}");
+            rows.extend_from_slice(pick!(P, b"\"}", b"\"\n          }"));
         }
         if cell.flags & USE_ROW_TIMESTAMP == 0 {
-            rows.extend_from_slice(b",\"tstamp\":\"");
+            rows.extend_from_slice(cell_member!(P, "tstamp"));
+            rows.push(b'"');
             self.iso_micros.push_quoted(rows, cell.timestamp_micros);
         }
         if cell.is_expiring() {
             if let Some(ttl) = cell.ttl_secs {
-                rows.extend_from_slice(b",\"ttl\":");
+                rows.extend_from_slice(cell_member!(P, "ttl"));
                 push_i64(rows, i64::from(ttl));
             }
             if let Some(l) = cell.local_deletion_time {
-                rows.extend_from_slice(b",\"expires_at\":\"");
+                rows.extend_from_slice(cell_member!(P, "expires_at"));
+                rows.push(b'"');
                 push_iso_secs(rows, l.expiry_secs());
                 rows.push(b'"');
             }
+            rows.extend_from_slice(cell_member!(P, "expired"));
             rows.extend_from_slice(if cell.kind == CellKind::Expired {
-                b",\"expired\":true"
+                b"true"
             } else {
-                b",\"expired\":false"
+                b"false"
             });
         }
         if let Some(c) = &cell.counter {
             if !c.shards.is_empty() {
-                rows.extend_from_slice(b",\"shards\":[");
+                rows.extend_from_slice(cell_member!(P, "shards"));
+                rows.push(b'[');
                 for (i, s) in c.shards.iter().enumerate() {
-                    if i > 0 {
-                        rows.push(b',');
-                    }
+                    let separator = pick!(P, b",", b",\n            ");
+                    rows.extend_from_slice(
+                        separator.get(usize::from(i == 0)..).unwrap_or_default(),
+                    );
                     let text = format!(
                         "{:?} {} clock {} count {}",
                         s.kind, s.counter_id, s.clock, s.count
                     );
                     string(rows, &text);
                 }
-                rows.push(b']');
+                rows.extend_from_slice(pick!(P, b"]", b"\n          ]"));
             }
         }
-        rows.push(b'}');
+        rows.extend_from_slice(pick!(P, b"}", b"\n        }"));
     }
 }
 
 /// `,"value":…` of what [`shown_value`] says a cell shows (nothing for a tombstone or a set's
 /// cell); returns the note, if any.
-fn shown_value_json(
+fn shown_value_json<const P: bool>(
     rows: &mut Vec<u8>,
     scratch: &mut Vec<u8>,
     column: &ColumnSchema,
@@ -316,14 +411,128 @@ fn shown_value_json(
     match shown_value(column, cell) {
         ShownValue::None => None,
         ShownValue::Counter(total) => {
-            rows.extend_from_slice(b",\"value\":\"");
+            rows.extend_from_slice(cell_member!(P, "value"));
+            rows.push(b'"');
             push_i64(rows, total);
             rows.push(b'"');
             None
         }
         ShownValue::Typed(t, bytes) => {
-            rows.extend_from_slice(b",\"value\":");
+            rows.extend_from_slice(cell_member!(P, "value"));
             json_value(rows, scratch, t, bytes)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::component::data::{DataSchema, DeltaBase};
+    use crate::dump::json::key;
+    use crate::version::{Format, Version};
+
+    /// What the [`Json`] emitter writes for a cell's opening (after another cell) up to the
+    /// member that follows its name, in either layout.
+    fn json_opening(pretty: bool, name: &str, complex: bool) -> (Vec<u8>, Vec<u8>) {
+        let mut out = Vec::new();
+        // The row's `cells` array: depth 4 inside it, after a cell.
+        let mut j = Json::new(pretty, 4);
+        j.first = false;
+        j.elem(&mut out);
+        j.begin_object(&mut out);
+        key!(j, &mut out, "name");
+        string(&mut out, name);
+        let opening = out.clone();
+        if complex {
+            key!(j, &mut out, "path");
+            j.begin_array(&mut out);
+            j.elem(&mut out);
+        } else {
+            key!(j, &mut out, "value");
+        }
+        (opening, out)
+    }
+
+    #[test]
+    fn each_layouts_plan_holds_what_the_json_emitter_writes() {
+        let long = "a".repeat(100);
+        let names = ["v", "v_list", "quote\"d", long.as_str()];
+        let columns: Vec<(String, AbstractType)> = names
+            .iter()
+            .flat_map(|n| {
+                [
+                    (n.to_string(), AbstractType::Int32),
+                    (
+                        format!("{n}_l"),
+                        AbstractType::List {
+                            element: Box::new(AbstractType::Utf8),
+                            multi_cell: true,
+                        },
+                    ),
+                ]
+            })
+            .collect();
+        let schema = DataSchema::from_parts(
+            Version::parse(Format::Big, "nb").unwrap(),
+            AbstractType::Int32,
+            vec![],
+            vec![],
+            columns,
+            DeltaBase {
+                min_timestamp_micros: 0,
+                min_local_deletion_time_raw: 0,
+                min_ttl_secs: 0,
+                unsigned_deletion_time: false,
+            },
+        );
+        let mut leads = 0;
+        for pretty in [false, true] {
+            for column in schema.columns(false) {
+                let plan = CellPlan::new(column, pretty);
+                let complex = column.kind == ColumnKind::Complex;
+                let (opening, lead) = json_opening(pretty, &column.name, complex);
+                assert_eq!(plan.opening, opening, "{} {pretty}", column.name);
+                assert_eq!(plan.lead_len, lead.len(), "{} {pretty}", column.name);
+                let block = if pretty {
+                    PRETTY_LEAD_BLOCK
+                } else {
+                    LEAD_BLOCK
+                };
+                match plan.lead {
+                    Some(b) => {
+                        assert_eq!(&b[..lead.len()], &lead[..], "{} {pretty}", column.name);
+                        assert!(b[lead.len()..].iter().all(|&z| z == 0));
+                        leads += 1;
+                    }
+                    None => assert!(lead.len() > block, "{} {pretty}", column.name),
+                }
+            }
+        }
+        // The 100-byte name's leads fit neither block; every other lead fits.
+        assert_eq!(leads, 2 * 6);
+    }
+
+    #[test]
+    fn the_constant_members_are_what_the_json_emitter_writes() {
+        for pretty in [false, true] {
+            let member = |depth: usize, name: &'static str| {
+                let mut out = Vec::new();
+                let mut j = Json::new(pretty, depth);
+                j.first = false;
+                j.key(&mut out, name);
+                out
+            };
+            assert_eq!(row_member!(pretty, "cells"), member(3, "cells"));
+            assert_eq!(liveness_member!(pretty, "ttl"), member(4, "ttl"));
+            assert_eq!(cell_member!(pretty, "tstamp"), member(5, "tstamp"));
+            // A path's closing `]` and a row's cells' `]`, from inside their arrays.
+            for (depth, text) in [(6, path_close(pretty)), (4, cells_close(pretty))] {
+                let mut out = Vec::new();
+                let mut j = Json::new(pretty, depth);
+                j.first = false;
+                j.end_array(&mut out);
+                assert_eq!(text, out);
+            }
         }
     }
 }

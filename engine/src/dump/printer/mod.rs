@@ -9,11 +9,9 @@
 //! A partition is rendered when its end arrives (its findings include the end byte's), so a
 //! partition cut short by an error is never printed, and memory holds one partition.
 
-use super::json::{key, push_i64, string, Json};
+use super::json::{key, push_i64, Json};
 use super::{BoundJson, DeletionInfoJson, PartitionHeaderJson, UnfilteredJson};
-use crate::component::data::{
-    CellKind, CellView, ColumnSchema, DataSchema, DeletionTime, USE_ROW_TIMESTAMP,
-};
+use crate::component::data::{CellKind, CellView, ColumnSchema, DataSchema, DeletionTime};
 use crate::cql_schema::CqlTable;
 use crate::types::AbstractType;
 
@@ -22,10 +20,7 @@ mod float;
 mod value;
 mod visit;
 
-use value::{
-    json_path, json_string_with, kind_value, push_iso_micros, push_iso_secs, render, IsoMicros,
-    IsoMillis, ValueKind,
-};
+use value::{push_iso_micros, push_iso_secs, render, IsoMicros, IsoMillis, ValueKind};
 
 /// What [`DumpWriter`] writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,17 +65,14 @@ pub struct DumpWriter<'s> {
     /// Whether the current row is the static row.
     row_is_static: bool,
     scratch: Vec<u8>,
-    /// JSON: each column's name as a quoted, escaped JSON string, rendered once per SSTable
-    /// (regular columns, then static columns, by column index).
-    names_json: [Vec<Vec<u8>>; 2],
-    /// JSON lines: how each column's cells are written ([`compact::CellPlan`]), in the order of
-    /// `names_json`.
+    /// JSON: how each column's cells are written in the writer's layout ([`compact::CellPlan`]):
+    /// regular columns, then static columns, by column index.
     cell_plans: [Vec<compact::CellPlan<'s>>; 2],
-    /// JSON lines: each clustering column's type and its [`ValueKind`].
+    /// JSON: each clustering column's type and its [`ValueKind`].
     clustering_plans: Vec<(ValueKind, &'s AbstractType)>,
-    /// JSON lines: the last timestamp's second, rendered.
+    /// JSON: the last timestamp's second, rendered.
     iso_micros: IsoMicros,
-    /// JSON lines: the last `timestamp` value's day, rendered.
+    /// JSON: the last `timestamp` value's day, rendered.
     iso_millis: IsoMillis,
 }
 
@@ -119,22 +111,11 @@ impl<'s> DumpWriter<'s> {
             row_json: Json::new(pretty, 3),
             row_is_static: false,
             scratch: Vec::new(),
-            names_json: [false, true].map(|is_static| {
-                schema
-                    .columns(is_static)
-                    .iter()
-                    .map(|c| {
-                        let mut name = Vec::new();
-                        string(&mut name, &c.name);
-                        name
-                    })
-                    .collect()
-            }),
             cell_plans: [false, true].map(|is_static| {
                 schema
                     .columns(is_static)
                     .iter()
-                    .map(compact::CellPlan::new)
+                    .map(|c| compact::CellPlan::new(c, pretty))
                     .collect()
             }),
             clustering_plans: schema
@@ -271,119 +252,14 @@ impl<'s> DumpWriter<'s> {
             ShownValue::Typed(t, bytes) => (true, render(&mut self.scratch, t, bytes).0),
         }
     }
+}
 
-    /// A cell as sstabledump's JSON object: the column's name from the per-SSTable cache, the
-    /// value rendered straight into the output. Not inlined into the visitor's `cell`, whose
-    /// JSON lines path it would make dearer (~135 instructions a row).
+impl DumpWriter<'_> {
+    /// [`DumpWriter::cell_json`] pretty, not inlined into the visitor's `cell`, whose JSON lines
+    /// path it would make dearer.
     #[inline(never)]
-    fn cell_json(&mut self, column: &ColumnSchema, cell: &CellView<'_>) {
-        let rows = &mut self.rows;
-        let scratch = &mut self.scratch;
-        let j = &mut self.row_json;
-        if !self.cells_open {
-            key!(j, rows, "cells");
-            j.begin_array(rows);
-            self.cells_open = true;
-        }
-        j.elem(rows);
-        j.begin_object(rows);
-        key!(j, rows, "name");
-        match self
-            .names_json
-            .get(usize::from(self.row_is_static))
-            .and_then(|names| names.get(cell.column_index))
-        {
-            Some(name) => rows.extend_from_slice(name),
-            None => string(rows, &column.name),
-        }
-        if let Some(p) = cell.path {
-            key!(j, rows, "path");
-            j.begin_array(rows);
-            j.elem(rows);
-            json_path(rows, scratch, &column.column_type, p);
-            j.end_array(rows);
-        }
-        // The common values as JSON lines writes them ([`compact::CellPlan`]).
-        let planned = self
-            .cell_plans
-            .get(usize::from(self.row_is_static))
-            .and_then(|plans| plans.get(cell.column_index))
-            .and_then(|plan| plan.shown_value(cell));
-        if let Some((kind, t)) = planned {
-            key!(j, rows, "value");
-            let note = kind_value(rows, scratch, &mut self.iso_millis, kind, t, cell.value);
-            return self.cell_json_rest(cell, note);
-        }
-        let note = match shown_value(column, cell) {
-            ShownValue::None => None,
-            ShownValue::Counter(total) => {
-                key!(j, rows, "value");
-                rows.push(b'"');
-                push_i64(rows, total);
-                rows.push(b'"');
-                None
-            }
-            ShownValue::Typed(t, bytes) => {
-                key!(j, rows, "value");
-                json_string_with(rows, scratch, |out| render(out, t, bytes))
-            }
-        };
-        self.cell_json_rest(cell, note);
-    }
-
-    /// A cell's members after its value, and its closing brace (pretty).
-    fn cell_json_rest(&mut self, cell: &CellView<'_>, note: Option<String>) {
-        let expiring = cell.is_expiring();
-        let tombstone = cell.kind == CellKind::Tombstone;
-        let rows = &mut self.rows;
-        let j = &mut self.row_json;
-        if let Some(n) = &note {
-            j.str_member(rows, "value_note", n);
-        }
-        if tombstone {
-            key!(j, rows, "deletion_info");
-            j.begin_object(rows);
-            key!(j, rows, "local_delete_time");
-            rows.push(b'"');
-            if let Some(l) = cell.local_deletion_time {
-                push_iso_secs(rows, l.secs);
-            }
-            rows.push(b'"');
-            j.end_object(rows);
-        }
-        if cell.flags & USE_ROW_TIMESTAMP == 0 {
-            key!(j, rows, "tstamp");
-            rows.push(b'"');
-            self.iso_micros.push_quoted(rows, cell.timestamp_micros);
-        }
-        if expiring {
-            if let Some(ttl) = cell.ttl_secs {
-                j.int_member(rows, "ttl", i64::from(ttl));
-            }
-            if let Some(l) = cell.local_deletion_time {
-                key!(j, rows, "expires_at");
-                rows.push(b'"');
-                push_iso_secs(rows, l.expiry_secs());
-                rows.push(b'"');
-            }
-            j.bool_member(rows, "expired", cell.kind == CellKind::Expired);
-        }
-        if let Some(c) = &cell.counter {
-            if !c.shards.is_empty() {
-                key!(j, rows, "shards");
-                j.begin_array(rows);
-                for s in &c.shards {
-                    j.elem(rows);
-                    let text = format!(
-                        "{:?} {} clock {} count {}",
-                        s.kind, s.counter_id, s.clock, s.count
-                    );
-                    string(rows, &text);
-                }
-                j.end_array(rows);
-            }
-        }
-        j.end_object(rows);
+    fn cell_pretty(&mut self, column: &ColumnSchema, cell: &CellView<'_>) {
+        self.cell_json::<true>(column, cell);
     }
 }
 

@@ -297,9 +297,9 @@ impl IsoMillis {
     }
 }
 
-/// A value type whose common cases the JSON lines writer handles inline, worked out once per
-/// column ([`ValueKind::of`]), so a cell branches on it instead of matching its type (through
-/// [`json_value`] and [`fast_value`]) for every value.
+/// A value type whose common cases the JSON writer (both layouts) handles inline, worked out
+/// once per column ([`ValueKind::of`]), so a cell branches on it instead of matching its type
+/// (through [`json_value`] and [`fast_value`]) for every value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum ValueKind {
     Text,
@@ -399,7 +399,7 @@ pub(super) fn kind_value(
     json_value(out, scratch, Some(t), bytes)
 }
 
-/// How a complex column's cell paths are written by the JSON lines writer, worked out once per
+/// How a complex column's cell paths are written by the JSON writer, worked out once per
 /// column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum PathKind {
@@ -425,20 +425,36 @@ impl PathKind {
     }
 }
 
-/// A cell path as a JSON string and the `]` after it (the path is a one-element array), as
-/// [`json_path`] writes it, the common kinds inline.
+/// The closing `]` of a cell path (after its one element; pretty: its line break and indent).
+pub(super) fn path_close(pretty: bool) -> &'static [u8] {
+    if pretty {
+        b"\n          ]"
+    } else {
+        b"]"
+    }
+}
+
+/// A cell path as a JSON string and the `]` after it (the path is a one-element array; pretty,
+/// `P`: the line break and indent before the `]`), as [`json_path`] writes it, the common kinds
+/// inline.
 #[inline(always)]
-pub(super) fn kind_path(
+pub(super) fn kind_path<const P: bool>(
     out: &mut Vec<u8>,
     scratch: &mut Vec<u8>,
     kind: PathKind,
     column_type: &AbstractType,
     path: &[u8],
 ) {
+    let close = path_close(P);
     match kind {
         PathKind::ListUuid => {
             if let Some(uuid) = fixed(path) {
-                push_quoted_uuid_path(out, &uuid);
+                if P {
+                    push_quoted_uuid(out, &uuid);
+                    out.extend_from_slice(close);
+                } else {
+                    push_quoted_uuid_path(out, &uuid);
+                }
                 return;
             }
         }
@@ -448,14 +464,19 @@ pub(super) fn kind_path(
             if plain_ascii(path, b'\'') {
                 out.extend_from_slice(b"\"'");
                 out.extend_from_slice(path);
-                out.extend_from_slice(b"'\"]");
+                if P {
+                    out.extend_from_slice(b"'\"");
+                    out.extend_from_slice(close);
+                } else {
+                    out.extend_from_slice(b"'\"]");
+                }
                 return;
             }
         }
         PathKind::Other => {}
     }
     json_path(out, scratch, column_type, path);
-    out.push(b']');
+    out.extend_from_slice(close);
 }
 
 fn fixed<const N: usize>(bytes: &[u8]) -> Option<[u8; N]> {
@@ -465,6 +486,16 @@ fn fixed<const N: usize>(bytes: &[u8]) -> Option<[u8; N]> {
 /// 8-4-4-4-12 lowercase hex digits.
 fn push_uuid(out: &mut Vec<u8>, b: &[u8; 16]) {
     out.extend_from_slice(&uuid_text(b));
+}
+
+/// [`push_uuid`]'s text between JSON quotes, in one copy.
+fn push_quoted_uuid(out: &mut Vec<u8>, b: &[u8; 16]) {
+    let [t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18, t19, t20, t21, t22, t23, t24, t25, t26, t27, t28, t29, t30, t31, t32, t33, t34, t35] =
+        uuid_text(b);
+    out.extend_from_slice(&[
+        b'"', t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18,
+        t19, t20, t21, t22, t23, t24, t25, t26, t27, t28, t29, t30, t31, t32, t33, t34, t35, b'"',
+    ]);
 }
 
 /// [`push_uuid`]'s text between JSON quotes and before the `]` of a one-element array: a list

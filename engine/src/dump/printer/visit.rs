@@ -7,13 +7,12 @@ use crate::component::data::{
     CellKind, CellView, ClusteringValueState, ColumnSchema, ComplexColumnHead, DataVisitor,
     PartitionEnd, PartitionStart, RangeTombstoneMarker, RowEnd, RowView,
 };
-use crate::dump::json::{key, push_i64};
+use crate::dump::json::push_i64;
 use crate::dump::{header_json, marker_json};
 
-use super::value::{
-    json_string_with, kind_value, push_iso_micros, push_iso_secs, render, render_path,
-};
-use super::{rendered_member, write_deletion_time, write_marker_json, DumpFormat, DumpWriter};
+use super::compact::cells_close;
+use super::value::{push_iso_micros, push_iso_secs, render, render_path};
+use super::{write_marker_json, DumpFormat, DumpWriter};
 
 impl DataVisitor for DumpWriter<'_> {
     fn partition_start(&mut self, start: &PartitionStart) {
@@ -31,16 +30,15 @@ impl DataVisitor for DumpWriter<'_> {
         }
         self.cells_open = false;
         self.row_is_static = row.is_static;
-        if self.format == DumpFormat::JsonLines {
-            self.row_start_compact(row);
-            return;
+        match self.format {
+            DumpFormat::JsonLines => return self.row_start_json::<false>(row),
+            DumpFormat::Json => return self.row_start_json::<true>(row),
+            DumpFormat::Text => {}
         }
         let schema = self.schema;
         let kind = if row.is_static { "static_block" } else { "row" };
-        let json = self.json();
         let rows = &mut self.rows;
-        let scratch = &mut self.scratch;
-        if !json {
+        {
             rows.extend_from_slice(b"  ");
             rows.extend_from_slice(kind.as_bytes());
             rows.extend_from_slice(b" at ");
@@ -89,59 +87,7 @@ impl DataVisitor for DumpWriter<'_> {
                 push_iso_micros(rows, d.time.marked_for_delete_at_micros);
             }
             rows.push(b'\n');
-            return;
         }
-        let mut j = self.rows_json;
-        j.elem(rows);
-        j.begin_object(rows);
-        j.str_member(rows, "type", kind);
-        j.int_member(rows, "position", row.position as i64);
-        if let Some(c) = &row.clustering {
-            if !schema.clustering_types.is_empty() {
-                key!(j, rows, "clustering");
-                j.begin_array(rows);
-                for v in c.values() {
-                    let (i, state, bytes) = (v.index, v.state, v.bytes);
-                    j.elem(rows);
-                    match state {
-                        ClusteringValueState::Null => rows.extend_from_slice(b"null"),
-                        ClusteringValueState::Empty => rows.extend_from_slice(b"\"\""),
-                        ClusteringValueState::Present => match self.clustering_plans.get(i) {
-                            Some(&(kind, t)) => {
-                                kind_value(rows, scratch, &mut self.iso_millis, kind, t, bytes);
-                            }
-                            None => json_string_with(rows, scratch, |out| {
-                                ((), render(out, schema.clustering_types.get(i), bytes).1)
-                            }),
-                        },
-                    }
-                }
-                j.end_array(rows);
-            }
-        }
-        if let Some(l) = &row.liveness {
-            key!(j, rows, "liveness_info");
-            j.begin_object(rows);
-            key!(j, rows, "tstamp");
-            rows.push(b'"');
-            self.iso_micros.push_quoted(rows, l.timestamp_micros.value);
-            if let Some(ttl) = &l.ttl_secs {
-                j.int_member(rows, "ttl", i64::from(ttl.value));
-            }
-            if let Some(e) = &l.local_expiration_time {
-                let expires = e.value.expiry_secs();
-                rendered_member(&mut j, rows, "expires_at", |s| push_iso_secs(s, expires));
-                if let Some(now) = self.now_seconds {
-                    j.bool_member(rows, "expired", expires <= now);
-                }
-            }
-            j.end_object(rows);
-        }
-        if let Some(d) = &row.deletion {
-            key!(j, rows, "deletion_info");
-            write_deletion_time(&mut j, rows, &d.time);
-        }
-        self.row_json = j;
     }
 
     fn complex_column_start(&mut self, _column: &ColumnSchema, _head: &ComplexColumnHead) {}
@@ -151,8 +97,8 @@ impl DataVisitor for DumpWriter<'_> {
             return;
         }
         match self.format {
-            DumpFormat::JsonLines => return self.cell_compact(column, cell),
-            DumpFormat::Json => return self.cell_json(column, cell),
+            DumpFormat::JsonLines => return self.cell_json::<false>(column, cell),
+            DumpFormat::Json => return self.cell_pretty(column, cell),
             DumpFormat::Text => {}
         }
         let (has_value, note) = self.cell_value(column, cell);
@@ -221,7 +167,7 @@ impl DataVisitor for DumpWriter<'_> {
         }
         let j = &mut self.row_json;
         if self.cells_open {
-            j.end_array(rows);
+            rows.extend_from_slice(cells_close(j.pretty));
         }
         if !end.findings.is_empty() {
             j.strings_member(
