@@ -2,24 +2,14 @@
 //! JSON, rows in sstabledump's shape with `--schema`, asserted against MANIFEST.md §3, §5.
 
 use crate::common;
+use crate::support;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
 fn dump(args: &[&str], path: &Path) -> (String, String, i32) {
-    let out = Command::new(env!("CARGO_BIN_EXE_sstable-inspect"))
-        .arg("dump")
-        .arg(path)
-        .args(args)
-        .output()
-        .expect("run sstable-inspect");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.code().unwrap_or(-1),
-    )
+    support::run_on("dump", path, args)
 }
 
 fn json(path: &Path, args: &[&str]) -> Vec<Value> {

@@ -1,6 +1,7 @@
 //! `sstable-inspect dump` over the real fixtures, asserted against MANIFEST.md §3, §4, §6.
 
 use crate::common;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;
@@ -8,17 +9,7 @@ use std::process::Command;
 use serde_json::Value;
 
 fn dump(args: &[&str], path: &Path) -> (String, String, i32) {
-    let out = Command::new(env!("CARGO_BIN_EXE_sstable-inspect"))
-        .arg("dump")
-        .arg(path)
-        .args(args)
-        .output()
-        .expect("run sstable-inspect");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.code().unwrap_or(-1),
-    )
+    support::run_on("dump", path, args)
 }
 
 fn dump_json(path: &Path, extra: &[&str]) -> Vec<Value> {

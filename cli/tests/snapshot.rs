@@ -4,9 +4,9 @@
 //! with the directory. Values asserted against MANIFEST.md §3 and §5.
 
 use crate::common;
+use crate::support;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -31,17 +31,7 @@ fn snapshot_dir(name: &str, fixture: &Path, schema: &str, manifest: Option<&str>
 }
 
 fn dump(dir: &Path, args: &[&str]) -> (String, String, i32) {
-    let out = Command::new(env!("CARGO_BIN_EXE_sstable-inspect"))
-        .arg("dump")
-        .arg(dir)
-        .args(args)
-        .output()
-        .expect("run sstable-inspect");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.code().unwrap_or(-1),
-    )
+    support::run_on("dump", dir, args)
 }
 
 fn text_of(v: &Value) -> String {

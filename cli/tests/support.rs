@@ -6,10 +6,22 @@ use std::process::Command;
 
 /// Runs the binary: (stdout, stderr, exit code).
 pub fn run(args: &[&str]) -> (String, String, i32) {
-    let out = Command::new(env!("CARGO_BIN_EXE_sstable-inspect"))
-        .args(args)
-        .output()
-        .expect("run sstable-inspect");
+    captured(Command::new(env!("CARGO_BIN_EXE_sstable-inspect")).args(args))
+}
+
+/// Runs `sstable-inspect SUBCOMMAND PATH ARGS…`: (stdout, stderr, exit code).
+pub fn run_on(subcommand: &str, path: &Path, args: &[&str]) -> (String, String, i32) {
+    captured(
+        Command::new(env!("CARGO_BIN_EXE_sstable-inspect"))
+            .arg(subcommand)
+            .arg(path)
+            .args(args),
+    )
+}
+
+/// `command`'s (stdout, stderr, exit code; -1 if killed by a signal).
+fn captured(command: &mut Command) -> (String, String, i32) {
+    let out = command.output().expect("run sstable-inspect");
     (
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),

@@ -2,23 +2,16 @@
 //! JSON contract, and what each failure names.
 
 use crate::common;
+use crate::support;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
 fn run(args: &[&str]) -> (String, String, i32) {
-    let out = Command::new(env!("CARGO_BIN_EXE_sstable-inspect"))
-        .arg("verify")
-        .args(args)
-        .output()
-        .expect("run sstable-inspect");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.code().unwrap_or(-1),
-    )
+    let mut all = vec!["verify"];
+    all.extend_from_slice(args);
+    support::run(&all)
 }
 
 fn run_json(args: &[&str]) -> (Value, i32) {
